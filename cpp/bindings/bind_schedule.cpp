@@ -1,0 +1,82 @@
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+#include "dnnmem/report.hpp"
+#include "dnnmem/schedule.hpp"
+
+namespace dnnmem::bindings {
+
+void bind_schedule(py::module_& m) {
+  py::class_<Schedule, std::shared_ptr<Schedule>>(m, "Schedule",
+                                                  "Steps, accesses and tensor uses of one iteration.")
+      .def_readonly("batch", &Schedule::batch)
+      .def_readonly("bytes_per_element", &Schedule::bytes_per_element)
+      .def_property_readonly("num_steps", [](const Schedule& s) { return s.steps.size(); })
+      .def_property_readonly("num_tensors", [](const Schedule& s) { return s.tensors.size(); })
+      .def("num_intervals", &Schedule::num_intervals)
+      .def("peak_alive_bytes", &Schedule::peak_alive_bytes)
+      .def("total_ops", &Schedule::total_ops, py::arg("ops_per_mac") = 2)
+      .def("step_table", [](const Schedule& s) {
+        py::dict d;
+        d["phase"] = column<std::uint8_t>(s.steps, [](const Step& x) { return static_cast<std::uint8_t>(x.phase); });
+        d["layer"] = column<std::int32_t>(s.steps, [](const Step& x) { return x.layer; });
+        d["macs"] = column<std::int64_t>(s.steps, [](const Step& x) { return x.ops.macs; });
+        d["flops"] = column<std::int64_t>(s.steps, [](const Step& x) { return x.ops.flops; });
+        d["first_access"] = column<std::int32_t>(s.steps, [](const Step& x) { return x.first_access; });
+        d["num_accesses"] = column<std::int32_t>(s.steps, [](const Step& x) { return x.num_accesses; });
+        return d;
+      })
+      .def("access_table", [](const Schedule& s) {
+        py::dict d;
+        d["tensor"] = column<std::int32_t>(s.accesses, [](const Access& a) { return a.tensor; });
+        d["read"] = column<bool>(s.accesses, [](const Access& a) { return a.read; });
+        d["write"] = column<bool>(s.accesses, [](const Access& a) { return a.write; });
+        d["partial"] = column<bool>(s.accesses, [](const Access& a) { return a.partial; });
+        d["bytes"] = column<std::int64_t>(s.accesses, [](const Access& a) { return a.bytes; });
+        return d;
+      })
+      .def("tensor_table", [](const Schedule& s) {
+        const auto& T = s.tensors;
+        py::dict d;
+        d["name"] = column<py::object>(T, [](const Tensor& t) { return py::str(t.name); });
+        d["role"] = column<std::uint8_t>(T, [](const Tensor& t) { return static_cast<std::uint8_t>(t.role); });
+        d["layer"] = column<std::int32_t>(T, [](const Tensor& t) { return t.layer; });
+        d["bytes"] = column<std::int64_t>(T, [](const Tensor& t) { return t.bytes; });
+        d["starts_offchip"] = column<bool>(T, [](const Tensor& t) { return t.starts_offchip; });
+        d["must_end_offchip"] = column<bool>(T, [](const Tensor& t) { return t.must_end_offchip; });
+        d["first_use"] = column<std::int32_t>(T, [](const Tensor& t) { return t.first_use; });
+        d["last_use"] = column<std::int32_t>(T, [](const Tensor& t) { return t.last_use; });
+        d["first_full_use"] = column<std::int32_t>(T, [](const Tensor& t) { return t.first_full_use; });
+        d["num_uses"] = column<std::int32_t>(T, [](const Tensor& t) { return t.use_end - t.use_begin; });
+        return d;
+      })
+      .def("use_table", [](const Schedule& s) {
+        py::dict d;
+        std::vector<std::int32_t> tensor;
+        tensor.reserve(s.uses.size());
+        for (std::size_t t = 0; t < s.tensors.size(); ++t)
+          for (int u = s.tensors[t].use_begin; u < s.tensors[t].use_end; ++u)
+            tensor.push_back(static_cast<std::int32_t>(t));
+        d["tensor"] = to_array(tensor);
+        d["step"] = column<std::int32_t>(s.uses, [](const Use& u) { return u.step; });
+        d["read"] = column<bool>(s.uses, [](const Use& u) { return u.read; });
+        d["write"] = column<bool>(s.uses, [](const Use& u) { return u.write; });
+        d["partial"] = column<bool>(s.uses, [](const Use& u) { return u.partial; });
+        d["bytes"] = column<std::int64_t>(s.uses, [](const Use& u) { return u.bytes; });
+        return d;
+      })
+      .def("reuse_frequency", [](const Schedule& s, int ops_per_mac) {
+        return to_array(reuse_frequency(s, ops_per_mac));
+      }, py::arg("ops_per_mac") = 2, "FLOP/byte per step (thesis Eq. 3.4); NaN where no byte moves.");
+
+  m.def("build_schedule", [](std::shared_ptr<const Network> net, std::int64_t batch, int bytes_per_element) {
+    ScheduleOptions o;
+    o.batch = batch;
+    o.bytes_per_element = bytes_per_element;
+    // Safe without the GIL: reads only the C++ Network, which Python cannot mutate.
+    py::gil_scoped_release release;
+    return std::make_shared<Schedule>(build_schedule(*net, o));
+  }, py::arg("network"), py::arg("batch"), py::arg("bytes_per_element") = 4);
+}
+
+}  // namespace dnnmem::bindings

@@ -1,0 +1,89 @@
+// Stage 2 of the pipeline (SPEC §3): the training iteration as ordered steps, each with its
+// tensor accesses, and for every tensor its ordered uses. Depends only on (network, batch,
+// element size, scheduler) and is shared by every design point of a sweep.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dnnmem/network.hpp"
+
+namespace dnnmem {
+
+// Role order is part of the tensor order of SPEC §3: activation < W < S < gradient < dW.
+enum class Role : std::uint8_t { Activation, Weight, State, Gradient, WeightGrad };
+enum class Phase : std::uint8_t { Forward, Loss, Backward };
+
+std::string_view role_name(Role r);    // "activation", "weight", "state", "gradient", "weight_grad"
+std::string_view role_prefix(Role r);  // "Y", "W", "S", "dY", "dW"
+std::string_view phase_name(Phase p);  // "fwd", "loss", "bwd"
+
+// One tensor access of a step. A read-modify-write (gradient accumulation) is one access with
+// both flags. A partial access (embedding rows) moves `bytes` < the tensor's size; it is always
+// streamed and is not a use of the whole tensor for residency (SPEC §2).
+struct Access {
+  int tensor = -1;
+  bool read = false;
+  bool write = false;
+  bool partial = false;
+  std::int64_t bytes = 0;
+};
+
+struct Step {
+  Phase phase = Phase::Forward;
+  int layer = -1;          // the layer it runs (loss: the network output it reads)
+  OpCount ops;             // whole batch: FLOPs = ops.total(ops_per_mac)
+  int first_access = 0;    // accesses [first_access, first_access + num_accesses)
+  int num_accesses = 0;
+};
+
+struct Use {
+  int step = 0;
+  bool read = false;
+  bool write = false;
+  bool partial = false;
+  std::int64_t bytes = 0;
+};
+
+struct Tensor {
+  std::string name;        // "Y:conv1_conv", "dW:predictions", ...
+  Role role = Role::Activation;
+  int layer = -1;          // owning layer (W / dW: the first layer that reads the weight)
+  int weight = -1;         // W / dW: index into Network::weights
+  std::int64_t bytes = 0;
+  bool starts_offchip = false;    // network inputs, weights, states
+  bool must_end_offchip = false;  // dW of trainable weights
+  int first_use = -1, last_use = -1;
+  int first_full_use = -1;        // -1 if every use is partial
+  int use_begin = 0, use_end = 0; // uses [use_begin, use_end) in Schedule::uses
+};
+
+enum class Scheduler : std::uint8_t { Default };
+
+struct ScheduleOptions {
+  std::int64_t batch = 1;
+  int bytes_per_element = 4;
+  Scheduler scheduler = Scheduler::Default;
+};
+
+struct Schedule {
+  std::int64_t batch = 1;
+  int bytes_per_element = 4;
+  std::vector<int> forward_order;  // layers with a forward step, in step order
+  std::vector<Step> steps;
+  std::vector<Access> accesses;
+  std::vector<Tensor> tensors;     // in the tensor order of SPEC §3
+  std::vector<Use> uses;           // grouped by tensor, in step order
+
+  // Consecutive full-use pairs (the reuse intervals of SPEC §5 rule 1).
+  std::int64_t num_intervals() const;
+  // Largest total of tensors alive at one step (alive from first to last use, SPEC §8 P1).
+  std::int64_t peak_alive_bytes() const;
+  std::int64_t total_ops(int ops_per_mac = 2) const;
+};
+
+// Throws std::invalid_argument for a batch < 1 or an element size not in 1..16.
+Schedule build_schedule(const Network& net, const ScheduleOptions& options);
+
+}  // namespace dnnmem

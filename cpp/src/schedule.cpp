@@ -1,0 +1,439 @@
+// The default scheduler of SPEC §3 (the thesis): depth-first forward order with joins, one loss
+// step per network output, backward in reverse forward order, gradient accumulation, and the
+// per-tensor use lists every cache manager derives its decisions from.
+#include "dnnmem/schedule.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+#include <tuple>
+
+namespace dnnmem {
+
+std::string_view role_name(Role r) {
+  switch (r) {
+    case Role::Activation: return "activation";
+    case Role::Weight: return "weight";
+    case Role::State: return "state";
+    case Role::Gradient: return "gradient";
+    case Role::WeightGrad: return "weight_grad";
+  }
+  return "";
+}
+
+std::string_view role_prefix(Role r) {
+  switch (r) {
+    case Role::Activation: return "Y";
+    case Role::Weight: return "W";
+    case Role::State: return "S";
+    case Role::Gradient: return "dY";
+    case Role::WeightGrad: return "dW";
+  }
+  return "";
+}
+
+std::string_view phase_name(Phase p) {
+  switch (p) {
+    case Phase::Forward: return "fwd";
+    case Phase::Loss: return "loss";
+    case Phase::Backward: return "bwd";
+  }
+  return "";
+}
+
+std::int64_t Schedule::num_intervals() const {
+  std::int64_t n = 0;
+  for (const auto& t : tensors) {
+    std::int64_t full = 0;
+    for (int u = t.use_begin; u < t.use_end; ++u) full += uses[static_cast<std::size_t>(u)].partial ? 0 : 1;
+    n += std::max<std::int64_t>(0, full - 1);
+  }
+  return n;
+}
+
+std::int64_t Schedule::peak_alive_bytes() const {
+  std::vector<std::int64_t> delta(steps.size() + 1, 0);
+  for (const auto& t : tensors) {
+    if (t.first_use < 0) continue;
+    delta[static_cast<std::size_t>(t.first_use)] += t.bytes;
+    delta[static_cast<std::size_t>(t.last_use) + 1] -= t.bytes;
+  }
+  std::int64_t alive = 0, peak = 0;
+  for (std::size_t s = 0; s < steps.size(); ++s) peak = std::max(peak, alive += delta[s]);
+  return peak;
+}
+
+std::int64_t Schedule::total_ops(int ops_per_mac) const {
+  std::int64_t n = 0;
+  for (const auto& s : steps) n += s.ops.total(ops_per_mac);
+  return n;
+}
+
+namespace {
+
+int element_bytes(DType d, int float_bytes) {
+  switch (d) {
+    case DType::Int32: return 4;
+    case DType::Int64: return 8;
+    case DType::Float: break;
+  }
+  return float_bytes;
+}
+
+// Depth-first from the inputs (file order); a join is entered only when all its inputs are
+// done; consumers in file order (thesis 4.2.2). Iterative: deep chains must not overflow the
+// stack. Folded layers are walked through but make no step.
+std::vector<int> forward_order(const Network& net) {
+  const std::size_t n = net.layers.size();
+  std::vector<int> remaining(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<int> ins = net.layers[i].inputs;
+    std::sort(ins.begin(), ins.end());
+    remaining[i] = static_cast<int>(std::unique(ins.begin(), ins.end()) - ins.begin());
+  }
+  std::vector<int> order;
+  std::vector<std::pair<int, std::size_t>> stack;  // (layer, next consumer to try)
+  for (std::size_t root = 0; root < n; ++root) {
+    if (net.layers[root].kind != Kind::Input) continue;
+    stack.push_back({static_cast<int>(root), 0});
+    while (!stack.empty()) {
+      auto& [layer, next] = stack.back();
+      const auto& cons = net.consumers[static_cast<std::size_t>(layer)];
+      if (next == 0) {
+        const Layer& l = net.layers[static_cast<std::size_t>(layer)];
+        if (l.kind != Kind::Input && !kind_info(l.kind).folded) order.push_back(layer);
+      }
+      if (next >= cons.size()) {
+        stack.pop_back();
+        continue;
+      }
+      const int c = cons[next++];
+      if (--remaining[static_cast<std::size_t>(c)] == 0) stack.push_back({c, 0});
+    }
+  }
+  return order;
+}
+
+struct UnionFind {
+  std::vector<int> parent;
+  explicit UnionFind(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
+  int find(int x) {
+    while (parent[static_cast<std::size_t>(x)] != x)
+      x = parent[static_cast<std::size_t>(x)] = parent[static_cast<std::size_t>(parent[static_cast<std::size_t>(x)])];
+    return x;
+  }
+  void unite(int a, int b) { parent[static_cast<std::size_t>(find(a))] = find(b); }
+};
+
+class ScheduleBuilder {
+ public:
+  ScheduleBuilder(const Network& net, const ScheduleOptions& opt) : net_(net) {
+    s_.batch = opt.batch;
+    s_.bytes_per_element = opt.bytes_per_element;
+  }
+
+  Schedule build() {
+    s_.forward_order = forward_order(net_);
+    position_.assign(net_.layers.size(), -1);
+    for (std::size_t i = 0; i < s_.forward_order.size(); ++i)
+      position_[static_cast<std::size_t>(s_.forward_order[i])] = static_cast<int>(i);
+    find_gradients();
+    make_tensors();
+    for (int l : s_.forward_order) forward_step(l);
+    std::vector<int> outs;
+    for (int o : net_.outputs) {
+      const int r = net_.resolve(o);
+      if (net_.layers[static_cast<std::size_t>(r)].kind == Kind::Input) continue;
+      if (std::find(outs.begin(), outs.end(), r) == outs.end()) outs.push_back(r);
+    }
+    for (int o : outs) loss_step(o);
+    for (auto it = s_.forward_order.rbegin(); it != s_.forward_order.rend(); ++it)
+      if (has_grad_[static_cast<std::size_t>(*it)]) backward_step(*it);
+    finish_tensors();
+    return std::move(s_);
+  }
+
+ private:
+  const Network& net_;
+  Schedule s_;
+  std::vector<int> position_;         // forward position of each layer
+  std::vector<char> has_grad_;        // per layer (folded: as its source)
+  std::vector<int> y_, dy_, s_t_;     // tensor per layer: Y, dY, S (-1 if none)
+  std::vector<int> w_, dw_;           // tensor per weight: W, dW
+  std::vector<char> created_;         // gradient tensors already written once
+  std::vector<Access> step_acc_;      // accesses of the step being built
+
+  const Layer& layer(int i) const { return net_.layers[static_cast<std::size_t>(i)]; }
+  bool trainable_weight(const Layer& l) const {
+    return l.weight >= 0 && net_.weights[static_cast<std::size_t>(l.weight)].trainable;
+  }
+  std::int64_t act_bytes(const Layer& l) const {
+    return s_.batch * l.elements * element_bytes(l.dtype, s_.bytes_per_element);
+  }
+
+  // Y_l has a gradient iff l or an ancestor has trainable weights (SPEC §3).
+  void find_gradients() {
+    has_grad_.assign(net_.layers.size(), 0);
+    for (int l : s_.forward_order) {
+      const Layer& L = layer(l);
+      bool g = trainable_weight(L);
+      for (int in : L.inputs) g = g || has_grad_[static_cast<std::size_t>(net_.resolve(in))];
+      has_grad_[static_cast<std::size_t>(l)] = g;
+    }
+    for (std::size_t i = 0; i < net_.layers.size(); ++i)
+      has_grad_[i] = has_grad_[static_cast<std::size_t>(net_.resolve(static_cast<int>(i)))];
+  }
+
+  int new_tensor(std::string name, Role role, int owner, std::int64_t bytes) {
+    Tensor t;
+    t.name = std::move(name);
+    t.role = role;
+    t.layer = owner;
+    t.bytes = bytes;
+    s_.tensors.push_back(std::move(t));
+    return static_cast<int>(s_.tensors.size() - 1);
+  }
+
+  void make_tensors() {
+    const std::size_t n = net_.layers.size();
+    y_.assign(n, -1);
+    dy_.assign(n, -1);
+    s_t_.assign(n, -1);
+    for (std::size_t i = 0; i < n; ++i) {
+      const Layer& L = net_.layers[i];
+      if (kind_info(L.kind).folded) continue;
+      const int li = static_cast<int>(i);
+      y_[i] = new_tensor("Y:" + L.name, Role::Activation, li, act_bytes(L));
+      if (L.kind == Kind::Input) s_.tensors[static_cast<std::size_t>(y_[i])].starts_offchip = true;
+      if (L.state_elements > 0) {
+        s_t_[i] = new_tensor("S:" + L.name, Role::State, li,
+                             L.state_elements * s_.bytes_per_element);
+        s_.tensors[static_cast<std::size_t>(s_t_[i])].starts_offchip = true;
+      }
+    }
+    w_.assign(net_.weights.size(), -1);
+    dw_.assign(net_.weights.size(), -1);
+    for (std::size_t w = 0; w < net_.weights.size(); ++w) {
+      const WeightTensor& W = net_.weights[w];
+      const std::int64_t bytes = W.elements * s_.bytes_per_element;
+      w_[w] = new_tensor("W:" + W.name, Role::Weight, W.layers.front(), bytes);
+      s_.tensors[static_cast<std::size_t>(w_[w])].starts_offchip = true;
+      s_.tensors[static_cast<std::size_t>(w_[w])].weight = static_cast<int>(w);
+      if (W.trainable) {
+        dw_[w] = new_tensor("dW:" + W.name, Role::WeightGrad, W.layers.front(), bytes);
+        s_.tensors[static_cast<std::size_t>(dw_[w])].must_end_offchip = true;
+        s_.tensors[static_cast<std::size_t>(dw_[w])].weight = static_cast<int>(w);
+      }
+    }
+    // One gradient tensor per group of aliased dY: an add's dY is the dY of each of its inputs
+    // that has a gradient (SPEC §2 table, "add"). The group is named after its member that runs
+    // last in the forward order (the add), where the gradient enters it.
+    UnionFind uf(n);
+    for (int l : s_.forward_order) {
+      const Layer& L = layer(l);
+      if (L.kind != Kind::Add || !has_grad_[static_cast<std::size_t>(l)]) continue;
+      for (int in : L.inputs) {
+        const int r = net_.resolve(in);
+        if (has_grad_[static_cast<std::size_t>(r)] && layer(r).kind != Kind::Input) uf.unite(r, l);
+      }
+    }
+    std::vector<int> rep(n, -1);  // group root -> representative layer
+    for (int l : s_.forward_order)
+      if (has_grad_[static_cast<std::size_t>(l)]) {
+        int& r = rep[static_cast<std::size_t>(uf.find(l))];
+        if (r < 0 || position_[static_cast<std::size_t>(l)] > position_[static_cast<std::size_t>(r)]) r = l;
+      }
+    std::vector<int> group_tensor(n, -1);
+    for (int l : s_.forward_order) {
+      if (!has_grad_[static_cast<std::size_t>(l)]) continue;
+      const int root = uf.find(l);
+      int& t = group_tensor[static_cast<std::size_t>(root)];
+      if (t < 0) {
+        const Layer& R = layer(rep[static_cast<std::size_t>(root)]);
+        t = new_tensor("dY:" + R.name, Role::Gradient, rep[static_cast<std::size_t>(root)],
+                       act_bytes(R));
+      }
+      dy_[static_cast<std::size_t>(l)] = t;
+    }
+    created_.assign(s_.tensors.size(), 0);
+  }
+
+  int y_of(int l) const { return y_[static_cast<std::size_t>(net_.resolve(l))]; }
+  int dy_of(int l) const { return dy_[static_cast<std::size_t>(net_.resolve(l))]; }
+
+  // Adds an access to the step being built; a second access of the same tensor in one step
+  // merges into the first (e.g. multiply(x, x)).
+  void access(int tensor, bool read, bool write, std::int64_t partial_bytes = 0) {
+    const std::int64_t bytes = partial_bytes > 0 ? partial_bytes : s_.tensors[static_cast<std::size_t>(tensor)].bytes;
+    for (auto& a : step_acc_)
+      if (a.tensor == tensor) {
+        a.read = a.read || read;
+        a.write = a.write || write;
+        if (a.partial && partial_bytes == 0) a.partial = false;
+        a.bytes = std::max(a.bytes, bytes);
+        return;
+      }
+    step_acc_.push_back({tensor, read, write, partial_bytes > 0, bytes});
+  }
+
+  // A write of an accumulated tensor (dY, dW): the first creates it, later ones read-modify-write.
+  // Two contributions in one step (multiply(x, x)) create it together: still a plain write.
+  void accumulate(int tensor, std::int64_t partial_bytes = 0) {
+    bool existed = created_[static_cast<std::size_t>(tensor)];
+    for (const auto& a : step_acc_)
+      if (a.tensor == tensor && a.write && !a.read) existed = false;
+    created_[static_cast<std::size_t>(tensor)] = 1;
+    access(tensor, existed, true, partial_bytes);
+  }
+
+  void emit(Phase phase, int l, OpCount ops) {
+    Step st;
+    st.phase = phase;
+    st.layer = l;
+    st.ops = ops;
+    st.first_access = static_cast<int>(s_.accesses.size());
+    st.num_accesses = static_cast<int>(step_acc_.size());
+    s_.accesses.insert(s_.accesses.end(), step_acc_.begin(), step_acc_.end());
+    step_acc_.clear();
+    s_.steps.push_back(st);
+  }
+
+  std::int64_t gathered_bytes(const Layer& L) const {
+    return s_.batch * L.gathered_rows * L.params.output_dim * s_.bytes_per_element;
+  }
+
+  OpCount scaled(OpCount c, std::int64_t k) const { return {c.macs * k, c.flops * k}; }
+
+  void forward_step(int l) {
+    const Layer& L = layer(l);
+    for (int in : L.inputs) access(y_of(in), true, false);
+    if (L.weight >= 0)
+      access(w_[static_cast<std::size_t>(L.weight)], true, false,
+             L.kind == Kind::Embedding ? gathered_bytes(L) : 0);
+    if (s_t_[static_cast<std::size_t>(l)] >= 0) access(s_t_[static_cast<std::size_t>(l)], true, false);
+    access(y_[static_cast<std::size_t>(l)], false, true);
+    emit(Phase::Forward, l, scaled(L.fwd, s_.batch));
+  }
+
+  void loss_step(int out) {
+    const Layer& L = layer(out);
+    access(y_[static_cast<std::size_t>(out)], true, false);
+    if (dy_[static_cast<std::size_t>(out)] >= 0) accumulate(dy_[static_cast<std::size_t>(out)]);
+    // Softmax cross-entropy on the logits: 3 FLOPs per logit element (SPEC §2).
+    emit(Phase::Loss, out, {0, 3 * L.elements * s_.batch});
+  }
+
+  void backward_step(int l) {
+    const Layer& L = layer(l);
+    if (L.kind == Kind::Add) {  // the add's dY is its inputs' dY: nothing moves, nothing computes
+      emit(Phase::Backward, l, {});
+      return;
+    }
+    const bool has_dw = trainable_weight(L);
+    std::int64_t n_dx = 0;
+    for (int in : L.inputs) n_dx += has_grad_[static_cast<std::size_t>(net_.resolve(in))] ? 1 : 0;
+    access(dy_[static_cast<std::size_t>(l)], true, false);
+    const int w = L.weight >= 0 ? w_[static_cast<std::size_t>(L.weight)] : -1;
+    switch (kind_info(L.kind).backward_reads) {
+      case BackwardReads::XAndW:
+        if (has_dw) access(y_of(L.inputs[0]), true, false);
+        if (n_dx > 0 && w >= 0) access(w, true, false);
+        break;
+      case BackwardReads::AllInputs:
+        for (int in : L.inputs) access(y_of(in), true, false);
+        break;
+      case BackwardReads::XAndScale:
+        access(y_of(L.inputs[0]), true, false);
+        if (w >= 0) access(w, true, false);
+        break;
+      case BackwardReads::Y: access(y_[static_cast<std::size_t>(l)], true, false); break;
+      case BackwardReads::X:
+      case BackwardReads::TokenIds: access(y_of(L.inputs[0]), true, false); break;
+      case BackwardReads::GradientOnly:
+      case BackwardReads::Nothing: break;
+    }
+    for (int in : L.inputs)
+      if (has_grad_[static_cast<std::size_t>(net_.resolve(in))]) accumulate(dy_of(in));
+    if (has_dw)
+      accumulate(dw_[static_cast<std::size_t>(L.weight)],
+                 L.kind == Kind::Embedding ? gathered_bytes(L) : 0);
+    OpCount ops = scaled(L.bwd_dx, n_dx * s_.batch);
+    if (has_dw) ops += scaled(L.bwd_dw, s_.batch);
+    emit(Phase::Backward, l, ops);
+  }
+
+  // Drops tensors nobody uses, orders the rest as SPEC §3 says, and builds the use lists.
+  void finish_tensors() {
+    const std::size_t nt = s_.tensors.size();
+    std::vector<std::vector<Use>> uses(nt);
+    std::vector<std::tuple<int, int, int>> key(nt, {-1, 0, 0});  // first full use, role, position
+    std::vector<std::tuple<int, int, int>> any_key(nt, {-1, 0, 0});
+    for (std::size_t si = 0; si < s_.steps.size(); ++si) {
+      const Step& st = s_.steps[si];
+      for (int k = 0; k < st.num_accesses; ++k) {
+        const Access& a = s_.accesses[static_cast<std::size_t>(st.first_access + k)];
+        const auto t = static_cast<std::size_t>(a.tensor);
+        uses[t].push_back({static_cast<int>(si), a.read, a.write, a.partial, a.bytes});
+        const auto role = static_cast<int>(s_.tensors[t].role);
+        if (std::get<0>(any_key[t]) < 0) any_key[t] = {static_cast<int>(si), role, k};
+        if (!a.partial && std::get<0>(key[t]) < 0) key[t] = {static_cast<int>(si), role, k};
+      }
+    }
+    std::vector<int> order;
+    for (std::size_t t = 0; t < nt; ++t) {
+      if (uses[t].empty()) continue;  // e.g. a weight-less layer's gradient nobody reads
+      if (std::get<0>(key[t]) < 0) key[t] = any_key[t];  // only partial uses: order by the first
+      order.push_back(static_cast<int>(t));
+    }
+    std::sort(order.begin(), order.end(), [&](int a, int b) {
+      return key[static_cast<std::size_t>(a)] < key[static_cast<std::size_t>(b)];
+    });
+    std::vector<int> new_id(nt, -1);
+    std::vector<Tensor> sorted;
+    sorted.reserve(order.size());
+    for (int t : order) {
+      new_id[static_cast<std::size_t>(t)] = static_cast<int>(sorted.size());
+      Tensor T = std::move(s_.tensors[static_cast<std::size_t>(t)]);
+      const auto& u = uses[static_cast<std::size_t>(t)];
+      T.use_begin = static_cast<int>(s_.uses.size());
+      s_.uses.insert(s_.uses.end(), u.begin(), u.end());
+      T.use_end = static_cast<int>(s_.uses.size());
+      T.first_use = u.front().step;
+      T.last_use = u.back().step;
+      for (const auto& x : u)
+        if (!x.partial) {
+          T.first_full_use = x.step;
+          break;
+        }
+      sorted.push_back(std::move(T));
+    }
+    s_.tensors = std::move(sorted);
+    for (auto& a : s_.accesses) a.tensor = new_id[static_cast<std::size_t>(a.tensor)];
+  }
+};
+
+}  // namespace
+
+Schedule build_schedule(const Network& net, const ScheduleOptions& options) {
+  if (options.batch < 1 || options.batch > (std::int64_t{1} << 24))
+    throw std::invalid_argument("batch must be an integer in [1, 2^24], got " + std::to_string(options.batch));
+  if (options.bytes_per_element < 1 || options.bytes_per_element > 16)
+    throw std::invalid_argument("bytes_per_element must be in [1, 16], got " +
+                                std::to_string(options.bytes_per_element));
+  // Byte and FLOP counts of the whole batch must stay exact in 64 bits (and in the time
+  // arithmetic downstream): refuse absurd sizes instead of overflowing.
+  // (A bound check, so double precision is plenty.)
+  const double limit = 0x1p62;
+  for (const Layer& l : net.layers) {
+    const auto n = static_cast<double>(options.batch);
+    const double ops = 4.0 * static_cast<double>(l.fwd.macs) + static_cast<double>(l.fwd.flops) +
+                       4.0 * static_cast<double>(l.bwd_dx.flops + l.bwd_dx.macs);
+    if (n * static_cast<double>(l.elements) * 16.0 > limit ||
+        n * ops * static_cast<double>(l.inputs.size() + 1) > limit)
+      throw std::invalid_argument("layer '" + l.name + "' at batch " + std::to_string(options.batch) +
+                                  " is too large to count exactly in 64 bits");
+  }
+  return ScheduleBuilder(net, options).build();
+}
+
+}  // namespace dnnmem

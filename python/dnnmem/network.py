@@ -1,0 +1,355 @@
+"""Stages 1–2 of the pipeline in Python: load a network, look at its layers and its schedule.
+
+The parsing, shape inference and scheduling happen in the C++ core (``cpp/src/network*.cpp``,
+``cpp/src/schedule.cpp``); this module owns argument handling and turns the core's columns into
+pandas DataFrames. A :class:`Network` is immutable; its schedule is built once, on first use,
+and shared by everything that needs it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import os
+from functools import cached_property
+from typing import Any, Union
+
+import numpy as np
+import pandas as pd
+
+from . import _core
+from .units import format_bytes, format_count
+
+__all__ = ["Network", "Flops", "NetworkError", "load_network"]
+
+NetworkError = _core.NetworkError
+
+NetworkSource = Union[str, "os.PathLike[str]", dict]
+
+_PHASES = np.array(["fwd", "loss", "bwd"], dtype=object)
+_ROLES = np.array(["activation", "weight", "state", "gradient", "weight_grad"], dtype=object)
+
+
+@dataclasses.dataclass(frozen=True)
+class Flops:
+    """FLOPs of one training iteration at the network's batch (1 MAC = 2 FLOPs)."""
+
+    forward: int
+    loss: int
+    backward_dx: int
+    backward_dw: int
+
+    @property
+    def backward(self) -> int:
+        """Backward FLOPs, dX and dW together."""
+        return self.backward_dx + self.backward_dw
+
+    @property
+    def total(self) -> int:
+        """Forward + loss + backward."""
+        return self.forward + self.loss + self.backward
+
+    def __repr__(self) -> str:
+        f = lambda v: format_count(v, "FLOP")  # noqa: E731
+        return (f"Flops(forward={f(self.forward)}, loss={f(self.loss)}, "
+                f"backward_dx={f(self.backward_dx)}, backward_dw={f(self.backward_dw)}, "
+                f"total={f(self.total)})")
+
+
+def _error(source: str, detail: str) -> NetworkError:
+    """A NetworkError raised from Python, with the same attributes as the core's."""
+    e = NetworkError(f"{source}: {detail}")
+    e.source, e.layer, e.field, e.detail = source, "", "", detail
+    return e
+
+
+def _check_batch(batch: Any) -> int:
+    if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
+        raise ValueError(f"batch: must be a positive integer, got {batch!r}")
+    return int(batch)
+
+
+def _check_element_size(n: Any) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= 16:
+        raise ValueError(f"bytes_per_element: must be an integer from 1 to 16, got {n!r}")
+    return int(n)
+
+
+class Network:
+    """A network at a given batch and element size: layers, parameters, FLOPs and schedule.
+
+    Create one with :func:`load_network` (or, later, ``dnnmem.network(name)``). Sizes are bytes,
+    operation counts FLOPs with 1 multiply-accumulate = 2 FLOPs, all for the whole batch.
+    """
+
+    def __init__(self, core: _core.Network, batch: int = 1, bytes_per_element: int = 4) -> None:
+        self._core = core
+        self.batch: int = _check_batch(batch)
+        self.bytes_per_element: int = _check_element_size(bytes_per_element)
+
+    # -- identity ---------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """The name in the file (or the file's name when it has none)."""
+        return self._core.name or os.path.basename(self._core.source)
+
+    @property
+    def source(self) -> str:
+        """Where it was read from: a path, or ``"<dict>"``."""
+        return self._core.source
+
+    def with_batch(self, batch: int) -> Network:
+        """The same network at another batch size (the parsed graph is shared)."""
+        return Network(self._core, batch, self.bytes_per_element)
+
+    # -- the schedule (C++), built once --------------------------------------------------------
+    @cached_property
+    def schedule(self) -> _core.Schedule:
+        """The compiled schedule of one training iteration (SPEC §3)."""
+        return _core.build_schedule(self._core, self.batch, self.bytes_per_element)
+
+    # -- tables --------------------------------------------------------------------------------
+    @cached_property
+    def layers(self) -> pd.DataFrame:
+        """One row per layer of the file (macro kinds expanded), in file order.
+
+        Columns: ``name``, ``kind``, ``class`` ("I", "II", or "" for inputs and folded layers),
+        ``inputs`` (tuple of names), ``output_shape`` (per sample, channels last),
+        ``output_bytes`` (the tensor it creates for the whole batch; 0 for folded layers, which
+        create none), ``weight`` (name of its W tensor, shared ones included), ``weight_bytes``,
+        ``state_bytes``, ``params`` (its trainable + non-trainable parameters; a shared weight
+        is counted at the first layer using it, so the column sums to :attr:`params`),
+        ``fwd_flops``, ``bwd_dx_flops``, ``bwd_dw_flops`` (FLOPs for the batch, 2 per MAC),
+        ``fwd_macs``, ``rf_fwd``, ``rf_bwd`` (reuse frequency, thesis Eq. 3.4: the step's FLOPs
+        over the bytes it accesses, FLOP/byte; NaN where there is no such step), ``fwd_step``,
+        ``bwd_step`` (step indices, -1 if none), ``folded``.
+        """
+        t = self._core.layer_table()
+        n, bpe = self.batch, self.bytes_per_element
+        elem_bytes = np.where(t["int_bytes"] > 0, t["int_bytes"], bpe)
+        folded = t["folded"]
+        df = pd.DataFrame({
+            "name": t["name"], "kind": t["kind"], "class": t["class"], "inputs": t["inputs"],
+            "output_shape": t["output_shape"],
+            "output_bytes": np.where(folded, 0, n * t["elements"] * elem_bytes),
+            "weight": t["weight"],
+            "weight_bytes": t["weight_elements"] * bpe,
+            "state_bytes": t["state_elements"] * bpe,
+        })
+        first_use = ~pd.Series(t["weight"]).duplicated() & (pd.Series(t["weight"]) != "")
+        df["params"] = np.where(first_use, t["weight_elements"], 0) + t["state_elements"]
+        df["trainable"] = t["trainable"]
+        steps = self._step_arrays
+        fwd_step = np.full(len(df), -1)
+        bwd_step = np.full(len(df), -1)
+        for phase, target in ((0, fwd_step), (2, bwd_step)):
+            sel = steps["phase"] == phase
+            target[steps["layer"][sel]] = np.nonzero(sel)[0]
+        step_flops = 2 * steps["macs"] + steps["flops"]
+        df["fwd_flops"] = n * (2 * t["fwd_macs"] + t["fwd_flops"])
+        dw = np.where(t["trainable"], n * (2 * t["bwd_dw_macs"] + t["bwd_dw_flops"]), 0)
+        bwd_total = np.where(bwd_step >= 0, step_flops[np.maximum(bwd_step, 0)], 0)
+        df["bwd_dx_flops"] = np.where(bwd_step >= 0, bwd_total - dw, 0)
+        df["bwd_dw_flops"] = np.where(bwd_step >= 0, dw, 0)
+        df["fwd_macs"] = n * t["fwd_macs"]
+        rf = self.schedule.reuse_frequency(2)
+        df["rf_fwd"] = np.where(fwd_step >= 0, rf[np.maximum(fwd_step, 0)], np.nan)
+        df["rf_bwd"] = np.where(bwd_step >= 0, rf[np.maximum(bwd_step, 0)], np.nan)
+        df["fwd_step"] = fwd_step
+        df["bwd_step"] = bwd_step
+        df["folded"] = folded
+        return df
+
+    @cached_property
+    def _step_arrays(self) -> dict[str, np.ndarray]:
+        return self.schedule.step_table()
+
+    @cached_property
+    def tensors(self) -> pd.DataFrame:
+        """One row per tensor in the order of SPEC §3: ``name``, ``role``, ``layer``, ``bytes``,
+        ``first_use``, ``last_use``, ``first_full_use`` (step indices), ``num_uses``,
+        ``starts_offchip`` (inputs, weights), ``must_end_offchip`` (dW)."""
+        t = self.schedule.tensor_table()
+        names = self._core.layer_table()["name"]
+        return pd.DataFrame({
+            "name": t["name"], "role": _ROLES[t["role"]], "layer": names[t["layer"]],
+            "bytes": t["bytes"], "first_use": t["first_use"], "last_use": t["last_use"],
+            "first_full_use": t["first_full_use"], "num_uses": t["num_uses"],
+            "starts_offchip": t["starts_offchip"], "must_end_offchip": t["must_end_offchip"],
+        })
+
+    @cached_property
+    def accesses(self) -> pd.DataFrame:
+        """One row per tensor access: ``step``, ``tensor`` (name), ``role``, ``read``, ``write``
+        (both for a read-modify-write), ``partial`` (embedding rows), ``bytes``."""
+        a = self.schedule.access_table()
+        s = self._step_arrays
+        step = np.repeat(np.arange(len(s["phase"])), s["num_accesses"])
+        tensors = self.tensors
+        return pd.DataFrame({
+            "step": step, "tensor": tensors["name"].to_numpy()[a["tensor"]],
+            "role": tensors["role"].to_numpy()[a["tensor"]],
+            "read": a["read"], "write": a["write"], "partial": a["partial"], "bytes": a["bytes"],
+        })
+
+    @cached_property
+    def steps(self) -> pd.DataFrame:
+        """The schedule: one row per step (forward, loss, backward), in execution order.
+
+        Columns: ``step``, ``name`` (``F:conv1``, ``loss:fc``, ``B:conv1``), ``phase``
+        ("fwd", "loss", "bwd"), ``layer``, ``kind``, ``class``, ``flops`` (2 per MAC),
+        ``macs``, ``bytes_read``, ``bytes_written`` (if every access were streamed; a
+        read-modify-write counts in both), ``accesses`` (how many tensors it touches),
+        ``rf`` (FLOP/byte, Eq. 3.4).
+        """
+        s = self._step_arrays
+        lt = self._core.layer_table()
+        a = self.schedule.access_table()
+        step_of = np.repeat(np.arange(len(s["phase"])), s["num_accesses"])
+        reads = np.bincount(step_of, weights=a["bytes"] * a["read"], minlength=len(s["phase"]))
+        writes = np.bincount(step_of, weights=a["bytes"] * a["write"], minlength=len(s["phase"]))
+        phase = _PHASES[s["phase"]]
+        layer = lt["name"][s["layer"]]
+        prefix = np.array(["F:", "loss:", "B:"], dtype=object)[s["phase"]]
+        is_loss = s["phase"] == 1
+        return pd.DataFrame({
+            "step": np.arange(len(phase)),
+            "name": prefix + layer,
+            "phase": phase,
+            "layer": layer,
+            "kind": np.where(is_loss, "loss", lt["kind"][s["layer"]]),
+            "class": np.where(is_loss, "", lt["class"][s["layer"]]),
+            "flops": 2 * s["macs"] + s["flops"],
+            "macs": s["macs"],
+            "bytes_read": reads.astype(np.int64),
+            "bytes_written": writes.astype(np.int64),
+            "accesses": s["num_accesses"],
+            "rf": self.schedule.reuse_frequency(2),
+        })
+
+    # -- totals --------------------------------------------------------------------------------
+    @property
+    def params(self) -> int:
+        """All parameters (trainable and not; a shared weight once)."""
+        return int(self._core.parameters())
+
+    @property
+    def trainable_params(self) -> int:
+        """Trainable parameters (a shared weight once)."""
+        return int(self._core.trainable_parameters())
+
+    @cached_property
+    def flops(self) -> Flops:
+        """FLOPs of one iteration at this batch (2 per MAC): forward, loss, backward dX / dW."""
+        df = self.layers
+        steps = self.steps
+        return Flops(
+            forward=int(df["fwd_flops"].sum()),
+            loss=int(steps.loc[steps["phase"] == "loss", "flops"].sum()),
+            backward_dx=int(df["bwd_dx_flops"].sum()),
+            backward_dw=int(df["bwd_dw_flops"].sum()),
+        )
+
+    @property
+    def num_steps(self) -> int:
+        """Steps of one training iteration."""
+        return int(self.schedule.num_steps)
+
+    @property
+    def peak_alive_bytes(self) -> int:
+        """Largest total of tensors alive at one step (SPEC §8 P1): above this capacity nothing
+        is ever reloaded."""
+        return int(self.schedule.peak_alive_bytes())
+
+    # -- serialisation -------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """The network document as a dict (the format of ``docs/network-format.md``)."""
+        return json.loads(self._core.document)
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The network document as JSON text; :func:`load_network` reads it back unchanged."""
+        return json.dumps(self.to_dict(), indent=indent)
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the network document to ``path`` (JSON)."""
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(self.to_json(indent=1))
+
+    # -- display -------------------------------------------------------------------------------
+    def summary(self) -> str:
+        """A few lines for people: size, parameters, FLOPs, steps, largest tensor."""
+        df = self.layers
+        kinds = df.loc[~df["folded"] & (df["kind"] != "input"), "kind"].value_counts()
+        t = self.tensors
+        big = t.loc[t["bytes"].idxmax()]
+        fl = self.flops
+        lines = [
+            f"{self.name}: {len(df)} layers ({int((~df['folded'] & (df['kind'] != 'input')).sum())} "
+            f"with a step), batch {self.batch}, {self.bytes_per_element} B/element",
+            f"  parameters   {self.params:,} ({self.trainable_params:,} trainable)",
+            f"  FLOPs        forward {format_count(fl.forward, 'FLOP')}, iteration "
+            f"{format_count(fl.total, 'FLOP')} (1 MAC = 2 FLOPs)",
+            f"  schedule     {self.num_steps} steps, {len(t)} tensors, "
+            f"{int(self.schedule.num_intervals())} reuse intervals",
+            f"  largest      {big['name']} {format_bytes(big['bytes'])}; peak alive "
+            f"{format_bytes(self.peak_alive_bytes)}",
+            "  layer kinds  " + ", ".join(f"{k} {v}" for k, v in kinds.items()),
+        ]
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (f"<dnnmem.Network {self.name!r}: {len(self.layers)} layers, "
+                f"{self.params:,} params, batch {self.batch}, "
+                f"{format_count(self.flops.forward, 'FLOP')} forward>")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Network):
+            return NotImplemented
+        return (self.to_dict() == other.to_dict() and self.batch == other.batch
+                and self.bytes_per_element == other.bytes_per_element)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def load_network(source: NetworkSource, batch: int = 1, bytes_per_element: int = 4) -> Network:
+    """Load a network from a JSON file path or a dict in the network format.
+
+    Parameters
+    ----------
+    source : path or dict
+        A ``.json`` file (``docs/network-format.md``) or the same document as a dict.
+    batch : int
+        Mini-batch size N: activations and their gradients scale with it, weights do not.
+    bytes_per_element : int
+        Element size of weights and activations (4 = FP32, 2 = FP16/BF16). Integer inputs
+        (token ids) keep their own width.
+
+    Raises
+    ------
+    NetworkError
+        (a ``ValueError``) naming the file, the layer and the field for any malformed network.
+    ValueError
+        For a bad ``batch`` or ``bytes_per_element``.
+    """
+    batch = _check_batch(batch)
+    bytes_per_element = _check_element_size(bytes_per_element)
+    if isinstance(source, dict):
+        try:
+            text = json.dumps(source, allow_nan=False)
+        except (TypeError, ValueError) as e:
+            raise _error("<dict>", f"not a JSON document: {e}") from None
+        core = _core.parse_network(text, "<dict>")
+    elif isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        try:
+            with open(path, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise _error(path, f"cannot read the file: {e.strerror}") from None
+        core = _core.parse_network(data, path)
+    else:
+        raise TypeError(f"load_network: expected a path or a dict, got {type(source).__name__}")
+    return Network(core, batch, bytes_per_element)
+
+

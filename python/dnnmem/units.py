@@ -1,0 +1,153 @@
+"""Units: parse and format bytes, bandwidths and throughputs (SPEC §4).
+
+Binary prefixes (KiB, MiB, GiB, TiB) are powers of 1024; SI prefixes (kB, MB, GB, TB, and k, M,
+G, T, P on rates) are powers of 1000. ``24MiB`` is 25,165,824 bytes; ``616GB/s`` is 616e9
+bytes/s; ``13.45TFLOPS`` is 13.45e12 FLOP/s. Every value dnnmem returns is in SI base units
+(bytes, seconds, bytes/s, FLOP/s); these helpers turn what people type into those.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+__all__ = [
+    "parse_bytes",
+    "parse_bandwidth",
+    "parse_throughput",
+    "format_bytes",
+    "format_bandwidth",
+    "format_throughput",
+    "format_time",
+]
+
+_SI = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
+_BINARY = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50}
+_NUMBER = r"\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*"
+
+
+def _check_number(value: float, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{what}: expected a number or a string with a unit, got {value!r}")
+    v = float(value)
+    if not math.isfinite(v) or v < 0:
+        raise ValueError(f"{what}: must be a finite number >= 0, got {value!r}")
+    return v
+
+
+def _split(text: str, what: str, units: dict[str, float], example: str) -> float:
+    m = re.fullmatch(_NUMBER + r"([A-Za-z/]*)\s*", text)
+    if not m:
+        raise ValueError(f"{what}: cannot read {text!r}; write it like {example!r}")
+    number, unit = float(m.group(1)), m.group(2)
+    if unit not in units:
+        valid = ", ".join(u for u in units if u)
+        raise ValueError(f"{what}: unknown unit {unit!r} in {text!r} (valid: {valid})")
+    return _check_number(number * units[unit], what)
+
+
+def _byte_units() -> dict[str, float]:
+    units: dict[str, float] = {"": 1.0, "B": 1.0}
+    for p, f in _SI.items():
+        if p:
+            units[p + "B"] = f
+    units["KB"] = 1e3  # a common spelling of kB
+    for p, f in _BINARY.items():
+        units[p + "B"] = f
+    return units
+
+
+def _rate_units(suffixes: tuple[str, ...]) -> dict[str, float]:
+    units: dict[str, float] = {}
+    for s in suffixes:
+        for p, f in _SI.items():
+            units[p + s] = f
+        for p, f in _BINARY.items():
+            if s.startswith("B"):
+                units[p + s] = f
+    return units
+
+
+_BYTES = _byte_units()
+_BANDWIDTH = _rate_units(("B/s", "Bps", "B/S"))
+_THROUGHPUT = _rate_units(("FLOPS", "FLOP/s", "flops", "FLOP/S"))
+
+
+def parse_bytes(value: str | float) -> int:
+    """Parse a size in bytes.
+
+    Parameters
+    ----------
+    value : str or number
+        ``"24MiB"`` (binary), ``"40MB"`` (SI), ``"512 KiB"``, or a number of bytes.
+
+    Returns
+    -------
+    int
+        Bytes. A fractional result is rounded to the nearest byte.
+
+    Raises
+    ------
+    ValueError
+        For negative, NaN or unreadable input, or an unknown unit.
+    """
+    if isinstance(value, str):
+        v = _split(value, "size", _BYTES, "24MiB")
+    else:
+        v = _check_number(value, "size")
+    return int(round(v))
+
+
+def parse_bandwidth(value: str | float) -> float:
+    """Parse a bandwidth into bytes/s (``"616GB/s"`` → 616e9; ``"1TiB/s"`` → 2**40)."""
+    if isinstance(value, str):
+        return _split(value, "bandwidth", _BANDWIDTH, "616GB/s")
+    return _check_number(value, "bandwidth")
+
+
+def parse_throughput(value: str | float) -> float:
+    """Parse a compute throughput into FLOP/s (``"13.45TFLOPS"`` → 13.45e12)."""
+    if isinstance(value, str):
+        return _split(value, "throughput", _THROUGHPUT, "13.45TFLOPS")
+    return _check_number(value, "throughput")
+
+
+def _format(value: float, steps: list[tuple[float, str]], digits: int) -> str:
+    for factor, unit in steps:
+        if abs(value) >= factor:
+            return f"{value / factor:.{digits}g} {unit}"
+    return f"{value:.{digits}g} {steps[-1][1]}" if steps[-1][0] == 1 else f"{value:g}"
+
+
+def format_bytes(value: float, binary: bool = True, digits: int = 4) -> str:
+    """Format bytes with a binary (``MiB``) or SI (``MB``) prefix: ``format_bytes(2**20)`` → ``'1 MiB'``."""
+    if binary:
+        steps = [(2.0**40, "TiB"), (2.0**30, "GiB"), (2.0**20, "MiB"), (2.0**10, "KiB"), (1.0, "B")]
+    else:
+        steps = [(1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB"), (1.0, "B")]
+    return _format(float(value), steps, digits)
+
+
+def format_bandwidth(value: float, digits: int = 4) -> str:
+    """Format bytes/s with SI prefixes: ``format_bandwidth(616e9)`` → ``'616 GB/s'``."""
+    return _format(float(value), [(1e12, "TB/s"), (1e9, "GB/s"), (1e6, "MB/s"), (1e3, "kB/s"), (1.0, "B/s")], digits)
+
+
+def format_throughput(value: float, digits: int = 4) -> str:
+    """Format FLOP/s with SI prefixes: ``format_throughput(13.45e12)`` → ``'13.45 TFLOPS'``."""
+    steps = [(1e15, "PFLOPS"), (1e12, "TFLOPS"), (1e9, "GFLOPS"), (1e6, "MFLOPS"), (1.0, "FLOPS")]
+    return _format(float(value), steps, digits)
+
+
+def format_time(seconds: float, digits: int = 4) -> str:
+    """Format seconds: ``format_time(0.0543)`` → ``'54.3 ms'``."""
+    steps = [(1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")]
+    if seconds == 0:
+        return "0 s"
+    return _format(float(seconds), steps, digits)
+
+
+def format_count(value: float, unit: str, digits: int = 4) -> str:
+    """Format a count with SI prefixes: ``format_count(4.1e9, "FLOP")`` → ``'4.1 GFLOP'``."""
+    steps = [(1e15, "P" + unit), (1e12, "T" + unit), (1e9, "G" + unit), (1e6, "M" + unit), (1e3, "k" + unit), (1.0, unit)]
+    return _format(float(value), steps, digits)

@@ -1,0 +1,53 @@
+"""Built-in networks, by name: ``dnnmem.network("resnet50", batch=32)``.
+
+Each network is defined once, by a builder returning the JSON document of
+``docs/network-format.md``; batch and sequence length are parameters.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..network import Network, load_network
+from .resnet import resnet50
+from .transformer import transformer
+
+__all__ = ["network", "networks", "network_document"]
+
+_BUILDERS: dict[str, Callable[..., dict]] = {
+    "resnet50": resnet50,
+    "transformer": transformer,
+}
+
+
+def networks() -> list[str]:
+    """Names of the built-in networks."""
+    return sorted(_BUILDERS)
+
+
+def network_document(name: str, **options: Any) -> dict:
+    """The JSON document (a dict) of a built-in network; options go to its builder."""
+    try:
+        builder = _BUILDERS[name.lower()]
+    except KeyError:
+        raise ValueError(f"unknown network {name!r}; built-in networks: "
+                         f"{', '.join(networks())}") from None
+    return builder(**options)
+
+
+def network(name: str, batch: int = 1, bytes_per_element: int = 4, **options: Any) -> Network:
+    """A built-in network at a batch size.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`networks`.
+    batch : int
+        Mini-batch size.
+    bytes_per_element : int
+        4 for FP32 (the thesis), 2 for FP16 / BF16.
+    **options
+        Passed to the builder (e.g. ``seq_len=128`` for the transformer).
+    """
+    return load_network(network_document(name, **options), batch=batch,
+                        bytes_per_element=bytes_per_element)

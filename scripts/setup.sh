@@ -1,0 +1,39 @@
+# Sourced by demo.sh and test.sh: everything a fresh Debian/Ubuntu machine needs, idempotent.
+#   - system packages: Eigen, nlohmann-json, Catch2 (tests), a C++ compiler, CMake comes from pip
+#   - a virtual environment in .venv with dnnmem installed (built by scikit-build-core)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+DNNMEM_APT_PACKAGES="libeigen3-dev nlohmann-json3-dev catch2 g++ python3-venv"
+
+install_system_packages() {
+  local missing=()
+  for p in $DNNMEM_APT_PACKAGES; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  echo "== installing system packages: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+# make_venv EXTRAS: creates .venv (once) and installs dnnmem[EXTRAS] into it.
+make_venv() {
+  local extras="${1:-}"
+  if [ ! -x .venv/bin/python ]; then
+    echo "== creating .venv"
+    python3 -m venv .venv
+  fi
+  .venv/bin/python -m pip install -q --upgrade pip
+  echo "== building and installing dnnmem${extras:+[$extras]} into .venv"
+  .venv/bin/python -m pip install -q ".${extras:+[$extras]}"
+}
+
+# Python package deps exist only on Debian systems where dpkg does; elsewhere say what to do.
+if command -v dpkg >/dev/null 2>&1; then
+  install_system_packages
+else
+  echo "note: not a Debian system; install Eigen3, nlohmann_json and Catch2 with your package manager"
+fi
