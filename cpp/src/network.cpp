@@ -56,6 +56,11 @@ int Network::resolve(int layer) const {
 
 namespace {
 
+std::string article(std::string_view noun) {
+  const bool vowel = !noun.empty() && std::string_view("aeiou").find(noun[0]) != std::string_view::npos;
+  return (vowel ? "an " : "a ") + std::string(noun);
+}
+
 std::string shape_str(const Shape& s) {
   std::ostringstream o;
   o << '[';
@@ -80,8 +85,24 @@ struct Builder {
     throw NetworkError(source, l.name, field, what);
   }
 
+  // The field whose value makes a size too large: the kind's main size field.
+  static const char* size_field(Kind k) {
+    switch (k) {
+      case Kind::Input: return "shape";
+      case Kind::Conv2D: return "filters";
+      case Kind::DepthwiseConv2D: return "depth_multiplier";
+      case Kind::Dense: case Kind::LSTMCell: return "units";
+      case Kind::Embedding: return "output_dim";
+      case Kind::Reshape: return "target_shape";
+      case Kind::MaxPool: case Kind::AvgPool: return "pool_size";
+      default: return "inputs";
+    }
+  }
+
   std::int64_t mul(const Layer& l, std::int64_t a, std::int64_t b) const {
-    return checked_mul(a, b, [&] { fail(l, "", "sizes overflow (more than 2^44 elements or operations per sample)"); });
+    return checked_mul(a, b, [&] {
+      fail(l, size_field(l.kind), "sizes overflow (more than 2^44 elements or operations per sample)");
+    });
   }
   std::int64_t prod(const Layer& l, const Shape& s) const {
     std::int64_t p = 1;
@@ -100,7 +121,7 @@ struct Builder {
                          : hi == std::numeric_limits<std::size_t>::max()
                              ? "at least " + std::to_string(lo)
                              : std::to_string(lo) + " to " + std::to_string(hi);
-      fail(l, "inputs", "a " + std::string(kind_name(l.kind)) + " layer takes " + want +
+      fail(l, "inputs", article(kind_name(l.kind)) + " layer takes " + want +
                             " input(s), got " + std::to_string(n));
     }
   }
@@ -109,8 +130,8 @@ struct Builder {
     const Shape& s = in_shape(l, input);
     if (s.size() != rank)
       fail(l, "inputs", "input '" + net.layers[static_cast<std::size_t>(l.inputs[input])].name +
-                            "' has shape " + shape_str(s) + "; a " +
-                            std::string(kind_name(l.kind)) + " layer needs rank " +
+                            "' has shape " + shape_str(s) + "; " +
+                            article(kind_name(l.kind)) + " layer needs rank " +
                             std::to_string(rank) + " (per sample, channels last)");
   }
 
@@ -122,13 +143,18 @@ struct Builder {
     const std::int64_t span = dil * (k - 1) + 1;
     const std::int64_t padded = in + pad_lo + pad_hi;
     if (padded < span)
-      fail(l, "kernel_size", "window " + std::to_string(span) + " is larger than the padded input " +
-                                 std::to_string(padded));
+      fail(l, l.kind == Kind::MaxPool || l.kind == Kind::AvgPool ? "pool_size" : "kernel_size",
+           "window " + std::to_string(span) + " is larger than the padded input " +
+               std::to_string(padded));
     return (padded - span) / stride + 1;
   }
 
   void add_weight(Layer& l, std::int64_t elements) {
-    if (elements <= 0) return;
+    if (elements <= 0) {
+      if (!l.params.weights.empty())
+        fail(l, "weights", article(kind_name(l.kind)) + " layer has no weights to share");
+      return;
+    }
     const std::string wname = l.params.weights.empty() ? l.name : l.params.weights;
     const int li = static_cast<int>(&l - net.layers.data());
     for (std::size_t i = 0; i < net.weights.size(); ++i) {
@@ -186,7 +212,7 @@ struct Builder {
         std::int64_t c_out = 0, per_out = 0;
         if (depthwise) {
           c_out = mul(l, c_in, p.depth_multiplier);
-          per_out = p.kernel[0] * p.kernel[1];
+          per_out = mul(l, p.kernel[0], p.kernel[1]);
         } else {
           if (p.filters <= 0) fail(l, "filters", "must be a positive integer");
           if (c_in % p.groups != 0)
@@ -196,7 +222,7 @@ struct Builder {
             fail(l, "groups", "filters " + std::to_string(p.filters) +
                                   " are not divisible by groups " + std::to_string(p.groups));
           c_out = p.filters;
-          per_out = mul(l, p.kernel[0] * p.kernel[1], c_in / p.groups);
+          per_out = mul(l, mul(l, p.kernel[0], p.kernel[1]), c_in / p.groups);
         }
         const auto& pad = p.padding;
         l.shape = {window_out(l, x[0], p.kernel[0], p.strides[0], p.dilation[0], pad.top,
@@ -335,12 +361,12 @@ struct Builder {
 
   std::int64_t rule_count(const Layer& l, const FlopRule& r) const {
     switch (r.basis) {
-      case FlopBasis::PerOutput: return r.per_element * l.elements;
-      case FlopBasis::PerInputElement: return r.per_element * prod(l, in_shape(l, 0));
+      case FlopBasis::PerOutput: return mul(l, r.per_element, l.elements);
+      case FlopBasis::PerInputElement: return mul(l, r.per_element, prod(l, in_shape(l, 0)));
       case FlopBasis::PerOutputPerInput:
-        return r.per_element * l.elements * static_cast<std::int64_t>(l.inputs.size());
+        return mul(l, mul(l, r.per_element, l.elements), static_cast<std::int64_t>(l.inputs.size()));
       case FlopBasis::PerOutputWindow:
-        return r.per_element * l.elements * l.params.kernel[0] * l.params.kernel[1];
+        return mul(l, mul(l, r.per_element, l.elements), mul(l, l.params.kernel[0], l.params.kernel[1]));
       case FlopBasis::Macs: return 0;
     }
     return 0;
@@ -539,10 +565,30 @@ Network build_network(std::vector<LayerSpec> specs, std::string name, std::strin
       if (--pending[static_cast<std::size_t>(c)] == 0) ready.push(c);
   }
   if (topo.size() != n) {
-    for (std::size_t i = 0; i < n; ++i)
-      if (pending[i] > 0)
-        throw NetworkError(source, net.layers[i].name, "inputs",
-                           "the graph has a cycle through this layer");
+    // Every unfinished layer has an unfinished input; walking those must repeat a layer, and
+    // the layers from its first visit on are a cycle.
+    int at = 0;
+    while (pending[static_cast<std::size_t>(at)] == 0) ++at;
+    std::vector<int> path, seen_at(n, -1);
+    while (seen_at[static_cast<std::size_t>(at)] < 0) {
+      seen_at[static_cast<std::size_t>(at)] = static_cast<int>(path.size());
+      path.push_back(at);
+      for (int in : net.layers[static_cast<std::size_t>(at)].inputs)
+        if (pending[static_cast<std::size_t>(in)] > 0) {
+          at = in;
+          break;
+        }
+    }
+    // The walk went from consumer to input; reverse it to read in the direction data flows,
+    // starting at the cycle's earliest layer in the file.
+    std::vector<int> cycle(path.begin() + seen_at[static_cast<std::size_t>(at)], path.end());
+    std::reverse(cycle.begin(), cycle.end());
+    std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
+    std::string names;
+    for (int c : cycle) names += "'" + net.layers[static_cast<std::size_t>(c)].name + "' -> ";
+    names += "'" + net.layers[static_cast<std::size_t>(cycle.front())].name + "'";
+    throw NetworkError(source, net.layers[static_cast<std::size_t>(cycle.front())].name, "inputs",
+                       "the graph has a cycle: " + names);
   }
   for (int i : topo) b.infer(net.layers[static_cast<std::size_t>(i)]);
 

@@ -52,6 +52,7 @@ struct Reader {
       const double d = v.get<double>();
       if (!std::isfinite(d) || d != std::floor(d))
         fail(field, "must be an integer, got " + v.dump());
+      if (d < static_cast<double>(lo)) fail(field, (lo == 1 ? "must be a positive integer, got " : "must be >= " + std::to_string(lo) + ", got ") + v.dump());
       if (std::fabs(d) > static_cast<double>(kMaxDim)) fail(field, "value " + v.dump() + " is too large");
       x = static_cast<std::int64_t>(d);
     } else {
@@ -103,7 +104,8 @@ struct Reader {
     if (v.size() > 8) fail(f, "has more than 8 dimensions");
     Shape s;
     for (const auto& d : v) {
-      if (allow_minus_one && d.is_number_integer() && d.get<std::int64_t>() == -1) s.push_back(-1);
+      if (allow_minus_one && d.is_number_integer() && !d.is_number_unsigned() && d.get<std::int64_t>() == -1)
+        s.push_back(-1);
       else s.push_back(to_int(d, f, 1));
     }
     return s;
@@ -133,6 +135,8 @@ struct Reader {
       p.left = p.right = to_int(v[1], "padding", 0);
       return p;
     }
+    if (!v.is_number())
+      fail("padding", std::string("must be \"valid\", \"same\", an integer or a list, got ") + type_name(v));
     p.top = p.bottom = p.left = p.right = to_int(v, "padding", 0);
     return p;
   }
@@ -213,8 +217,8 @@ LayerSpec read_layer(const json& v, std::size_t index, const std::string& source
     // Activations fused into a layer would hide a step; files list them as layers of their own.
     const json& a = v["activation"];
     if (!(a.is_null() || (a.is_string() && (a == "linear" || a == "none" || a == ""))))
-      r.fail("activation", "fused activations are not supported: list '" + a.dump() +
-                               "' as a layer of its own");
+      r.fail("activation", "fused activations are not supported: list " + a.dump() +
+                               " as a layer of its own");
   }
 
   LayerParams& p = s.params;
@@ -292,7 +296,7 @@ Network parse_network(std::string_view text, const std::string& source) {
   try {
     // The depth limit keeps hostile files from exhausting the stack in recursive walks later.
     json::parser_callback_t limit = [&](int depth, json::parse_event_t, json&) {
-      if (depth > kMaxDepth) throw NetworkError(source, "", "", "the JSON is nested deeper than 64 levels");
+      if (depth > kMaxDepth) throw NetworkError(source, "", "", "the JSON is nested too deeply (more than 64 levels)");
       return true;
     };
     doc = json::parse(text.begin(), text.end(), limit);

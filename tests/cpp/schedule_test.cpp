@@ -151,7 +151,7 @@ TEST_CASE("layers without trainable ancestors get no backward step") {
   CHECK(accesses(s, 4) == "r:dY:fc2 r:Y:fc w:dW:fc2");
 }
 
-TEST_CASE("folded layers make no step and no tensor; consumers read through them") {
+TEST_CASE("folded layers make no step and no tensor, consumers read through them") {
   auto n = net(R"({"name":"x","kind":"input","shape":[4,4,2]},
     {"name":"pad","kind":"zero_padding","inputs":["x"],"padding":1},
     {"name":"c","kind":"conv2d","inputs":["pad"],"filters":3,"kernel_size":3},
