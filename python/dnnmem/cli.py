@@ -41,8 +41,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             net = _load(args.network, args.batch, args.bytes_per_element)
             print(net.summary())
             if args.steps > 0:
-                cols = ["step", "name", "kind", "class", "flops", "bytes_read", "bytes_written", "rf"]
-                print(net.steps[cols].head(args.steps).to_string(index=False))
+                cols = {"step": "step", "name": "name", "kind": "kind", "class": "class",
+                        "flops": "FLOP", "bytes_read": "read [B]",
+                        "bytes_written": "written [B]", "rf": "rf [FLOP/B]"}
+                table = net.steps[list(cols)].head(args.steps).rename(columns=cols)
+                print(f"first {len(table)} of {net.num_steps} steps (bytes as if every access "
+                      "were streamed):")
+                print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     except (NetworkError, ValueError, OSError) as e:
         print(f"dnnmem: error: {e}", file=sys.stderr)
         return 2

@@ -1,0 +1,127 @@
+"""The encoder-decoder Transformer as a dnnmem network document (``docs/network-format.md``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["transformer"]
+
+DROPOUT_RATE = 0.1  # Vaswani et al.'s P_drop (base; big EN-FR). It changes no count.
+
+
+def transformer(layers: int = 6, d_model: int = 1024, heads: int = 16, d_ff: int = 4096,
+                seq_len: int = 50, vocab: int = 32000) -> dict:
+    """Encoder-decoder Transformer after Vaswani et al. 2017, "Attention Is All You Need".
+
+    The defaults are the "big" model (6 + 6 layers, d_model 1024, 16 heads, d_ff 4096) with
+    source and target length 50 and a 32,000-token shared vocabulary, as
+    ``SPEC-reference.md`` §2 specifies: 259 layers in the file, 209,125,376 trainable
+    parameters. Layer names and file order follow that section (the file order fixes the
+    depth-first schedule, SPEC §3):
+
+    - inputs ``src_tokens`` and ``tgt_tokens``: ``seq_len`` int32 token ids each (no gradient);
+    - ``src_embed`` (embedding), ``src_drop`` (dropout);
+    - per encoder layer ``enc{i}`` (i from 1): self-attention ``_att_q``, ``_att_k``,
+      ``_att_v`` (dense d→d), ``_att_qk`` (q·kᵀ per head: [heads, T, T]), ``_att_sm``
+      (softmax), ``_att_av`` (sm·v, heads merged back: [T, d]), ``_att_o`` (dense d→d); then
+      ``_a_drop``, ``_a_add`` (layer input, a_drop), ``_a_ln``; FFN ``_ff1`` (d→d_ff),
+      ``_relu``, ``_ff2`` (d_ff→d), ``_f_drop``, ``_f_add`` (a_ln, f_drop), ``_f_ln``;
+    - ``tgt_embed``, ``tgt_drop``;
+    - per decoder layer ``dec{i}``: self-attention ``_self_*`` + ``_s_drop``, ``_s_add``,
+      ``_s_ln``; cross-attention ``_cross_*`` (q from ``_s_ln``, k and v from the last encoder
+      layer's ``_f_ln``) + ``_c_drop``, ``_c_add``, ``_c_ln``; FFN as in the encoder;
+    - ``out_proj``: dense d→vocab on the last decoder layer's ``_f_ln``; its output is the
+      logits (the softmax is the loss step's, SPEC §2).
+
+    Assumptions (where the paper leaves a choice, or the layer graph simplifies it):
+
+    - Post-LN residual blocks: ``LayerNorm(x + Dropout(Sublayer(x)))``, as in the paper; no
+      final encoder or decoder layernorm.
+    - Tied embeddings: one trainable weight tensor ``shared_embedding`` (vocab × d_model) is
+      shared by ``src_embed``, ``tgt_embed`` and ``out_proj`` (a shared source-target vocabulary,
+      paper §3.4); ``out_proj`` has no bias. The embeddings read only the gathered rows.
+    - Folded into neighbouring layers (no layer, no step, no tensor of their own): the √d_model
+      scale of the embeddings and the sinusoidal positional encoding (into the embedding), the
+      1/√d_k scale and the decoder's causal mask (into the softmax), the head split and merge
+      (into the matmuls' ``heads`` / ``merge_heads``).
+    - Dropout (rate 0.1, which changes no count) after each embedding and on each sub-layer
+      output before the residual add; no attention dropout (on the softmax) and no ReLU
+      dropout inside the FFN.
+    - Every dense except ``out_proj`` has a bias; each layernorm has γ and β. No label
+      smoothing and no labels input: the loss step reads only the logits.
+    - Teacher forcing: the decoder reads ``seq_len`` target tokens (source and target length
+      equal).
+
+    Parameters
+    ----------
+    layers : int
+        Encoder layers, and decoder layers (the same number of each).
+    d_model : int
+        Model width (embedding row width).
+    heads : int
+        Attention heads; must divide ``d_model``.
+    d_ff : int
+        Inner width of the position-wise feed-forward network.
+    seq_len : int
+        Source and target length T, in tokens.
+    vocab : int
+        Shared vocabulary size.
+
+    Returns
+    -------
+    dict
+        The network document: ``{"name": "transformer", "layers": [...]}``.
+    """
+    doc: list[dict[str, Any]] = []
+
+    def add(name: str, kind: str, inputs: list[str], **fields: Any) -> str:
+        doc.append({"name": name, "kind": kind, "inputs": inputs, **fields})
+        return name
+
+    def attention(p: str, x: str, memory: str) -> str:
+        """Multi-head attention with queries from x and keys / values from memory."""
+        q = add(f"{p}_q", "dense", [x], units=d_model)
+        k = add(f"{p}_k", "dense", [memory], units=d_model)
+        v = add(f"{p}_v", "dense", [memory], units=d_model)
+        qk = add(f"{p}_qk", "matmul", [q, k], heads=heads, transpose_b=True)
+        sm = add(f"{p}_sm", "softmax", [qk])
+        av = add(f"{p}_av", "matmul", [sm, v], heads=heads, merge_heads=True)
+        return add(f"{p}_o", "dense", [av], units=d_model)
+
+    def residual(p: str, x: str, y: str, tag: str) -> str:
+        """Post-LN residual: LayerNorm(x + Dropout(y))."""
+        y = add(f"{p}_{tag}_drop", "dropout", [y], rate=DROPOUT_RATE)
+        y = add(f"{p}_{tag}_add", "add", [x, y])
+        return add(f"{p}_{tag}_ln", "layernorm", [y])
+
+    def ffn(p: str, x: str) -> str:
+        y = add(f"{p}_ff1", "dense", [x], units=d_ff)
+        y = add(f"{p}_relu", "relu", [y])
+        y = add(f"{p}_ff2", "dense", [y], units=d_model)
+        return residual(p, x, y, "f")
+
+    def embed(side: str) -> str:
+        x = add(f"{side}_embed", "embedding", [f"{side}_tokens"], input_dim=vocab,
+                output_dim=d_model, weights="shared_embedding")
+        return add(f"{side}_drop", "dropout", [x], rate=DROPOUT_RATE)
+
+    for side in ("src", "tgt"):
+        doc.append({"name": f"{side}_tokens", "kind": "input", "shape": [seq_len],
+                    "dtype": "int32"})
+
+    x = embed("src")
+    for i in range(1, layers + 1):
+        p = f"enc{i}"
+        x = residual(p, x, attention(f"{p}_att", x, x), "a")
+        x = ffn(p, x)
+    memory = x
+
+    x = embed("tgt")
+    for i in range(1, layers + 1):
+        p = f"dec{i}"
+        x = residual(p, x, attention(f"{p}_self", x, x), "s")
+        x = residual(p, x, attention(f"{p}_cross", x, memory), "c")
+        x = ffn(p, x)
+
+    add("out_proj", "dense", [x], units=vocab, use_bias=False, weights="shared_embedding")
+    return {"name": "transformer", "layers": doc}
