@@ -40,4 +40,5 @@ PYBIND11_MODULE(_core, m) {
 
   dnnmem::bindings::bind_network(m);
   dnnmem::bindings::bind_schedule(m);
+  dnnmem::bindings::bind_estimate(m);
 }

@@ -1,0 +1,68 @@
+#include <pybind11/stl.h>
+
+#include "bindings.hpp"
+#include "dnnmem/estimate.hpp"
+#include "dnnmem/policies.hpp"
+
+namespace dnnmem::bindings {
+
+void bind_estimate(py::module_& m) {
+  py::class_<Estimate, std::shared_ptr<Estimate>>(m, "Estimate", "One design point, estimated.")
+      .def_readonly("seconds", &Estimate::seconds)
+      .def_readonly("steps_seconds", &Estimate::steps_seconds)
+      .def_readonly("drain_seconds", &Estimate::drain_seconds)
+      .def_readonly("stall_seconds", &Estimate::stall_seconds)
+      .def_readonly("capacity_stall_seconds", &Estimate::capacity_stall_seconds)
+      .def_readonly("compute_seconds", &Estimate::compute_seconds)
+      .def_readonly("traffic_in", &Estimate::traffic_in)
+      .def_readonly("traffic_out", &Estimate::traffic_out)
+      .def_property_readonly("counts", [](const Estimate& e) {
+        py::dict d;
+        d["kept"] = e.plan.counts.kept;
+        d["prefetched"] = e.plan.counts.prefetched;
+        d["born"] = e.plan.counts.born;
+        d["offloads"] = e.plan.counts.offloads;
+        return d;
+      })
+      .def("step_table", [](const Estimate& e) {
+        const auto& S = e.timeline.steps;
+        const TimeBase tb = e.time;
+        py::dict d;
+        d["start"] = column<double>(S, [&](const StepTiming& x) { return tb.seconds(x.start); });
+        d["end"] = column<double>(S, [&](const StepTiming& x) { return tb.seconds(x.end); });
+        d["compute_time"] = column<double>(S, [&](const StepTiming& x) { return tb.seconds(x.compute); });
+        d["capacity_stall"] = column<double>(S, [&](const StepTiming& x) { return tb.seconds(x.capacity_stall); });
+        d["bytes_in"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.bytes_in; });
+        d["bytes_out"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.bytes_out; });
+        d["resident_bytes"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.resident; });
+        // Exact per-step times as (numerator ticks as text) would be overkill: end - previous end
+        // in seconds from the exact integers.
+        std::vector<double> time(S.size());
+        Ticks prev = 0;
+        for (std::size_t i = 0; i < S.size(); ++i) {
+          time[i] = tb.seconds(S[i].end - prev);
+          prev = S[i].end;
+        }
+        d["time"] = to_array(time);
+        return d;
+      });
+
+  m.def("estimate", [](std::shared_ptr<const Schedule> s, std::int64_t capacity, double bandwidth,
+                       double throughput, const std::string& policy, int ops_per_mac) {
+    EstimateOptions o;
+    o.policy = policy;
+    o.ops_per_mac = ops_per_mac;
+    // Safe without the GIL: touches only C++ objects Python cannot mutate.
+    py::gil_scoped_release release;
+    return std::make_shared<Estimate>(estimate(*s, {capacity, bandwidth, throughput}, o));
+  }, py::arg("schedule"), py::arg("capacity"), py::arg("bandwidth"), py::arg("throughput"),
+     py::arg("policy") = "lookahead", py::arg("ops_per_mac") = 2);
+
+  m.def("policies", [] {
+    py::dict d;
+    for (const auto& p : policies()) d[py::str(std::string(p.name))] = std::string(p.description);
+    return d;
+  }, "Policy names and descriptions.");
+}
+
+}  // namespace dnnmem::bindings

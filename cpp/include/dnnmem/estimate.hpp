@@ -1,0 +1,29 @@
+// The whole pipeline for one design point: plan (policy) -> timeline -> report (SPEC §1).
+#pragma once
+
+#include <string>
+
+#include "dnnmem/plan.hpp"
+#include "dnnmem/timeline.hpp"
+
+namespace dnnmem {
+
+struct EstimateOptions {
+  std::string policy = "lookahead";
+  int ops_per_mac = 2;  // SPEC §2: FLOPs per multiply-accumulate (2, or 1)
+};
+
+struct Estimate {
+  TimeBase time;
+  Plan plan;
+  Timeline timeline;
+  // Totals in SI units (SPEC §7).
+  double seconds = 0, steps_seconds = 0, drain_seconds = 0, stall_seconds = 0,
+         capacity_stall_seconds = 0, compute_seconds = 0;
+  std::int64_t traffic_in = 0, traffic_out = 0;
+};
+
+// Throws std::invalid_argument for an unknown policy, bad hardware or ops_per_mac not 1 or 2.
+Estimate estimate(const Schedule& s, const Hardware& hw, const EstimateOptions& options);
+
+}  // namespace dnnmem

@@ -1,0 +1,64 @@
+// Stage 3 of the pipeline (SPEC §5): a policy turns a schedule and a design point into a plan —
+// what is resident at each step and every transfer with its issue point and deadline. The
+// timeline (stage 4) then times the plan; it knows nothing about how the plan was made.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dnnmem/hardware.hpp"
+#include "dnnmem/schedule.hpp"
+
+namespace dnnmem {
+
+enum class TransferKind : std::uint8_t {
+  StreamLoad,   // read while its step computes (also embedding rows, and rule 5's demand loads)
+  StreamStore,  // written while its step computes
+  Prefetch,     // loaded ahead of the step that needs it (rule 4)
+  Offload,      // written out after its step (rule 3), final write-outs included (rule 7)
+};
+
+struct Transfer {
+  int tensor = -1;
+  TransferKind kind = TransferKind::StreamLoad;
+  std::int64_t bytes = 0;
+  int issue_step = 0;   // issued at the start of this step, or at its end for offloads
+  int deadline = 0;     // the step that needs it done (n = the end of the iteration)
+  bool is_load() const { return kind == TransferKind::StreamLoad || kind == TransferKind::Prefetch; }
+  bool at_end() const { return kind == TransferKind::Offload; }
+};
+
+struct PlanCounts {
+  int kept = 0;        // reuse intervals kept (rule 2)
+  int prefetched = 0;  // prefetch windows (rule 4)
+  int born = 0;        // outputs born on-chip (rule 6)
+  int offloads = 0;    // offloads (rule 3), final write-outs included
+};
+
+struct Plan {
+  // Transfers in issue order: by step; at a step's start its streamed loads, streamed stores,
+  // then prefetches (rule-4 order); at its end its offloads (tensor order). SPEC §6.
+  std::vector<Transfer> transfers;
+  std::vector<std::int64_t> resident;  // bytes resident during each step (without the space of
+                                       // offloads in flight, which the timeline adds)
+  PlanCounts counts;
+};
+
+// What a policy gets: the schedule, the capacity, and the time base for its latency estimates.
+struct PlanInput {
+  const Schedule& schedule;
+  std::int64_t capacity = 0;
+  TimeBase time;
+  int ops_per_mac = 2;
+  std::vector<Ticks> compute;  // per step, FLOPs · bandwidth
+};
+
+PlanInput make_plan_input(const Schedule& s, const Hardware& hw, int ops_per_mac);
+
+// Transfers every step makes when nothing is kept (policy `none`, capacity 0): each access
+// streamed, a read-modify-write as a load and a store. Policies build on it.
+void stream_everything(const Schedule& s, Plan& plan);
+
+}  // namespace dnnmem

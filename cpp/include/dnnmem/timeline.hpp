@@ -1,0 +1,29 @@
+// Stage 4 of the pipeline (SPEC §6): times a plan. The compute unit runs the steps in order;
+// one DMA channel, preemptive earliest-deadline-first (a fluid server), moves the transfers.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "dnnmem/plan.hpp"
+
+namespace dnnmem {
+
+struct StepTiming {
+  Ticks start = 0, end = 0;     // end(s) - end(s-1) is the step's execution time
+  Ticks compute = 0;
+  Ticks capacity_stall = 0;     // waiting for offloads to free space before starting
+  std::int64_t bytes_in = 0, bytes_out = 0;  // issued at its start (loads) or end (offloads)
+  std::int64_t resident = 0;    // plan residency + data still being written out, at its start
+};
+
+struct Timeline {
+  std::vector<StepTiming> steps;
+  Ticks steps_end = 0;          // end of the last step
+  Ticks total = 0;              // + drain: off-chip writes still running
+  std::int64_t traffic_in = 0, traffic_out = 0;
+};
+
+Timeline simulate(const PlanInput& in, const Plan& plan);
+
+}  // namespace dnnmem

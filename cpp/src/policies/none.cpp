@@ -1,0 +1,13 @@
+// Policy `none`: the capacity is unused and every access is streamed (SPEC §5, §8 P2).
+#include "dnnmem/policies.hpp"
+
+namespace dnnmem {
+
+Plan plan_none(const PlanInput& in) {
+  Plan p;
+  p.resident.assign(in.schedule.steps.size(), 0);
+  stream_everything(in.schedule, p);
+  return p;
+}
+
+}  // namespace dnnmem
