@@ -1,13 +1,15 @@
 """dnnmem: design-space exploration of the memory subsystem of DNN-training accelerators.
 
-The pipeline (SPEC §1): network → schedule → plan → timeline → report. This release has the
-first two stages: load a network (:func:`load_network`, the built-in zoo), inspect its layers,
-FLOPs, reuse frequencies and the schedule of one training iteration.
+The pipeline (SPEC §1): network → schedule → plan → timeline → report. Load a network
+(:func:`load_network`, :func:`network`), inspect its layers, FLOPs and schedule, and
+:func:`estimate` one training iteration on a :class:`Hardware` design point under a policy.
 """
 
 from __future__ import annotations
 
 from . import _core
+from .estimate import Result, estimate, policies
+from .hardware import Hardware
 from .network import Flops, Network, NetworkError, load_network
 from .units import (
     format_bandwidth,
@@ -25,6 +27,10 @@ __version__: str = _core.__version__
 __all__ = [
     "__version__",
     "Flops",
+    "Hardware",
+    "Result",
+    "estimate",
+    "policies",
     "Network",
     "NetworkError",
     "load_network",

@@ -1,0 +1,224 @@
+"""Stages 3–5 from Python: estimate one training iteration at one design point (SPEC §4–7).
+
+The plan, the timeline and the totals are computed in C++ (``cpp/src/policies/``,
+``cpp/src/timeline.cpp``, ``cpp/src/estimate.cpp``); this module handles arguments and units and
+turns the result into a :class:`Result` with pandas tables.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cached_property
+from typing import Any, Union
+
+import numpy as np
+import pandas as pd
+
+from . import _core
+from .hardware import Hardware
+from .network import Network, load_network
+from .units import format_bandwidth, format_bytes, format_count, format_time
+
+__all__ = ["estimate", "policies", "Result"]
+
+NetworkLike = Union[Network, str, "os.PathLike[str]", dict]
+
+
+def policies() -> dict[str, str]:
+    """Policy names and one-line descriptions (SPEC §5)."""
+    return dict(_core.policies())
+
+
+def _network(network: NetworkLike, batch: int | None) -> Network:
+    if isinstance(network, Network):
+        return network if batch is None or batch == network.batch else network.with_batch(batch)
+    if isinstance(network, str) and not os.path.exists(network):
+        from .zoo import network as zoo_network, networks
+
+        if network.lower() in networks():
+            return zoo_network(network, batch=batch or 1)
+        raise ValueError(f"network: {network!r} is neither a file nor a built-in network "
+                         f"({', '.join(networks())})")
+    if isinstance(network, (str, os.PathLike, dict)):
+        return load_network(network, batch=batch or 1)
+    raise TypeError(f"network: expected a Network, a built-in name, a JSON path or a dict, "
+                    f"got {type(network).__name__}")
+
+
+def estimate(network: NetworkLike, hardware: Hardware | None = None, policy: str = "lookahead",
+             *, batch: int | None = None, capacity: str | float | None = None,
+             bandwidth: str | float | None = None, throughput: str | float | None = None,
+             ops_per_mac: int = 2) -> Result:
+    """Estimate one training iteration of ``network`` on ``hardware`` under ``policy``.
+
+    Parameters
+    ----------
+    network : Network, str, path or dict
+        A loaded :class:`Network`, a built-in name (``"resnet50"``), a JSON file or a document.
+    hardware : Hardware, optional
+        The design point. Keyword arguments ``capacity``, ``bandwidth``, ``throughput`` build
+        one (or override fields of the one given); unit strings such as ``"24MiB"`` work.
+    policy : str
+        One of :func:`policies` (default ``"lookahead"``, the thesis's).
+    batch : int, optional
+        Mini-batch size (default: the network's own, or 1 for a file / name).
+    ops_per_mac : int
+        FLOPs per multiply-accumulate: 2 (default) or 1 (SPEC §2).
+
+    Returns
+    -------
+    Result
+        Totals in SI base units (s, bytes, bytes/s) and a per-step table.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument for invalid hardware, an unknown policy or a bad ``ops_per_mac``.
+    """
+    net = _network(network, batch)
+    overrides = {k: v for k, v in (("capacity", capacity), ("bandwidth", bandwidth),
+                                    ("throughput", throughput)) if v is not None}
+    if hardware is None:
+        hardware = Hardware(**overrides)  # type: ignore[arg-type]
+    elif not isinstance(hardware, Hardware):
+        raise TypeError(f"hardware: expected dnnmem.Hardware, got {type(hardware).__name__}")
+    elif overrides:
+        hardware = hardware.replace(**overrides)
+    if not isinstance(policy, str) or policy not in _core.policies():
+        raise ValueError(f"policy: unknown policy {policy!r} (valid: {', '.join(_core.policies())})")
+    if ops_per_mac not in (1, 2) or isinstance(ops_per_mac, bool):
+        raise ValueError(f"ops_per_mac: must be 1 or 2, got {ops_per_mac!r}")
+    core = _core.estimate(net.schedule, hardware.capacity, hardware.bandwidth,
+                          hardware.throughput, policy, ops_per_mac)
+    return Result(net, hardware, policy, ops_per_mac, core)
+
+
+class Result:
+    """One estimated training iteration. Every total is in SI base units.
+
+    Attributes
+    ----------
+    time : float
+        Seconds for the iteration, drain included.
+    traffic_in, traffic_out : int
+        Bytes loaded from / written to off-chip memory.
+    avg_bandwidth : float
+        (traffic in + out) / time, bytes/s (thesis Eq. 4.1).
+    active_time : float
+        avg_bandwidth / peak bandwidth: the fraction of time the memory is busy (Eq. 4.2).
+    utilization : float
+        FLOPs / (throughput × time) (Eq. 4.3).
+    samples_per_s : float
+        batch / time (Eq. 5.2).
+    compute_time, stall_time, capacity_stall_time, drain_time : float
+        Seconds: Σ step compute; time the steps are not computing; the part of the stall spent
+        waiting for offloads to free capacity; off-chip writes still running after the last step.
+    """
+
+    def __init__(self, network: Network, hardware: Hardware, policy: str, ops_per_mac: int,
+                 core: _core.Estimate) -> None:
+        self.network = network
+        self.hardware = hardware
+        self.policy = policy
+        self.ops_per_mac = ops_per_mac
+        self._core = core
+        self.time: float = core.seconds
+        self.traffic_in: int = int(core.traffic_in)
+        self.traffic_out: int = int(core.traffic_out)
+        self.compute_time: float = core.compute_seconds
+        self.stall_time: float = core.stall_seconds
+        self.capacity_stall_time: float = core.capacity_stall_seconds
+        self.drain_time: float = core.drain_seconds
+        self.flops: int = int(network.schedule.total_ops(ops_per_mac))
+        self.avg_bandwidth: float = (self.traffic_in + self.traffic_out) / self.time
+        self.active_time: float = self.avg_bandwidth / hardware.bandwidth
+        self.utilization: float = self.flops / (hardware.throughput * self.time)
+        self.samples_per_s: float = network.batch / self.time
+        self.counts: dict[str, int] = dict(core.counts)
+
+    @property
+    def traffic(self) -> int:
+        """traffic_in + traffic_out, bytes."""
+        return self.traffic_in + self.traffic_out
+
+    @cached_property
+    def steps(self) -> pd.DataFrame:
+        """One row per step (SPEC §7): ``step``, ``name``, ``layer``, ``kind``, ``class``,
+        ``phase``, ``flops``, ``start``, ``end``, ``time`` (end − previous end, s),
+        ``compute_time``, ``stall`` (time − compute_time), ``capacity_stall`` (s),
+        ``bytes_in``, ``bytes_out`` (issued at the step's start, or its end for offloads),
+        ``resident_bytes`` (on chip at its start, data being written out included)."""
+        base = self.network.steps
+        t = self._core.step_table()
+        df = pd.DataFrame({
+            "step": base["step"], "name": base["name"], "layer": base["layer"],
+            "kind": base["kind"], "class": base["class"], "phase": base["phase"],
+            "flops": self.ops_per_mac * base["macs"] + (base["flops"] - 2 * base["macs"]),
+            "start": t["start"], "end": t["end"], "time": t["time"],
+            "compute_time": t["compute_time"],
+        })
+        df["stall"] = np.maximum(df["time"] - df["compute_time"], 0.0)
+        df["capacity_stall"] = t["capacity_stall"]
+        df["bytes_in"] = t["bytes_in"]
+        df["bytes_out"] = t["bytes_out"]
+        df["resident_bytes"] = t["resident_bytes"]
+        return df
+
+    def _breakdown(self, column: str) -> pd.Series:
+        s = self.steps
+        label = s[column].where(s["phase"] != "loss", "loss").replace("", "other")
+        out = s["time"].groupby(label, sort=False).sum()
+        if self.drain_time > 0:
+            out["drain"] = self.drain_time
+        out.name = "seconds"
+        return out
+
+    def by_kind(self) -> pd.Series:
+        """Time (s) by layer kind (thesis Fig. 5.5); loss steps under ``"loss"``, off-chip writes
+        after the last step under ``"drain"``. Sums to :attr:`time`."""
+        return self._breakdown("kind")
+
+    def by_class(self) -> pd.Series:
+        """Time (s) by layer class ``"I"`` / ``"II"`` (thesis §5), ``"loss"`` and ``"drain"``."""
+        return self._breakdown("class")
+
+    def to_dict(self) -> dict[str, Any]:
+        """The totals as a flat dict (SI base units), e.g. for a DataFrame row."""
+        return {
+            "network": self.network.name, "batch": self.network.batch, "policy": self.policy,
+            "capacity": self.hardware.capacity, "bandwidth": self.hardware.bandwidth,
+            "throughput": self.hardware.throughput, "time": self.time,
+            "traffic_in": self.traffic_in, "traffic_out": self.traffic_out,
+            "avg_bandwidth": self.avg_bandwidth, "active_time": self.active_time,
+            "utilization": self.utilization, "samples_per_s": self.samples_per_s,
+            "compute_time": self.compute_time, "stall_time": self.stall_time,
+            "capacity_stall_time": self.capacity_stall_time, "drain_time": self.drain_time,
+        }
+
+    def _rows(self) -> list[tuple[str, str]]:
+        return [
+            ("time", format_time(self.time)),
+            ("traffic in / out", f"{format_bytes(self.traffic_in)} / {format_bytes(self.traffic_out)}"),
+            ("average bandwidth", f"{format_bandwidth(self.avg_bandwidth)} "
+                                  f"({self.active_time:.1%} of peak)"),
+            ("compute utilization", f"{self.utilization:.1%}"),
+            ("throughput", f"{self.samples_per_s:.4g} samples/s"),
+            ("stall", f"{format_time(self.stall_time)} (capacity {format_time(self.capacity_stall_time)}), "
+                      f"drain {format_time(self.drain_time)}"),
+            ("FLOPs", format_count(self.flops, "FLOP")),
+        ]
+
+    def __repr__(self) -> str:
+        head = (f"<dnnmem.Result {self.network.name} N={self.network.batch}, {self.policy}, "
+                f"{self.hardware!r}>")
+        return head + "".join(f"\n  {k:<20} {v}" for k, v in self._rows())
+
+    def _repr_html_(self) -> str:
+        import html
+
+        rows = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+                       f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
+                       for k, v in self._rows())
+        title = html.escape(f"{self.network.name} N={self.network.batch} · {self.policy} · "
+                            f"{self.hardware!r}")
+        return f"<div><b>{title}</b><table>{rows}</table></div>"
