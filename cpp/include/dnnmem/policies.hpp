@@ -27,5 +27,6 @@ Plan plan_none(const PlanInput& in);
 Plan plan_lookahead(const PlanInput& in);
 Plan plan_belady(const PlanInput& in);
 Plan plan_prefetch_next(const PlanInput& in);
+Plan plan_no_lookahead(const PlanInput& in);
 
 }  // namespace dnnmem

@@ -18,6 +18,10 @@ class RangeTree {
   std::int64_t max(int lo, int hi) const {
     return lo <= hi ? max(1, 0, static_cast<int>(n_) - 1, lo, hi) : 0;
   }
+  // The first index in [lo, hi] whose value is > level, or -1.
+  int first_above(int lo, int hi, std::int64_t level) const {
+    return lo <= hi ? first_above(1, 0, static_cast<int>(n_) - 1, lo, hi, level, 0) : -1;
+  }
   // The last index in [lo, hi] whose value is > level, or -1.
   int last_above(int lo, int hi, std::int64_t level) const {
     return lo <= hi ? last_above(1, 0, static_cast<int>(n_) - 1, lo, hi, level, 0) : -1;
@@ -46,6 +50,15 @@ class RangeTree {
     if (lo <= m) best = std::max(best, max(2 * node, l, m, lo, hi));
     if (hi > m) best = std::max(best, max(2 * node + 1, m + 1, r, lo, hi));
     return best + add_[node];
+  }
+  int first_above(std::size_t node, int l, int r, int lo, int hi, std::int64_t level,
+                  std::int64_t above) const {
+    if (hi < l || r < lo || max_[node] + above <= level) return -1;
+    if (l == r) return l;
+    const int m = (l + r) / 2;
+    const std::int64_t a = above + add_[node];
+    const int left = first_above(2 * node, l, m, lo, hi, level, a);
+    return left >= 0 ? left : first_above(2 * node + 1, m + 1, r, lo, hi, level, a);
   }
   // `above` = the sum of add_ on the path above this node.
   int last_above(std::size_t node, int l, int r, int lo, int hi, std::int64_t level,

@@ -12,6 +12,8 @@ const std::vector<Policy>& policies() {
        Scheduler::Default, &plan_belady},
       {"prefetch-next", "as lookahead, prefetching one step ahead (thesis Fig. 4.1a)",
        Scheduler::Default, &plan_prefetch_next},
+      {"no-lookahead", "as lookahead, writing a dirty tensor out only when its space is needed "
+       "(thesis Fig. 4.2a)", Scheduler::Default, &plan_no_lookahead},
       {"none", "no cache: every access streamed", Scheduler::Default, &plan_none},
   };
   return all;

@@ -1,5 +1,5 @@
-// The thesis's cache manager (SPEC §5 rules 1–7) and its ablations `belady` (no prefetch) and
-// `prefetch-next` (k = 1). Plan order: kept intervals (rule 2, with rule 3's offloads of
+// The thesis's cache manager (SPEC §5 rules 1–7) and its ablations `belady` (no prefetch),
+// `prefetch-next` (k = 1) and `no-lookahead` (offloads issued only when the space is needed). Plan order: kept intervals (rule 2, with rule 3's offloads of
 // rejected dirty intervals), then prefetches (rule 4), then outputs (rule 6); whatever is left
 // is streamed. Occupancy is one range tree over steps (reservations included).
 #include <algorithm>
@@ -13,10 +13,12 @@ namespace {
 
 enum class Prefetch { None, LatencyAware, NextStep };
 
+void delay_offloads(Plan& p, const PlanInput& in);
+
 class ThesisPlanner {
  public:
-  ThesisPlanner(const PlanInput& in, Prefetch prefetch)
-      : in_(in), s_(in.schedule), prefetch_(prefetch), n_(static_cast<int>(s_.steps.size())),
+  ThesisPlanner(const PlanInput& in, Prefetch prefetch, bool lookahead_offload = true)
+      : in_(in), s_(in.schedule), prefetch_(prefetch), lookahead_offload_(lookahead_offload), n_(static_cast<int>(s_.steps.size())),
         occ_(s_.steps.size()), resident_diff_(s_.steps.size() + 1, 0) {
     prefix_.assign(s_.steps.size() + 1, 0);
     for (std::size_t i = 0; i < s_.steps.size(); ++i) prefix_[i + 1] = prefix_[i] + in.compute[i];
@@ -28,13 +30,16 @@ class ThesisPlanner {
     if (prefetch_ != Prefetch::None) prefetch();
     place_outputs();
     stream_the_rest();
-    return finish();
+    Plan p = finish();
+    if (!lookahead_offload_) delay_offloads(p, in_);
+    return p;
   }
 
  private:
   const PlanInput& in_;
   const Schedule& s_;
   Prefetch prefetch_;
+  bool lookahead_offload_;
   int n_;
   detail::RangeTree occ_;                  // plan occupancy, reservations included
   std::vector<std::int64_t> resident_diff_;  // resident bytes, without reservations
@@ -289,7 +294,59 @@ class ThesisPlanner {
   }
 };
 
+// `no-lookahead` (thesis Fig. 4.2a): the same decisions, but a dirty tensor leaving the cache
+// stays resident until the first step whose planned data no longer fits beside it; its write is
+// issued at the end of the step before, with that step as deadline (the step waits for the
+// space: a capacity stall), and at the latest at the end of the step before the tensor's next
+// use (so a reload never reads stale data). One reading of the thesis's prose, written in
+// docs/policies.md: the plan (what is kept, reloaded, prefetched) is lookahead's; only the
+// offload timing moves.
+void delay_offloads(Plan& p, const PlanInput& in) {
+  const std::int64_t capacity = in.capacity;
+  const Schedule& sched = in.schedule;
+  const int n = static_cast<int>(p.resident.size());
+  detail::RangeTree held(p.resident.size());
+  for (int i = 0; i < n; ++i) held.add(i, i, p.resident[static_cast<std::size_t>(i)]);
+  std::vector<Transfer> moved, kept;
+  for (const Transfer& x : p.transfers) (x.kind == TransferKind::Offload ? moved : kept).push_back(x);
+  // Earlier offloads claim the space first (issue order).
+  for (Transfer& x : moved) {
+    const int u = x.issue_step;
+    const Tensor& t = sched.tensors[static_cast<std::size_t>(x.tensor)];
+    int next_use = n;
+    for (int k = t.use_begin; k < t.use_end; ++k)
+      if (sched.uses[static_cast<std::size_t>(k)].step > u) {
+        next_use = sched.uses[static_cast<std::size_t>(k)].step;
+        break;
+      }
+    int s = held.first_above(u + 1, next_use - 1, capacity - x.bytes);
+    if (s < 0 && next_use < n) s = next_use;
+    const int last = s < 0 ? n - 1 : s - 1;  // held on chip through `last`
+    held.add(u + 1, last, x.bytes);
+    for (int i = u + 1; i <= last; ++i) p.resident[static_cast<std::size_t>(i)] += x.bytes;
+    x.issue_step = last;
+    x.deadline = s < 0 ? n : s;
+  }
+  // Re-insert the offloads at the end of their new steps, keeping the plan's issue order.
+  std::stable_sort(moved.begin(), moved.end(), [](const Transfer& a, const Transfer& b) {
+    return a.issue_step != b.issue_step ? a.issue_step < b.issue_step : a.tensor < b.tensor;
+  });
+  p.transfers.clear();
+  std::size_t m = 0;
+  for (std::size_t i = 0; i < kept.size() || m < moved.size();) {
+    const int step = i < kept.size() ? kept[i].issue_step : n;
+    while (m < moved.size() && moved[m].issue_step < step) p.transfers.push_back(moved[m++]);
+    if (i >= kept.size()) break;
+    for (; i < kept.size() && kept[i].issue_step == step; ++i) p.transfers.push_back(kept[i]);
+    while (m < moved.size() && moved[m].issue_step == step) p.transfers.push_back(moved[m++]);
+  }
+}
+
 }  // namespace
+
+Plan plan_no_lookahead(const PlanInput& in) {
+  return ThesisPlanner(in, Prefetch::LatencyAware, /*lookahead_offload=*/false).run();
+}
 
 Plan plan_lookahead(const PlanInput& in) { return ThesisPlanner(in, Prefetch::LatencyAware).run(); }
 Plan plan_belady(const PlanInput& in) { return ThesisPlanner(in, Prefetch::None).run(); }

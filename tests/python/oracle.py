@@ -1,0 +1,666 @@
+"""A small, plain pure-Python implementation of SPEC.md §4–7 (plan, timeline, report), written
+from the spec alone, to serve as a test oracle for the C++ estimator.
+
+    import dnnmem, oracle
+    net = dnnmem.network("resnet50", batch=32)
+    r = oracle.estimate(net, capacity=128 * 2**20, bandwidth=616 * 10**9,
+                        throughput=1345 * 10**10, policy="lookahead")
+    r["time"], r["traffic_in"], r["traffic_out"], r["kept"], ...
+
+Readability beats speed: per-step lists and plain loops, O(steps × intervals) at worst; one
+point takes 0.01–0.1 s on the reference networks.
+
+It reproduces every point of SPEC-reference.md exactly (ResNet-50 N=32 and Transformer N=128;
+lookahead, belady, prefetch-next, none at 0 / 24 / 128 / 500 MiB / inf; lookahead with
+ops_per_mac = 1): traffic to the byte, the time as the same rounded ms, the diagnostics (kept,
+prefetched, born, offloads, capacity stall) and the five sensitivity statements about the
+capacity-wait rule (``capacity_wait`` below).
+
+Units (SPEC-reference.md, "Conventions")
+---------------------------------------
+All time is an exact integer in units of 1/(throughput × bandwidth) seconds: a step with F
+FLOPs computes for F × bandwidth units, b bytes move in b × throughput units. Every comparison
+of the plan (rule 3's deadline w, rule 4's look-ahead k) and every event of the timeline is
+exact on these integers; the result is converted to a ``Fraction`` of seconds at the end.
+
+What comes out
+--------------
+``estimate`` returns a dict: ``time`` (Fraction, s; end of the last step plus drain),
+``traffic_in`` / ``traffic_out`` (bytes), the plan diagnostics of SPEC-reference.md ``kept``
+(intervals kept by rule 2), ``prefetched`` (rule 4 windows), ``born`` (rule 6), ``offloads``
+(rule 3, final write-outs included), ``capacity_stall`` (Fraction, s), ``drain`` (Fraction, s),
+``same_tensor_blocks`` (service decisions in which §6's same-tensor ordering held a transfer
+back), and ``steps``: one dict per step with ``start``, ``end``, ``compute`` (Fraction, s),
+``bytes_in``, ``bytes_out`` (SPEC §6: bytes belong to the step at whose start — streamed,
+prefetch — or end — offload — they are issued) and ``onchip`` (bytes planned on-chip during
+the step, R7).
+
+Readings
+--------
+Points on which SPEC.md can be read two ways, the reading taken here, and what decided it.
+"ref" = SPEC-reference.md; "decided by" lists the reference values that the other reading
+gets wrong (checked by running this file with the other reading patched in); "not decided"
+means the other reading gives the same numbers at every reference point.
+
+R1. Intervals are consecutive *full* uses (partial embedding-row accesses are not uses for
+    residency, SPEC §2); "previous use u" of rule 4 is likewise the previous full use (−1 if
+    none). Decided by the interval counts of ref (627 / 1004); the rule-4 part is not decided
+    (the shared table's look-ahead k is a few steps, far from its partial uses).
+R2. A kept interval [u, v] occupies u … v, but when the interval into u is also kept the tensor
+    is already there at u ("consecutive kept intervals share their endpoint"): only u+1 … v is
+    fit-checked and added. A tensor's residency is a set of steps, never counted twice at one
+    step; a rule-3 reservation is a separate amount added on top. Decided by 128 MiB, both
+    networks, all three policies (checking u as well: +0.1 to +0.6 ms, other traffic).
+R3. Rule 3 at rule-2 time: a rejected dirty interval [u, v] gets its offload and reservation
+    there only when the tensor is known resident at u, i.e. the interval into u was kept.
+    A dirty rejected interval whose u is an output or a not-resident read-modify-write is
+    offloaded only if rule 6 (born) or rule 4 (prefetched read-modify-write) makes it resident
+    (SPEC rule 3's last sentences). Decided by every 24 and 128 MiB point (reserving for every
+    dirty rejection: +6 to +31 ms).
+R4. Rule 3's w: the smallest w in u+1 … n−1 with compute(u+1 … w−1) ≥ write time, else w = n
+    (reservation through n−1). Rule 4's k: the smallest k ≥ 1 with compute(v−k … v−1) ≥ load
+    time, else k = v. Counting w itself in the sum is wrong at 20 points; ≥ versus > is not
+    decided (no exact ties occur).
+R5. Rule 4 candidates: every full read use v (read-modify-writes included) whose interval into
+    v was not kept, first uses included (u = −1); in order of v, then rule 2's tie-breaks on
+    [u, v] (dirty first — rule 2's definition, a first use is clean —, later u, smaller size,
+    tensor order). Dropping the dirty tie-break is wrong at Transformer lookahead 128 MiB
+    (−0.096 ms); v-then-tensor order likewise (−0.273 ms). The window is [p, v], or [p, v−1] when
+    [v, ·] is kept — fit-checked on that range only (checking v too changes the prefetch counts
+    at 10 points). Deferral: the smallest p in p*+1 … v−1 whose window fits at every step;
+    none → streamed (a rule-5 demand load if [v, ·] is kept). Not deferring is wrong at 7 points.
+    A prefetched read-modify-write whose next interval is rejected is offloaded after v: never
+    happens at the reference points (the 2 / 11 prefetched read-modify-writes all stay), so
+    not decided.
+R6. Rule 6 candidates: every full write at step s (outputs, read-modify-writes) whose tensor is
+    not resident at s after rules 2–4. An output resident through a kept interval [s, ·] is not
+    "born" (counting it changes ``born`` at every point); fit check at step s only (checking
+    s … w−1 is wrong at 18 points); a must-end-off-chip output with no later full use is born
+    only if w ≤ n−1 (bearing it anyway is wrong at all 28 non-zero-capacity points: born,
+    offloads, and the time by +0.00006 ms of drain). Step order, then tensor order (access
+    order: not decided).
+R7. Timeline capacity at the start of step s: bytes planned on-chip at s (kept intervals,
+    prefetch windows, born outputs — not reservations) + every offload issued and not yet
+    complete ≤ capacity; streaming needs none. Without the wait every 24/128/500 MiB point is
+    wrong (capacity stalls of ref).
+R8. Channel: fluid preemptive EDF, key (deadline, loads before stores, issue order); a global
+    issue counter follows SPEC §6 (start of s: s's streamed loads in access-list order, s's
+    streamed stores, prefetches beginning at s in rule-4 order; end of s: offloads after s in
+    tensor order). Arrivals only happen at step starts and ends, so between them the fluid
+    server is simply "serve the most urgent pending transfer to completion". Plain issue order
+    at equal deadline is wrong at 10 points; prefetches issued in tensor order and offloads in
+    deadline order are not decided. Capacity wait: all pending offloads, in (deadline, issue
+    order), before everything else — reproduces ref's five "if the pending offloads kept their
+    own deadlines" / "in issue order alone" values exactly (``capacity_wait``). Same-tensor
+    ordering: a transfer behind a pending earlier offload of its tensor is held back and lends
+    its key to that offload; never acts at the reference points (``same_tensor_blocks`` = 0), as
+    ref says.
+R9. A step's end: max(start + compute, completion of its streamed transfers and of all
+    prefetches for it); a prefetch done before the start ends before start + compute anyway.
+R10. ``none`` = the plan at capacity 0 (every use streamed, SPEC §8 P2). ``belady`` = rules 1–3,
+     5–7, no rule-4 prefetch at all (a first use, or a read whose interval into it was
+     rejected, is streamed at use; with [v, ·] kept it is a rule-5 demand load).
+     ``prefetch-next`` = rule 4 with k = 1.
+R11. A must-end-off-chip tensor whose last interval is kept is offloaded after its last use
+     when that interval is accepted (rule 7). Never happens here (every dW has one full use).
+
+Ablations with no reference values (readings are this file's own; treat disagreements with
+the C++ code as questions for SPEC.md, not as C++ bugs)
+-----------------------------------------------------------------------------------------
+``no-lookahead`` (SPEC §5, Fig. 4.2a):
+N1. The plan (rules 1–7, reservations included) is lookahead's; only when the writes happen
+    changes. Every dirty tensor lookahead would offload after u (rule 3, born outputs, final
+    dW write-outs) instead stays on-chip after u, "lingering", counting against capacity.
+N2. At each step s, before its capacity wait, the oldest lingering tensors (left earliest, then
+    tensor order) are written out — deadline s, issued as s wants to start — until the step's
+    planned data + the lingering data fit; the step then waits for the writes (capacity stall).
+N3. A lingering tensor that is transferred again at s (streamed, demand or partial access, or a
+    prefetch beginning at s) is written out first, at s (the same-tensor ordering then holds the
+    load behind it). Traffic is therefore exactly lookahead's.
+N4. Whatever still lingers after the last step (dW) is written out then (drain).
+``lru`` (an online LRU cache with demand loads):
+L1. The cache holds whole tensors; accesses are processed step by step in access-list order.
+L2. A full read of a tensor not cached is a demand load (streamed with the step, rule 5) and
+    the data stays; a write allocates the tensor (dirty).
+L3. To make room, evict least-recently-used tensors not used at this step (ties: tensor
+    order); a dirty victim is written out (deadline s, issued as s wants to start, so s waits
+    for it). If it still does not fit, the access is streamed and the tensor not cached.
+L4. After its last full use a tensor is freed at no cost (liveness is known from the graph),
+    except a dirty must-end-off-chip tensor (dW): it stays until evicted or the end (L6).
+L5. Partial accesses are streamed; a cached dirty copy of the tensor is written out first.
+L6. Dirty dW still cached after the last step are written out then (drain).
+    Diagnostics: ``kept`` = cache hits, ``born`` = write-only allocations, ``offloads`` = dirty
+    write-outs, ``prefetched`` = 0.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+POLICIES = ("lookahead", "belady", "prefetch-next", "none", "no-lookahead", "lru")
+
+
+# ---------------------------------------------------------------------------------------------
+# Input: the schedule as plain Python lists
+# ---------------------------------------------------------------------------------------------
+
+class _Use:
+    """One full (non-partial) use of a tensor at a step."""
+
+    def __init__(self, step: int, read: bool, write: bool) -> None:
+        self.step, self.read, self.write = step, read, write
+
+
+class _Tensor:
+    def __init__(self, index: int, name: str, size: int, starts_offchip: bool,
+                 must_end_offchip: bool) -> None:
+        self.index = index            # position in the SPEC §3 tensor order
+        self.name = name
+        self.size = size
+        self.starts_offchip = starts_offchip
+        self.must_end_offchip = must_end_offchip
+        self.uses: list[_Use] = []    # full uses, in step order
+        # Plan results per full use j (filled by _plan):
+        self.kept_into: list[bool] = []    # interval [uses[j-1], uses[j]] kept by rule 2
+        self.dirty_into: list[bool] = []   # that interval is dirty (rule 2's definition)
+        self.prefetch_from: list[int | None] = []  # rule 4: first step p of the window for use j
+        self.resident: set[int] = set()    # steps at which the tensor occupies cache (R2)
+
+
+def _read_schedule(net, ops_per_mac: int):
+    """Steps' FLOPs, tensors with their full uses, and the partial accesses per step."""
+    sched = net.schedule
+    st = sched.step_table()
+    n = len(st["macs"])
+    flops = [ops_per_mac * int(m) + int(f) for m, f in zip(st["macs"], st["flops"])]
+
+    tt = sched.tensor_table()
+    tensors = [_Tensor(i, str(tt["name"][i]), int(tt["bytes"][i]), bool(tt["starts_offchip"][i]),
+                       bool(tt["must_end_offchip"][i])) for i in range(len(tt["name"]))]
+
+    # Accesses in step / access-list order; partial ones are kept apart (always streamed).
+    at = sched.access_table()
+    accesses: list[list[tuple[int, bool, bool, bool, int]]] = [[] for _ in range(n)]
+    k = 0
+    for s in range(n):
+        for _ in range(int(st["num_accesses"][s])):
+            accesses[s].append((int(at["tensor"][k]), bool(at["read"][k]), bool(at["write"][k]),
+                                bool(at["partial"][k]), int(at["bytes"][k])))
+            k += 1
+    for s in range(n):
+        for t, read, write, partial, _ in accesses[s]:
+            if not partial:
+                tensors[t].uses.append(_Use(s, read, write))
+    for t in tensors:
+        assert all(a.step < b.step for a, b in zip(t.uses, t.uses[1:])), t.name
+        m = len(t.uses)
+        t.kept_into = [False] * m
+        t.dirty_into = [False] * m
+        t.prefetch_from = [None] * m
+    return n, flops, tensors, accesses
+
+
+# ---------------------------------------------------------------------------------------------
+# The plan (SPEC §5, rules 1–7)
+# ---------------------------------------------------------------------------------------------
+
+class _Plan:
+    def __init__(self, n: int) -> None:
+        self.occ = [0] * n            # planned occupancy per step, reservations included
+        self.kept = 0
+        self.prefetches: list[tuple[int, int, int]] = []   # (tensor, use j, p) in rule-4 order
+        self.born: list[tuple[int, int]] = []              # (tensor, step)
+        self.offloads: list[tuple[int, int, int]] = []     # (after step u, tensor, deadline w)
+
+
+def _plan(n, flops, tensors, capacity, bandwidth, throughput, policy) -> _Plan:
+    plan = _Plan(n)
+    compute = [f * bandwidth for f in flops]           # units, see module docstring
+    prefix = [0]
+    for c in compute:
+        prefix.append(prefix[-1] + c)
+
+    def compute_between(a: int, b: int) -> int:        # compute time of steps a … b−1
+        return prefix[b] - prefix[a]
+
+    def fits(size: int, steps) -> bool:
+        return all(plan.occ[s] + size <= capacity for s in steps)
+
+    def occupy(t: _Tensor, steps) -> None:
+        for s in steps:
+            if s not in t.resident:
+                t.resident.add(s)
+                plan.occ[s] += t.size
+
+    def write_deadline(u: int, size: int) -> int:
+        """Rule 3: the first w with compute(u+1 … w−1) ≥ write time; n if none (R4)."""
+        for w in range(u + 1, n):
+            if compute_between(u + 1, w) >= size * throughput:
+                return w
+        return n
+
+    def offload_after(t: _Tensor, u: int) -> None:
+        """Rule 3: write t out right after u, deadline w; reserve u+1 … w−1 without fit check."""
+        w = write_deadline(u, t.size)
+        for s in range(u + 1, w):
+            plan.occ[s] += t.size
+        plan.offloads.append((u, t.index, w))
+
+    def interval_dirty(t: _Tensor, j: int) -> bool:
+        """Rule 2: [uses[j], uses[j+1]] is dirty iff use j writes or the interval into j was
+        kept and dirty."""
+        return t.uses[j].write or (j > 0 and t.kept_into[j] and t.dirty_into[j])
+
+    # --- Rules 1–3: reuse intervals in order of their end v (Bélády) ------------------------
+    by_end: dict[int, list[tuple[_Tensor, int]]] = {}
+    for t in tensors:
+        for j in range(1, len(t.uses)):
+            by_end.setdefault(t.uses[j].step, []).append((t, j))
+    for v in sorted(by_end):
+        # Dirty flags depend only on intervals ending before v: all decided by now.
+        group = []
+        for t, j in by_end[v]:
+            t.dirty_into[j] = interval_dirty(t, j - 1)
+            u = t.uses[j - 1].step
+            group.append(((not t.dirty_into[j], -u, t.size, t.index), t, j))
+        group.sort(key=lambda g: g[0])
+        for _, t, j in group:
+            u = t.uses[j - 1].step
+            # R2: the endpoint u is shared with a kept interval into u.
+            first = u + 1 if t.kept_into[j - 1] else u
+            steps = range(first, v + 1)
+            if fits(t.size, steps):
+                t.kept_into[j] = True
+                plan.kept += 1
+                occupy(t, steps)
+                if j == len(t.uses) - 1 and t.must_end_offchip:
+                    offload_after(t, v)                # rule 7 (never at the reference points)
+            elif t.dirty_into[j] and t.kept_into[j - 1]:
+                # Rule 3: resident and dirty at u, next interval rejected → offload after u.
+                # (R3: otherwise the offload is decided by rule 4 or 6 if they make it resident.)
+                offload_after(t, u)
+            # a clean rejected interval: dropped after u at no cost
+
+    # --- Rule 4: latency-aware prefetch ------------------------------------------------------
+    if policy in ("lookahead", "prefetch-next"):
+        cands = []
+        for t in tensors:
+            for j, use in enumerate(t.uses):
+                if use.read and not t.kept_into[j]:
+                    u = t.uses[j - 1].step if j > 0 else -1
+                    dirty = j > 0 and interval_dirty(t, j - 1)
+                    cands.append(((use.step, not dirty, -u, t.size, t.index), t, j))
+        cands.sort(key=lambda c: c[0])
+        for _, t, j in cands:
+            v = t.uses[j].step
+            u = t.uses[j - 1].step if j > 0 else -1
+            load = t.size * throughput
+            if policy == "prefetch-next":
+                k = 1
+            else:
+                k = next((k for k in range(1, v + 1) if compute_between(v - k, v) >= load), v)
+            p_star = max(v - k, u + 1)
+            if p_star >= v:
+                continue                               # streamed at v
+            next_kept = j + 1 < len(t.uses) and t.kept_into[j + 1]
+            last = v - 1 if next_kept else v           # R5: [p, v−1] before a kept interval
+            p = next((p for p in range(p_star, v) if fits(t.size, range(p, last + 1))), None)
+            if p is None:
+                continue                               # streamed at v (demand load if kept on)
+            t.prefetch_from[j] = p
+            occupy(t, range(p, last + 1))
+            plan.prefetches.append((t.index, j, p))
+            # A prefetched read-modify-write is dirty after v: offloaded if its next interval
+            # is rejected or it must end off-chip (rules 3, 7).
+            if t.uses[j].write and not next_kept and (j + 1 < len(t.uses) or t.must_end_offchip):
+                offload_after(t, v)
+
+    # --- Rule 6: outputs born on-chip, in step order, then tensor order ----------------------
+    writes_at: dict[int, list[tuple[_Tensor, int]]] = {}
+    for t in tensors:
+        for j, use in enumerate(t.uses):
+            if use.write:
+                writes_at.setdefault(use.step, []).append((t, j))
+    for s in range(n):
+        for t, j in sorted(writes_at.get(s, []), key=lambda x: x[0].index):
+            if s in t.resident:
+                continue                               # kept or prefetched: not "born" (R6)
+            has_next = j + 1 < len(t.uses)             # then [s, next] was rejected
+            if not has_next and t.must_end_offchip and write_deadline(s, t.size) >= n:
+                continue                               # dW with no qualifying w: streamed
+            if plan.occ[s] + t.size > capacity:
+                continue                               # does not fit: streamed out during s
+            occupy(t, [s])
+            plan.born.append((t.index, s))
+            if has_next or t.must_end_offchip:
+                offload_after(t, s)
+    return plan
+
+
+# ---------------------------------------------------------------------------------------------
+# The timeline (SPEC §6)
+# ---------------------------------------------------------------------------------------------
+
+class _Transfer:
+    def __init__(self, seq: int, tensor: int, nbytes: int, work: int, is_load: bool,
+                 is_offload: bool, deadline: int) -> None:
+        self.seq = seq                # issue order (global counter)
+        self.tensor = tensor
+        self.nbytes = nbytes
+        self.remaining = work         # units of channel time still to serve
+        self.is_load = is_load
+        self.is_offload = is_offload
+        self.deadline = deadline
+        self.done_at: int | None = None
+
+    def key(self):
+        """EDF: deadline, then loads before stores, then issue order."""
+        return (self.deadline, 0 if self.is_load else 1, self.seq)
+
+
+class _Channel:
+    """One DMA channel, fluid preemptive EDF. Arrivals only happen when the caller issues
+    transfers, so between calls the most urgent pending transfer is simply served to completion."""
+
+    def __init__(self, wait_rule: str = "offloads-first") -> None:
+        self.wait_rule = wait_rule
+        self.clock = 0
+        self.pending: list[_Transfer] = []
+        self.seq = 0
+        self.same_tensor_blocks = 0   # service decisions in which the same-tensor ordering (R8)
+        # held a transfer back
+
+    def issue(self, tensor, nbytes, throughput, is_load, is_offload, deadline) -> _Transfer:
+        tr = _Transfer(self.seq, tensor, nbytes, nbytes * throughput, is_load, is_offload,
+                       deadline)
+        self.seq += 1
+        self.pending.append(tr)
+        return tr
+
+    def _next(self, waiting: bool) -> _Transfer | None:
+        """The transfer to serve now. waiting = a step waits for capacity (first inheritance:
+        every pending offload first, in (deadline, issue order))."""
+        if not self.pending:
+            return None
+
+        def base(tr):
+            if not waiting or self.wait_rule == "own-deadlines":
+                return tr.key()
+            if self.wait_rule == "issue-order":         # offloads first, among them by issue
+                return (0, tr.seq) if tr.is_offload else (1,) + tr.key()
+            return ((0 if tr.is_offload else 1),) + tr.key()   # SPEC §6
+
+        # Second inheritance: a transfer behind a pending (earlier) offload of its tensor is held
+        # back and lends its key to that offload.
+        eff = {id(tr): base(tr) for tr in self.pending}
+        blocked = set()
+        for tr in self.pending:
+            for off in self.pending:
+                if off.is_offload and off is not tr and off.tensor == tr.tensor \
+                        and off.seq < tr.seq:
+                    blocked.add(id(tr))
+                    eff[id(off)] = min(eff[id(off)], eff[id(tr)])
+        if blocked:
+            self.same_tensor_blocks += 1
+        ready = [tr for tr in self.pending if id(tr) not in blocked]
+        return min(ready, key=lambda tr: eff[id(tr)])
+
+    def serve(self, until_time: int | None = None, until=None, waiting: bool = False) -> None:
+        """Serve from self.clock until until_time, or until the condition until() holds."""
+        while True:
+            if until is not None and until():
+                return
+            tr = self._next(waiting)
+            if tr is None:
+                assert until is None, "waiting on a condition with nothing to serve"
+                self.clock = max(self.clock, until_time)
+                return
+            if until_time is not None and self.clock + tr.remaining > until_time:
+                tr.remaining -= until_time - self.clock
+                self.clock = until_time
+                return
+            self.clock += tr.remaining
+            tr.remaining = 0
+            tr.done_at = self.clock
+            self.pending.remove(tr)
+
+
+# ---------------------------------------------------------------------------------------------
+# What the channel has to do, step by step
+# ---------------------------------------------------------------------------------------------
+
+class _Work:
+    """Everything the timeline needs, per step s (lists of (tensor, bytes or deadline))."""
+
+    def __init__(self, n: int) -> None:
+        self.onchip = [0] * n         # bytes that must be on-chip during s (R7)
+        self.evict_before: list[list[int]] = [[] for _ in range(n)]      # tensors written out
+        # when s wants to start, deadline s (no-lookahead, lru only)
+        self.streamed_loads: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+        self.streamed_stores: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+        self.prefetch_at: list[list[tuple[int, int]]] = [[] for _ in range(n)]  # (t, deadline v)
+        self.offload_after: list[list[tuple[int, int]]] = [[] for _ in range(n)]  # (t, deadline)
+
+
+def _work_from_plan(n, tensors, accesses, plan: _Plan) -> _Work:
+    work = _Work(n)
+    # Bytes planned resident per step (R7: reservations are not data; offloads count instead).
+    for t in tensors:
+        for s in t.resident:
+            work.onchip[s] += t.size
+    use_at = {(t.index, u.step): j for t in tensors for j, u in enumerate(t.uses)}
+    for s in range(n):
+        for ti, read, write, partial, nbytes in accesses[s]:
+            if partial:                                # SPEC §2: always streamed
+                if read:
+                    work.streamed_loads[s].append((ti, nbytes))
+                if write:
+                    work.streamed_stores[s].append((ti, nbytes))
+                continue
+            t = tensors[ti]
+            j = use_at[(ti, s)]
+            # A read needs a load unless the tensor stayed from its previous use (kept) or was
+            # prefetched; the load is a streamed read, or a rule-5 demand load if [s, ·] is kept.
+            if read and not t.kept_into[j] and t.prefetch_from[j] is None:
+                work.streamed_loads[s].append((ti, nbytes))
+            # A write not resident at s goes straight off-chip.
+            if write and s not in t.resident:
+                work.streamed_stores[s].append((ti, nbytes))
+    for ti, j, p in plan.prefetches:                   # rule-4 order = issue order
+        work.prefetch_at[p].append((ti, tensors[ti].uses[j].step))
+    for u, ti, w in plan.offloads:
+        work.offload_after[u].append((ti, w))
+    for lst in work.offload_after:
+        lst.sort()                                     # tensor order
+    return work
+
+
+def _linger(n, tensors, work: _Work, capacity: int) -> None:
+    """``no-lookahead`` (SPEC §5 ablation, Fig. 4.2a): the plan is lookahead's, but a dirty tensor
+    is not written out right after use u; it stays on-chip (counting against capacity) and is
+    written out only when a step needs its space. Readings N1–N4 in the module docstring."""
+    lingering: list[tuple[int, int]] = []              # (left after step u, tensor), oldest first
+    for s in range(n):
+        # N3: a tensor about to be transferred again is written out first.
+        touched = {ti for ti, _ in work.streamed_loads[s] + work.streamed_stores[s]}
+        touched |= {ti for ti, _ in work.prefetch_at[s]}
+        for item in list(lingering):
+            if item[1] in touched:
+                lingering.remove(item)
+                work.evict_before[s].append(item[1])
+        # N2: then the oldest lingering tensors, until the step's data fits.
+        while lingering and work.onchip[s] + sum(tensors[ti].size for _, ti in lingering) \
+                > capacity:
+            work.evict_before[s].append(lingering.pop(0)[1])
+        work.onchip[s] += sum(tensors[ti].size for _, ti in lingering)
+        lingering += [(s, ti) for ti, _ in work.offload_after[s]]
+        work.offload_after[s] = []
+    # N4: what still lingers after the last step is written out then (drain).
+    work.offload_after[n - 1] = sorted((ti, n) for _, ti in lingering)
+
+
+def _lru(n, tensors, accesses, capacity) -> tuple[_Work, dict]:
+    """``lru`` (SPEC §5 ablation): an online LRU cache of whole tensors with demand loads and no
+    knowledge of the future. Readings L1–L6 in the module docstring."""
+    work = _Work(n)
+    last_full_use = {t.index: t.uses[-1].step for t in tensors if t.uses}
+    cache: dict[int, list] = {}                        # tensor → [dirty, last used step]
+    diag = {"kept": 0, "prefetched": 0, "born": 0, "offloads": 0}
+
+    def used_bytes() -> int:
+        return sum(tensors[ti].size for ti in cache)
+
+    for s in range(n):
+        for ti, read, write, partial, nbytes in accesses[s]:
+            t = tensors[ti]
+            if partial:
+                # L5: a partial access of a cached dirty tensor writes the tensor out first.
+                if ti in cache and cache[ti][0]:
+                    del cache[ti]
+                    work.evict_before[s].append(ti)
+                    diag["offloads"] += 1
+                if read:
+                    work.streamed_loads[s].append((ti, nbytes))
+                if write:
+                    work.streamed_stores[s].append((ti, nbytes))
+                continue
+            if ti in cache:                            # hit
+                cache[ti][1] = s
+                cache[ti][0] = cache[ti][0] or write
+                diag["kept"] += 1
+                continue
+            if read:                                   # L2: demand load, streamed with s
+                work.streamed_loads[s].append((ti, nbytes))
+            # L3: make room by evicting least recently used tensors not used at s.
+            while used_bytes() + t.size > capacity:
+                victims = [(last, vi) for vi, (_, last) in cache.items() if last < s]
+                if not victims:
+                    break
+                _, vi = min(victims)
+                if cache[vi][0]:
+                    work.evict_before[s].append(vi)
+                    diag["offloads"] += 1
+                del cache[vi]
+            if used_bytes() + t.size <= capacity:
+                cache[ti] = [write, s]
+                if write and not read:
+                    diag["born"] += 1
+            elif write:
+                work.streamed_stores[s].append((ti, nbytes))   # does not fit: streamed out
+        for ti in cache:
+            work.onchip[s] += tensors[ti].size
+        # L4: after its last full use a tensor leaves the cache (a dirty must-end-off-chip
+        # tensor stays, as a dirty entry, until evicted or the end of the iteration).
+        for ti in [ti for ti in cache if last_full_use[ti] == s]:
+            if not (tensors[ti].must_end_offchip and cache[ti][0]):
+                del cache[ti]
+    # L6: dirty tensors that must end off-chip and are still cached are written out at the end.
+    final = sorted(ti for ti, (dirty, _) in cache.items() if dirty and tensors[ti].must_end_offchip)
+    work.offload_after[n - 1] = [(ti, n) for ti in final]
+    diag["offloads"] += len(final)
+    return work, diag
+
+
+# ---------------------------------------------------------------------------------------------
+# The timeline (SPEC §6)
+# ---------------------------------------------------------------------------------------------
+
+def _simulate(n, compute, tensors, work: _Work, capacity, throughput, wait_rule):
+    ch = _Channel(wait_rule)
+    steps = []
+    prev_end = 0
+    capacity_stall = 0
+    offloads_inflight: list[_Transfer] = []
+    prefetch_for: dict[int, list[_Transfer]] = {}      # deadline step → its prefetches
+
+    def pending_out() -> int:
+        return sum(tr.nbytes for tr in offloads_inflight if tr.done_at is None)
+
+    for s in range(n):
+        bytes_in = bytes_out = 0
+        # no-lookahead / lru: write-outs forced by this step (issued when it wants to start).
+        for ti in work.evict_before[s]:
+            offloads_inflight.append(ch.issue(ti, tensors[ti].size, throughput, False, True, s))
+            bytes_out += tensors[ti].size
+        # Capacity: data on-chip during s + data still being written out ≤ capacity (§6).
+        if work.onchip[s] + pending_out() > capacity:
+            ch.serve(until=lambda: work.onchip[s] + pending_out() <= capacity, waiting=True)
+        start = ch.clock
+        capacity_stall += start - prev_end
+
+        # Issue order at the start of s: streamed loads, streamed stores, prefetches (§6).
+        needed = []
+        for ti, nb in work.streamed_loads[s]:
+            needed.append(ch.issue(ti, nb, throughput, True, False, s))
+            bytes_in += nb
+        for ti, nb in work.streamed_stores[s]:
+            needed.append(ch.issue(ti, nb, throughput, False, False, s))
+            bytes_out += nb
+        for ti, v in work.prefetch_at[s]:
+            tr = ch.issue(ti, tensors[ti].size, throughput, True, False, v)
+            bytes_in += tensors[ti].size
+            prefetch_for.setdefault(v, []).append(tr)
+        needed += prefetch_for.get(s, [])    # R9: a late prefetch delays the end like a stream
+
+        # End = max(start + compute, completion of what the step needs); the channel keeps
+        # serving (other transfers) until then.
+        ch.serve(until=lambda: all(tr.done_at is not None for tr in needed))
+        end = max(start + compute[s], ch.clock)
+        ch.serve(until_time=end)
+        # Issue order at the end of s: the offloads after s, in tensor order.
+        for ti, w in work.offload_after[s]:
+            offloads_inflight.append(ch.issue(ti, tensors[ti].size, throughput, False, True, w))
+            bytes_out += tensors[ti].size
+        steps.append({"start": start, "end": end, "compute": compute[s],
+                      "bytes_in": bytes_in, "bytes_out": bytes_out, "onchip": work.onchip[s]})
+        prev_end = end
+    ch.serve(until=lambda: not ch.pending)            # rule 7: drain
+    return steps, prev_end, max(prev_end, ch.clock), capacity_stall, ch.same_tensor_blocks
+
+
+def estimate(net, capacity: int, bandwidth: int, throughput: int, policy: str = "lookahead",
+             ops_per_mac: int = 2, *, capacity_wait: str = "offloads-first") -> dict:
+    """One training iteration of ``net`` on (capacity B, bandwidth B/s, throughput FLOP/s)
+    under ``policy``; see the module docstring for the result and the readings of SPEC.md.
+
+    ``capacity_wait`` exists only to check the sensitivity statements of SPEC-reference.md:
+    "offloads-first" (SPEC §6: while a step waits for capacity, pending offloads go first, in
+    deadline then issue order), "issue-order" (offloads first, among themselves in issue
+    order), "own-deadlines" (no inheritance: plain EDF during the wait).
+    """
+    if capacity_wait not in ("offloads-first", "issue-order", "own-deadlines"):
+        raise ValueError(f"capacity_wait: unknown rule {capacity_wait!r}")
+    if policy not in POLICIES:
+        raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
+    capacity, bandwidth, throughput = int(capacity), int(bandwidth), int(throughput)
+    n, flops, tensors, accesses = _read_schedule(net, ops_per_mac)
+    compute = [f * bandwidth for f in flops]           # units, see module docstring
+    if policy == "none":
+        capacity = 0                                   # R10: capacity unused
+    if policy == "lru":
+        work, diag = _lru(n, tensors, accesses, capacity)
+    else:
+        plan = _plan(n, flops, tensors, capacity, bandwidth, throughput,
+                     "lookahead" if policy == "no-lookahead" else policy)
+        work = _work_from_plan(n, tensors, accesses, plan)
+        diag = {"kept": plan.kept, "prefetched": len(plan.prefetches), "born": len(plan.born),
+                "offloads": len(plan.offloads)}
+        if policy == "no-lookahead":
+            _linger(n, tensors, work, capacity)
+
+    steps, last_end, total, stall, blocks = _simulate(n, compute, tensors, work, capacity,
+                                                      throughput, capacity_wait)
+    unit = Fraction(1, throughput * bandwidth)
+    for d in steps:
+        for key in ("start", "end", "compute"):
+            d[key] = d[key] * unit
+    return {
+        "time": total * unit,
+        "traffic_in": sum(d["bytes_in"] for d in steps),
+        "traffic_out": sum(d["bytes_out"] for d in steps),
+        **diag,
+        "capacity_stall": stall * unit,
+        "drain": (total - last_end) * unit,
+        "same_tensor_blocks": blocks,
+        "steps": steps,
+    }
