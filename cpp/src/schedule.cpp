@@ -412,6 +412,80 @@ class ScheduleBuilder {
   }
 };
 
+UseIndex index_uses(const Schedule& s) {
+  UseIndex x;
+  const std::size_t nt = s.tensors.size(), ns = s.steps.size();
+  x.full_begin.assign(nt + 1, 0);
+  std::vector<int> use_full(s.uses.size(), -1);
+  for (std::size_t t = 0; t < nt; ++t) {
+    x.full_begin[t] = static_cast<int>(x.full_step.size());
+    for (int u = s.tensors[t].use_begin; u < s.tensors[t].use_end; ++u) {
+      const Use& use = s.uses[static_cast<std::size_t>(u)];
+      if (use.partial) continue;
+      use_full[static_cast<std::size_t>(u)] = static_cast<int>(x.full_step.size());
+      x.full_tensor.push_back(static_cast<int>(t));
+      x.full_step.push_back(use.step);
+      x.full_read.push_back(use.read);
+      x.full_write.push_back(use.write);
+    }
+  }
+  x.full_begin[nt] = static_cast<int>(x.full_step.size());
+  // Accesses and uses are in the same step order per tensor: match them up by (tensor, step).
+  x.access_full.assign(s.accesses.size(), -1);
+  std::vector<int> cursor(nt, 0);
+  for (std::size_t t = 0; t < nt; ++t) cursor[t] = x.full_begin[t];
+  for (std::size_t i = 0; i < ns; ++i) {
+    const Step& st = s.steps[i];
+    for (int k = 0; k < st.num_accesses; ++k) {
+      const auto a = static_cast<std::size_t>(st.first_access + k);
+      const Access& acc = s.accesses[a];
+      if (acc.partial) continue;
+      const auto t = static_cast<std::size_t>(acc.tensor);
+      x.access_full[a] = cursor[t]++;
+    }
+  }
+  const auto size_of = [&](int f) { return s.tensors[static_cast<std::size_t>(x.full_tensor[static_cast<std::size_t>(f)])].bytes; };
+  const auto step_of = [&](int f) { return x.full_step[static_cast<std::size_t>(f)]; };
+  // later start first, then smaller, then tensor order
+  const auto static_order = [&](int a, int b) {
+    if (step_of(a) != step_of(b)) return step_of(a) > step_of(b);
+    if (size_of(a) != size_of(b)) return size_of(a) < size_of(b);
+    return x.full_tensor[static_cast<std::size_t>(a)] < x.full_tensor[static_cast<std::size_t>(b)];
+  };
+  auto group = [&](std::vector<int>& begin, std::vector<int>& items, auto key_step, auto select) {
+    std::vector<std::vector<int>> by(ns);
+    for (int f = 0; f < static_cast<int>(x.full_step.size()); ++f)
+      if (select(f)) by[static_cast<std::size_t>(key_step(f))].push_back(f);
+    begin.assign(ns + 1, 0);
+    for (std::size_t v = 0; v < ns; ++v) {
+      begin[v] = static_cast<int>(items.size());
+      items.insert(items.end(), by[v].begin(), by[v].end());
+    }
+    begin[ns] = static_cast<int>(items.size());
+  };
+  const auto next_is_same_tensor = [&](int f) {
+    return f + 1 < x.full_begin[static_cast<std::size_t>(x.full_tensor[static_cast<std::size_t>(f)]) + 1];
+  };
+  // Intervals: keyed by their end (the next full use), ordered by the previous use.
+  group(x.interval_begin, x.intervals, [&](int f) { return step_of(f + 1); }, next_is_same_tensor);
+  for (std::size_t v = 0; v < ns; ++v)
+    std::sort(x.intervals.begin() + x.interval_begin[v], x.intervals.begin() + x.interval_begin[v + 1], static_order);
+  // Reads: the previous use is what "start" means for rule 4 (-1 for a first use).
+  const auto prev_step = [&](int f) {
+    return f > x.full_begin[static_cast<std::size_t>(x.full_tensor[static_cast<std::size_t>(f)])] ? step_of(f - 1) : -1;
+  };
+  group(x.read_begin, x.reads, step_of, [&](int f) { return x.full_read[static_cast<std::size_t>(f)] != 0; });
+  for (std::size_t v = 0; v < ns; ++v)
+    std::sort(x.reads.begin() + x.read_begin[v], x.reads.begin() + x.read_begin[v + 1], [&](int a, int b) {
+      if (prev_step(a) != prev_step(b)) return prev_step(a) > prev_step(b);
+      if (size_of(a) != size_of(b)) return size_of(a) < size_of(b);
+      return x.full_tensor[static_cast<std::size_t>(a)] < x.full_tensor[static_cast<std::size_t>(b)];
+    });
+  group(x.write_begin, x.writes, step_of, [&](int f) { return x.full_write[static_cast<std::size_t>(f)] != 0; });
+  // (full uses are numbered tensor by tensor, so each step's writes are already in tensor order)
+  return x;
+}
+
 }  // namespace
 
 Schedule build_schedule(const Network& net, const ScheduleOptions& options) {
@@ -433,7 +507,9 @@ Schedule build_schedule(const Network& net, const ScheduleOptions& options) {
       throw std::invalid_argument("layer '" + l.name + "' at batch " + std::to_string(options.batch) +
                                   " is too large to count exactly in 64 bits");
   }
-  return ScheduleBuilder(net, options).build();
+  Schedule s = ScheduleBuilder(net, options).build();
+  s.index = index_uses(s);
+  return s;
 }
 
 }  // namespace dnnmem

@@ -67,6 +67,28 @@ struct ScheduleOptions {
   Scheduler scheduler = Scheduler::Default;
 };
 
+// What every cache manager derives from the use lists, computed once per schedule so that a
+// design point pays only for its own decisions (SPEC §6 note). A "full use" is a use that is not
+// partial; full uses are numbered globally, tensor by tensor, in step order, and a reuse
+// interval is named by the full use it starts at.
+struct UseIndex {
+  std::vector<int> full_begin;      // per tensor + 1: its full uses are [full_begin[t], full_begin[t+1])
+  std::vector<int> full_tensor;     // per full use
+  std::vector<int> full_step;       // per full use
+  std::vector<std::uint8_t> full_read, full_write;
+  std::vector<int> access_full;     // per access: its full use, -1 if partial
+  // Reuse intervals grouped by end step, each group in the static part of rule 2's order
+  // (later start first, then smaller, then tensor order); "dirty first" is decided per point.
+  std::vector<int> interval_begin;  // per step + 1: [interval_begin[v], interval_begin[v+1])
+  std::vector<int> intervals;       // start full use of each interval
+  // Full reads grouped by step in the same static order (rule 4's candidates).
+  std::vector<int> read_begin;
+  std::vector<int> reads;
+  // Full writes grouped by step, in tensor order (rule 6's candidates).
+  std::vector<int> write_begin;
+  std::vector<int> writes;
+};
+
 struct Schedule {
   std::int64_t batch = 1;
   int bytes_per_element = 4;
@@ -75,6 +97,7 @@ struct Schedule {
   std::vector<Access> accesses;
   std::vector<Tensor> tensors;     // in the tensor order of SPEC §3
   std::vector<Use> uses;           // grouped by tensor, in step order
+  UseIndex index;                  // derived from the above by build_schedule
 
   // Consecutive full-use pairs (the reuse intervals of SPEC §5 rule 1).
   std::int64_t num_intervals() const;

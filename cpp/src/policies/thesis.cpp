@@ -18,19 +18,23 @@ void delay_offloads(Plan& p, const PlanInput& in);
 class ThesisPlanner {
  public:
   ThesisPlanner(const PlanInput& in, Prefetch prefetch, bool lookahead_offload = true)
-      : in_(in), s_(in.schedule), prefetch_(prefetch), lookahead_offload_(lookahead_offload), n_(static_cast<int>(s_.steps.size())),
+      : in_(in), s_(in.schedule), x_(in.schedule.index), prefetch_(prefetch),
+        lookahead_offload_(lookahead_offload), n_(static_cast<int>(s_.steps.size())),
         occ_(s_.steps.size()), resident_diff_(s_.steps.size() + 1, 0) {
     prefix_.assign(s_.steps.size() + 1, 0);
     for (std::size_t i = 0; i < s_.steps.size(); ++i) prefix_[i + 1] = prefix_[i] + in.compute[i];
-    index_uses();
+    const std::size_t nf = x_.full_step.size();
+    kept_.assign(nf, 0);
+    dirty_.assign(nf, 0);
+    loaded_.assign(nf, 0);
+    born_.assign(nf, 0);
   }
 
   Plan run() {
     keep_intervals();
     if (prefetch_ != Prefetch::None) prefetch();
     place_outputs();
-    stream_the_rest();
-    Plan p = finish();
+    Plan p = assemble();
     if (!lookahead_offload_) delay_offloads(p, in_);
     return p;
   }
@@ -38,55 +42,31 @@ class ThesisPlanner {
  private:
   const PlanInput& in_;
   const Schedule& s_;
+  const UseIndex& x_;
   Prefetch prefetch_;
   bool lookahead_offload_;
   int n_;
-  detail::RangeTree occ_;                  // plan occupancy, reservations included
+  detail::RangeTree occ_;                    // plan occupancy, reservations included
   std::vector<std::int64_t> resident_diff_;  // resident bytes, without reservations
-  std::vector<Ticks> prefix_;              // prefix_[i] = compute ticks of steps 0 … i-1
+  std::vector<Ticks> prefix_;                // prefix_[i] = compute ticks of steps 0 … i-1
   Plan plan_;
+  // Per full use f (an interval is named by the full use it starts at):
+  std::vector<std::uint8_t> kept_;    // interval f -> f+1 kept (rule 2)
+  std::vector<std::uint8_t> dirty_;   // interval f -> f+1 dirty
+  std::vector<std::uint8_t> loaded_;  // prefetched for use f (rule 4)
+  std::vector<std::uint8_t> born_;    // the output of use f is on chip (rule 6)
+  std::vector<Transfer> prefetches_, offloads_;
 
-  // Full uses per tensor (partial ones are always streamed and never a use for residency).
-  std::vector<std::vector<int>> full_;     // tensor -> indices into s_.uses
-  std::vector<int> first_interval_;        // tensor -> its first interval index
-  std::vector<char> kept_, dirty_;         // per interval (tensor t, j): uses j -> j+1
-  std::vector<std::vector<char>> loaded_;  // tensor -> per full use: prefetched for it (rule 4)
-  std::vector<std::vector<char>> born_;    // tensor -> per full use: its output is on chip (rule 6)
-  std::vector<std::vector<Transfer>> at_start_prefetch_, at_end_;
-
-  const Tensor& tensor(int t) const { return s_.tensors[static_cast<std::size_t>(t)]; }
-  const Use& use(int t, int j) const {
-    return s_.uses[static_cast<std::size_t>(full_[static_cast<std::size_t>(t)][static_cast<std::size_t>(j)])];
-  }
-  int num_full(int t) const { return static_cast<int>(full_[static_cast<std::size_t>(t)].size()); }
-  int interval(int t, int j) const { return first_interval_[static_cast<std::size_t>(t)] + j; }
-  bool kept(int t, int j) const {  // the interval from full use j to j+1
-    return j >= 0 && j + 1 < num_full(t) && kept_[static_cast<std::size_t>(interval(t, j))];
-  }
-  bool dirty(int t, int j) const {
-    return j >= 0 && j + 1 < num_full(t) && dirty_[static_cast<std::size_t>(interval(t, j))];
-  }
-
-  void index_uses() {
-    const std::size_t nt = s_.tensors.size();
-    full_.assign(nt, {});
-    first_interval_.assign(nt, 0);
-    loaded_.assign(nt, {});
-    born_.assign(nt, {});
-    int intervals = 0;
-    for (std::size_t t = 0; t < nt; ++t) {
-      for (int u = s_.tensors[t].use_begin; u < s_.tensors[t].use_end; ++u)
-        if (!s_.uses[static_cast<std::size_t>(u)].partial) full_[t].push_back(u);
-      first_interval_[t] = intervals;
-      intervals += std::max(0, static_cast<int>(full_[t].size()) - 1);
-      loaded_[t].assign(full_[t].size(), 0);
-      born_[t].assign(full_[t].size(), 0);
-    }
-    kept_.assign(static_cast<std::size_t>(intervals), 0);
-    dirty_.assign(static_cast<std::size_t>(intervals), 0);
-    at_start_prefetch_.assign(s_.steps.size(), {});
-    at_end_.assign(s_.steps.size(), {});
-  }
+  int tensor_of(int f) const { return x_.full_tensor[static_cast<std::size_t>(f)]; }
+  int step_of(int f) const { return x_.full_step[static_cast<std::size_t>(f)]; }
+  bool writes(int f) const { return x_.full_write[static_cast<std::size_t>(f)] != 0; }
+  std::int64_t bytes_of(int f) const { return s_.tensors[static_cast<std::size_t>(tensor_of(f))].bytes; }
+  bool has_next(int f) const { return f + 1 < x_.full_begin[static_cast<std::size_t>(tensor_of(f)) + 1]; }
+  bool has_prev(int f) const { return f > x_.full_begin[static_cast<std::size_t>(tensor_of(f))]; }
+  bool kept(int f) const { return kept_[static_cast<std::size_t>(f)] != 0; }  // f -> f+1
+  bool kept_into(int f) const { return has_prev(f) && kept(f - 1); }
+  bool dirty(int f) const { return dirty_[static_cast<std::size_t>(f)] != 0; }
+  bool must_end_offchip(int f) const { return s_.tensors[static_cast<std::size_t>(tensor_of(f))].must_end_offchip; }
 
   void occupy(int lo, int hi, std::int64_t bytes, bool reservation) {
     if (lo > hi) return;
@@ -96,15 +76,12 @@ class ThesisPlanner {
       resident_diff_[static_cast<std::size_t>(hi) + 1] -= bytes;
     }
   }
-  bool fits(int lo, int hi, std::int64_t bytes) const {
-    return occ_.max(lo, hi) + bytes <= in_.capacity;
-  }
+  bool fits(int lo, int hi, std::int64_t bytes) const { return occ_.max(lo, hi) + bytes <= in_.capacity; }
 
   // Rule 3's deadline: the first step w > u with compute of u+1 … w-1 >= the write time; n when
   // no step qualifies (then `qualifies` is false).
   int write_deadline(int u, std::int64_t bytes, bool* qualifies = nullptr) const {
     const Ticks need = prefix_[static_cast<std::size_t>(u) + 1] + in_.time.transfer(bytes);
-    // prefix_[w] >= need, smallest w in [u+1, n-1]
     auto it = std::lower_bound(prefix_.begin() + u + 1, prefix_.begin() + n_, need);
     const bool ok = it != prefix_.begin() + n_;
     if (qualifies) *qualifies = ok;
@@ -112,52 +89,41 @@ class ThesisPlanner {
   }
 
   // A resident dirty tensor leaves after step u: written out, its space reserved until w-1.
-  void offload_after(int t, int u) {
-    const std::int64_t bytes = tensor(t).bytes;
+  void offload_after(int f) {
+    const int u = step_of(f);
+    const std::int64_t bytes = bytes_of(f);
     const int w = write_deadline(u, bytes);
-    occupy(u + 1, std::min(w, n_) - 1, bytes, /*reservation=*/true);
-    at_end_[static_cast<std::size_t>(u)].push_back({t, TransferKind::Offload, bytes, u, w});
+    occupy(u + 1, w - 1, bytes, /*reservation=*/true);
+    offloads_.push_back({tensor_of(f), TransferKind::Offload, bytes, u, w});
     ++plan_.counts.offloads;
   }
 
-  // Does tensor t leave dirty after full use j (resident there), needing a write-out?
-  bool leaves_dirty(int t, int j, bool dirty_at_j) const {
-    if (j + 1 < num_full(t)) return !kept(t, j) && dirty_at_j;
-    return dirty_at_j && tensor(t).must_end_offchip;
-  }
+  // Resident and dirty at use f: does it need writing out after f?
+  bool leaves_dirty(int f) const { return has_next(f) ? !kept(f) : must_end_offchip(f); }
 
   // Rule 2 (Bélády): intervals by end, dirty first, later start first, smaller, tensor order.
   void keep_intervals() {
-    std::vector<std::vector<std::pair<int, int>>> by_end(s_.steps.size());
-    for (int t = 0; t < static_cast<int>(s_.tensors.size()); ++t)
-      for (int j = 0; j + 1 < num_full(t); ++j) by_end[static_cast<std::size_t>(use(t, j + 1).step)].push_back({t, j});
+    std::vector<int> group;
     for (int v = 0; v < n_; ++v) {
-      auto& group = by_end[static_cast<std::size_t>(v)];
-      for (auto [t, j] : group)
-        dirty_[static_cast<std::size_t>(interval(t, j))] = use(t, j).write || (kept(t, j - 1) && dirty(t, j - 1));
-      std::sort(group.begin(), group.end(), [&](auto a, auto b) {
-        const bool da = dirty(a.first, a.second), db = dirty(b.first, b.second);
-        if (da != db) return da;
-        const int ua = use(a.first, a.second).step, ub = use(b.first, b.second).step;
-        if (ua != ub) return ua > ub;
-        const auto sa = tensor(a.first).bytes, sb = tensor(b.first).bytes;
-        if (sa != sb) return sa < sb;
-        return a.first < b.first;
-      });
-      for (auto [t, j] : group) {
-        const int u = use(t, j).step;
-        const bool into_kept = kept(t, j - 1);
+      const auto b = x_.intervals.begin() + x_.interval_begin[static_cast<std::size_t>(v)];
+      const auto e = x_.intervals.begin() + x_.interval_begin[static_cast<std::size_t>(v) + 1];
+      if (b == e) continue;
+      group.assign(b, e);
+      for (int f : group) dirty_[static_cast<std::size_t>(f)] = writes(f) || (kept_into(f) && dirty(f - 1));
+      std::stable_partition(group.begin(), group.end(), [&](int f) { return dirty(f); });
+      for (int f : group) {
+        const int u = step_of(f);
+        const bool into_kept = kept_into(f);
         const int lo = into_kept ? u + 1 : u;  // consecutive kept intervals share their endpoint
-        const std::int64_t bytes = tensor(t).bytes;
+        const std::int64_t bytes = bytes_of(f);
         if (fits(lo, v, bytes)) {
           occupy(lo, v, bytes, false);
-          kept_[static_cast<std::size_t>(interval(t, j))] = 1;
+          kept_[static_cast<std::size_t>(f)] = 1;
           ++plan_.counts.kept;
           // Kept into its last use, dirty, and due off-chip: the final write-out (rule 7).
-          if (j + 2 == num_full(t) && tensor(t).must_end_offchip && (dirty(t, j) || use(t, j + 1).write))
-            offload_after(t, v);
-        } else if (into_kept && dirty(t, j)) {
-          offload_after(t, u);  // rule 3: leaves right after u
+          if (!has_next(f + 1) && must_end_offchip(f) && (dirty(f) || writes(f + 1))) offload_after(f + 1);
+        } else if (into_kept && dirty(f)) {
+          offload_after(f);  // rule 3: leaves right after u
         }
       }
     }
@@ -165,130 +131,99 @@ class ThesisPlanner {
 
   // Rule 4: a read not resident before its step is loaded from p* = max(v - k, u + 1).
   void prefetch() {
-    struct Want { int t, j, u, v; bool dirty; };
-    std::vector<Want> wants;
-    for (int t = 0; t < static_cast<int>(s_.tensors.size()); ++t)
-      for (int j = 0; j < num_full(t); ++j) {
-        if (!use(t, j).read || kept(t, j - 1)) continue;
-        wants.push_back({t, j, j > 0 ? use(t, j - 1).step : -1, use(t, j).step, dirty(t, j - 1)});
+    std::vector<int> group;
+    for (int v = 0; v < n_; ++v) {
+      const auto b = x_.reads.begin() + x_.read_begin[static_cast<std::size_t>(v)];
+      const auto e = x_.reads.begin() + x_.read_begin[static_cast<std::size_t>(v) + 1];
+      group.clear();
+      for (auto it = b; it != e; ++it)
+        if (!kept_into(*it)) group.push_back(*it);
+      std::stable_partition(group.begin(), group.end(), [&](int f) { return has_prev(f) && dirty(f - 1); });
+      for (int f : group) {
+        const int u = has_prev(f) ? step_of(f - 1) : -1;
+        const std::int64_t bytes = bytes_of(f);
+        int k = 1;
+        if (prefetch_ == Prefetch::LatencyAware) {
+          // smallest k with compute of v-k … v-1 >= load time: the largest q <= v-1 with
+          // prefix_[q] <= prefix_[v] - load; none: k = v.
+          const Ticks limit = prefix_[static_cast<std::size_t>(v)] - in_.time.transfer(bytes);
+          auto it = std::upper_bound(prefix_.begin(), prefix_.begin() + v, limit);
+          k = it == prefix_.begin() ? v : v - static_cast<int>(it - prefix_.begin() - 1);
+        }
+        const int p_star = std::max(v - k, u + 1);
+        if (p_star >= v) continue;  // streamed
+        const bool next_kept = has_next(f) && kept(f);
+        const int end = next_kept ? v - 1 : v;  // a kept interval from v already holds v
+        const int blocked = occ_.last_above(p_star, end, in_.capacity - bytes);
+        const int p = blocked < 0 ? p_star : blocked + 1;
+        if (p > v - 1) continue;  // fits nowhere: streamed
+        occupy(p, end, bytes, false);
+        loaded_[static_cast<std::size_t>(f)] = 1;
+        prefetches_.push_back({tensor_of(f), TransferKind::Prefetch, bytes, p, v});
+        ++plan_.counts.prefetched;
+        if (writes(f) && leaves_dirty(f)) offload_after(f);  // a prefetched read-modify-write
       }
-    std::sort(wants.begin(), wants.end(), [&](const Want& a, const Want& b) {
-      if (a.v != b.v) return a.v < b.v;
-      if (a.dirty != b.dirty) return a.dirty;
-      if (a.u != b.u) return a.u > b.u;
-      if (tensor(a.t).bytes != tensor(b.t).bytes) return tensor(a.t).bytes < tensor(b.t).bytes;
-      return a.t < b.t;
-    });
-    for (const Want& w : wants) {
-      const std::int64_t bytes = tensor(w.t).bytes;
-      int k = 1;
-      if (prefetch_ == Prefetch::LatencyAware) {
-        // smallest k with compute of v-k … v-1 >= load time: the largest q <= v-1 with
-        // prefix_[q] <= prefix_[v] - load; none: k = v.
-        const Ticks limit = prefix_[static_cast<std::size_t>(w.v)] - in_.time.transfer(bytes);
-        auto it = std::upper_bound(prefix_.begin(), prefix_.begin() + w.v, limit);
-        k = it == prefix_.begin() ? w.v : w.v - static_cast<int>(it - prefix_.begin() - 1);
-      }
-      const int p_star = std::max(w.v - k, w.u + 1);
-      if (p_star >= w.v) continue;  // streamed
-      const bool next_kept = kept(w.t, w.j);
-      const int end = next_kept ? w.v - 1 : w.v;  // a kept interval from v already holds v
-      const int blocked = occ_.last_above(p_star, end, in_.capacity - bytes);
-      const int p = blocked < 0 ? p_star : blocked + 1;
-      if (p > w.v - 1) continue;  // fits nowhere: streamed
-      occupy(p, end, bytes, false);
-      loaded_[static_cast<std::size_t>(w.t)][static_cast<std::size_t>(w.j)] = 1;
-      at_start_prefetch_[static_cast<std::size_t>(p)].push_back({w.t, TransferKind::Prefetch, bytes, p, w.v});
-      ++plan_.counts.prefetched;
-      if (use(w.t, w.j).write && leaves_dirty(w.t, w.j, true)) offload_after(w.t, w.v);
     }
   }
 
-  bool resident_at(int t, int j) const {
-    return kept(t, j - 1) || loaded_[static_cast<std::size_t>(t)][static_cast<std::size_t>(j)];
-  }
+  bool resident_before(int f) const { return kept_into(f) || loaded_[static_cast<std::size_t>(f)]; }
 
-  // Rule 6: outputs not already resident are born on-chip if they fit at their step.
+  // Rule 6: outputs not already resident are born on-chip if they fit at their step, in step
+  // order, then tensor order.
   void place_outputs() {
     for (int step = 0; step < n_; ++step) {
-      const Step& st = s_.steps[static_cast<std::size_t>(step)];
-      std::vector<int> order;
-      for (int k = 0; k < st.num_accesses; ++k) {
-        const Access& a = s_.accesses[static_cast<std::size_t>(st.first_access + k)];
-        if (a.write && !a.partial) order.push_back(a.tensor);
-      }
-      std::sort(order.begin(), order.end());
-      for (int t : order) {
-        const int j = full_index(t, step);
-        if (resident_at(t, j)) continue;
-        const std::int64_t bytes = tensor(t).bytes;
-        if (kept(t, j)) {  // the kept interval from this step holds it already (not "born")
-          born_[static_cast<std::size_t>(t)][static_cast<std::size_t>(j)] = 1;
+      for (int i = x_.write_begin[static_cast<std::size_t>(step)]; i < x_.write_begin[static_cast<std::size_t>(step) + 1]; ++i) {
+        const int f = x_.writes[static_cast<std::size_t>(i)];
+        if (resident_before(f)) continue;
+        if (has_next(f) && kept(f)) {  // the kept interval from this step holds it (not "born")
+          born_[static_cast<std::size_t>(f)] = 1;
           continue;
         }
-        const bool last = j + 1 == num_full(t);
-        if (last && tensor(t).must_end_offchip) {
+        const std::int64_t bytes = bytes_of(f);
+        if (!has_next(f) && must_end_offchip(f)) {
           bool qualifies = false;
           write_deadline(step, bytes, &qualifies);
           if (!qualifies) continue;  // streamed out during its step
         }
         if (!fits(step, step, bytes)) continue;
         occupy(step, step, bytes, false);
-        born_[static_cast<std::size_t>(t)][static_cast<std::size_t>(j)] = 1;
+        born_[static_cast<std::size_t>(f)] = 1;
         ++plan_.counts.born;
-        if (leaves_dirty(t, j, true)) offload_after(t, step);
+        if (leaves_dirty(f)) offload_after(f);
       }
     }
   }
 
-  int full_index(int t, int step) const {
-    const auto& f = full_[static_cast<std::size_t>(t)];
-    for (std::size_t j = 0; j < f.size(); ++j)
-      if (s_.uses[static_cast<std::size_t>(f[j])].step == step) return static_cast<int>(j);
-    return -1;
-  }
-
-  // Everything not resident is streamed: reads (rule 5's demand loads included), writes that
-  // were not born, and every partial access.
-  std::vector<std::vector<Transfer>> loads_, stores_;
-  void stream_the_rest() {
-    loads_.assign(s_.steps.size(), {});
-    stores_.assign(s_.steps.size(), {});
-    for (int step = 0; step < n_; ++step) {
-      const Step& st = s_.steps[static_cast<std::size_t>(step)];
-      for (int k = 0; k < st.num_accesses; ++k) {
-        const Access& a = s_.accesses[static_cast<std::size_t>(st.first_access + k)];
-        // A read is on chip if the tensor was resident before the step; a write also if its
-        // output was born. A read of a tensor kept from here on but not resident before is
-        // rule 5's demand load: streamed, and the data stays.
-        bool read_on_chip = false, write_on_chip = false;
-        if (!a.partial) {
-          const int j = full_index(a.tensor, step);
-          read_on_chip = resident_at(a.tensor, j);
-          write_on_chip = read_on_chip || born_[static_cast<std::size_t>(a.tensor)][static_cast<std::size_t>(j)];
-        }
-        if (a.read && !read_on_chip)
-          loads_[static_cast<std::size_t>(step)].push_back({a.tensor, TransferKind::StreamLoad, a.bytes, step, step});
-        if (a.write && !write_on_chip)
-          stores_[static_cast<std::size_t>(step)].push_back({a.tensor, TransferKind::StreamStore, a.bytes, step, step});
-      }
-    }
-  }
-
-  Plan finish() {
+  // The transfers in issue order (SPEC §6): at the start of a step its streamed loads (rule 5's
+  // demand loads included), its streamed stores, then the prefetches that begin there in rule-4
+  // order; at its end its offloads in tensor order. Partial accesses are always streamed.
+  Plan assemble() {
     plan_.resident.assign(s_.steps.size(), 0);
     std::int64_t r = 0;
     for (std::size_t i = 0; i < s_.steps.size(); ++i) plan_.resident[i] = r += resident_diff_[i];
-    for (std::size_t i = 0; i < s_.steps.size(); ++i) {
-      auto append = [&](const std::vector<Transfer>& v) {
-        plan_.transfers.insert(plan_.transfers.end(), v.begin(), v.end());
-      };
-      append(loads_[i]);
-      append(stores_[i]);
-      append(at_start_prefetch_[i]);
-      auto& ends = at_end_[i];
-      std::stable_sort(ends.begin(), ends.end(), [](const Transfer& a, const Transfer& b) { return a.tensor < b.tensor; });
-      append(ends);
+    std::stable_sort(prefetches_.begin(), prefetches_.end(),
+                     [](const Transfer& a, const Transfer& b) { return a.issue_step < b.issue_step; });
+    std::sort(offloads_.begin(), offloads_.end(), [](const Transfer& a, const Transfer& b) {
+      return a.issue_step != b.issue_step ? a.issue_step < b.issue_step : a.tensor < b.tensor;
+    });
+    auto& out = plan_.transfers;
+    out.reserve(s_.accesses.size() + prefetches_.size() + offloads_.size());
+    std::size_t pi = 0, oi = 0;
+    for (int step = 0; step < n_; ++step) {
+      const Step& st = s_.steps[static_cast<std::size_t>(step)];
+      for (int pass = 0; pass < 2; ++pass) {  // loads, then stores
+        for (int k = 0; k < st.num_accesses; ++k) {
+          const auto a = static_cast<std::size_t>(st.first_access + k);
+          const Access& acc = s_.accesses[a];
+          const int f = x_.access_full[a];
+          if (pass == 0 && acc.read && (f < 0 || !resident_before(f)))
+            out.push_back({acc.tensor, TransferKind::StreamLoad, acc.bytes, step, step});
+          if (pass == 1 && acc.write && (f < 0 || !(resident_before(f) || born_[static_cast<std::size_t>(f)])))
+            out.push_back({acc.tensor, TransferKind::StreamStore, acc.bytes, step, step});
+        }
+      }
+      for (; pi < prefetches_.size() && prefetches_[pi].issue_step == step; ++pi) out.push_back(prefetches_[pi]);
+      for (; oi < offloads_.size() && offloads_[oi].issue_step == step; ++oi) out.push_back(offloads_[oi]);
     }
     return std::move(plan_);
   }
