@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-
+import math
 import os
 from functools import cached_property
 from typing import Any, Union
@@ -64,9 +64,13 @@ def _error(source: str, detail: str) -> NetworkError:
     return e
 
 
+_MAX_BATCH = 2**24  # the core's limit (cpp/src/schedule.cpp)
+
+
 def _check_batch(batch: Any) -> int:
-    if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
-        raise ValueError(f"batch: must be a positive integer, got {batch!r}")
+    if (isinstance(batch, bool) or not isinstance(batch, (int, np.integer))
+            or not 1 <= batch <= _MAX_BATCH):
+        raise ValueError(f"batch: must be an integer from 1 to {_MAX_BATCH}, got {batch!r}")
     return int(batch)
 
 
@@ -118,7 +122,7 @@ class Network:
         ``inputs`` (tuple of names), ``output_shape`` (per sample, channels last),
         ``output_bytes`` (the tensor it creates for the whole batch; 0 for folded layers, which
         create none), ``weight`` (name of its W tensor, shared ones included), ``weight_bytes``,
-        ``state_bytes``, ``params`` (its trainable + non-trainable parameters; a shared weight
+        ``state_bytes``, ``trainable`` (its W gets a dW), ``params`` (its trainable + non-trainable parameters; a shared weight
         is counted at the first layer using it, so the column sums to :attr:`params`),
         ``fwd_flops``, ``bwd_dx_flops``, ``bwd_dw_flops`` (FLOPs for the batch, 2 per MAC),
         ``fwd_macs``, ``rf_fwd``, ``rf_bwd`` (reuse frequency, thesis Eq. 3.4: the step's FLOPs
@@ -149,13 +153,13 @@ class Network:
         step_flops = 2 * steps["macs"] + steps["flops"]
         df["fwd_flops"] = n * (2 * t["fwd_macs"] + t["fwd_flops"])
         dw = np.where(t["trainable"], n * (2 * t["bwd_dw_macs"] + t["bwd_dw_flops"]), 0)
-        bwd_total = np.where(bwd_step >= 0, step_flops[np.maximum(bwd_step, 0)], 0)
+        bwd_total = np.append(step_flops, 0)[bwd_step]
         df["bwd_dx_flops"] = np.where(bwd_step >= 0, bwd_total - dw, 0)
         df["bwd_dw_flops"] = np.where(bwd_step >= 0, dw, 0)
         df["fwd_macs"] = n * t["fwd_macs"]
-        rf = self.schedule.reuse_frequency(2)
-        df["rf_fwd"] = np.where(fwd_step >= 0, rf[np.maximum(fwd_step, 0)], np.nan)
-        df["rf_bwd"] = np.where(bwd_step >= 0, rf[np.maximum(bwd_step, 0)], np.nan)
+        rf = np.append(self.schedule.reuse_frequency(2), np.nan)  # index -1 -> NaN (no step)
+        df["rf_fwd"] = rf[fwd_step]
+        df["rf_bwd"] = rf[bwd_step]
         df["fwd_step"] = fwd_step
         df["bwd_step"] = bwd_step
         df["folded"] = folded
@@ -312,6 +316,39 @@ class Network:
     __hash__ = None  # type: ignore[assignment]
 
 
+def _non_finite(doc: dict) -> tuple[str, str, float] | None:
+    """(layer name, field, value) of the first NaN / infinity in a network dict, if any."""
+    def find(v: Any) -> float | None:
+        if isinstance(v, float) and not math.isfinite(v):
+            return v
+        if isinstance(v, (list, tuple)):
+            for x in v:
+                r = find(x)
+                if r is not None:
+                    return r
+        if isinstance(v, dict):
+            for x in v.values():
+                r = find(x)
+                if r is not None:
+                    return r
+        return None
+
+    layers = doc.get("layers")
+    for layer in layers if isinstance(layers, list) else []:
+        if isinstance(layer, dict):
+            for field, v in layer.items():
+                r = find(v)
+                if r is not None:
+                    name = layer.get("name")
+                    return (name if isinstance(name, str) else "", str(field), r)
+    for field, v in doc.items():
+        if field != "layers":
+            r = find(v)
+            if r is not None:
+                return ("", str(field), r)
+    return None
+
+
 def load_network(source: NetworkSource, batch: int = 1, bytes_per_element: int = 4) -> Network:
     """Load a network from a JSON file path or a dict in the network format.
 
@@ -335,6 +372,14 @@ def load_network(source: NetworkSource, batch: int = 1, bytes_per_element: int =
     batch = _check_batch(batch)
     bytes_per_element = _check_element_size(bytes_per_element)
     if isinstance(source, dict):
+        bad = _non_finite(source)
+        if bad is not None:
+            layer, field, value = bad
+            e = NetworkError(f"<dict>: layer '{layer}', field '{field}': must be a finite number, "
+                             f"got {value!r}" if layer else f"<dict>: field '{field}': must be a "
+                             f"finite number, got {value!r}")
+            e.source, e.layer, e.field, e.detail = "<dict>", layer, field, f"must be finite, got {value!r}"
+            raise e
         try:
             text = json.dumps(source, allow_nan=False)
         except (TypeError, ValueError) as e:

@@ -43,7 +43,10 @@ def _split(text: str, what: str, units: dict[str, float], example: str) -> float
     if unit not in units:
         valid = ", ".join(u for u in units if u)
         raise ValueError(f"{what}: unknown unit {unit!r} in {text!r} (valid: {valid})")
-    return _check_number(number * units[unit], what)
+    v = number * units[unit]
+    if not math.isfinite(v) or v < 0:
+        raise ValueError(f"{what}: must be a finite amount >= 0, got {text!r}")
+    return v
 
 
 def _byte_units() -> dict[str, float]:
@@ -116,7 +119,8 @@ def _format(value: float, steps: list[tuple[float, str]], digits: int) -> str:
     for factor, unit in steps:
         if abs(value) >= factor:
             return f"{value / factor:.{digits}g} {unit}"
-    return f"{value:.{digits}g} {steps[-1][1]}" if steps[-1][0] == 1 else f"{value:g}"
+    factor, unit = steps[-1]  # below the smallest step: keep its unit
+    return f"{value / factor:.{digits}g} {unit}"
 
 
 def format_bytes(value: float, binary: bool = True, digits: int = 4) -> str:
