@@ -7,7 +7,10 @@ import sys
 from typing import Sequence
 
 from . import __version__
+from .estimate import estimate, policies
+from .hardware import Hardware
 from .network import Network, NetworkError, load_network
+from .units import format_time
 from .zoo import network, networks
 
 
@@ -27,7 +30,17 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--bytes-per-element", type=int, default=4, help="4 = FP32 (default), 2 = FP16")
     s.add_argument("--steps", type=int, default=0, metavar="K",
                    help="also print the first K steps of the schedule")
+    e = sub.add_parser("estimate", help="estimate one training iteration at one design point")
+    e.add_argument("--network", required=True, help=f"a JSON file or one of: {', '.join(networks())}")
+    e.add_argument("--batch", type=int, default=32, help="mini-batch size (default 32)")
+    e.add_argument("--capacity", default="24MiB", help="on-chip capacity (default 24MiB)")
+    e.add_argument("--bandwidth", default="616GB/s", help="off-chip bandwidth (default 616GB/s)")
+    e.add_argument("--throughput", default="13.45TFLOPS", help="compute throughput (default 13.45TFLOPS)")
+    e.add_argument("--policy", default="lookahead", help="cache policy (default lookahead)")
+    e.add_argument("--ops-per-mac", type=int, default=2, choices=(1, 2), help="FLOPs per MAC")
+    e.add_argument("--by-kind", action="store_true", help="also print the time by layer kind")
     sub.add_parser("networks", help="list the built-in networks")
+    sub.add_parser("policies", help="list the cache policies")
     return p
 
 
@@ -37,6 +50,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.command == "networks":
             print("\n".join(networks()))
+        elif args.command == "policies":
+            for name, text in policies().items():
+                print(f"{name:<14} {text}")
+        elif args.command == "estimate":
+            net = _load(args.network, args.batch, 4)
+            hw = Hardware(capacity=args.capacity, bandwidth=args.bandwidth,
+                          throughput=args.throughput)
+            r = estimate(net, hw, args.policy, ops_per_mac=args.ops_per_mac)
+            print(r)
+            if args.by_kind:
+                share = r.by_kind() / r.time
+                for kind, sec in r.by_kind().items():
+                    print(f"  {kind:<16} {format_time(sec):>10}  {share[kind]:6.1%}")
         elif args.command == "summary":
             net = _load(args.network, args.batch, args.bytes_per_element)
             print(net.summary())
