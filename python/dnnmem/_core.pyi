@@ -45,3 +45,19 @@ class Schedule:
     def reuse_frequency(self, ops_per_mac: int = 2) -> npt.NDArray[np.float64]: ...
 
 def build_schedule(network: Network, batch: int, bytes_per_element: int = 4) -> Schedule: ...
+
+class Estimate:
+    seconds: float
+    steps_seconds: float
+    drain_seconds: float
+    stall_seconds: float
+    capacity_stall_seconds: float
+    compute_seconds: float
+    traffic_in: int
+    traffic_out: int
+    counts: dict[str, int]
+    def step_table(self) -> dict[str, npt.NDArray[Any]]: ...
+
+def estimate(schedule: Schedule, capacity: int, bandwidth: float, throughput: float,
+             policy: str = "lookahead", ops_per_mac: int = 2) -> Estimate: ...
+def policies() -> dict[str, str]: ...
