@@ -23,7 +23,7 @@ class Channel {
     const Transfer& x = plan_.transfers[static_cast<std::size_t>(id)];
     remaining_[static_cast<std::size_t>(id)] = in_.time.transfer(x.bytes);
     normal_.insert(key(id));
-    if (x.kind == TransferKind::Offload) {
+    if (x.writes_out()) {
       offloads_.insert({x.deadline, id});
       pending_offloads_[x.tensor].insert(id);
       offload_bytes_in_flight += x.bytes;
@@ -70,7 +70,7 @@ class Channel {
     const int id = std::get<2>(*normal_.begin());
     const Transfer& x = plan_.transfers[static_cast<std::size_t>(id)];
     // Every transfer of a tensor is ordered after a pending offload of the same tensor.
-    if (x.kind != TransferKind::Offload) {
+    if (!x.writes_out()) {
       auto it = pending_offloads_.find(x.tensor);
       if (it != pending_offloads_.end() && !it->second.empty() && *it->second.begin() < id)
         return *it->second.begin();
@@ -87,7 +87,7 @@ class Channel {
     if (rem > 0) return;
     const Transfer& x = plan_.transfers[static_cast<std::size_t>(id)];
     normal_.erase(key(id));
-    if (x.kind == TransferKind::Offload) {
+    if (x.writes_out()) {
       offloads_.erase({x.deadline, id});
       pending_offloads_[x.tensor].erase(id);
       offload_bytes_in_flight -= x.bytes;
@@ -111,6 +111,12 @@ Timeline simulate(const PlanInput& in, const Plan& plan) {
     StepTiming& st = tl.steps[i];
     const int step = static_cast<int>(i);
     const Ticks ready = ch.now;
+    // Evictions forced by this step (no-lookahead, lru) are issued as it wants to start, before
+    // its capacity wait: it then waits for the space they free.
+    for (; next < xs.size() && xs[next].issue_step == step && xs[next].kind == TransferKind::Evict; ++next) {
+      ch.issue(static_cast<int>(next));
+      st.bytes_out += xs[next].bytes;
+    }
     // Wait until the step's resident data and the data still being written out fit.
     while (plan.resident[i] + ch.offload_bytes_in_flight > in.capacity && ch.offloads_pending())
       ch.finish_one_offload();

@@ -18,6 +18,8 @@ enum class TransferKind : std::uint8_t {
   StreamStore,  // written while its step computes
   Prefetch,     // loaded ahead of the step that needs it (rule 4)
   Offload,      // written out after its step (rule 3), final write-outs included (rule 7)
+  Evict,        // written out as its step wants to start, before the step's capacity wait,
+                // deadline = that step (no-lookahead's lingering tensors, lru's dirty victims)
 };
 
 struct Transfer {
@@ -28,18 +30,21 @@ struct Transfer {
   int deadline = 0;     // the step that needs it done (n = the end of the iteration)
   bool is_load() const { return kind == TransferKind::StreamLoad || kind == TransferKind::Prefetch; }
   bool at_end() const { return kind == TransferKind::Offload; }
+  // Offloads and evictions: data written out of the cache, counted against capacity until done.
+  bool writes_out() const { return kind == TransferKind::Offload || kind == TransferKind::Evict; }
 };
 
 struct PlanCounts {
   int kept = 0;        // reuse intervals kept (rule 2)
   int prefetched = 0;  // prefetch windows (rule 4)
   int born = 0;        // outputs born on-chip (rule 6)
-  int offloads = 0;    // offloads (rule 3), final write-outs included
+  int offloads = 0;    // offloads (rule 3), final write-outs included (lru: dirty write-outs)
 };
 
 struct Plan {
-  // Transfers in issue order: by step; at a step's start its streamed loads, streamed stores,
-  // then prefetches (rule-4 order); at its end its offloads (tensor order). SPEC §6.
+  // Transfers in issue order: by step; at a step's start its evictions (before the capacity
+  // wait), then its streamed loads, streamed stores, then prefetches (rule-4 order); at its end
+  // its offloads (tensor order). SPEC §6.
   std::vector<Transfer> transfers;
   std::vector<std::int64_t> resident;  // bytes resident during each step (without the space of
                                        // offloads in flight, which the timeline adds)

@@ -28,5 +28,6 @@ Plan plan_lookahead(const PlanInput& in);
 Plan plan_belady(const PlanInput& in);
 Plan plan_prefetch_next(const PlanInput& in);
 Plan plan_no_lookahead(const PlanInput& in);
+Plan plan_lru(const PlanInput& in);
 
 }  // namespace dnnmem

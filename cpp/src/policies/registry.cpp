@@ -14,6 +14,8 @@ const std::vector<Policy>& policies() {
        Scheduler::Default, &plan_prefetch_next},
       {"no-lookahead", "as lookahead, writing a dirty tensor out only when its space is needed "
        "(thesis Fig. 4.2a)", Scheduler::Default, &plan_no_lookahead},
+      {"lru", "online LRU cache of whole tensors with demand loads, no knowledge of the future",
+       Scheduler::Default, &plan_lru},
       {"none", "no cache: every access streamed", Scheduler::Default, &plan_none},
   };
   return all;

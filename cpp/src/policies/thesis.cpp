@@ -1,7 +1,8 @@
 // The thesis's cache manager (SPEC §5 rules 1–7) and its ablations `belady` (no prefetch),
-// `prefetch-next` (k = 1) and `no-lookahead` (offloads issued only when the space is needed). Plan order: kept intervals (rule 2, with rule 3's offloads of
-// rejected dirty intervals), then prefetches (rule 4), then outputs (rule 6); whatever is left
-// is streamed. Occupancy is one range tree over steps (reservations included).
+// `prefetch-next` (k = 1) and `no-lookahead` (dirty tensors linger until their space is needed).
+// Plan order: kept intervals (rule 2, with rule 3's offloads of rejected dirty intervals), then
+// prefetches (rule 4), then outputs (rule 6); whatever is left is streamed. Occupancy is one
+// range tree over steps (reservations included).
 #include <algorithm>
 #include <numeric>
 
@@ -13,7 +14,7 @@ namespace {
 
 enum class Prefetch { None, LatencyAware, NextStep };
 
-void delay_offloads(Plan& p, const PlanInput& in);
+void linger_offloads(Plan& p, const PlanInput& in);
 
 class ThesisPlanner {
  public:
@@ -35,7 +36,7 @@ class ThesisPlanner {
     if (prefetch_ != Prefetch::None) prefetch();
     place_outputs();
     Plan p = assemble();
-    if (!lookahead_offload_) delay_offloads(p, in_);
+    if (!lookahead_offload_) linger_offloads(p, in_);
     return p;
   }
 
@@ -229,52 +230,74 @@ class ThesisPlanner {
   }
 };
 
-// `no-lookahead` (thesis Fig. 4.2a): the same decisions, but a dirty tensor leaving the cache
-// stays resident until the first step whose planned data no longer fits beside it; its write is
-// issued at the end of the step before, with that step as deadline (the step waits for the
-// space: a capacity stall), and at the latest at the end of the step before the tensor's next
-// use (so a reload never reads stale data). One reading of the thesis's prose, written in
-// docs/policies.md: the plan (what is kept, reloaded, prefetched) is lookahead's; only the
-// offload timing moves.
-void delay_offloads(Plan& p, const PlanInput& in) {
-  const std::int64_t capacity = in.capacity;
+// `no-lookahead` (thesis Fig. 4.2a), readings N1–N4 of tests/python/oracle.py: the plan (what is
+// kept, reloaded, prefetched, born, and which dirty tensors leave) is lookahead's; only when the
+// writes happen changes. A dirty tensor that lookahead offloads after step u (rule 3, born
+// outputs, final dW write-outs) instead lingers on chip after u, counting against capacity.
+// At each step s, as it wants to start (before its capacity wait), deadline s:
+//   N3  a lingering tensor transferred again at s (streamed, demand or partial access, or a
+//       prefetch beginning at s) is written out first (oldest first);
+//   N2  then the oldest lingering tensors (left earliest, then tensor order) are written out
+//       until s's planned data + the lingering data fit; the step waits for the writes.
+//   N4  whatever still lingers after the last step is written out then (drain).
+// Traffic and plan counts are therefore exactly lookahead's.
+void linger_offloads(Plan& p, const PlanInput& in) {
   const Schedule& sched = in.schedule;
   const int n = static_cast<int>(p.resident.size());
-  detail::RangeTree held(p.resident.size());
-  for (int i = 0; i < n; ++i) held.add(i, i, p.resident[static_cast<std::size_t>(i)]);
-  std::vector<Transfer> moved, kept;
-  for (const Transfer& x : p.transfers) (x.kind == TransferKind::Offload ? moved : kept).push_back(x);
-  // Earlier offloads claim the space first (issue order).
-  for (Transfer& x : moved) {
-    const int u = x.issue_step;
-    const Tensor& t = sched.tensors[static_cast<std::size_t>(x.tensor)];
-    int next_use = n;
-    for (int k = t.use_begin; k < t.use_end; ++k)
-      if (sched.uses[static_cast<std::size_t>(k)].step > u) {
-        next_use = sched.uses[static_cast<std::size_t>(k)].step;
-        break;
+  const std::int64_t capacity = in.capacity;
+  std::vector<Transfer> xs;
+  xs.swap(p.transfers);  // lookahead's transfers, in issue order
+  p.transfers.reserve(xs.size());
+  std::vector<int> lingering;  // tensors in the order they left, -1 once written out
+  std::size_t head = 0;        // lingering[0, head) are all written out
+  std::int64_t lingering_bytes = 0;
+  std::vector<int> entries(sched.tensors.size(), 0);    // lingering entries per tensor
+  std::vector<int> touched(sched.tensors.size(), -1);   // step at which it is transferred again
+  auto bytes = [&](int t) { return sched.tensors[static_cast<std::size_t>(t)].bytes; };
+  auto evict = [&](std::size_t pos, int step) {
+    const int t = lingering[pos];
+    p.transfers.push_back({t, TransferKind::Evict, bytes(t), step, step});
+    lingering[pos] = -1;
+    --entries[static_cast<std::size_t>(t)];
+    lingering_bytes -= bytes(t);
+  };
+  std::size_t i = 0;
+  for (int step = 0; step < n; ++step) {
+    std::size_t j = i;  // [i, j): the transfers issued at the start of the step
+    bool again = false;
+    for (; j < xs.size() && xs[j].issue_step == step && !xs[j].at_end(); ++j) {
+      const auto t = static_cast<std::size_t>(xs[j].tensor);
+      if (entries[t] > 0) {
+        touched[t] = step;
+        again = true;
       }
-    int s = held.first_above(u + 1, next_use - 1, capacity - x.bytes);
-    if (s < 0 && next_use < n) s = next_use;
-    const int last = s < 0 ? n - 1 : s - 1;  // held on chip through `last`
-    held.add(u + 1, last, x.bytes);
-    for (int i = u + 1; i <= last; ++i) p.resident[static_cast<std::size_t>(i)] += x.bytes;
-    x.issue_step = last;
-    x.deadline = s < 0 ? n : s;
+    }
+    if (again) {  // N3
+      for (std::size_t pos = head; pos < lingering.size(); ++pos)
+        if (lingering[pos] >= 0 && touched[static_cast<std::size_t>(lingering[pos])] == step) evict(pos, step);
+    }
+    const std::int64_t planned = p.resident[static_cast<std::size_t>(step)];
+    for (;;) {  // N2
+      while (head < lingering.size() && lingering[head] < 0) ++head;
+      if (head == lingering.size() || planned + lingering_bytes <= capacity) break;
+      evict(head, step);
+    }
+    p.resident[static_cast<std::size_t>(step)] += lingering_bytes;
+    p.transfers.insert(p.transfers.end(), xs.begin() + static_cast<std::ptrdiff_t>(i),
+                       xs.begin() + static_cast<std::ptrdiff_t>(j));
+    // The offloads after the step (tensor order) linger instead.
+    for (i = j; i < xs.size() && xs[i].issue_step == step && xs[i].at_end(); ++i) {
+      lingering.push_back(xs[i].tensor);
+      ++entries[static_cast<std::size_t>(xs[i].tensor)];
+      lingering_bytes += xs[i].bytes;
+    }
   }
-  // Re-insert the offloads at the end of their new steps, keeping the plan's issue order.
-  std::stable_sort(moved.begin(), moved.end(), [](const Transfer& a, const Transfer& b) {
-    return a.issue_step != b.issue_step ? a.issue_step < b.issue_step : a.tensor < b.tensor;
-  });
-  p.transfers.clear();
-  std::size_t m = 0;
-  for (std::size_t i = 0; i < kept.size() || m < moved.size();) {
-    const int step = i < kept.size() ? kept[i].issue_step : n;
-    while (m < moved.size() && moved[m].issue_step < step) p.transfers.push_back(moved[m++]);
-    if (i >= kept.size()) break;
-    for (; i < kept.size() && kept[i].issue_step == step; ++i) p.transfers.push_back(kept[i]);
-    while (m < moved.size() && moved[m].issue_step == step) p.transfers.push_back(moved[m++]);
-  }
+  // N4: written out after the last step, in tensor order, deadline n.
+  std::vector<int> left;
+  for (std::size_t pos = head; pos < lingering.size(); ++pos)
+    if (lingering[pos] >= 0) left.push_back(lingering[pos]);
+  std::sort(left.begin(), left.end());
+  for (int t : left) p.transfers.push_back({t, TransferKind::Offload, bytes(t), n - 1, n});
 }
 
 }  // namespace
