@@ -3,17 +3,24 @@
 // reduces to serving the most urgent pending transfer until the next boundary.
 #include "dnnmem/timeline.hpp"
 
-#include <set>
-#include <tuple>
-#include <unordered_map>
+#include <algorithm>
+#include <cstdint>
+#include <functional>
 
 namespace dnnmem {
 namespace {
 
+// Pending transfers in two binary heaps with lazy deletion (a completed entry is skipped when it
+// reaches the top): every transfer by (deadline, loads before stores, issue order), and the
+// offloads by (deadline, issue order) for capacity waits. Keys are packed into 64-bit integers.
 class Channel {
  public:
-  Channel(const PlanInput& in, const Plan& plan) : in_(in), plan_(plan), remaining_(plan.transfers.size(), 0) {
-    waiting_.assign(in.schedule.steps.size() + 1, 0);
+  Channel(const PlanInput& in, const Plan& plan)
+      : in_(in), plan_(plan), remaining_(plan.transfers.size(), 0),
+        done_(plan.transfers.size(), 0), waiting_(in.schedule.steps.size() + 1, 0),
+        pending_offloads_(in.schedule.tensors.size()) {
+    heap_.reserve(64);
+    offload_heap_.reserve(64);
   }
 
   Ticks now = 0;
@@ -22,58 +29,72 @@ class Channel {
   void issue(int id) {
     const Transfer& x = plan_.transfers[static_cast<std::size_t>(id)];
     remaining_[static_cast<std::size_t>(id)] = in_.time.transfer(x.bytes);
-    normal_.insert(key(id));
+    push(heap_, key(x, id));
+    ++pending_;
     if (x.writes_out()) {
-      offloads_.insert({x.deadline, id});
-      pending_offloads_[x.tensor].insert(id);
+      push(offload_heap_, (static_cast<std::uint64_t>(x.deadline) << 32) | static_cast<std::uint32_t>(id));
+      pending_offloads_[static_cast<std::size_t>(x.tensor)].push_back(id);
       offload_bytes_in_flight += x.bytes;
+      ++pending_offload_count_;
     } else {
       ++waiting_[static_cast<std::size_t>(x.deadline)];
     }
   }
 
-  bool idle() const { return normal_.empty(); }
-  int waiting_for(int step) const { return waiting_[static_cast<std::size_t>(step)]; }
-  bool offloads_pending() const { return !offloads_.empty(); }
+  bool idle() const { return pending_ == 0; }
+  bool offloads_pending() const { return pending_offload_count_ > 0; }
 
   // Serves in priority order until `limit` (or until idle).
   void run_until(Ticks limit) {
-    while (now < limit && !idle()) serve(pick(false), limit);
+    while (now < limit && !idle()) serve(pick(), limit);
     if (now < limit) now = limit;
   }
   // Serves until no transfer is waited on by `step`.
   void run_until_done(int step) {
-    while (waiting_for(step) > 0) serve(pick(false), -1);
+    while (waiting_[static_cast<std::size_t>(step)] > 0) serve(pick(), -1);
   }
   // Capacity wait: pending offloads go first, in (deadline, issue) order; serve one to the end.
-  void finish_one_offload() { serve(offloads_.begin()->second, -1); }
+  void finish_one_offload() { serve(top(offload_heap_), -1); }
   void drain() {
-    while (!idle()) serve(pick(false), -1);
+    while (!idle()) serve(pick(), -1);
   }
 
  private:
   const PlanInput& in_;
   const Plan& plan_;
   std::vector<Ticks> remaining_;
+  std::vector<std::uint8_t> done_;
   std::vector<int> waiting_;  // per deadline step: pending loads / streamed transfers
-  // (deadline, stores after loads, issue order)
-  std::set<std::tuple<int, int, int>> normal_;
-  std::set<std::pair<int, int>> offloads_;
-  std::unordered_map<int, std::set<int>> pending_offloads_;  // tensor -> offload ids
+  std::vector<std::uint64_t> heap_, offload_heap_;
+  std::vector<std::vector<int>> pending_offloads_;  // per tensor, in issue order
+  int pending_ = 0;
+  int pending_offload_count_ = 0;
 
-  std::tuple<int, int, int> key(int id) const {
-    const Transfer& x = plan_.transfers[static_cast<std::size_t>(id)];
-    return {x.deadline, x.is_load() ? 0 : 1, id};
+  static std::uint64_t key(const Transfer& x, int id) {
+    // (deadline, stores after loads, issue order); deadlines < 2^30, ids < 2^32
+    return (static_cast<std::uint64_t>(x.deadline) << 33) | (x.is_load() ? 0ULL : 1ULL << 32) |
+           static_cast<std::uint32_t>(id);
+  }
+  static void push(std::vector<std::uint64_t>& h, std::uint64_t k) {
+    h.push_back(k);
+    std::push_heap(h.begin(), h.end(), std::greater<>());
+  }
+  int top(std::vector<std::uint64_t>& h) {
+    for (;;) {
+      const int id = static_cast<int>(h.front() & 0xffffffffULL);
+      if (!done_[static_cast<std::size_t>(id)]) return id;
+      std::pop_heap(h.begin(), h.end(), std::greater<>());
+      h.pop_back();
+    }
   }
 
-  int pick(bool) const {
-    const int id = std::get<2>(*normal_.begin());
+  int pick() {
+    const int id = top(heap_);
     const Transfer& x = plan_.transfers[static_cast<std::size_t>(id)];
     // Every transfer of a tensor is ordered after a pending offload of the same tensor.
     if (!x.writes_out()) {
-      auto it = pending_offloads_.find(x.tensor);
-      if (it != pending_offloads_.end() && !it->second.empty() && *it->second.begin() < id)
-        return *it->second.begin();
+      const auto& po = pending_offloads_[static_cast<std::size_t>(x.tensor)];
+      if (!po.empty() && po.front() < id) return po.front();
     }
     return id;
   }
@@ -86,11 +107,13 @@ class Channel {
     now += dt;
     if (rem > 0) return;
     const Transfer& x = plan_.transfers[static_cast<std::size_t>(id)];
-    normal_.erase(key(id));
+    done_[static_cast<std::size_t>(id)] = 1;
+    --pending_;
     if (x.writes_out()) {
-      offloads_.erase({x.deadline, id});
-      pending_offloads_[x.tensor].erase(id);
+      auto& po = pending_offloads_[static_cast<std::size_t>(x.tensor)];
+      po.erase(std::find(po.begin(), po.end(), id));
       offload_bytes_in_flight -= x.bytes;
+      --pending_offload_count_;
     } else {
       --waiting_[static_cast<std::size_t>(x.deadline)];
     }

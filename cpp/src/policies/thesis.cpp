@@ -57,6 +57,7 @@ class ThesisPlanner {
   std::vector<std::uint8_t> loaded_;  // prefetched for use f (rule 4)
   std::vector<std::uint8_t> born_;    // the output of use f is on chip (rule 6)
   std::vector<Transfer> prefetches_, offloads_;
+  std::vector<int> scratch_;
 
   int tensor_of(int f) const { return x_.full_tensor[static_cast<std::size_t>(f)]; }
   int step_of(int f) const { return x_.full_step[static_cast<std::size_t>(f)]; }
@@ -102,16 +103,30 @@ class ThesisPlanner {
   // Resident and dirty at use f: does it need writing out after f?
   bool leaves_dirty(int f) const { return has_next(f) ? !kept(f) : must_end_offchip(f); }
 
+  // `out` = the items of [b, e) that pass `keep`, those with `first` before the others, each
+  // part in the given order (a stable partition without std::stable_partition's allocation).
+  template <class It, class First, class Keep = bool (*)(int)>
+  static void dirty_first(It b, It e, std::vector<int>& out, First first,
+                          Keep keep = [](int) { return true; }) {
+    out.clear();
+    for (auto it = b; it != e; ++it)
+      if (keep(*it) && first(*it)) out.push_back(*it);
+    for (auto it = b; it != e; ++it)
+      if (keep(*it) && !first(*it)) out.push_back(*it);
+  }
+
   // Rule 2 (Bélády): intervals by end, dirty first, later start first, smaller, tensor order.
   void keep_intervals() {
-    std::vector<int> group;
+    std::vector<int>& group = scratch_;
     for (int v = 0; v < n_; ++v) {
       const auto b = x_.intervals.begin() + x_.interval_begin[static_cast<std::size_t>(v)];
       const auto e = x_.intervals.begin() + x_.interval_begin[static_cast<std::size_t>(v) + 1];
       if (b == e) continue;
-      group.assign(b, e);
-      for (int f : group) dirty_[static_cast<std::size_t>(f)] = writes(f) || (kept_into(f) && dirty(f - 1));
-      std::stable_partition(group.begin(), group.end(), [&](int f) { return dirty(f); });
+      for (auto it = b; it != e; ++it) {
+        const int f = *it;
+        dirty_[static_cast<std::size_t>(f)] = writes(f) || (kept_into(f) && dirty(f - 1));
+      }
+      dirty_first(b, e, group, [&](int f) { return dirty(f); });
       for (int f : group) {
         const int u = step_of(f);
         const bool into_kept = kept_into(f);
@@ -132,14 +147,12 @@ class ThesisPlanner {
 
   // Rule 4: a read not resident before its step is loaded from p* = max(v - k, u + 1).
   void prefetch() {
-    std::vector<int> group;
+    std::vector<int>& group = scratch_;
     for (int v = 0; v < n_; ++v) {
       const auto b = x_.reads.begin() + x_.read_begin[static_cast<std::size_t>(v)];
       const auto e = x_.reads.begin() + x_.read_begin[static_cast<std::size_t>(v) + 1];
-      group.clear();
-      for (auto it = b; it != e; ++it)
-        if (!kept_into(*it)) group.push_back(*it);
-      std::stable_partition(group.begin(), group.end(), [&](int f) { return has_prev(f) && dirty(f - 1); });
+      dirty_first(b, e, group, [&](int f) { return !kept_into(f) && has_prev(f) && dirty(f - 1); },
+                  [&](int f) { return !kept_into(f); });
       for (int f : group) {
         const int u = has_prev(f) ? step_of(f - 1) : -1;
         const std::int64_t bytes = bytes_of(f);
