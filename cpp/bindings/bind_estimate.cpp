@@ -35,6 +35,11 @@ void bind_estimate(py::module_& m) {
         d["bytes_in"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.bytes_in; });
         d["bytes_out"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.bytes_out; });
         d["resident_bytes"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.resident; });
+        for (std::size_t r = 0; r < 5; ++r) {
+          const std::string role(role_name(static_cast<Role>(r)));
+          d[py::str("bytes_in_" + role)] = column<std::int64_t>(S, [r](const StepTiming& x) { return x.in_by_role[r]; });
+          d[py::str("bytes_out_" + role)] = column<std::int64_t>(S, [r](const StepTiming& x) { return x.out_by_role[r]; });
+        }
         // Exact per-step times as (numerator ticks as text) would be overkill: end - previous end
         // in seconds from the exact integers.
         std::vector<double> time(S.size());

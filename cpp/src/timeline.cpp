@@ -124,6 +124,17 @@ class Channel {
 
 Timeline simulate(const PlanInput& in, const Plan& plan) {
   const Schedule& s = in.schedule;
+  // Bytes belong to the step at whose start or end they are issued (SPEC §6).
+  const auto count = [&s](StepTiming& st, const Transfer& x) {
+    const auto role = static_cast<std::size_t>(s.tensors[static_cast<std::size_t>(x.tensor)].role);
+    if (x.is_load()) {
+      st.bytes_in += x.bytes;
+      st.in_by_role[role] += x.bytes;
+    } else {
+      st.bytes_out += x.bytes;
+      st.out_by_role[role] += x.bytes;
+    }
+  };
   const std::size_t n = s.steps.size();
   Timeline tl;
   tl.steps.assign(n, {});
@@ -138,7 +149,7 @@ Timeline simulate(const PlanInput& in, const Plan& plan) {
     // its capacity wait: it then waits for the space they free.
     for (; next < xs.size() && xs[next].issue_step == step && xs[next].kind == TransferKind::Evict; ++next) {
       ch.issue(static_cast<int>(next));
-      st.bytes_out += xs[next].bytes;
+      count(st, xs[next]);
     }
     // Wait until the step's resident data and the data still being written out fit.
     while (plan.resident[i] + ch.offload_bytes_in_flight > in.capacity && ch.offloads_pending())
@@ -148,8 +159,7 @@ Timeline simulate(const PlanInput& in, const Plan& plan) {
     st.resident = plan.resident[i] + ch.offload_bytes_in_flight;
     for (; next < xs.size() && xs[next].issue_step == step && !xs[next].at_end(); ++next) {
       ch.issue(static_cast<int>(next));
-      st.bytes_in += xs[next].is_load() ? xs[next].bytes : 0;
-      st.bytes_out += xs[next].is_load() ? 0 : xs[next].bytes;
+      count(st, xs[next]);
     }
     st.compute = in.compute[i];
     ch.run_until(st.start + st.compute);
@@ -157,7 +167,7 @@ Timeline simulate(const PlanInput& in, const Plan& plan) {
     st.end = ch.now;
     for (; next < xs.size() && xs[next].issue_step == step && xs[next].at_end(); ++next) {
       ch.issue(static_cast<int>(next));
-      st.bytes_out += xs[next].bytes;
+      count(st, xs[next]);
     }
     tl.traffic_in += st.bytes_in;
     tl.traffic_out += st.bytes_out;

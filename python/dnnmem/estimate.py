@@ -147,7 +147,9 @@ class Result:
         ``phase``, ``flops``, ``start``, ``end``, ``time`` (end − previous end, s),
         ``compute_time``, ``stall`` (time − compute_time), ``capacity_stall`` (s),
         ``bytes_in``, ``bytes_out`` (issued at the step's start, or its end for offloads),
-        ``resident_bytes`` (on chip at its start, data being written out included)."""
+        ``resident_bytes`` (on chip at its start, data being written out included), and
+        ``bytes_in_<role>`` / ``bytes_out_<role>`` for each tensor role (activation, weight,
+        state, gradient, weight_grad), which add up to ``bytes_in`` / ``bytes_out``."""
         base = self.network.steps
         t = self._core.step_table()
         df = pd.DataFrame({
@@ -162,6 +164,9 @@ class Result:
         df["bytes_in"] = t["bytes_in"]
         df["bytes_out"] = t["bytes_out"]
         df["resident_bytes"] = t["resident_bytes"]
+        for role in ("activation", "weight", "state", "gradient", "weight_grad"):
+            df[f"bytes_in_{role}"] = t[f"bytes_in_{role}"]
+            df[f"bytes_out_{role}"] = t[f"bytes_out_{role}"]
         return df
 
     def _breakdown(self, column: str) -> pd.Series:

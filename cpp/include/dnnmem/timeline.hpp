@@ -2,6 +2,7 @@
 // one DMA channel, preemptive earliest-deadline-first (a fluid server), moves the transfers.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -14,6 +15,7 @@ struct StepTiming {
   Ticks compute = 0;
   Ticks capacity_stall = 0;     // waiting for offloads to free space before starting
   std::int64_t bytes_in = 0, bytes_out = 0;  // issued at its start (loads) or end (offloads)
+  std::array<std::int64_t, 5> in_by_role{}, out_by_role{};  // the same, by Role of the tensor
   std::int64_t resident = 0;    // plan residency + data still being written out, at its start
 };
 
