@@ -28,7 +28,9 @@ PYBIND11_MODULE(_core, m) {
         "attributes source, layer, field and detail hold them separately.";
     return type;
   });
-  py::register_exception_translator([](std::exception_ptr p) {
+  // Module-local: tried before any global translator another extension (e.g. one mapping every
+  // std::runtime_error to RuntimeError) may have registered.
+  py::register_local_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const dnnmem::NetworkError& e) {

@@ -3,6 +3,7 @@
 #include "dnnmem/network_json.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -291,7 +292,38 @@ LayerSpec read_layer(const json& v, std::size_t index, const std::string& source
 
 }  // namespace
 
+// The offset of the first byte that is not well-formed UTF-8 (RFC 3629: no overlongs, no
+// surrogates, nothing above U+10FFFF), or npos.
+static std::size_t invalid_utf8(std::string_view t) {
+  std::size_t i = 0;
+  while (i < t.size()) {
+    const auto c = static_cast<unsigned char>(t[i]);
+    std::size_t len = 0;
+    std::uint32_t cp = 0, min = 0;
+    if (c < 0x80) { ++i; continue; }
+    if ((c & 0xE0) == 0xC0) { len = 2; cp = c & 0x1Fu; min = 0x80; }
+    else if ((c & 0xF0) == 0xE0) { len = 3; cp = c & 0x0Fu; min = 0x800; }
+    else if ((c & 0xF8) == 0xF0) { len = 4; cp = c & 0x07u; min = 0x10000; }
+    else return i;
+    if (i + len > t.size()) return i;
+    for (std::size_t k = 1; k < len; ++k) {
+      const auto d = static_cast<unsigned char>(t[i + k]);
+      if ((d & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (d & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
 Network parse_network(std::string_view text, const std::string& source) {
+  if (const auto bad = invalid_utf8(text); bad != std::string_view::npos) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(text[bad])));
+    throw NetworkError(source, "", "", std::string("not UTF-8 text: byte ") + hex + " at offset " +
+                                           std::to_string(bad) + " (JSON files must be UTF-8)");
+  }
   json doc;
   try {
     // The depth limit keeps hostile files from exhausting the stack in recursive walks later.

@@ -142,8 +142,8 @@ class Network:
             "state_bytes": t["state_elements"] * bpe,
         })
         first_use = ~pd.Series(t["weight"]).duplicated() & (pd.Series(t["weight"]) != "")
-        df["params"] = np.where(first_use, t["weight_elements"], 0) + t["state_elements"]
         df["trainable"] = t["trainable"]
+        df["params"] = np.where(first_use, t["weight_elements"], 0) + t["state_elements"]
         steps = self._step_arrays
         fwd_step = np.full(len(df), -1)
         bwd_step = np.full(len(df), -1)
