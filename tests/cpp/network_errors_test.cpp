@@ -81,12 +81,20 @@ TEST_CASE("text that is not JSON") {
 }
 
 TEST_CASE("invalid UTF-8 bytes") {
-  expect_doc_error(doc("{\"name\":\"x\xff\xfe\",\"kind\":\"input\",\"shape\":[4]}"), "", "",
-                   "not valid JSON");
-  expect_doc_error(doc("{\"name\":\"x\",\"kind\":\"input\",\"shape\":[4],\"meta\":\"\xc3\"}"), "", "",
-                   "not valid JSON");
+  // Checked before parsing, so the message names the byte and where it is.
+  const std::string a = doc("{\"name\":\"x\xff\xfe\",\"kind\":\"input\",\"shape\":[4]}");
+  expect_doc_error(a, "", "", "not UTF-8 text: byte 0xFF at offset " + std::to_string(a.find('\xff')));
+  const std::string b = doc("{\"name\":\"x\",\"kind\":\"input\",\"shape\":[4],\"meta\":\"\xc3\"}");
+  expect_doc_error(b, "", "", "not UTF-8 text: byte 0xC3 at offset " + std::to_string(b.find('\xc3')));
   expect_doc_error(doc("{\"na\x80me\":\"x\",\"kind\":\"input\",\"shape\":[4]}"), "", "",
-                   "not valid JSON");
+                   "not UTF-8 text: byte 0x80");
+  // Overlong encodings and UTF-16 surrogates are not UTF-8 either; real multi-byte text is.
+  expect_doc_error(doc("{\"name\":\"\xc0\xaf\",\"kind\":\"input\",\"shape\":[4]}"), "", "",
+                   "byte 0xC0");
+  expect_doc_error(doc("{\"name\":\"\xed\xa0\x80\",\"kind\":\"input\",\"shape\":[4]}"), "", "",
+                   "byte 0xED");
+  CHECK_NOTHROW(parse_network(doc("{\"name\":\"caf\xc3\xa9 \xf0\x9f\x98\x80\",\"kind\":\"input\",\"shape\":[4]}"),
+                              "test.json"));
 }
 
 TEST_CASE("nesting deeper than 64 levels") {
