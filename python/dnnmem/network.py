@@ -286,7 +286,10 @@ class Network:
         df = self.layers
         kinds = df.loc[~df["folded"] & (df["kind"] != "input"), "kind"].value_counts()
         t = self.tensors
-        big = t.loc[t["bytes"].idxmax()]
+        largest = "none (no step)"
+        if len(t):
+            big = t.loc[t["bytes"].idxmax()]
+            largest = f"{big['name']} {format_bytes(big['bytes'])}"
         fl = self.flops
         lines = [
             f"{self.name}: {len(df)} layers ({int((~df['folded'] & (df['kind'] != 'input')).sum())} "
@@ -296,7 +299,7 @@ class Network:
             f"{format_count(fl.total, 'FLOP')} (1 MAC = 2 FLOPs)",
             f"  schedule     {self.num_steps} steps, {len(t)} tensors, "
             f"{int(self.schedule.num_intervals())} reuse intervals",
-            f"  largest      {big['name']} {format_bytes(big['bytes'])}; peak alive "
+            f"  largest      {largest}; peak alive "
             f"{format_bytes(self.peak_alive_bytes)}",
             "  layer kinds  " + ", ".join(f"{k} {v}" for k, v in kinds.items()),
         ]
@@ -378,7 +381,7 @@ def load_network(source: NetworkSource, batch: int = 1, bytes_per_element: int =
             e = NetworkError(f"<dict>: layer '{layer}', field '{field}': must be a finite number, "
                              f"got {value!r}" if layer else f"<dict>: field '{field}': must be a "
                              f"finite number, got {value!r}")
-            e.source, e.layer, e.field, e.detail = "<dict>", layer, field, f"must be finite, got {value!r}"
+            e.source, e.layer, e.field, e.detail = "<dict>", layer, field, f"must be a finite number, got {value!r}"
             raise e
         try:
             text = json.dumps(source, allow_nan=False)

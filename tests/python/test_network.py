@@ -140,7 +140,10 @@ def test_layer_columns_include_the_documented_ones_in_order(net):
 
 
 def test_layer_columns_are_exactly_the_documented_ones(net):
-    assert list(net.layers.columns) == _documented_columns(Network.layers)
+    documented = _documented_columns(Network.layers)
+    assert "trainable" in documented
+    assert documented.index("trainable") == documented.index("state_bytes") + 1
+    assert list(net.layers.columns) == documented
 
 
 @pytest.mark.parametrize("prop", ["steps", "tensors", "accesses"])
@@ -593,10 +596,32 @@ def test_summary(net):
      {"name": "f", "kind": "flatten", "inputs": ["x"]}],
 ], ids=["input-only", "input-flatten"])
 def test_network_without_steps(layers):
-    n = load_network({"layers": layers})
+    n = load_network({"layers": layers}, batch=3)
     assert n.num_steps == 0
-    assert n.layers["fwd_step"].tolist() == [-1] * len(layers)
-    assert n.flops.total == 0
+    assert len(n.steps) == len(n.tensors) == len(n.accesses) == 0
+    df = n.layers
+    assert list(df.columns) == _documented_columns(Network.layers)
+    assert df["name"].tolist() == [layer["name"] for layer in layers]
+    assert df["fwd_step"].tolist() == [-1] * len(layers)
+    assert df["bwd_step"].tolist() == [-1] * len(layers)
+    # no step, so no reuse frequency: NaN, as for any layer without a step
+    assert df["rf_fwd"].isna().all() and df["rf_bwd"].isna().all()
+    assert df["output_bytes"].tolist() == [3 * 4 * 4] + [0] * (len(layers) - 1)  # f is folded
+    for col in ("fwd_flops", "bwd_dx_flops", "bwd_dw_flops", "fwd_macs", "params"):
+        assert df[col].tolist() == [0] * len(layers), col
+    assert n.flops == dnnmem.Flops(forward=0, loss=0, backward_dx=0, backward_dw=0)
+    assert n.params == n.trainable_params == 0
+    assert n.peak_alive_bytes == 0
+    assert repr(n) == (f"<dnnmem.Network '<dict>': {len(layers)} layers, 0 params, batch 3, "
+                       "0 FLOP forward>")
+
+
+def test_summary_of_a_network_without_steps():
+    n = load_network({"layers": [{"name": "x", "kind": "input", "shape": [2, 2, 1]}]})
+    lines = n.summary().splitlines()
+    assert lines[0] == "<dict>: 1 layers (0 with a step), batch 1, 4 B/element"
+    assert "0 steps, 0 tensors, 0 reuse intervals" in lines[3]
+    assert lines[4] == "  largest      none (no step); peak alive 0 B"
 
 
 # --------------------------------------------------------------------------------------------

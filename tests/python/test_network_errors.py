@@ -249,22 +249,42 @@ def test_utf8_names_and_bom_are_fine(tmp_path):
     assert n.steps["name"].tolist() == ["F:rélu", "loss:rélu"]
 
 
-NON_UTF8 = {
-    "in a name": b'{"layers": [{"name": "\xff\xfe", "kind": "input", "shape": [1]}]}',
-    "outside strings": b"\xff\xfe{}",
-    "encoded surrogate": b'{"name": "\xed\xa0\x80", "layers": []}',
-    "latin-1 text": '{"name": "café", "layers": []}'.encode("latin-1"),
+NON_UTF8 = {  # (content, first bad byte, its offset)
+    "in a name": (b'{"layers": [{"name": "\xff\xfe", "kind": "input", "shape": [1]}]}', 0xFF, 22),
+    "outside strings": (b"\xff\xfe{}", 0xFF, 0),
+    "encoded surrogate": (b'{"name": "\xed\xa0\x80", "layers": []}', 0xED, 10),
+    "latin-1 text": ('{"name": "café", "layers": []}'.encode("latin-1"), 0xE9, 13),
 }
 
 
-@pytest.mark.parametrize("content", list(NON_UTF8.values()), ids=list(NON_UTF8))
-def test_non_utf8_file(tmp_path, content):
+@pytest.mark.parametrize(("content", "byte", "offset"), list(NON_UTF8.values()),
+                         ids=list(NON_UTF8))
+def test_non_utf8_file(tmp_path, content, byte, offset):
     path = tmp_path / "bytes.json"
     path.write_bytes(content)
     with pytest.raises(NetworkError) as info:
         load_network(path)
-    assert info.value.source == str(path)
-    assert "UTF-8" in str(info.value)
+    e = info.value
+    detail = f"not UTF-8 text: byte 0x{byte:02X} at offset {offset} (JSON files must be UTF-8)"
+    assert (e.source, e.layer, e.field, e.detail) == (str(path), "", "", detail)
+    assert str(e) == f"{path}: {detail}"
+
+
+@pytest.mark.parametrize(("content", "excerpt"), [
+    ('{"a": é}', "last read: '\"a\": \ufffd'"),
+    ('{"layers": []}€', "[]}\ufffd'; expected end of input"),
+], ids=["cut in a value", "cut after the document"])
+def test_error_excerpt_cutting_a_character_is_decoded_leniently(tmp_path, content, excerpt):
+    """Valid UTF-8 whose parse error quotes part of a multi-byte character: the stray bytes
+    become U+FFFD instead of breaking the message (a UnicodeDecodeError)."""
+    path = tmp_path / "cut.json"
+    path.write_bytes(content.encode("utf-8"))
+    with pytest.raises(NetworkError) as info:
+        load_network(path)
+    e = info.value
+    assert e.detail.startswith("not valid JSON: parse error at line 1, column "), e.detail
+    assert excerpt in e.detail, e.detail
+    assert str(e) == f"{path}: {e.detail}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -279,6 +299,7 @@ def test_dict_with_a_non_finite_number_names_layer_and_field(value):
     e = info.value
     assert (e.source, e.layer, e.field) == ("<dict>", "x", "shape")
     assert str(e) == f"<dict>: layer 'x', field 'shape': must be a finite number, got {value!r}"
+    assert e.detail == f"must be a finite number, got {value!r}"  # the message ends with it
 
 
 @pytest.mark.parametrize("value", [{1, 2}, object()], ids=["set", "object"])
@@ -297,14 +318,29 @@ def test_nan_in_dict_names_layer_and_field():
                           "rate": float("nan")}]}
     with pytest.raises(NetworkError) as info:
         load_network(doc)
-    assert (info.value.layer, info.value.field) == ("d", "rate")
+    e = info.value
+    assert (e.source, e.layer, e.field) == ("<dict>", "d", "rate")
+    assert str(e) == "<dict>: layer 'd', field 'rate': must be a finite number, got nan"
+
+
+def test_nan_outside_the_layers_names_the_field():
+    doc = {"name": float("nan"), "layers": [X]}
+    with pytest.raises(NetworkError) as info:
+        load_network(doc)
+    e = info.value
+    assert (e.source, e.layer, e.field) == ("<dict>", "", "name")
+    assert str(e) == "<dict>: field 'name': must be a finite number, got nan"
 
 
 def test_lone_surrogate_in_dict_is_a_network_error():
     doc = {"layers": [{"name": "\ud800", "kind": "input", "shape": [1]}]}
     with pytest.raises(NetworkError) as info:
         load_network(doc)
-    assert info.value.source == "<dict>"
+    e = info.value
+    assert e.source == "<dict>"
+    assert e.detail.startswith("not valid JSON: "), e.detail
+    assert "surrogate" in e.detail
+    assert str(e) == f"<dict>: {e.detail}"
 
 
 # --------------------------------------------------------------------------------------------
@@ -354,13 +390,22 @@ def test_good_arguments(batch, bpe):
 
 
 def test_batch_above_core_limit_is_a_value_error_naming_batch():
-    with pytest.raises(ValueError, match=r"^batch: must be an integer from 1 to 16777216, got 16777217$"):
+    with pytest.raises(ValueError) as info:
         load_network(OK, batch=2**24 + 1)
+    assert not isinstance(info.value, NetworkError)
+    assert str(info.value) == "batch: must be an integer from 1 to 16777216, got 16777217"
 
 
 def test_batch_above_core_limit_fails_at_load():
-    with pytest.raises(ValueError, match="batch"):
+    """Refused by load_network and with_batch themselves, not later when the schedule is
+    built."""
+    with pytest.raises(ValueError, match=r"^batch: must be an integer from 1 to 16777216, "
+                                         r"got 16777217$"):
         load_network(OK, batch=2**24 + 1)
+    net = load_network(OK, batch=2**24)
+    assert net.num_steps > 0  # the limit itself is fine
+    with pytest.raises(ValueError, match=r"^batch: .*got 16777217$"):
+        net.with_batch(2**24 + 1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -409,6 +454,7 @@ def test_nul_does_not_truncate_the_message(layers):
         load_network({"layers": layers})
     e = info.value
     assert "\x00" in e.detail + e.layer
+    assert str(e) == _message("<dict>", e.layer, e.field, e.detail)
     assert str(e).endswith(e.detail)
     assert f"layer '{e.layer}'" in str(e)
 

@@ -168,18 +168,22 @@ def test_nonsense_messages_say_what_is_wrong():
         parse_throughput(True)
 
 
-@pytest.mark.parametrize(("parse", "text"), [(parse_bytes, "-1MiB"), (parse_bytes, "1e400MB"),
-                                             (parse_bandwidth, "-5GB/s"),
-                                             (parse_throughput, "-2TFLOPS")])
-def test_negative_or_overflowing_text_is_a_value_error(parse, text):
-    with pytest.raises(ValueError, match=f"must be a finite amount >= 0, got {text!r}"):
+@pytest.mark.parametrize(("parse", "what", "text"), [
+    (parse_bytes, "size", "-1MiB"), (parse_bytes, "size", "1e400MB"),
+    (parse_bandwidth, "bandwidth", "-5GB/s"), (parse_bandwidth, "bandwidth", "1e400TB/s"),
+    (parse_throughput, "throughput", "-2TFLOPS")])
+def test_negative_or_overflowing_text_is_a_value_error(parse, what, text):
+    with pytest.raises(ValueError) as info:
         parse(text)
+    assert str(info.value) == f"{what}: must be a finite amount >= 0, got {text!r}"
 
 
-@pytest.mark.parametrize("text", ["-1MiB", "1e400MB"])
+@pytest.mark.parametrize("text", ["-1MiB", "1e400MB", " -0.5 KiB "])
 def test_negative_text_message_names_the_text(text):
     with pytest.raises(ValueError) as info:
         parse_bytes(text)
+    # the text as typed, not the number it was read as
+    assert str(info.value) == f"size: must be a finite amount >= 0, got {text!r}"
     assert repr(text) in str(info.value)
 
 
@@ -226,7 +230,9 @@ def test_format_time(value, expected):
 
 
 def test_format_time_below_a_nanosecond_keeps_its_unit():
-    assert format_time(1e-12).endswith("s")
+    # below the smallest step, the value is written in that step's unit (ns), not in seconds
+    assert format_time(1e-12) == "0.001 ns"
+    assert format_time(5e-10) == "0.5 ns"
 
 
 # --------------------------------------------------------------------------------------------

@@ -74,8 +74,16 @@ def test_there_are_public_callables():
 @pytest.mark.parametrize("name", PUBLIC_CALLABLES)
 def test_public_callables_have_docstrings(name):
     obj = getattr(dnnmem, name)
-    doc = obj.__doc__  # its own, not one inherited from a base class
+    # its own, not one inherited from a base class
+    doc = vars(obj).get("__doc__") if isinstance(obj, type) else obj.__doc__
     assert doc and len(doc.strip()) >= 10, name
+
+
+def test_network_error_docstring_names_its_attributes():
+    doc = vars(dnnmem.NetworkError)["__doc__"]
+    assert doc != ValueError.__doc__
+    for attr in ("source", "layer", "field", "detail"):
+        assert attr in doc, attr
 
 
 @pytest.mark.parametrize("cls", [dnnmem.Network, dnnmem.Flops], ids=lambda c: c.__name__)
