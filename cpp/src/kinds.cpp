@@ -50,6 +50,34 @@ const std::vector<KindInfo> kTable = {
     {Kind::Identity, "identity", LayerClass::None, R::Nothing, true, none, none, none},
     {Kind::Embedding, "embedding", LayerClass::I, R::TokenIds, false, out(2), none, out(1)},
     {Kind::LSTMCell, "lstm_cell", LayerClass::None, R::Nothing, false, none, none, none},
+    // Below: kinds SPEC §2 does not list. The constants follow its convention of one FLOP per
+    // elementary point-wise operation (sigmoid counts 1): swish = x·σ(x) is 2 forward and 3 for
+    // dX (σ, x·σ·(1−σ), the sum); its derivative needs X, not Y.
+    {Kind::Swish, "swish", LayerClass::II, R::X, false, out(2), out(3), none},
+    // hard_swish = x·relu6(x+3)/6: add, clip, multiply (3); dX is piecewise in X (2).
+    {Kind::HardSwish, "hard_swish", LayerClass::II, R::X, false, out(3), out(2), none},
+    // hard_sigmoid = relu6(x+3)/6: add, clip (2); dX a masked scale (1).
+    {Kind::HardSigmoid, "hard_sigmoid", LayerClass::II, R::X, false, out(2), out(1), none},
+    // leaky relu keeps the sign, so Y decides the slope, as for relu.
+    {Kind::LeakyReLU, "leaky_relu", LayerClass::II, R::Y, false, out(1), out(1), none},
+    // mish = x·tanh(softplus(x)): softplus (2), tanh (1), multiply (1); dX 6.
+    {Kind::Mish, "mish", LayerClass::II, R::X, false, out(4), out(6), none},
+    // Nearest-neighbour upsampling is a copy (0 FLOPs, as concat); dX sums size² gradients into
+    // each input element: one add per output element.
+    {Kind::Upsample, "upsample", LayerClass::II, R::Nothing, false, none, out(1), none},
+    // x·scale + offset (Keras Rescaling); no weights.
+    {Kind::Rescaling, "rescaling", LayerClass::II, R::Nothing, false, out(2), out(1), none},
+    // (x − mean) / √variance with fixed statistics (Keras Normalization: mean, variance and a
+    // count are non-trainable state, 2C + 1 elements).
+    {Kind::Normalization, "normalization", LayerClass::II, R::Nothing, false, out(2), out(1),
+     none},
+    // ViT's learned class token prepended to a [T, d] sequence: a copy (0 FLOPs, as concat);
+    // dX and dW are slices of dY (the batch sum of d elements is negligible and not counted).
+    {Kind::ClassToken, "class_token", LayerClass::II, R::GradientOnly, false, none, none, none},
+    // A learned [T, d] table added to the sequence (ViT, BERT, GPT-2 position embeddings): one
+    // add per element; dX is dY (no FLOPs), dW sums dY over the batch (one add per element).
+    {Kind::PositionEmbedding, "position_embedding", LayerClass::II, R::Nothing, false, out(1), none,
+     out(1)},
 };
 
 std::string normalise(std::string_view s) {
@@ -86,6 +114,14 @@ const std::vector<std::pair<std::string_view, Kind>> kAliases = {
     {"mul", Kind::Multiply},
     {"lstm", Kind::LSTMCell},
     {"lstmcell", Kind::LSTMCell},
+    {"silu", Kind::Swish},
+    {"hswish", Kind::HardSwish},
+    {"hsigmoid", Kind::HardSigmoid},
+    {"leaky", Kind::LeakyReLU},
+    {"upsampling2d", Kind::Upsample},
+    {"upsample2d", Kind::Upsample},
+    {"clstoken", Kind::ClassToken},
+    {"positionalembedding", Kind::PositionEmbedding},
 };
 
 }  // namespace

@@ -259,9 +259,37 @@ struct Builder {
         break;
       }
       case Kind::ReLU: case Kind::ReLU6: case Kind::GELU: case Kind::Sigmoid: case Kind::Tanh:
-      case Kind::Softmax: case Kind::Dropout: case Kind::Identity:
+      case Kind::Softmax: case Kind::Dropout: case Kind::Identity: case Kind::Swish:
+      case Kind::HardSwish: case Kind::HardSigmoid: case Kind::LeakyReLU: case Kind::Mish:
+      case Kind::Rescaling:
         expect_inputs(l, 1, 1);
         l.shape = in_shape(l, 0);
+        break;
+      case Kind::Normalization:
+        expect_inputs(l, 1, 1);
+        l.shape = in_shape(l, 0);
+        if (l.shape.empty()) fail(l, "inputs", "a normalization layer needs an input of rank >= 1");
+        l.state_elements = 2 * l.shape.back() + 1;  // mean, variance, count (Keras)
+        break;
+      case Kind::Upsample: {
+        expect_inputs(l, 1, 1);
+        expect_rank(l, 0, 3);
+        const Shape& x = in_shape(l, 0);
+        l.shape = {mul(l, x[0], p.size[0]), mul(l, x[1], p.size[1]), x[2]};
+        break;
+      }
+      case Kind::ClassToken: {
+        expect_inputs(l, 1, 1);
+        expect_rank(l, 0, 2);
+        const Shape& x = in_shape(l, 0);
+        l.shape = {x[0] + 1, x[1]};
+        weight_elems = x[1];
+        break;
+      }
+      case Kind::PositionEmbedding:
+        expect_inputs(l, 1, 1);
+        l.shape = in_shape(l, 0);
+        weight_elems = prod(l, l.shape);
         break;
       case Kind::Add: {
         expect_inputs(l, 2, std::numeric_limits<std::size_t>::max());

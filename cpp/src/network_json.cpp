@@ -161,6 +161,10 @@ std::vector<std::string> allowed_fields(Kind k) {
     case Kind::Reshape: return {"target_shape"};
     case Kind::Embedding: return {"input_dim", "output_dim"};
     case Kind::LSTMCell: return {"units", "use_bias"};
+    case Kind::LeakyReLU: return {"alpha"};
+    case Kind::Upsample: return {"size", "interpolation"};
+    case Kind::Rescaling: return {"scale", "offset"};
+    case Kind::Normalization: return {"axis"};
     default: return {};
   }
 }
@@ -280,7 +284,23 @@ LayerSpec read_layer(const json& v, std::size_t index, const std::string& source
       p.input_dim = r.need_int("input_dim", 1);
       p.output_dim = r.need_int("output_dim", 1);
       break;
+    case Kind::Upsample: {
+      p.size = r.get_pair("size", {2, 2}, 1);
+      // Counted as a copy either way; bilinear's 4-tap weights are not worth a constant of their own.
+      const std::string mode = r.get_string("interpolation", "nearest");
+      if (mode != "nearest" && mode != "bilinear")
+        r.fail("interpolation", "must be \"nearest\" or \"bilinear\", got \"" + mode + "\"");
+      break;
+    }
+    case Kind::Normalization:
+      if (r.get_int("axis", -1, -8) != -1) r.fail("axis", "only the last (channel) axis, -1, is supported");
+      break;
     default: break;
+  }
+  for (const char* f : {"alpha", "scale", "offset"}) {
+    // Values that change no count, but a typo such as a string must not pass silently.
+    if ((s.kind == Kind::LeakyReLU || s.kind == Kind::Rescaling) && v.contains(f) && !v[f].is_number())
+      r.fail(f, std::string("must be a number, got ") + type_name(v[f]));
   }
   if (s.kind == Kind::Dropout && v.contains("rate")) {
     const json& rate = v["rate"];

@@ -11,10 +11,16 @@ TEST_CASE("the kind table is indexed by the enum and every name round-trips") {
     REQUIRE(k.has_value());
     CHECK(*k == all[i].kind);
   }
-  CHECK(all.back().kind == Kind::LSTMCell);
+  CHECK(all.back().kind == Kind::PositionEmbedding);
 }
 
 TEST_CASE("aliases from Keras and PyTorch spellings") {
+  CHECK(kind_from_name("SiLU") == Kind::Swish);
+  CHECK(kind_from_name("Hardswish") == Kind::HardSwish);
+  CHECK(kind_from_name("LeakyReLU") == Kind::LeakyReLU);
+  CHECK(kind_from_name("UpSampling2D") == Kind::Upsample);
+  CHECK(kind_from_name("Rescaling") == Kind::Rescaling);
+  CHECK(kind_from_name("cls_token") == Kind::ClassToken);
   CHECK(kind_from_name("Conv2D") == Kind::Conv2D);
   CHECK(kind_from_name("BatchNormalization") == Kind::BatchNorm);
   CHECK(kind_from_name("global_average_pooling2d") == Kind::GlobalAvgPool);

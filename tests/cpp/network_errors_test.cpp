@@ -614,3 +614,20 @@ TEST_CASE("a huge same-padded pooling window overflows cleanly") {
                   {"name":"p","kind":"maxpool","inputs":["x"],"pool_size":2147483647,"strides":1,"padding":"same"})",
                "p", "pool_size", "overflow");
 }
+
+TEST_CASE("fields of the kinds beyond SPEC's table are checked") {
+  expect_error(kX + R"(, {"name":"u","kind":"upsample","inputs":["x"],"size":0})", "u", "size");
+  expect_error(kX + R"(, {"name":"u","kind":"upsample","inputs":["x"],"interpolation":"cubic"})",
+               "u", "interpolation", "\"nearest\" or \"bilinear\"");
+  expect_error(kV + R"(, {"name":"u","kind":"upsample","inputs":["x"]})", "u", "inputs", "needs rank 3");
+  expect_error(kX + R"(, {"name":"l","kind":"leaky_relu","inputs":["x"],"alpha":"0.1"})", "l",
+               "alpha", "must be a number");
+  expect_error(kX + R"(, {"name":"r","kind":"rescaling","inputs":["x"],"scale":null})", "r", "scale",
+               "must be a number");
+  expect_error(kX + R"(, {"name":"n","kind":"normalization","inputs":["x"],"axis":1})", "n", "axis",
+               "only the last");
+  expect_error(kX + R"(, {"name":"c","kind":"class_token","inputs":["x"]})", "c", "inputs",
+               "needs rank 2");
+  expect_error(kX + R"(, {"name":"s","kind":"swish","inputs":["x"],"beta":1})", "s", "beta",
+               "is not a field of a swish layer");
+}

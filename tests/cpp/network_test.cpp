@@ -350,6 +350,74 @@ TEST_CASE("point-wise activations and dropout: per-element constants") {
   CHECK(n.parameters() == 0);
 }
 
+TEST_CASE("activations beyond SPEC's table: swish, hard swish / sigmoid, leaky relu, mish") {
+  auto n = net(R"({"name":"x","kind":"input","shape":[2,3]},
+    {"name":"swish","kind":"swish","inputs":["x"]},
+    {"name":"hswish","kind":"hard_swish","inputs":["x"]},
+    {"name":"hsig","kind":"hard_sigmoid","inputs":["x"]},
+    {"name":"leaky","kind":"leaky_relu","inputs":["x"],"alpha":0.1},
+    {"name":"mish","kind":"mish","inputs":["x"]},
+    {"name":"scale","kind":"rescaling","inputs":["x"],"scale":0.5,"offset":-1})");
+  struct Row {
+    const char* name;
+    std::int64_t fwd, dx;
+    BackwardReads reads;
+  };
+  // 6 elements each: swish 2 / 3, hard swish 3 / 2, hard sigmoid 2 / 1, leaky 1 / 1, mish 4 / 6,
+  // rescaling 2 / 1 (kinds.cpp gives the reason for each constant).
+  const Row rows[] = {{"swish", 12, 18, BackwardReads::X},   {"hswish", 18, 12, BackwardReads::X},
+                      {"hsig", 12, 6, BackwardReads::X},     {"leaky", 6, 6, BackwardReads::Y},
+                      {"mish", 24, 36, BackwardReads::X},    {"scale", 12, 6, BackwardReads::Nothing}};
+  for (const auto& r : rows) {
+    INFO(r.name);
+    const Layer& l = layer(n, r.name);
+    CHECK(l.shape == Shape{2, 3});
+    CHECK(l.fwd.flops == r.fwd);
+    CHECK(l.bwd_dx.flops == r.dx);
+    CHECK(l.weight == -1);
+    CHECK(kind_info(l.kind).backward_reads == r.reads);
+    CHECK(kind_info(l.kind).layer_class == LayerClass::II);
+  }
+  CHECK(n.parameters() == 0);
+}
+
+TEST_CASE("normalization keeps mean, variance and a count as state: 2C + 1") {
+  auto n = net(R"({"name":"x","kind":"input","shape":[4,4,3]},
+    {"name":"norm","kind":"normalization","inputs":["x"]})");
+  const Layer& l = layer(n, "norm");
+  CHECK(l.state_elements == 7);  // Keras EfficientNet's Normalization: 3 + 3 + 1
+  CHECK(l.weight == -1);
+  CHECK(l.fwd.flops == 2 * 48);
+  CHECK(n.parameters() == 7);
+  CHECK(n.trainable_parameters() == 0);
+}
+
+TEST_CASE("upsample: nearest copy, size per dimension, dX one add per output") {
+  auto n = net(R"({"name":"x","kind":"input","shape":[3,5,2]},
+    {"name":"up","kind":"upsample","inputs":["x"]},
+    {"name":"up23","kind":"upsample","inputs":["x"],"size":[2,3]})");
+  CHECK(layer(n, "up").shape == Shape{6, 10, 2});
+  CHECK(layer(n, "up").fwd.total() == 0);
+  CHECK(layer(n, "up").bwd_dx.flops == 120);
+  CHECK(layer(n, "up23").shape == Shape{6, 15, 2});
+}
+
+TEST_CASE("class token and position embedding: learned rows of a [T, d] sequence") {
+  auto n = net(R"({"name":"x","kind":"input","shape":[196,8]},
+    {"name":"cls","kind":"class_token","inputs":["x"]},
+    {"name":"pos","kind":"position_embedding","inputs":["cls"]})");
+  // ViT: one d-wide token prepended, then a learned [T+1, d] table added.
+  CHECK(layer(n, "cls").shape == Shape{197, 8});
+  CHECK(weight_elements(n, "cls") == 8);
+  CHECK(layer(n, "cls").fwd.total() == 0);
+  CHECK(layer(n, "pos").shape == Shape{197, 8});
+  CHECK(weight_elements(n, "pos") == 197 * 8);
+  CHECK(layer(n, "pos").fwd.flops == 197 * 8);
+  CHECK(layer(n, "pos").bwd_dw.flops == 197 * 8);
+  CHECK(layer(n, "pos").bwd_dx.total() == 0);
+  CHECK(n.trainable_parameters() == 8 + 197 * 8);
+}
+
 // ---- joins -------------------------------------------------------------------------------------
 
 TEST_CASE("add: one FLOP per input per output element, no backward FLOPs") {

@@ -39,6 +39,17 @@ enum class Kind : std::uint8_t {
   Identity,
   Embedding,
   LSTMCell,  // a macro kind: the loader expands it into dense / point-wise layers
+  // Not in SPEC §2's table (added for the zoo and the importers; constants in kinds.cpp).
+  Swish,
+  HardSwish,
+  HardSigmoid,
+  LeakyReLU,
+  Mish,
+  Upsample,
+  Rescaling,
+  Normalization,
+  ClassToken,
+  PositionEmbedding,
 };
 
 // Layer class of thesis §5 (Fig. 5.1): type-I extracts features (many inputs per output), type-II
@@ -52,7 +63,7 @@ enum class BackwardReads : std::uint8_t {
   AllInputs,       // matmul, multiply: every input
   XAndScale,       // batchnorm, layernorm: X and W, always
   Y,               // relu, relu6, sigmoid, tanh, softmax, dropout (Y stands in for the mask)
-  X,               // gelu, max pool, global max pool
+  X,               // gelu, swish, hard swish / sigmoid, mish, max pool, global max pool
   GradientOnly,    // concat: dY only (a copy into each input's gradient slice)
   TokenIds,        // embedding: the token ids
 };

@@ -45,6 +45,7 @@ struct LayerParams {
   std::int64_t input_dim = 0;     // embedding: vocabulary
   std::int64_t output_dim = 0;    // embedding: row width
   bool keepdims = false;          // global pooling
+  std::array<std::int64_t, 2> size{2, 2};  // upsample: factor per spatial dimension
   std::string weights;            // name of a shared weight tensor W ("" = the layer's own)
   bool trainable = true;
 };
