@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from ._builder import Layers
 
 __all__ = ["resnet50"]
 
@@ -45,13 +45,9 @@ def resnet50(num_classes: int = 1000,
     dict
         The network document: ``{"name": "resnet50", "layers": [...]}``.
     """
-    layers: list[dict[str, Any]] = []
-
-    def add(name: str, kind: str, inputs: list[str], **fields: Any) -> str:
-        layers.append({"name": name, "kind": kind, "inputs": inputs, **fields})
-        return name
-
-    layers.append({"name": "input_1", "kind": "input", "shape": list(input_shape)})
+    net = Layers()
+    add = net.add
+    net.input("input_1", input_shape)
     x = add("conv1_pad", "zero_padding", ["input_1"], padding=[[3, 3], [3, 3]])
     x = add("conv1_conv", "conv2d", [x], filters=64, kernel_size=7, strides=2, padding="valid")
     x = add("conv1_bn", "batchnorm", [x])
@@ -83,4 +79,4 @@ def resnet50(num_classes: int = 1000,
 
     x = add("avg_pool", "global_avgpool", [x])
     add("predictions", "dense", [x], units=num_classes)
-    return {"name": "resnet50", "layers": layers}
+    return net.document("resnet50")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from ._builder import Layers
 
 __all__ = ["transformer"]
 
@@ -72,11 +72,8 @@ def transformer(layers: int = 6, d_model: int = 1024, heads: int = 16, d_ff: int
     dict
         The network document: ``{"name": "transformer", "layers": [...]}``.
     """
-    doc: list[dict[str, Any]] = []
-
-    def add(name: str, kind: str, inputs: list[str], **fields: Any) -> str:
-        doc.append({"name": name, "kind": kind, "inputs": inputs, **fields})
-        return name
+    net = Layers()
+    add = net.add
 
     def attention(p: str, x: str, memory: str) -> str:
         """Multi-head attention with queries from x and keys / values from memory."""
@@ -106,8 +103,7 @@ def transformer(layers: int = 6, d_model: int = 1024, heads: int = 16, d_ff: int
         return add(f"{side}_drop", "dropout", [x], rate=DROPOUT_RATE)
 
     for side in ("src", "tgt"):
-        doc.append({"name": f"{side}_tokens", "kind": "input", "shape": [seq_len],
-                    "dtype": "int32"})
+        net.input(f"{side}_tokens", [seq_len], dtype="int32")
 
     x = embed("src")
     for i in range(1, layers + 1):
@@ -124,4 +120,4 @@ def transformer(layers: int = 6, d_model: int = 1024, heads: int = 16, d_ff: int
         x = ffn(p, x)
 
     add("out_proj", "dense", [x], units=vocab, use_bias=False, weights="shared_embedding")
-    return {"name": "transformer", "layers": doc}
+    return net.document("transformer")
