@@ -36,11 +36,11 @@ def _network(network: NetworkLike, batch: int | None) -> Network:
         from .zoo import network as zoo_network, networks
 
         if network.lower() in networks():
-            return zoo_network(network, batch=batch or 1)
+            return zoo_network(network, batch=1 if batch is None else batch)
         raise ValueError(f"network: {network!r} is neither a file nor a built-in network "
                          f"({', '.join(networks())})")
     if isinstance(network, (str, os.PathLike, dict)):
-        return load_network(network, batch=batch or 1)
+        return load_network(network, batch=1 if batch is None else batch)
     raise TypeError(f"network: expected a Network, a built-in name, a JSON path or a dict, "
                     f"got {type(network).__name__}")
 
@@ -76,6 +76,10 @@ def estimate(network: NetworkLike, hardware: Hardware | None = None, policy: str
         Naming the argument for invalid hardware, an unknown policy or a bad ``ops_per_mac``.
     """
     net = _network(network, batch)
+    if net.num_steps == 0:
+        # Every output is an input or a folded view of one: there is nothing to train or time.
+        raise ValueError(f"network: {net.name!r} has no step to estimate (every output is an "
+                         f"input or a re-indexing of one)")
     overrides = {k: v for k, v in (("capacity", capacity), ("bandwidth", bandwidth),
                                     ("throughput", throughput)) if v is not None}
     if hardware is None:
