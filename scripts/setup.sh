@@ -19,14 +19,23 @@ install_system_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
-# make_venv EXTRAS: creates .venv (once) and installs dnnmem[EXTRAS] into it.
+# make_venv EXTRAS [LOCAL_ONLY_REQUIREMENT]: creates .venv (once) and installs dnnmem[EXTRAS]
+# into it; the optional second argument is installed first, only from local wheels (--no-index).
 make_venv() {
-  local extras="${1:-}"
+  local extras="${1:-}" local_only="${2:-}"
   if [ ! -x .venv/bin/python ]; then
     echo "== creating .venv"
     python3 -m venv .venv
   fi
   .venv/bin/python -m pip install -q --upgrade pip
+  if [ -n "$local_only" ]; then
+    # --no-index --no-deps finds it only in a local wheel; the second call adds its dependencies.
+    if .venv/bin/python -m pip install -q --no-index --no-deps "$local_only" 2>/dev/null; then
+      .venv/bin/python -m pip install -q "$local_only"
+    else
+      echo "note: $local_only has no local wheel here; the tests that need it will be skipped"
+    fi
+  fi
   echo "== building and installing dnnmem${extras:+[$extras]} into .venv"
   .venv/bin/python -m pip install -q ".${extras:+[$extras]}"
 }

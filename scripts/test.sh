@@ -2,7 +2,9 @@
 # Every test: C++ (Catch2 via ctest), the same under AddressSanitizer + UBSan, and Python (pytest).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
-make_venv "test"
+# torch's default wheel drags in GBs of CUDA packages: take a CPU wheel from pip's find-links
+# (this machine's /opt/wheels) if there is one; without torch its tests are skipped, visibly.
+make_venv "test" "torch==2.13.0"
 cmake_bin=$(command -v cmake || true)
 [ -n "$cmake_bin" ] || { .venv/bin/python -m pip install -q cmake; cmake_bin=.venv/bin/cmake; }
 jobs=$(nproc 2>/dev/null || echo 2)
