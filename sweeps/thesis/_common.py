@@ -1,0 +1,231 @@
+"""What every thesis-figure script shares: the thesis's setup, the sweep, the cache, the output.
+
+The setup is the thesis's Chapter 5 (``shared/seeds/000_…``): Table 5.1 (workloads and batch
+sizes), Table 5.2 (hardware), capacities from 24 MiB to 1000 MiB in 2 MiB steps. Every script
+in this folder has ``compute(small=False) -> DataFrame`` (cached under ``results/thesis/``,
+keyed by its parameters and the dnnmem version) and ``plot(df) -> Figure`` (saved as
+``figures/<name>.png``); ``--small`` is the CI mode (seven capacities, small batches).
+
+The only place that knows whether ``dnnmem.sweep`` exists is :func:`run_sweep`; without it,
+it loops :func:`dnnmem.estimate` (the same numbers, one point at a time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import hashlib
+import json
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+
+import pandas as pd
+
+import dnnmem
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+REPO = Path(__file__).resolve().parents[2]
+#: Where ``compute`` caches its DataFrames and ``plot`` writes its PNGs (both git-ignored);
+#: module attributes so a test can point them at a temporary directory.
+RESULTS_DIR = REPO / "results" / "thesis"
+FIGURES_DIR = REPO / "figures"
+
+MIB = 2**20
+GB_S = 1e9
+TFLOPS = 1e12
+
+# Thesis Table 5.2 (peak FP32 FLOP/s, off-chip bandwidth). Figures mix these: each script
+# follows its caption. "Unless specified, all experiments use the RTX 2080 Ti configuration."
+RTX_2080_TI = {"throughput": 13.45 * TFLOPS, "bandwidth": 616 * GB_S}
+RADEON_6900_XT = {"throughput": 23.04 * TFLOPS, "bandwidth": 512 * GB_S}
+A100 = {"throughput": 19.45 * TFLOPS, "bandwidth": 1555 * GB_S}
+
+# Thesis Table 5.1: the four workloads and their batch sizes N.
+WORKLOADS: dict[str, int] = {"resnet50": 32, "mobilenet_v2": 32, "gnmt": 32, "transformer": 128}
+
+#: "from 24 MB to 1000 MB with 2 MB per step" (thesis 5.3); MB there is MiB (SPEC §4).
+FULL_CAPACITIES: list[int] = [c * MIB for c in range(24, 1001, 2)]
+#: CI mode: the capacities the report's tables quote, nothing else.
+SMALL_CAPACITIES: list[int] = [c * MIB for c in (24, 128, 296, 400, 442, 500, 1000)]
+
+POLICY = "lookahead"
+
+
+def capacities(small: bool) -> list[int]:
+    """The capacity grid in bytes: 489 points, or the seven the tables quote in CI mode."""
+    return list(SMALL_CAPACITIES if small else FULL_CAPACITIES)
+
+
+def available(names: Iterable[str] = WORKLOADS) -> list[str]:
+    """The names among ``names`` that ``dnnmem.networks()`` has; the others are skipped with a
+    note on stderr (a zoo branch not merged yet)."""
+    have = set(dnnmem.networks())
+    out = []
+    for n in names:
+        if n in have:
+            out.append(n)
+        else:
+            print(f"note: network {n!r} is not among dnnmem.networks(); skipped",
+                  file=sys.stderr)
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def load(name: str, batch: int, bytes_per_element: int = 4) -> dnnmem.Network:
+    """A built-in network, built once per (name, batch, element size) in this process (its
+    schedule is then shared by every estimate)."""
+    return dnnmem.network(name, batch=batch, bytes_per_element=bytes_per_element)
+
+
+def _sweep_fn() -> Callable[..., pd.DataFrame] | None:
+    return getattr(dnnmem, "sweep", None)
+
+
+def run_sweep(network: str, *, batch: Sequence[int], capacity: Sequence[float],
+              bandwidth: Sequence[float], throughput: Sequence[float],
+              policy: Sequence[str] = (POLICY,), ops_per_mac: int = 2,
+              bytes_per_element: int = 4) -> pd.DataFrame:
+    """Every design point of the product of the arguments, one row each (SI units).
+
+    Parameters
+    ----------
+    network : str
+        A built-in network name.
+    batch, capacity, bandwidth, throughput, policy : sequences
+        The grid (bytes, bytes/s, FLOP/s).
+    ops_per_mac, bytes_per_element : int
+        Sensitivity knobs; anything but the defaults (2, 4) loops :func:`dnnmem.estimate`.
+
+    Returns
+    -------
+    DataFrame
+        The columns of ``Result.to_dict()`` (``network``, ``batch``, ``policy``, ``capacity``,
+        ``bandwidth``, ``throughput``, ``time``, ``traffic_in``, ``traffic_out``,
+        ``avg_bandwidth``, …), plus ``ops_per_mac`` and ``bytes_per_element``.
+    """
+    sweep = _sweep_fn()
+    if sweep is not None and ops_per_mac == 2 and bytes_per_element == 4:
+        df = sweep(network, capacity=list(capacity), bandwidth=list(bandwidth),
+                   throughput=list(throughput), batch=list(batch), policy=list(policy),
+                   progress=False)
+    else:
+        rows = []
+        for n in batch:
+            net = load(network, int(n), bytes_per_element)
+            for pol in policy:
+                for bw in bandwidth:
+                    for thr in throughput:
+                        for cap in capacity:
+                            r = dnnmem.estimate(net, policy=pol, capacity=int(cap),
+                                                bandwidth=bw, throughput=thr,
+                                                ops_per_mac=ops_per_mac)
+                            rows.append(r.to_dict())
+        df = pd.DataFrame(rows)
+    df = df.copy()
+    df["network"] = network  # one spelling, whatever the engine wrote
+    df["ops_per_mac"] = ops_per_mac
+    df["bytes_per_element"] = bytes_per_element
+    return df.reset_index(drop=True)
+
+
+# -- cache -----------------------------------------------------------------------------------
+def _key(name: str, params: dict[str, Any]) -> str:
+    text = json.dumps({"name": name, "version": dnnmem.__version__, **params}, sort_keys=True,
+                      default=str)
+    return hashlib.sha1(text.encode()).hexdigest()[:12]
+
+
+def cached(name: str, params: dict[str, Any], fn: Callable[[], pd.DataFrame],
+           force: bool = False) -> pd.DataFrame:
+    """``fn()``, stored as ``RESULTS_DIR/<name>-<key>.parquet`` (CSV without pyarrow) where the
+    key hashes ``params`` and the dnnmem version; read back when present unless ``force``."""
+    key = _key(name, params)
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    parquet = RESULTS_DIR / f"{name}-{key}.parquet"
+    csv = RESULTS_DIR / f"{name}-{key}.csv"
+    if not force:
+        if parquet.exists():
+            return pd.read_parquet(parquet)
+        if csv.exists():
+            return pd.read_csv(csv)
+    df = fn()
+    try:
+        df.to_parquet(parquet, index=False)
+    except ImportError:  # no pyarrow / fastparquet: CSV keeps the same columns
+        df.to_csv(csv, index=False)
+    (RESULTS_DIR / f"{name}-{key}.json").write_text(
+        json.dumps({"name": name, "version": dnnmem.__version__, **params}, indent=1,
+                   sort_keys=True, default=str))
+    return df
+
+
+# -- output ----------------------------------------------------------------------------------
+def save_figure(fig: Figure, name: str) -> Path:
+    """Write ``fig`` to ``FIGURES_DIR/<name>.png`` and close it."""
+    import matplotlib.pyplot as plt
+
+    FIGURES_DIR.mkdir(parents=True, exist_ok=True)
+    path = FIGURES_DIR / f"{name}.png"
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path
+
+
+def panels(names: Sequence[str], ncols: int = 2) -> tuple[Figure, list[Any]]:
+    """A figure with one axes per network (2 columns, like the thesis's a–d panels)."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # scripts and CI write files; no display
+    import matplotlib.pyplot as plt
+
+    if not names:
+        raise ValueError("names: no network to plot (none of them is built in)")
+    ncols = min(ncols, len(names))
+    nrows = -(-len(names) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(6.0 * ncols, 4.4 * nrows), squeeze=False)
+    flat = list(axes.flat)
+    for ax in flat[len(names):]:
+        ax.set_visible(False)
+    return fig, flat[:len(names)]
+
+
+def main(name: str, compute: Callable[..., pd.DataFrame],
+         plot: Callable[[pd.DataFrame], Figure], argv: Sequence[str] | None = None) -> Path:
+    """The command line of every figure script: ``[--small] [--force]``."""
+    p = argparse.ArgumentParser(description=f"Regenerate {name} (thesis Chapter 5).")
+    p.add_argument("--small", action="store_true",
+                   help="CI mode: seven capacities, small batches (seconds)")
+    p.add_argument("--force", action="store_true", help="recompute even if cached")
+    a = p.parse_args(argv)
+    t0 = time.perf_counter()
+    df = compute(small=a.small, force=a.force)
+    path = save_figure(plot(df), name)
+    print(f"{name}: {len(df)} rows, {time.perf_counter() - t0:.1f} s -> {path}")
+    return path
+
+
+def capacity_sweep(name: str, small: bool, bandwidth: Sequence[float],
+                   throughput: Sequence[float], force: bool = False) -> pd.DataFrame:
+    """The capacity grid for every available workload of Table 5.1 at its batch, lookahead,
+    over ``bandwidth`` × ``throughput``; cached under ``name``."""
+    names = available()
+    caps = capacities(small)
+    params = {"networks": {n: WORKLOADS[n] for n in names}, "capacity": caps,
+              "bandwidth": list(bandwidth), "throughput": list(throughput), "policy": POLICY}
+
+    def run() -> pd.DataFrame:
+        return pd.concat([run_sweep(n, batch=[WORKLOADS[n]], capacity=caps,
+                                    bandwidth=bandwidth, throughput=throughput)
+                          for n in names], ignore_index=True)
+
+    return cached(name, params, run, force)
+
+
+def networks_in(df: pd.DataFrame) -> list[str]:
+    """The networks of ``df`` in Table 5.1's order."""
+    present = set(df["network"])
+    return [n for n in WORKLOADS if n in present] + sorted(present - set(WORKLOADS))

@@ -1,0 +1,49 @@
+"""Thesis Fig. 5.2: off-chip traffic in and out of one training iteration vs on-chip capacity.
+
+24 MiB to 1000 MiB in 2 MiB steps, RTX 2080 Ti (13.45 TFLOP/s, 616 GB/s), lookahead (the
+thesis's policy), the four workloads of Table 5.1 at their batch. "In" is loaded into the
+cache, "out" written back; in − out is data loaded more than once (caption: GNMT's recurrent
+weights loaded T times add (T − 1) × cap(W)).
+
+    python sweeps/thesis/fig5_2_traffic.py [--small] [--force]
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+import _common as C
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+NAME = "fig5_2_traffic"
+
+
+def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
+    """One row per (network, capacity): the sweep columns (``traffic_in``, ``traffic_out`` in
+    bytes, ``time``, …) on the RTX 2080 Ti; ``small``: the seven capacities of the tables."""
+    return C.capacity_sweep(NAME, small, [C.RTX_2080_TI["bandwidth"]],
+                            [C.RTX_2080_TI["throughput"]], force)
+
+
+def plot(df: pd.DataFrame) -> Figure:
+    """One :func:`dnnmem.plots.traffic_vs_capacity` panel per network."""
+    from dnnmem.plots import traffic_vs_capacity
+
+    names = C.networks_in(df)
+    fig, axes = C.panels(names)
+    for name, ax in zip(names, axes):
+        traffic_vs_capacity(df, network=name, ax=ax)
+        ax.set_title(f"{name} (N={int(df.loc[df.network == name, 'batch'].iloc[0])})",
+                     fontsize=10)
+    fig.suptitle("Fig. 5.2 — off-chip traffic per iteration vs capacity "
+                 "(RTX 2080 Ti: 13.45 TFLOP/s, 616 GB/s; lookahead)")
+    fig.tight_layout()
+    return fig
+
+
+if __name__ == "__main__":
+    C.main(NAME, compute, plot)

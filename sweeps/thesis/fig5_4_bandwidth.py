@@ -1,0 +1,47 @@
+"""Thesis Fig. 5.4: average off-chip bandwidth (Eq. 4.1) vs capacity at 616 and 1555 GB/s.
+
+The caption: throughput 13.45 TFLOP/s (RTX 2080 Ti) for both lines; GDDR6 616 GB/s and HBM2e
+1555 GB/s (the A100's bandwidth, Table 5.2).
+
+    python sweeps/thesis/fig5_4_bandwidth.py [--small] [--force]
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+import _common as C
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+NAME = "fig5_4_bandwidth"
+BANDWIDTHS = [C.RTX_2080_TI["bandwidth"], C.A100["bandwidth"]]
+
+
+def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
+    """One row per (network, bandwidth, capacity), throughput 13.45 TFLOP/s; the column
+    ``avg_bandwidth`` (bytes/s) is the figure's y."""
+    return C.capacity_sweep(NAME, small, BANDWIDTHS, [C.RTX_2080_TI["throughput"]], force)
+
+
+def plot(df: pd.DataFrame) -> Figure:
+    """One :func:`dnnmem.plots.bandwidth_vs_capacity` panel per network (peaks dotted)."""
+    from dnnmem.plots import bandwidth_vs_capacity
+
+    names = C.networks_in(df)
+    fig, axes = C.panels(names)
+    for name, ax in zip(names, axes):
+        bandwidth_vs_capacity(df, network=name, ax=ax)
+        ax.set_title(f"{name} (N={int(df.loc[df.network == name, 'batch'].iloc[0])})",
+                     fontsize=10)
+    fig.suptitle("Fig. 5.4 — average off-chip bandwidth vs capacity at 616 and 1555 GB/s "
+                 "(13.45 TFLOP/s)")
+    fig.tight_layout()
+    return fig
+
+
+if __name__ == "__main__":
+    C.main(NAME, compute, plot)
