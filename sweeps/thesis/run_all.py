@@ -1,0 +1,49 @@
+"""Regenerate every thesis figure (5.1–5.6), the sensitivity data and docs/thesis-figures.md.
+
+    python sweeps/thesis/run_all.py [--small] [--force]
+
+``--small`` is the CI mode (seconds); the full grid (489 capacities × 4 networks × the
+figures' hardware) takes about two minutes on one core, most of it GNMT's 26k steps. Cached
+DataFrames under ``results/thesis/`` are reused unless ``--force``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from types import ModuleType
+from typing import Sequence
+
+import _common as C
+import fig5_1_roofline
+import fig5_2_traffic
+import fig5_3_time
+import fig5_4_bandwidth
+import fig5_5_breakdown
+import fig5_6_batch
+import report
+import sensitivity
+
+FIGURES: list[ModuleType] = [fig5_1_roofline, fig5_2_traffic, fig5_3_time, fig5_4_bandwidth,
+                             fig5_5_breakdown, fig5_6_batch]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Compute (or read back) and plot every figure, then write the report."""
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--small", action="store_true", help="CI mode: few capacities and batches")
+    p.add_argument("--force", action="store_true", help="recompute even if cached")
+    p.add_argument("--no-report", action="store_true", help="figures only")
+    a = p.parse_args(argv)
+    for mod in FIGURES:
+        t0 = time.perf_counter()
+        df = mod.compute(small=a.small, force=a.force)
+        path = C.save_figure(mod.plot(df), mod.NAME)
+        print(f"{mod.NAME}: {len(df)} rows, {time.perf_counter() - t0:.1f} s -> {path}")
+    sensitivity.compute(small=a.small, force=a.force)
+    if not a.no_report:
+        report.main(["--small"] if a.small else [])
+
+
+if __name__ == "__main__":
+    main()
