@@ -105,7 +105,7 @@ def run_sweep(network: str, *, batch: Sequence[int], capacity: Sequence[float],
     DataFrame
         The columns of ``Result.to_dict()`` (``network``, ``batch``, ``policy``, ``capacity``,
         ``bandwidth``, ``throughput``, ``time``, ``traffic_in``, ``traffic_out``,
-        ``avg_bandwidth``, …), plus ``ops_per_mac`` and ``bytes_per_element``.
+        ``avg_bandwidth``, …) and ``flops``, plus ``ops_per_mac`` and ``bytes_per_element``.
     """
     sweep = _sweep_fn()
     if sweep is not None and ops_per_mac == 2 and bytes_per_element == 4:
@@ -123,7 +123,7 @@ def run_sweep(network: str, *, batch: Sequence[int], capacity: Sequence[float],
                             r = dnnmem.estimate(net, policy=pol, capacity=int(cap),
                                                 bandwidth=bw, throughput=thr,
                                                 ops_per_mac=ops_per_mac)
-                            rows.append(r.to_dict())
+                            rows.append({**r.to_dict(), "flops": r.flops})
         df = pd.DataFrame(rows)
     df = df.copy()
     df["network"] = network  # one spelling, whatever the engine wrote
