@@ -13,13 +13,14 @@ it loops :func:`dnnmem.estimate` (the same numbers, one point at a time).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import hashlib
 import json
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 import pandas as pd
 
@@ -139,12 +140,26 @@ def _key(name: str, params: dict[str, Any]) -> str:
     return hashlib.sha1(text.encode()).hexdigest()[:12]
 
 
+_read_only = False
+
+
+@contextlib.contextmanager
+def read_only() -> Iterator[None]:
+    """Within it, :func:`cached` raises FileNotFoundError instead of computing (the notebook:
+    show the full run's data if there is one, else compute the small one)."""
+    global _read_only
+    before, _read_only = _read_only, True
+    try:
+        yield
+    finally:
+        _read_only = before
+
+
 def cached(name: str, params: dict[str, Any], fn: Callable[[], pd.DataFrame],
            force: bool = False) -> pd.DataFrame:
     """``fn()``, stored as ``RESULTS_DIR/<name>-<key>.parquet`` (CSV without pyarrow) where the
     key hashes ``params`` and the dnnmem version; read back when present unless ``force``."""
     key = _key(name, params)
-    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     parquet = RESULTS_DIR / f"{name}-{key}.parquet"
     csv = RESULTS_DIR / f"{name}-{key}.csv"
     if not force:
@@ -152,6 +167,10 @@ def cached(name: str, params: dict[str, Any], fn: Callable[[], pd.DataFrame],
             return pd.read_parquet(parquet)
         if csv.exists():
             return pd.read_csv(csv)
+    if _read_only:
+        raise FileNotFoundError(f"{name}: no cached result under {RESULTS_DIR} for these "
+                                f"parameters (key {key})")
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     df = fn()
     try:
         df.to_parquet(parquet, index=False)
@@ -177,9 +196,6 @@ def save_figure(fig: Figure, name: str) -> Path:
 
 def panels(names: Sequence[str], ncols: int = 2) -> tuple[Figure, list[Any]]:
     """A figure with one axes per network (2 columns, like the thesis's a–d panels)."""
-    import matplotlib
-
-    matplotlib.use("Agg")  # scripts and CI write files; no display
     import matplotlib.pyplot as plt
 
     if not names:
@@ -193,6 +209,13 @@ def panels(names: Sequence[str], ncols: int = 2) -> tuple[Figure, list[Any]]:
     return fig, flat[:len(names)]
 
 
+def use_agg() -> None:
+    """Scripts only write files: no display needed (the notebook keeps its inline backend)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+
+
 def main(name: str, compute: Callable[..., pd.DataFrame],
          plot: Callable[[pd.DataFrame], Figure], argv: Sequence[str] | None = None) -> Path:
     """The command line of every figure script: ``[--small] [--force]``."""
@@ -201,6 +224,7 @@ def main(name: str, compute: Callable[..., pd.DataFrame],
                    help="CI mode: seven capacities, small batches (seconds)")
     p.add_argument("--force", action="store_true", help="recompute even if cached")
     a = p.parse_args(argv)
+    use_agg()
     t0 = time.perf_counter()
     df = compute(small=a.small, force=a.force)
     path = save_figure(plot(df), name)

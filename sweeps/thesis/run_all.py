@@ -35,6 +35,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--force", action="store_true", help="recompute even if cached")
     p.add_argument("--no-report", action="store_true", help="figures only")
     a = p.parse_args(argv)
+    C.use_agg()
     for mod in FIGURES:
         t0 = time.perf_counter()
         df = mod.compute(small=a.small, force=a.force)
