@@ -206,7 +206,7 @@ def test_knee():
     assert np.isnan(report.knee(cap, np.array([100, 90, 81, 72.9])))
 
 
-def test_plots_and_report(mods):
+def test_plots(mods):
     pytest.importorskip("dnnmem.plots")
     for m in mods.figures:
         fig = m.plot(mods.data[m.NAME])
@@ -214,6 +214,9 @@ def test_plots_and_report(mods):
             >= len(networks())
         path = mods._common.save_figure(fig, m.NAME)
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_report_blocks(mods):
     mods.sensitivity.compute(small=True)
     doc = mods.tmp / "page.md"
     doc.write_text("# Title\n\nProse before.\n\n<!-- generated: tables begin -->\nold\n"
