@@ -125,9 +125,13 @@ L2. A full read of a tensor not cached is a demand load (streamed with the step,
 L3. To make room, evict least-recently-used tensors not used at this step (ties: tensor
     order); a dirty victim is written out (deadline s, issued as s wants to start, so s waits
     for it). If it still does not fit, the access is streamed and the tensor not cached.
-L4. After its last full use a tensor is freed at no cost (liveness is known from the graph),
-    except a dirty must-end-off-chip tensor (dW): it stays until evicted or the end (L6).
-L5. Partial accesses are streamed; a cached dirty copy of the tensor is written out first.
+L4. After its last full use a tensor is freed (liveness is known from the graph): at no cost,
+    or, for a dirty must-end-off-chip tensor (dW), by writing it out then (an offload issued
+    after the step, deadline n). (An earlier reading kept the dead dW dirty until evicted; it
+    failed SPEC §8 P1 at capacity = peak alive bytes.)
+L5. Partial accesses are streamed and leave a cached copy alone, as in every other policy.
+    (An earlier reading wrote a cached dirty copy out first and dropped it; with a tied
+    embedding that reloaded dW even at unlimited capacity, failing P1.)
 L6. Dirty dW still cached after the last step are written out then (drain).
     Diagnostics: ``kept`` = cache hits, ``born`` = write-only allocations, ``offloads`` = dirty
     write-outs, ``prefetched`` = 0.
@@ -514,11 +518,7 @@ def _lru(n, tensors, accesses, capacity) -> tuple[_Work, dict]:
         for ti, read, write, partial, nbytes in accesses[s]:
             t = tensors[ti]
             if partial:
-                # L5: a partial access of a cached dirty tensor writes the tensor out first.
-                if ti in cache and cache[ti][0]:
-                    del cache[ti]
-                    work.evict_before[s].append(ti)
-                    diag["offloads"] += 1
+                # L5: streamed; a cached copy stays.
                 if read:
                     work.streamed_loads[s].append((ti, nbytes))
                 if write:
@@ -549,14 +549,16 @@ def _lru(n, tensors, accesses, capacity) -> tuple[_Work, dict]:
                 work.streamed_stores[s].append((ti, nbytes))   # does not fit: streamed out
         for ti in cache:
             work.onchip[s] += tensors[ti].size
-        # L4: after its last full use a tensor leaves the cache (a dirty must-end-off-chip
-        # tensor stays, as a dirty entry, until evicted or the end of the iteration).
-        for ti in [ti for ti in cache if last_full_use[ti] == s]:
-            if not (tensors[ti].must_end_offchip and cache[ti][0]):
-                del cache[ti]
+        # L4: after its last full use a tensor leaves the cache; a dirty must-end-off-chip
+        # tensor is written out then (deadline: the end of the iteration).
+        for ti in sorted(ti for ti in cache if last_full_use[ti] == s):
+            if tensors[ti].must_end_offchip and cache[ti][0]:
+                work.offload_after[s].append((ti, n))
+                diag["offloads"] += 1
+            del cache[ti]
     # L6: dirty tensors that must end off-chip and are still cached are written out at the end.
     final = sorted(ti for ti, (dirty, _) in cache.items() if dirty and tensors[ti].must_end_offchip)
-    work.offload_after[n - 1] = [(ti, n) for ti in final]
+    work.offload_after[n - 1] += [(ti, n) for ti in final]
     diag["offloads"] += len(final)
     return work, diag
 

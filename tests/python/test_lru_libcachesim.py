@@ -7,15 +7,14 @@ access that is not a cache hit; the C++ misses are read off the public result: a
 misses is a demand load (``bytes_in`` of its step, less the step's partial reads), a write-only
 full access is always a miss (it creates the tensor, checked below), and hits = ``counts["kept"]``.
 
-Three points of L1–L6 are not plain LRU; the trace fed to libCacheSim is transformed for them:
+Two points of L1–L6 are not plain LRU; the trace fed to libCacheSim is transformed for them:
 
-- L4 (frees): after its last full use a tensor leaves the cache (the graph knows it is dead),
-  except a dirty dW. Transformation: ``remove(tensor)`` at the end of that step. Without it the
-  dead tensors stay in libCacheSim's cache and push live ones out (ResNet-50 N=32 at 500 MiB,
-  the plain trace: libCacheSim 759 misses, ours 715; with the frees alone: 715 too).
-- L5: a partial access of a cached dirty tensor writes it out and drops it. Transformation:
-  ``remove(tensor)`` at that access. (E.g. a tied-embedding dW written in full by the output
-  projection's backward step and then row by row by the embedding's: it leaves the cache there.)
+- L4 (frees): after its last full use a tensor leaves the cache (the graph knows it is dead; a
+  dirty dW is written out then). Transformation: ``remove(tensor)`` at the end of that step.
+  Without it the dead tensors stay in libCacheSim's cache and push live ones out (ResNet-50
+  N=32 at 500 MiB, the plain trace: libCacheSim 759 misses, ours 715; with the frees alone: 715
+  too). L5 (partial accesses are streamed and leave the cache alone) needs no transformation:
+  partial accesses are simply not requests.
 - L3's tie-break: our recency is per step, ties in tensor order; libCacheSim's is per request.
   Transformation: at the end of each step its surviving tensors are touched again in tensor order
   (``find(req, update_cache=True)``, not counted as requests).
@@ -88,7 +87,7 @@ def cpp_misses(net: dnnmem.Network, trace: Trace, capacity: int):
 
 
 def libcachesim_misses(trace: Trace, capacity: int, *, frees: bool = True,
-                       partial_drops: bool = True, step_ties: bool = True,
+                       step_ties: bool = True,
                        emulate_l3: bool = False):
     """The same as cpp_misses from libCacheSim's LRU on the (transformed) trace."""
     cache = lcs.LRU(cache_size=capacity, hashpower=12)
@@ -99,15 +98,12 @@ def libcachesim_misses(trace: Trace, capacity: int, *, frees: bool = True,
     def cached(t: int) -> bool:
         return cache.find(req(t), False) is not None
 
-    dirty: dict[int, bool] = {}
     per_step, miss_bytes, misses = [], 0, 0
     for s, acc in enumerate(trace.steps):
         used: list[int] = []
         read_miss = 0
         for t, read, write, partial, nbytes in acc:
-            if partial:
-                if partial_drops and dirty.get(t) and cached(t):
-                    cache.remove(t)                                    # L5
+            if partial:                                                # L5
                 continue
             if emulate_l3 and not cached(t) and \
                     sum(trace.size[u] for u in set(used) if cached(u)) + trace.size[t] > capacity:
@@ -118,7 +114,6 @@ def libcachesim_misses(trace: Trace, capacity: int, *, frees: bool = True,
             else:
                 hit = cache.get(req(t))
                 used.append(t)
-            dirty[t] = (dirty.get(t, False) or write) if hit else write
             if not hit:
                 misses += 1
                 miss_bytes += nbytes
@@ -127,7 +122,7 @@ def libcachesim_misses(trace: Trace, capacity: int, *, frees: bool = True,
         for t in sorted(set(used)):
             if not cached(t):
                 continue
-            if frees and trace.last_full[t] == s and not (trace.must_end[t] and dirty[t]):
+            if frees and trace.last_full[t] == s:
                 cache.remove(t)                                        # L4
             elif step_ties:
                 cache.find(req(t), True)                               # recency per step
@@ -168,9 +163,9 @@ def test_without_frees_dead_tensors_push_live_ones_out(traces):
     net, trace = traces["resnet50"]
     ours = cpp_misses(net, trace, 500 * MiB)
     assert ours[1:] == (10_194_188_608, 715)
-    raw = libcachesim_misses(trace, 500 * MiB, frees=False, partial_drops=False, step_ties=False)
+    raw = libcachesim_misses(trace, 500 * MiB, frees=False, step_ties=False)
     assert raw[1:] == (10_794_062_144, 759)
-    assert libcachesim_misses(trace, 500 * MiB, partial_drops=False, step_ties=False) == ours
+    assert libcachesim_misses(trace, 500 * MiB, step_ties=False) == ours
 
 
 def test_below_the_step_working_set():

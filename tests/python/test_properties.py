@@ -8,9 +8,8 @@ Exact arithmetic: time in the core is an exact integer count of 1/(throughput ×
 seconds converted to a float at the end, so every expected time here is a ``Fraction`` and the
 float is compared with it to a relative 1e-12. Byte counts are compared exactly.
 
-Two findings are pinned down as strict xfails (see ``test_p1_lru_*``): the ``lru`` policy (both
-the C++ core and the oracle's readings L4 / L5, which agree) does not satisfy P1 as SPEC §8
-words it ("for every policy but none").
+``test_p1_lru_*`` pin two cases where an earlier reading of ``lru`` (L4 / L5 in oracle.py) broke
+P1; lru now satisfies P1 like every other cache policy.
 
 Also note the P1 totals of :func:`minimal_traffic`: SPEC §8 P1 counts "input batch + all weights
 once + partial reads" in and "dW once + partial writes" out; when an embedding's backward step
@@ -400,16 +399,6 @@ def streamed_traffic(net: dnnmem.Network) -> tuple[int, int]:
     return int(s["bytes_read"].sum()), int(s["bytes_written"].sum())
 
 
-def partial_between_full_uses(net: dnnmem.Network) -> bool:
-    """Some tensor has a partial access between two of its full accesses (lru's L5 case)."""
-    a = net.accesses
-    for _, g in a.groupby("tensor", sort=False):
-        full = g.index[~g["partial"]]
-        if len(full) >= 2 and g.loc[full[0]:full[-1], "partial"].any():
-            return True
-    return False
-
-
 def check_p1(net: dnnmem.Network, policy: str, capacity: int, bandwidth: int = BW,
              throughput: int = THR) -> None:
     r = run(net, policy, capacity, bandwidth, throughput)
@@ -498,20 +487,11 @@ def compare_with_oracle(net: dnnmem.Network, policy: str, capacity: int, bandwid
 # P1: capacity ≥ peak alive bytes → inputs and weights in once, dW out once, + partial accesses
 # ---------------------------------------------------------------------------------------------
 
-# (network, capacity): the points where lru reloads (see test_p1_lru_* below).
-LRU_P1_FAILS = {(n, c) for n in ("chain", "residual_shared", "concat_branches")
-                for c in ("peak", "peak+1")}
-
-
 def _p1_params():
     for name in NAMES:
         for policy in CACHE_POLICIES:
             for cap in ("peak", "peak+1", "huge"):
-                marks = []
-                if policy == "lru" and (name, cap) in LRU_P1_FAILS:
-                    marks = [pytest.mark.xfail(strict=True, reason="lru keeps dead dirty dW "
-                                               "cached (L4): see test_p1_lru_at_peak_alive_bytes")]
-                yield pytest.param(name, policy, cap, marks=marks, id=f"{name}-{policy}-{cap}")
+                yield pytest.param(name, policy, cap, id=f"{name}-{policy}-{cap}")
 
 
 @pytest.mark.parametrize("name,policy,cap", list(_p1_params()))
@@ -563,30 +543,16 @@ def test_p1_tied_dw_written_row_by_row_first_is_loaded_once():
 @given(point=points())
 def test_p1_random(point):
     net = point.network()
-    dw = int(net.tensors.loc[net.tensors["must_end_offchip"], "bytes"].sum())
     for policy in CACHE_POLICIES:
-        if policy == "lru":
-            # What lru does satisfy: room for the dead dirty dW too (L4), and no partial access
-            # between two full uses of a tensor (L5). See test_p1_lru_*.
-            if not partial_between_full_uses(net):
-                check_p1(net, policy, net.peak_alive_bytes + dw, point.bandwidth,
-                         point.throughput)
-            continue
         for capacity in (net.peak_alive_bytes, net.peak_alive_bytes + 1, 2**50):
             check_p1(net, policy, capacity, point.bandwidth, point.throughput)
 
 
-LRU_REASON = ("SPEC §8 P1 holds for every policy but none; lru (C++ and oracle.py reading {}) "
-              "reloads a tensor at capacity {}")
-
-
-@pytest.mark.skipif("lru" not in dnnmem.policies(), reason="no lru policy")
-@pytest.mark.xfail(strict=True, reason=LRU_REASON.format("L4", "= peak alive bytes"))
 def test_p1_lru_at_peak_alive_bytes():
     # x[1,1] feeds dense a, layernorm n and dense b (three outputs), batch 1: peak alive = 28 B.
-    # lru keeps dW:b (4 B) cached and dirty after its last use at B:b (L4: "a dirty
-    # must-end-off-chip tensor stays until evicted"), which is not alive; at B:a it no longer
-    # fits beside dW:n and evicts Y:x, which B:a reloads: 24 B in / 20 B out, not 20 / 16.
+    # lru writes dW:b (4 B) out after its last use at B:b (L4), so at B:a, Y:x still fits beside
+    # dW:n: 20 B in / 16 B out. (The earlier reading kept the dead dW:b cached and dirty: Y:x
+    # was evicted and reloaded, 24 / 20.)
     net = dnnmem.load_network({"name": "fan_out", "layers": HAND["fan_out"]})
     assert net.peak_alive_bytes == 28 and minimal_traffic(net) == (20, 16)
     r = run(net, "lru", net.peak_alive_bytes)
@@ -605,13 +571,11 @@ TIED_TWICE = [
      "weights": "emb"}]
 
 
-@pytest.mark.skipif("lru" not in dnnmem.policies(), reason="no lru policy")
-@pytest.mark.xfail(strict=True, reason=LRU_REASON.format("L5", "2**50 (any)"))
 def test_p1_lru_with_unlimited_capacity_tied_weights():
     # dW:emb (3·2 floats = 24 B) is accessed B(t2) full write, B(e2) row RMW, B(t1) full RMW,
-    # B(e1) row RMW. lru writes the dirty dW out before B(e2)'s row access and drops it (L5),
-    # so B(t1) loads it again and it is written out twice: 84 B in / 64 B out instead of 60 / 40
-    # (every other policy: 60 / 40).
+    # B(e1) row RMW. The row accesses are streamed and leave the cached dW alone (L5): 60 B in /
+    # 40 B out, as every other policy. (The earlier reading wrote dW out and dropped it at
+    # B(e2): B(t1) loaded it again, 84 / 64.)
     net = dnnmem.load_network({"name": "tied_twice", "layers": TIED_TWICE})
     assert minimal_traffic(net) == (60, 40)
     for policy in CACHE_POLICIES:

@@ -7,9 +7,12 @@
 //       tensor order); a dirty victim is written out (an Evict transfer: deadline = the step,
 //       issued as the step wants to start, so it waits for the space). If the tensor still does
 //       not fit, the access is streamed and the tensor not cached;
-//   L4  after its last full use a tensor is freed at no cost, except a dirty tensor that must end
-//       off-chip (dW): it stays until evicted or the end;
-//   L5  partial accesses are streamed; a cached dirty copy of the tensor is written out first;
+//   L4  after its last full use a tensor is freed (liveness is known from the graph): at no cost,
+//       or, for a dirty tensor that must end off-chip (dW), by writing it out then (an Offload
+//       issued after the step, deadline the end of the iteration) — a dead dW kept dirty would
+//       only push live tensors out (SPEC §8 P1 failed at capacity = peak alive bytes);
+//   L5  partial accesses are streamed and leave a cached copy alone, as in every policy (SPEC
+//       §2: a partial access is not a use for residency);
 //   L6  dirty dW still cached after the last step are written out then (drain).
 // Counts: kept = cache hits, born = write-only allocations, offloads = dirty write-outs,
 // prefetched = 0. The LRU order is an intrusive list over tensors (no allocation per access):
@@ -67,7 +70,7 @@ Plan plan_lru(const PlanInput& in) {
   int max_accesses = 0;
   for (const Step& st : s.steps) max_accesses = std::max(max_accesses, st.num_accesses);
   std::vector<int> touched;  // tensors cached by an access of this step
-  std::vector<Transfer> evicts, loads, stores;
+  std::vector<Transfer> evicts, loads, stores, offloads;
   touched.reserve(static_cast<std::size_t>(max_accesses));
   loads.reserve(static_cast<std::size_t>(max_accesses));
   stores.reserve(static_cast<std::size_t>(max_accesses));
@@ -84,11 +87,6 @@ Plan plan_lru(const PlanInput& in) {
       const int t = a.tensor;
       const auto i = static_cast<std::size_t>(t);
       if (a.partial) {  // L5
-        if (cached[i] && dirty[i]) {
-          uncache(t);
-          evicts.push_back({t, TransferKind::Evict, bytes(t), step, step});
-          ++plan.counts.offloads;
-        }
         if (a.read) loads.push_back({t, TransferKind::StreamLoad, a.bytes, step, step});
         if (a.write) stores.push_back({t, TransferKind::StreamStore, a.bytes, step, step});
         continue;
@@ -125,17 +123,24 @@ Plan plan_lru(const PlanInput& in) {
     plan.resident[static_cast<std::size_t>(step)] = used;
     // L4, then the survivors join the LRU list's tail in tensor order.
     std::sort(touched.begin(), touched.end());
+    offloads.clear();
     for (int t : touched) {
       const auto i = static_cast<std::size_t>(t);
       if (!cached[i]) continue;
-      if (last_full[i] == step && !(s.tensors[i].must_end_offchip && dirty[i]))
-        uncache(t);
-      else
+      if (last_full[i] != step) {
         append(t);
+        continue;
+      }
+      if (s.tensors[i].must_end_offchip && dirty[i]) {
+        offloads.push_back({t, TransferKind::Offload, bytes(t), step, n});
+        ++plan.counts.offloads;
+      }
+      uncache(t);
     }
     plan.transfers.insert(plan.transfers.end(), evicts.begin(), evicts.end());
     plan.transfers.insert(plan.transfers.end(), loads.begin(), loads.end());
     plan.transfers.insert(plan.transfers.end(), stores.begin(), stores.end());
+    plan.transfers.insert(plan.transfers.end(), offloads.begin(), offloads.end());
   }
   // L6
   for (std::size_t i = 0; i < nt; ++i) {
