@@ -326,9 +326,36 @@ def block_sensitivity(d: dict[str, pd.DataFrame]) -> str:
                      _pct(r.time_400_vs_base) if r.variant != "baseline" else "",
                      _pct(r.traffic_drop), _pct(r.time_drop), f"{r.speedup_24:.3f}",
                      f"{r.speedup_400:.3f}", _pct(r.type2_24)])
-    return table(["network", "variant", "time @24 (ms)", "vs baseline", "time @400 (ms)",
-                  "vs baseline", "traffic drop 24→500", "time drop 24→500", "speedup @24",
-                  "speedup @400", "type-II share @24"], rows)
+    detail = table(["network", "variant", "time @24 (ms)", "vs baseline", "time @400 (ms)",
+                    "vs baseline", "traffic drop 24→500", "time drop 24→500", "speedup @24",
+                    "speedup @400", "type-II share @24"], rows)
+    rank = sensitivity_ranking(s)
+    rows = [[r.variant, _pct(r.time_24), r.net_24, _pct(r.time_400), r.net_400,
+             f"{r.speedup:.3f}"] for r in rank.itertuples()]
+    ranking = table(["variant", "largest time change @24", "in", "@400", "in",
+                     "largest speedup change"], rows)
+    return ("**Largest effect of each assumption over the networks** (absolute values: time / "
+            "baseline time − 1 at 24 and at 400 MiB; speedup − baseline speedup, 24 and "
+            "400 MiB)\n\n"
+            + ranking + "\n\n**Every variant**\n\n" + detail)
+
+
+def sensitivity_ranking(s: pd.DataFrame) -> pd.DataFrame:
+    """Per variant (baseline excluded): the largest |relative time change| at 24 and at 400 MiB
+    over the networks (and which network), and the largest |speedup change|; sorted by the
+    larger of the two time changes, largest first."""
+    base = s[s.variant == "baseline"].set_index("network")
+    rows = []
+    for v, g in s[s.variant != "baseline"].groupby("variant", sort=False):
+        a24, a400 = g["time_24_vs_base"].abs(), g["time_400_vs_base"].abs()
+        dsp = pd.concat([(g["speedup_24"] - g["network"].map(base["speedup_24"])).abs(),
+                         (g["speedup_400"] - g["network"].map(base["speedup_400"])).abs()])
+        rows.append({"variant": v, "time_24": a24.max(), "net_24": g.loc[a24.idxmax(), "network"],
+                     "time_400": a400.max(), "net_400": g.loc[a400.idxmax(), "network"],
+                     "speedup": dsp.max()})
+    out = pd.DataFrame(rows)
+    return out.assign(key=out[["time_24", "time_400"]].max(axis=1)).sort_values(
+        "key", ascending=False).drop(columns="key").reset_index(drop=True)
 
 
 # -- the page --------------------------------------------------------------------------------
