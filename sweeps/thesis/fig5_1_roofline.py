@@ -42,10 +42,22 @@ def _points(name: str, batch: int) -> pd.DataFrame:
 
 
 def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
-    """One row per (network, layer, phase): ``network``, ``batch``, ``name``, ``kind``,
-    ``class`` ("I" / "II"), ``phase``, ``rf`` (FLOP/byte), ``flops`` (of that step),
-    ``attainable`` (FLOP/s, Eq. 5.1 on the RTX 2080 Ti) and ``memory_bound`` (rf below the
-    ridge). ``small`` changes nothing here (no hardware sweep): the points are cheap."""
+    """Modified-roofline points of the four workloads (Eq. 3.4, Eq. 5.1).
+
+    Parameters
+    ----------
+    small : bool
+        CI mode: the same points (no hardware sweep: they are cheap).
+    force : bool
+        Recompute even if ``results/thesis/`` holds this result.
+
+    Returns
+    -------
+    DataFrame
+        One row per (network, layer, phase): ``network``, ``batch``, ``name``, ``kind``,
+        ``class`` ("I" / "II"), ``phase``, ``rf`` (FLOP/byte), ``flops`` (of that step),
+        ``attainable`` (FLOP/s, Eq. 5.1 on the RTX 2080 Ti), ``memory_bound`` (rf < ridge).
+    """
     names = C.available()
     params = {"networks": {n: C.WORKLOADS[n] for n in names}, "bandwidth": BANDWIDTH,
               "throughput": THROUGHPUT}

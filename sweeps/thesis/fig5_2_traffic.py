@@ -23,8 +23,21 @@ NAME = "fig5_2_traffic"
 
 
 def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
-    """One row per (network, capacity): the sweep columns (``traffic_in``, ``traffic_out`` in
-    bytes, ``time``, …) on the RTX 2080 Ti; ``small``: the seven capacities of the tables."""
+    """Traffic in / out of the four workloads over the capacity grid.
+
+    Parameters
+    ----------
+    small : bool
+        CI mode: the seven capacities the tables quote.
+    force : bool
+        Recompute even if ``results/thesis/`` holds this result.
+
+    Returns
+    -------
+    DataFrame
+        One row per (network, capacity): the sweep columns (``traffic_in``,
+        ``traffic_out`` in bytes, ``time``, …) on the RTX 2080 Ti.
+    """
     return C.capacity_sweep(NAME, small, [C.RTX_2080_TI["bandwidth"]],
                             [C.RTX_2080_TI["throughput"]], force)
 

@@ -24,7 +24,20 @@ BOUND = THROUGHPUTS[1] / THROUGHPUTS[0]
 
 
 def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
-    """One row per (network, throughput, capacity), bandwidth 616 GB/s."""
+    """Iteration time at 13.45 and 23.04 TFLOP/s over the capacity grid.
+
+    Parameters
+    ----------
+    small : bool
+        CI mode: the seven capacities the tables quote.
+    force : bool
+        Recompute even if ``results/thesis/`` holds this result.
+
+    Returns
+    -------
+    DataFrame
+        One row per (network, throughput, capacity) at 616 GB/s.
+    """
     return C.capacity_sweep(NAME, small, [C.RTX_2080_TI["bandwidth"]], THROUGHPUTS, force)
 
 

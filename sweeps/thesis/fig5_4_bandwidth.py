@@ -22,8 +22,21 @@ BANDWIDTHS = [C.RTX_2080_TI["bandwidth"], C.A100["bandwidth"]]
 
 
 def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
-    """One row per (network, bandwidth, capacity), throughput 13.45 TFLOP/s; the column
-    ``avg_bandwidth`` (bytes/s) is the figure's y."""
+    """Average bandwidth at 616 and 1555 GB/s over the capacity grid.
+
+    Parameters
+    ----------
+    small : bool
+        CI mode: the seven capacities the tables quote.
+    force : bool
+        Recompute even if ``results/thesis/`` holds this result.
+
+    Returns
+    -------
+    DataFrame
+        One row per (network, bandwidth, capacity) at 13.45 TFLOP/s; ``avg_bandwidth``
+        (bytes/s) is the figure's y.
+    """
     return C.capacity_sweep(NAME, small, BANDWIDTHS, [C.RTX_2080_TI["throughput"]], force)
 
 

@@ -39,8 +39,21 @@ def breakdown(result: dnnmem.Result) -> pd.DataFrame:
 
 
 def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
-    """One row per (network, capacity, kind): ``network``, ``batch``, ``capacity`` (bytes),
-    ``kind``, ``class`` ("I", "II", "loss", "drain"), ``time`` (s)."""
+    """Iteration time by layer kind and class at a few capacities.
+
+    Parameters
+    ----------
+    small : bool
+        CI mode: 24, 128 and 400 MiB only.
+    force : bool
+        Recompute even if ``results/thesis/`` holds this result.
+
+    Returns
+    -------
+    DataFrame
+        One row per (network, capacity, kind): ``network``, ``batch``, ``capacity``
+        (bytes), ``kind``, ``class`` ("I", "II", "loss", "drain"), ``time`` (s).
+    """
     names = C.available()
     caps = SMALL_CAPACITIES if small else FULL_CAPACITIES
     params = {"networks": {n: C.WORKLOADS[n] for n in names}, "capacity": caps,

@@ -24,7 +24,21 @@ SMALL_BATCHES = [4, 8, 16]
 
 
 def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
-    """One row per (network, batch, capacity): the sweep columns, ``samples_per_s`` the y."""
+    """Throughput of every workload at each batch, at 24 and 400 MiB.
+
+    Parameters
+    ----------
+    small : bool
+        CI mode: batches 4, 8 and 16.
+    force : bool
+        Recompute even if ``results/thesis/`` holds this result.
+
+    Returns
+    -------
+    DataFrame
+        One row per (network, batch, capacity): the sweep columns; ``samples_per_s`` is
+        the figure's y.
+    """
     names = C.available()
     batches = SMALL_BATCHES if small else FULL_BATCHES
     params = {"networks": names, "batch": batches, "capacity": CAPACITIES, **C.RTX_2080_TI,
