@@ -204,6 +204,10 @@ def test_knee():
     assert report.knee(cap, np.array([100, 80, 79.5, 79.4])) == 50 * MIB
     # Still falling 10 % per 50 MiB at the end: no knee.
     assert np.isnan(report.knee(cap, np.array([100, 90, 81, 72.9])))
+    # 100 → 60: 90 % of the drop leaves 64. [100, 65, 63, 60]: at or below 64 from 100 MiB on.
+    # [100, 63, 64.5, 60]: 63 at 50 MiB, but 64.5 at 100 MiB is above again: from 150 MiB.
+    assert report.most_of_drop(cap, np.array([100, 65, 63, 60])) == 100 * MIB
+    assert report.most_of_drop(cap, np.array([100, 63, 64.5, 60])) == 150 * MIB
 
 
 def test_plots(mods):
