@@ -64,12 +64,14 @@ def gnmt(seq_len: int = 50, hidden: int = 1024, layers: int = 8, vocab: int = 32
     context to decoder layer 1. File order: the inputs, then the encoder step by step (per
     step: embedding, the forward cell; the backward cells after all forward ones), then the
     upper encoder layers and the decoder step by step (time-major: per step every layer) —
-    the order a static unroll of TensorFlow's stacked cells creates them.
+    the order a static unroll of TensorFlow's stacked cells creates them. The depth-first
+    schedule (SPEC §3) runs the steps in this order too.
 
-    Counts with the defaults: 277,889,024 parameters (embeddings 2 × 32,768,000, softmax
-    projection 32,768,000, attention 2 × 1,048,576, LSTMs 178,229,760); forward per sample
-    2 × 216,217,600 + 1,638,400,000 · 2 / 2 ... (see ``docs/networks.md``, and
-    ``tests/python/test_zoo_sequence.py`` for the exact formula).
+    Counts with the defaults: 276,631,552 parameters (embeddings 2 × 32,768,000, softmax
+    projection 32,768,000, attention 2 × 1,048,576, LSTMs 176,230,400); forward per sample
+    10,556,416,000 MACs in the gate FCs, attention and projection (the formula is in
+    ``tests/python/test_zoo_sequence.py``) and 21,122,982,100 FLOPs in all. Each gate weight
+    tensor is read by ``seq_len`` forward steps (and as many backward ones).
 
     Parameters
     ----------
