@@ -45,10 +45,10 @@ def gnmt(seq_len: int = 50, hidden: int = 1024, layers: int = 8, vocab: int = 32
       (matmul probabilities · memory → [1, hidden]: the values are the encoder outputs).
       This is a bilinear score in place of the paper's feed-forward (additive, Bahdanau)
       one, ``vᵀ·tanh(W₁·y + W₂·x_t)``: the format has no broadcasting add to write the tanh of
-      [T, hidden] sums. The additive score would add per step T·hidden adds, T·hidden tanh and
-      T·hidden MACs with ``v`` (hidden parameters), and lacks our query's matmul with the
-      keys (T·hidden MACs, equal); the weights are the same two hidden × hidden matrices,
-      the ``v`` vector (1024 parameters) is left out.
+      [T, hidden] sums. Per decoder step the additive score costs T·hidden adds and T·hidden
+      tanh more; its T·hidden MACs with ``v`` equal our query's matmul with the keys. The
+      weights are the same two hidden × hidden matrices; the ``v`` vector (hidden
+      parameters) is left out.
     - Decoder layers 2 … ``layers``: ``dec{l}_in{t}`` concatenates the layer's input with the
       attention context (paper: the context is "sent directly to all the remaining decoder
       layers") → 2·hidden, then the cell ``dec{l}_{t}``; residual ``dec{l}_res{t}`` from
