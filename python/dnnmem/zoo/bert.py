@@ -45,7 +45,7 @@ def bert_base(seq_len: int = 128, head: str = "classifier", num_labels: int = 2,
       (d→d), ``mlm_gelu``, ``mlm_ln``, ``mlm_decoder`` (dense d→vocab on every token, weights
       tied to ``emb_word``). The format cannot write the decoder's own vocab-sized bias (a
       tied dense has no bias, and there is no bias kind), so this head has 30,522 parameters
-      fewer than HF's ``BertForMaskedLM`` (109,514,298): 109,483,776, and 2·vocab·T FLOPs
+      fewer than HF's ``BertForMaskedLM`` (109,514,298): 109,483,776, and seq_len·vocab FLOPs
       fewer per sample (the bias adds). Logits are computed for every token, as HF does
       (the loss then reads only the masked ones).
 
