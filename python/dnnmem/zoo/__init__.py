@@ -9,14 +9,25 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..network import Network, load_network
+from .bert import bert_base
+from .gnmt import gnmt
+from .gpt2 import gpt2
 from .resnet import resnet50
+from .torchvision_nets import alexnet, resnet18
 from .transformer import transformer
+from .vit import vit_b16
 
 __all__ = ["network", "networks", "network_document"]
 
 _BUILDERS: dict[str, Callable[..., dict]] = {
     "resnet50": resnet50,
     "transformer": transformer,
+    "gnmt": gnmt,
+    "bert_base": bert_base,
+    "gpt2": gpt2,
+    "vit_b16": vit_b16,
+    "resnet18": resnet18,
+    "alexnet": alexnet,
 }
 
 
