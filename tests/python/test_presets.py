@@ -128,11 +128,12 @@ def test_top_level_file() -> None:
     raw = json.loads(SOURCE_JSON.read_text(encoding="utf-8"))
     assert raw["schema_version"] == 1 and set(raw) == {"schema_version", "about", "chips"}
     assert {"h100-sxm", "h200", "b200", "mi300x", "tpu-v4", "tpu-v5e", "igo-edge-npu",
-            "igo-server-npu", "wavecore", "onsram", "titan-x-maxwell", "titan-xp"} <= set(raw["chips"])
+            "igo-server-npu", "wavecore", "onsram", "titan-x-maxwell",
+            "titan-xp"} <= set(raw["chips"])
 
 
 def test_shipped_json_is_the_source_file() -> None:
-    shipped = resources.files("dnnmem").joinpath("data", "hardware.json").read_text(encoding="utf-8")
+    shipped = resources.files("dnnmem").joinpath("data", "hardware.json").read_text("utf-8")
     assert json.loads(shipped) == json.loads(SOURCE_JSON.read_text(encoding="utf-8")), \
         "installed dnnmem/data/hardware.json differs from the source tree: reinstall the package"
 
@@ -180,7 +181,8 @@ def test_aliases() -> None:
     assert dnnmem.hardware("Radeon 6900 XT").capacity == 128 * MiB
     assert dnnmem.hardware("TPU v4").name == "Google TPU v4 (bf16)"
     assert dnnmem.hardware("H100").name == "NVIDIA H100 SXM (fp32)"
-    assert dnnmem.hardware("Titan X").bandwidth == 336e9 and dnnmem.hardware("Titan Xp").bandwidth == 548e9
+    assert dnnmem.hardware("Titan X").bandwidth == 336e9
+    assert dnnmem.hardware("Titan Xp").bandwidth == 548e9
 
 
 def test_default_precision() -> None:
@@ -194,7 +196,8 @@ def test_overrides() -> None:
     assert (hw.capacity, hw.bandwidth, hw.throughput) == (80 * MiB, 1555e9, 19.45e12)
     assert hw.name == "NVIDIA A100 (40 GB) (fp32)"
     hw = dnnmem.hardware("a100", bandwidth="2039GB/s", throughput=1e12, name="A100 80GB-ish")
-    assert (hw.capacity, hw.bandwidth, hw.throughput, hw.name) == (40 * MiB, 2039e9, 1e12, "A100 80GB-ish")
+    assert (hw.capacity, hw.bandwidth, hw.throughput, hw.name) == \
+        (40 * MiB, 2039e9, 1e12, "A100 80GB-ish")
     assert dnnmem.hardware("b200", capacity="126MiB").capacity == 126 * MiB
 
 
@@ -257,6 +260,12 @@ def test_bad_arguments() -> None:
                                "(valid: cpu, current, gpu, npu, seed, thesis, tpu)")
 
 
+def test_exported() -> None:
+    assert {"hardware", "hardware_presets"} <= set(dnnmem.__all__)
+    assert dnnmem.hardware is presets.hardware
+    assert dnnmem.Hardware is dnnmem.hardware("a100").__class__
+
+
 def test_names_do_not_collide() -> None:
     seen: dict[str, str] = {}
     for key, e in CHIPS.items():
@@ -301,9 +310,10 @@ def test_doc_is_in_sync_with_the_data() -> None:
     assert spec is not None and spec.loader is not None
     gen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen)
-    assert gen.main(["--check"]) == 0, "docs/hardware.md is stale: python docs/gen_hardware_table.py"
+    assert gen.main(["--check"]) == 0, "stale docs/hardware.md: python docs/gen_hardware_table.py"
     doc = (ROOT / "docs" / "hardware.md").read_text(encoding="utf-8")
-    assert "| `rtx2080ti` | NVIDIA GeForce RTX 2080 Ti | NVIDIA | 2018 | thesis, gpu | 5.5MiB" in doc
+    assert "| `rtx2080ti` | NVIDIA GeForce RTX 2080 Ti | NVIDIA | 2018 | thesis, gpu | 5.5MiB" \
+        in doc
     # The check really compares: a changed figure makes it fail.
     chips = json.loads(SOURCE_JSON.read_text(encoding="utf-8"))["chips"]
     chips["a100"]["bandwidth"] = "2039GB/s"
