@@ -11,6 +11,7 @@ from . import _core
 from .estimate import Result, estimate, policies
 from .hardware import Hardware
 from .network import Flops, Network, NetworkError, load_network
+from .presets import hardware, hardware_presets
 from .units import (
     format_bandwidth,
     format_bytes,
@@ -28,6 +29,8 @@ __all__ = [
     "__version__",
     "Flops",
     "Hardware",
+    "hardware",
+    "hardware_presets",
     "Result",
     "estimate",
     "policies",
