@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+
+import pandas as pd
 from typing import Sequence
 
 from . import __version__
@@ -80,10 +82,14 @@ def _print_presets(group: str | None) -> None:
     from .presets import hardware_presets
 
     df = hardware_presets(group=group) if group else hardware_presets()
-    for _, row in df.iterrows():
-        print(f"{row['key']:<16} {format_bytes(row['capacity']):>10}  "
-              f"{format_bandwidth(row['bandwidth']):>11}  "
-              f"{format_throughput(row['throughput']):>14} ({row['precision']})  {row['name']}")
+    print(f"{'preset':<16} {'on-chip':>10}  {'off-chip':>11}  throughput by precision")
+    for key, rows in df.groupby("key", sort=False):
+        first = rows.iloc[0]
+        cap = "—" if pd.isna(first["capacity"]) else format_bytes(int(first["capacity"]))
+        rates = ", ".join(f"{r.precision} {format_throughput(r.throughput)}"
+                          for r in rows.itertuples())
+        print(f"{key:<16} {cap:>10}  {format_bandwidth(first['bandwidth']):>11}  {rates}"
+              f"  — {first['name']}")
 
 
 def _sweep(args: argparse.Namespace) -> None:
@@ -153,8 +159,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"dnnmem: error: {e}", file=sys.stderr)
         return 2
     except ImportError as e:
-        print(f"dnnmem: error: {e.name or e} is needed for this command "
-              f"(see the extras in README.md)", file=sys.stderr)
+        if (e.name or "dnnmem").split(".")[0] == "dnnmem":
+            raise  # a bug of ours, not a missing optional package
+        print(f"dnnmem: error: the package {e.name!r} is needed for this command "
+              f"(pip install 'dnnmem[all]'; see README.md)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("dnnmem: interrupted", file=sys.stderr)
