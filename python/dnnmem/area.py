@@ -132,7 +132,7 @@ def with_area(df: pd.DataFrame, node: str = "16nm", *,
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
     if "capacity" not in df.columns:
-        raise ValueError(f"with_area: missing column ['capacity'] (bytes); the DataFrame has "
+        raise ValueError(f"with_area: missing column(s) ['capacity'] (bytes); the DataFrame has "
                          f"{list(df.columns)}")
     out = df.copy()
     out[column] = sram_area(df["capacity"].to_numpy(dtype=float), node,

@@ -160,7 +160,8 @@ def pareto(df: pd.DataFrame, minimize: str | Iterable[str] | None = None,
     >>> pareto(df, minimize=["area", "time"]).index.tolist()
     [0, 1, 3]
     """
-    return df.loc[pareto_mask(df, minimize, maximize, keep_ties=keep_ties)]
+    mask = pareto_mask(df, minimize, maximize, keep_ties=keep_ties)  # checks df before .loc
+    return df.loc[mask]
 
 
 def plot_pareto(df: pd.DataFrame, x: str, y: str, *, maximize: Sequence[str] = (),
