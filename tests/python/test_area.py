@@ -22,7 +22,8 @@ def test_bitcells_and_default_efficiency_are_the_documented_values():
 
 
 def test_24_mib_at_16nm_by_hand():
-    # 24·2^20·8 = 201,326,592 bits × 0.074 µm² = 14,898,167.808 µm² = 14.898 mm²; / 0.7 = 21.283.
+    # 24·2^20·8 = 201,326,592 bits × 0.074 µm² = 14,898,167.808 µm² = 14.898 mm²;
+    # / 0.7 = 21.283 mm².
     assert sram_area(24 * MIB, "16nm") == pytest.approx(14.898167808 / 0.7, rel=1e-12)
     assert sram_area(24 * MIB, "16nm") == pytest.approx(21.28309687, rel=1e-9)
     assert sram_area("24MiB") == sram_area(24 * MIB)  # unit strings, 16 nm by default
@@ -34,7 +35,8 @@ def test_5nm_and_a_custom_bitcell():
     # 2^30 bits × 0.021 µm² = 22,548,578.304 µm² = 22.549 mm²; / 0.7 = 32.212 mm².
     assert sram_area(128 * MIB, "5nm") == pytest.approx(22.548578304 / 0.7, rel=1e-12)
     assert sram_area(128 * MIB, "5nm", array_efficiency=0.5) == pytest.approx(45.097156608)
-    # A custom cell overrides the node: 1 MiB of 0.1 µm² cells = 8,388,608 × 0.1 µm² = 0.839 mm².
+    # A custom cell overrides the node: 1 MiB of 0.1 µm² cells = 8,388,608 × 0.1 µm²
+    # = 0.839 mm².
     assert sram_area(MIB, "unknown", bitcell_um2=0.1, array_efficiency=1) == \
         pytest.approx(0.8388608)
     assert sram_area(0) == 0.0
@@ -57,13 +59,15 @@ def test_arrays_and_frames():
     ("call", "error", "match"),
     [
         (lambda: sram_area(MIB, "7nm"), ValueError, "node: unknown process node '7nm'"),
-        (lambda: sram_area(MIB, array_efficiency=0), ValueError, r"array_efficiency: must be in \(0, 1\]"),
+        (lambda: sram_area(MIB, array_efficiency=0), ValueError,
+         r"array_efficiency: must be in \(0, 1\]"),
         (lambda: sram_area(MIB, array_efficiency=1.5), ValueError, "array_efficiency"),
         (lambda: sram_area(-1), ValueError, "capacity_bytes: must be finite and >= 0"),
         (lambda: sram_area(float("nan")), ValueError, "capacity_bytes"),
         (lambda: sram_area("24 furlongs"), ValueError, "unknown unit"),
         (lambda: sram_area(True), ValueError, "capacity_bytes"),
-        (lambda: sram_area(MIB, bitcell_um2=0), ValueError, "bitcell_um2: must be a finite number > 0"),
+        (lambda: sram_area(MIB, bitcell_um2=0), ValueError,
+         "bitcell_um2: must be a finite number > 0"),
         (lambda: with_area(pd.DataFrame({"time": [1.0]})), ValueError,
          r"missing column\(s\) \['capacity'\]"),
         (lambda: with_area([1]), TypeError, "df: expected a pandas DataFrame"),

@@ -24,13 +24,15 @@ FLOPS = [(1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s"), (1e6, "MFLOP/s"
 _PARSERS = {"capacity": parse_bytes, "bandwidth": parse_bandwidth, "throughput": parse_throughput}
 
 
-def unit(values: Iterable[float] | float, steps: list[tuple[float, str]]) -> tuple[float, str]:
-    """(factor, name) of the largest unit not above the largest |value| (the smallest if 0)."""
+def unit(values: Iterable[float] | float, steps: list[tuple[float, str]],
+         headroom: float = 1.0) -> tuple[float, str]:
+    """(factor, name) of the largest unit with headroom × factor <= the largest |value| (the
+    smallest unit if none). ``headroom=10`` keeps 1555 GB/s and 1000 MiB in GB/s and MiB."""
     v = np.abs(np.asarray(values, dtype=float))
     v = v[np.isfinite(v)]
     top = float(v.max()) if v.size else 0.0
     for factor, name in steps:
-        if top >= factor:
+        if top >= headroom * factor:
             return factor, name
     return steps[-1]
 

@@ -26,7 +26,7 @@ __all__ = ["traffic_vs_capacity", "time_vs_capacity", "bandwidth_vs_capacity",
 
 
 def _capacity_axis(ax: Axes, df: pd.DataFrame) -> float:
-    factor, name = unit(df["capacity"], BYTES)
+    factor, name = unit(df["capacity"], BYTES, headroom=10)
     ax.set_xlabel(f"on-chip capacity ({name})")
     ax.grid(True, alpha=0.3)
     return factor
@@ -57,7 +57,7 @@ def traffic_vs_capacity(df: pd.DataFrame, *, network: Any = None, batch: Any = N
                batch=batch, policy=policy, bandwidth=bandwidth, throughput=throughput)
     ax = new_axes(ax)
     xf = _capacity_axis(ax, d)
-    yf, yname = unit(d[["traffic_in", "traffic_out"]].to_numpy(), BYTES)
+    yf, yname = unit(d[["traffic_in", "traffic_out"]].to_numpy(), BYTES, headroom=10)
     for i, (label, g) in enumerate(groups(d, "capacity", where)):
         prefix = f"{label}: " if label else ""
         ax.plot(g["capacity"] / xf, g["traffic_in"] / yf, "-", color=f"C{i}",
@@ -160,7 +160,7 @@ def bandwidth_vs_capacity(df: pd.DataFrame, *, peak: bool = True, network: Any =
     ax = new_axes(ax)
     xf = _capacity_axis(ax, d)
     cols = ["avg_bandwidth"] + (["bandwidth"] if peak else [])
-    yf, yname = unit(d[cols].to_numpy(), BANDWIDTH)
+    yf, yname = unit(d[cols].to_numpy(), BANDWIDTH, headroom=10)
     for i, (label, g) in enumerate(groups(d, "capacity", where)):
         ax.plot(g["capacity"] / xf, g["avg_bandwidth"] / yf, "-o", ms=3, color=f"C{i}",
                 label=f"average {label}".strip())
