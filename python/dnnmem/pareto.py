@@ -66,26 +66,24 @@ def _objectives(df: pd.DataFrame, minimize: str | Iterable[str] | None,
 
 
 def _front_2d(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Non-dominated mask for minimizing (x, y), ties kept: one lexicographic sort + one sweep."""
+    """Non-dominated mask for minimizing (x, y), ties kept: one lexicographic sort + one scan.
+
+    After sorting by x then y, split the rows into groups of equal x. A row with a larger y than
+    its group's first is dominated by that one (same x, smaller y). The group's first rows (all
+    with the group's smallest y) are dominated iff an earlier group (smaller x) reached a y as
+    small: they survive iff their y is below the running minimum of the earlier groups.
+    """
     n = len(x)
     keep = np.zeros(n, dtype=bool)
-    order = np.lexsort((y, x))  # by x, then y
-    best_y = np.inf  # smallest y among rows with a strictly smaller x
-    i = 0
-    while i < n:
-        j = i
-        while j < n and x[order[j]] == x[order[i]]:
-            j += 1
-        y0 = y[order[i]]  # the group's smallest y (sorted by y within equal x)
-        # Rows of the group with y > y0 are dominated by one with the same x and a smaller y;
-        # rows with y == y0 are dominated iff a row with smaller x has y <= y0.
-        if y0 < best_y:
-            k = i
-            while k < j and y[order[k]] == y0:
-                keep[order[k]] = True
-                k += 1
-            best_y = y0
-        i = j
+    if n == 0:
+        return keep
+    order = np.lexsort((y, x))
+    xs, ys = x[order], y[order]
+    first = np.r_[True, xs[1:] != xs[:-1]]  # the first row of each group of equal x
+    group = np.cumsum(first) - 1
+    gmin = ys[first]  # each group's smallest y
+    before = np.r_[np.inf, np.minimum.accumulate(gmin)[:-1]]  # min y over earlier groups
+    keep[order] = (ys == gmin[group]) & (gmin[group] < before[group])
     return keep
 
 
