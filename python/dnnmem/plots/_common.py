@@ -98,7 +98,7 @@ def groups(df: pd.DataFrame, x: str, where: str) -> list[tuple[str, pd.DataFrame
     keys = varying(df, exclude=[x])
     parts = [("", df)] if not keys else [
         (", ".join(describe(k, v) for k, v in zip(keys, key if isinstance(key, tuple) else (key,))),
-         g) for key, g in df.groupby(keys, sort=True)]
+         g) for key, g in df.groupby(keys, sort=True, observed=True)]
     out = []
     for label, g in parts:
         if g[x].duplicated().any():
