@@ -7,10 +7,12 @@ The pipeline (SPEC §1): network → schedule → plan → timeline → report. 
 
 from __future__ import annotations
 
-from . import _core
+from . import _core, plots
+from .area import sram_area, with_area
 from .estimate import Result, estimate, policies
 from .hardware import Hardware
 from .network import Flops, Network, NetworkError, load_network
+from .pareto import pareto
 from .presets import hardware, hardware_presets
 from .units import (
     format_bandwidth,
@@ -46,4 +48,8 @@ __all__ = [
     "format_bandwidth",
     "format_throughput",
     "format_time",
+    "pareto",
+    "sram_area",
+    "with_area",
+    "plots",
 ]
