@@ -57,6 +57,8 @@ def _parser() -> argparse.ArgumentParser:
     w.add_argument("--scheduler", metavar="ADDRESS",
                    help="the Dask scheduler address (with --executor dask)")
     w.add_argument("--no-progress", action="store_true", help="no progress bar")
+    w.add_argument("--plot", metavar="PNG",
+                   help="also draw traffic and time vs capacity into this image file")
     pr = sub.add_parser("presets", help="list the hardware presets")
     pr.add_argument("--group", help="only this group (e.g. thesis)")
     sub.add_parser("networks", help="list the built-in networks")
@@ -92,6 +94,23 @@ def _print_presets(group: str | None) -> None:
               f"  — {first['name']}")
 
 
+def _plot_sweep(df: pd.DataFrame, path: str) -> None:
+    """Traffic and time vs capacity side by side (thesis Figs. 5.2 and 5.3), one line a group."""
+    from pathlib import Path
+
+    from matplotlib.figure import Figure  # no pyplot: no GUI backend, nothing global
+
+    from . import plots
+
+    fig = Figure(figsize=(13, 4.8), layout="constrained")
+    left, right = fig.subplots(1, 2)
+    plots.traffic_vs_capacity(df, ax=left)
+    plots.time_vs_capacity(df, ax=right, speedup=False)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    print(f"plot -> {path}")
+
+
 def _sweep(args: argparse.Namespace) -> None:
     from .sweep import sweep
     from .sweep_spec import read_sweep_spec
@@ -117,6 +136,8 @@ def _sweep(args: argparse.Namespace) -> None:
                out=out if out.endswith(".parquet") else None)
     if out.endswith(".csv"):
         df.to_csv(out, index=False)
+    if args.plot:
+        _plot_sweep(df, args.plot)
     best = df.loc[df["time"].idxmin()]
     print(f"{len(df)} design points -> {out}; fastest: {best['network']} "
           f"{format_bytes(best['capacity'])} {best['policy']}: {format_time(best['time'])}")
