@@ -29,24 +29,30 @@ def tiny_cnn(num_classes: int = 10) -> Any:
     )
 
 
-def resnet50_torch(num_classes: int = 1000) -> Any:
-    """torchvision's ``resnet50()`` (v1.5) written with torch.nn; 25,557,032 parameters."""
+def resnet50_torch(num_classes: int = 1000, keras_v1: bool = False) -> Any:
+    """torchvision's ``resnet50()`` (v1.5) written with torch.nn; 25,557,032 parameters.
+
+    ``keras_v1=True`` gives instead Keras' ``ResNet50`` (the zoo's ``resnet50``): stride on the
+    1×1 convolutions and a bias on every convolution (25,583,592 trainable parameters).
+    """
     import torch.nn as nn
+    bias = keras_v1
 
     class Bottleneck(nn.Module):
         def __init__(self, cin: int, width: int, stride: int) -> None:
             super().__init__()
-            self.conv1 = nn.Conv2d(cin, width, 1, bias=False)
+            s1, s3 = (stride, 1) if keras_v1 else (1, stride)
+            self.conv1 = nn.Conv2d(cin, width, 1, stride=s1, bias=bias)
             self.bn1 = nn.BatchNorm2d(width)
-            self.conv2 = nn.Conv2d(width, width, 3, stride=stride, padding=1, bias=False)
+            self.conv2 = nn.Conv2d(width, width, 3, stride=s3, padding=1, bias=bias)
             self.bn2 = nn.BatchNorm2d(width)
-            self.conv3 = nn.Conv2d(width, 4 * width, 1, bias=False)
+            self.conv3 = nn.Conv2d(width, 4 * width, 1, bias=bias)
             self.bn3 = nn.BatchNorm2d(4 * width)
             self.relu = nn.ReLU(inplace=True)
             self.downsample = None
             if stride != 1 or cin != 4 * width:
                 self.downsample = nn.Sequential(
-                    nn.Conv2d(cin, 4 * width, 1, stride=stride, bias=False),
+                    nn.Conv2d(cin, 4 * width, 1, stride=stride, bias=bias),
                     nn.BatchNorm2d(4 * width))
 
         def forward(self, x: Any) -> Any:
@@ -59,7 +65,7 @@ def resnet50_torch(num_classes: int = 1000) -> Any:
     class ResNet50(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.conv1 = nn.Conv2d(3, 64, 7, stride=2, padding=3, bias=False)
+            self.conv1 = nn.Conv2d(3, 64, 7, stride=2, padding=3, bias=bias)
             self.bn1 = nn.BatchNorm2d(64)
             self.relu = nn.ReLU(inplace=True)
             self.maxpool = nn.MaxPool2d(3, stride=2, padding=1)

@@ -1,0 +1,147 @@
+"""The ONNX importer on models exported from torch.nn (tests/python/torch_models.py)."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import dnnmem
+from dnnmem.importers import ImporterWarning, UnsupportedOperatorError, from_onnx, import_model
+
+torch = pytest.importorskip("torch")
+onnx = pytest.importorskip("onnx")
+
+import torch_models  # noqa: E402  (tests/python is on sys.path under pytest's rootdir)
+
+
+def export(module: Any, example: Any, path: Path) -> str:
+    """torch.onnx.export of a module in training mode (eval mode folds BatchNorm into Conv)."""
+    module.train()
+    with warnings.catch_warnings():
+        # Only around the exporter: the TorchScript exporter's own deprecation notices and the
+        # buffers it drops (num_batches_tracked) change nothing in the graph we read.
+        warnings.filterwarnings("ignore", category=DeprecationWarning)
+        warnings.filterwarnings("ignore", message="ONNX Preprocess - Removing mutation",
+                                category=UserWarning)
+        torch.onnx.export(module, (example,), os.fspath(path), dynamo=False, opset_version=17,
+                          do_constant_folding=False)
+    return os.fspath(path)
+
+
+def n_params(module: Any) -> int:
+    return sum(p.numel() for p in module.parameters())
+
+
+def test_tiny_cnn(tmp_path: Path) -> None:
+    m = torch_models.tiny_cnn()
+    net = from_onnx(export(m, torch.randn(1, 3, 32, 32), tmp_path / "tiny.onnx"), batch=8)
+    assert net.trainable_params == n_params(m) == 5482
+    assert net.params == 5482 + 2 * (16 + 32)  # + BN running mean / variance (torch buffers)
+    df = net.layers.set_index("name")
+    assert list(df["kind"]) == ["input", "conv2d", "batchnorm", "relu", "maxpool", "conv2d",
+                                "batchnorm", "relu", "maxpool", "global_avgpool", "flatten",
+                                "dense"]
+    assert df["output_shape"].iloc[0] == (32, 32, 3)  # NCHW input → channels last
+    assert list(df.loc[df["kind"] == "conv2d", "params"]) == [3 * 3 * 3 * 16 + 16,
+                                                               3 * 3 * 16 * 32]
+    # conv1: 32·32·16 outputs × 27 MACs × 2 FLOPs, per sample; × batch 8.
+    assert df.loc[df["kind"] == "conv2d", "fwd_flops"].iloc[0] == 8 * 2 * 32 * 32 * 16 * 27
+    assert df["output_shape"].iloc[-1] == (10,)
+    assert net.batch == 8
+
+
+def test_resnet50_matches_the_zoo_exactly(tmp_path: Path) -> None:
+    # Keras' ResNet50 (the zoo) written in torch.nn: stride on the 1×1, bias on every conv.
+    m = torch_models.resnet50_torch(keras_v1=True)
+    net = from_onnx(export(m, torch.randn(1, 3, 224, 224), tmp_path / "r50.onnx"), batch=32)
+    zoo = dnnmem.network("resnet50", batch=32)
+    assert net.trainable_params == zoo.trainable_params == n_params(m) == 25_583_592
+    assert net.params == zoo.params == 25_636_712
+    assert net.flops == zoo.flops
+    assert net.num_steps == zoo.num_steps
+    kinds = net.layers["kind"].value_counts()
+    assert kinds["conv2d"] == 53 and kinds["batchnorm"] == 53 and kinds["add"] == 16
+
+
+def test_resnet50_v15_differs_from_keras_as_torchvision_does(tmp_path: Path) -> None:
+    m = torch_models.resnet50_torch()
+    net = from_onnx(export(m, torch.randn(1, 3, 224, 224), tmp_path / "r50.onnx"))
+    zoo = dnnmem.network("resnet50")
+    # torchvision documents 25,557,032 parameters for resnet50 (v1.5, convs without bias).
+    assert net.trainable_params == n_params(m) == 25_557_032
+    # Keras' extra parameters are exactly its convolution biases.
+    df = zoo.layers
+    conv_bias = int(df.loc[df["kind"] == "conv2d", "output_shape"].map(lambda s: s[-1]).sum())
+    assert zoo.trainable_params - net.trainable_params == conv_bias == 26_560
+    # v1.5 strides on the 3×3, so the first 1×1 of a downsampling block runs at the higher
+    # resolution: 4.089 GMACs per image, the "GFLOPS 4.09" torchvision's model card lists (a
+    # MAC count), against 3.858 G for Keras' placement.
+    assert round(int(net.layers["fwd_macs"].sum()) / 1e9, 3) == 4.089
+    assert round(int(zoo.layers["fwd_macs"].sum()) / 1e9, 3) == 3.858
+
+
+def test_transformer_encoder_block(tmp_path: Path) -> None:
+    m = torch_models.encoder_block()
+    ids = torch.randint(0, 100, (1, 16))
+    net = from_onnx(export(m, ids, tmp_path / "enc.onnx"), batch=4)
+    assert net.trainable_params == n_params(m) == 62_884
+    df = net.layers.set_index("name")
+    kinds = df["kind"].value_counts()
+    assert kinds["dense"] == 7 and kinds["matmul"] == 2 and kinds["layernorm"] == 2
+    assert kinds["embedding"] == 1 and kinds["gelu"] == 1  # Div → Erf → Add → Mul → Mul fused
+    assert "tanh" not in kinds
+    assert df.loc["input.1", "output_shape"] == (16,)
+    assert df["kind"].iloc[0] == "input"
+    # Linear on [N, T, d] exports as MatMul + Add: the Add is folded in as the bias.
+    assert df.loc["q.MatMul", "params"] == 64 * 64 + 64
+    # q·kᵀ per head: [4, 16, 16] × [4, 16, 16]: 4·16·16·16 MACs per sample, × 2 FLOPs × batch 4.
+    assert df.loc["MatMul", "output_shape"] == (4, 16, 16)
+    assert df.loc["MatMul", "fwd_flops"] == 4 * 2 * 4 * 16 * 16 * 16
+    assert df["output_shape"].iloc[-1] == (16, 100)
+
+
+class _Odd(torch.nn.Module):
+    """Operators the importer does not translate: Pow (twice) and CumSum."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.fc1 = torch.nn.Linear(8, 8)
+        self.fc2 = torch.nn.Linear(8, 3)
+
+    def forward(self, x: Any) -> Any:
+        y = self.fc1(x).pow(2)
+        y = torch.cumsum(y, dim=1).pow(3)
+        return self.fc2(y)
+
+
+def test_unsupported_ops_strict_lists_all_and_lenient_warns(tmp_path: Path) -> None:
+    path = export(_Odd(), torch.randn(1, 8), tmp_path / "odd.onnx")
+    with pytest.raises(UnsupportedOperatorError) as e:
+        from_onnx(path)
+    assert e.value.ops == {"Pow": ["Pow", "Pow_1"], "CumSum": ["CumSum"]}
+    msg = str(e.value)
+    assert msg.startswith(path + ": unsupported operators Pow (nodes: Pow, Pow_1); "
+                          "CumSum (nodes: CumSum)")
+    assert "strict=False" in msg
+    with pytest.raises(dnnmem.NetworkError):  # one exception family for every network error
+        from_onnx(path)
+    with pytest.warns(ImporterWarning, match=r"Pow \(nodes: Pow, Pow_1\); CumSum"):
+        net = from_onnx(path, strict=False)
+    df = net.layers.set_index("name")
+    assert list(df.loc[["Pow", "CumSum", "Pow_1"], "kind"]) == ["opaque"] * 3
+    assert df.loc[["Pow", "CumSum", "Pow_1"], "fwd_flops"].sum() == 0
+    assert df.loc["CumSum", "output_shape"] == (8,)
+    assert net.trainable_params == 8 * 8 + 8 + 8 * 3 + 3
+
+
+def test_model_proto_document_and_dispatch(tmp_path: Path) -> None:
+    path = export(torch_models.tiny_cnn(), torch.randn(1, 3, 32, 32), tmp_path / "t.onnx")
+    doc = from_onnx(onnx.load(path), document=True)
+    assert isinstance(doc, dict) and doc["layers"][0]["shape"] == [32, 32, 3]
+    assert dnnmem.load_network(doc).params == import_model(path).params
+    with pytest.raises(TypeError, match="model must be a path or an onnx.ModelProto"):
+        from_onnx(42)
