@@ -39,6 +39,12 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--policy", default="lookahead", help="cache policy (default lookahead)")
     e.add_argument("--ops-per-mac", type=int, default=2, choices=(1, 2), help="FLOPs per MAC")
     e.add_argument("--by-kind", action="store_true", help="also print the time by layer kind")
+    i = sub.add_parser("import", help="convert a model file (.cfg, .onnx, …) to a JSON network")
+    i.add_argument("model", help="darknet .cfg, .onnx (see docs/importers.md for the others)")
+    i.add_argument("-o", "--output", required=True, help="the JSON network file to write")
+    i.add_argument("--batch", type=int, default=1, help="batch of the printed summary (default 1)")
+    i.add_argument("--no-strict", dest="strict", action="store_false",
+                   help="import unsupported operators as zero-FLOP placeholders (warns)")
     sub.add_parser("networks", help="list the built-in networks")
     sub.add_parser("policies", help="list the cache policies")
     return p
@@ -63,6 +69,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 share = r.by_kind() / r.time
                 for kind, sec in r.by_kind().items():
                     print(f"  {kind:<16} {format_time(sec):>10}  {share[kind]:6.1%}")
+        elif args.command == "import":
+            from .importers import import_model
+            try:
+                doc = import_model(args.model, strict=args.strict, document=True)
+            except ImportError as e:  # an optional dependency (dnnmem[onnx], …) is missing
+                raise ValueError(str(e)) from None
+            net = load_network(doc, batch=args.batch)
+            net.save(args.output)
+            print(f"{args.model} -> {args.output}")
+            print(net.summary())
         elif args.command == "summary":
             net = _load(args.network, args.batch, args.bytes_per_element)
             print(net.summary())
