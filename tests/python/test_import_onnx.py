@@ -27,6 +27,10 @@ def export(module: Any, example: Any, path: Path) -> str:
         warnings.filterwarnings("ignore", category=DeprecationWarning)
         warnings.filterwarnings("ignore", message="ONNX Preprocess - Removing mutation",
                                 category=UserWarning)
+        # nn.LSTM's shape checks on traced sizes: the trace is specialised to the example.
+        warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
+        warnings.filterwarnings("ignore", message="Exporting a model to ONNX with a batch_size "
+                                "other than 1", category=UserWarning)
         torch.onnx.export(module, (example,), os.fspath(path), dynamo=False, opset_version=17,
                           do_constant_folding=False)
     return os.fspath(path)
@@ -102,6 +106,40 @@ def test_transformer_encoder_block(tmp_path: Path) -> None:
     assert df.loc["MatMul", "output_shape"] == (4, 16, 16)
     assert df.loc["MatMul", "fwd_flops"] == 4 * 2 * 4 * 16 * 16 * 16
     assert df["output_shape"].iloc[-1] == (16, 100)
+
+
+class _Recurrent(torch.nn.Module):
+    """Embedding → LSTM (batch_first, optionally bidirectional / 2 layers) → Linear."""
+
+    def __init__(self, bidirectional: bool, layers: int) -> None:
+        super().__init__()
+        self.emb = torch.nn.Embedding(50, 8)
+        self.lstm = torch.nn.LSTM(8, 16, num_layers=layers, batch_first=True,
+                                  bidirectional=bidirectional)
+        self.fc = torch.nn.Linear(16 * (1 + bidirectional), 5)
+
+    def forward(self, ids: Any) -> Any:
+        y, _ = self.lstm(self.emb(ids))
+        return self.fc(y)
+
+
+@pytest.mark.parametrize("bidirectional, layers", [(False, 1), (True, 1), (False, 2)])
+def test_lstm_unrolls_into_cells(tmp_path: Path, bidirectional: bool, layers: int) -> None:
+    m = _Recurrent(bidirectional, layers)
+    net = from_onnx(export(m, torch.randint(0, 50, (1, 6)), tmp_path / "lstm.onnx"), batch=2)
+    d, h, t = 1 + bidirectional, 16, 6
+    # torch keeps b_ih and b_hh (8H per direction and layer); lstm_cell one bias (4H).
+    assert net.trainable_params == n_params(m) - 4 * h * d * layers
+    df = net.layers.set_index("name")
+    cells = df[df.index.str.match(r"lstm\.LSTM(_1)?(\.fwd|\.bwd)?\.t\d+$")]
+    assert len(cells) == t * d * layers
+    # Every timestep of one direction shares its weights: 4 gates × ((8 + 16)·16 + 16) once.
+    assert df.loc["lstm.LSTM.t0/i" if d == 1 else "lstm.LSTM.fwd.t0/i", "params"] == 24 * 16 + 16
+    assert df["output_shape"].iloc[-1] == (t, 5)
+    # Gate FCs: 4 per cell, (I + H)·H MACs; the second layer's input is d·H wide.
+    gate_macs = 4 * h * ((8 + h) * t * d + (d * h + h) * t * d * (layers - 1))
+    dense = df[(df["kind"] == "dense")]
+    assert int(dense["fwd_macs"].sum()) == 2 * (gate_macs + t * d * h * 5)
 
 
 class _Odd(torch.nn.Module):

@@ -138,7 +138,15 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
       copies: 0 FLOPs, the inferred output shape (dnnmem has no slice kind; a copy costs no
       arithmetic, as ``concat``).
 
-    Anything else (``LSTM``, ``GRU``, ``ReduceSum``, ``Pow``, …) is unsupported: ``strict=True``
+    - ``LSTM`` (forward, reverse or bidirectional; default activations; zero or constant initial
+      states) → ``lstm_cell`` timesteps sharing one weight per direction, each reading an
+      ``opaque`` slice x_t of X and, at t = 0, zero-state inputs ``<name>.h0`` / ``.c0``.
+      ONNX (and torch) keep two bias vectors (W_b, R_b: 8H per direction) where ``lstm_cell``
+      has one (4H): the import has 4H parameters fewer per direction and layer, their sum
+      being the only thing that matters. The batch axis of time-major tensors is tracked
+      through ``Transpose`` / ``Squeeze`` / ``Unsqueeze``.
+
+    Anything else (``GRU``, ``RNN``, ``ReduceSum``, ``Pow``, …) is unsupported: ``strict=True``
     raises one :class:`~dnnmem.importers.UnsupportedOperatorError` listing every unsupported
     operator type with its node names; ``strict=False`` warns and writes a zero-FLOP ``opaque``
     placeholder with the node's inferred output shape for each used output.
@@ -183,8 +191,9 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
     except Exception as e:  # onnx raises its own InferenceError types
         raise ValueError(f"{source}: ONNX shape inference failed: {e}") from None
     g = proto.graph
-    name = sanitize_name(proto.graph.name or (os.path.splitext(os.path.basename(source))[0]),
-                         "onnx")
+    # A file's stem names the network (torch calls every graph "main_graph").
+    stem = os.path.splitext(os.path.basename(source))[0] if source != proto.graph.name else ""
+    name = sanitize_name(stem or proto.graph.name, "onnx")
     b = DocumentBuilder(source, name)
 
     consts: dict[str, np.ndarray | None] = {}
@@ -221,8 +230,13 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
                              "model with static input shapes")
         return [d if d is not None else 1 for d in s]
 
+    # tensor → its batch axis when not 0 (the time-major tensors around an LSTM).
+    bax: dict[str, int] = {}
+
     def sample_shape(t: str, node: Any, image: bool) -> list[int]:
-        s = full_shape(t, node)[1:]
+        full = full_shape(t, node)
+        k = 0 if image else bax.get(t, 0)
+        s = full[:k] + full[k + 1:]
         return [s[1], s[2], s[0]] if image and len(s) == 3 else s
 
     def is_const(t: str) -> bool:
@@ -247,6 +261,10 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
 
     def out(node: Any, lname: str, image: bool, k: int = 0) -> None:
         acts[node.output[k]] = _Act(lname, image)
+        x = next((i for i in node.input if i in acts), None)
+        if not image and x is not None and bax.get(x, 0) and node.op_type not in _RESHAPES \
+                and len(full_shape(node.output[k], node)) == len(full_shape(x, node)):
+            bax[node.output[k]] = bax[x]  # point-wise: the batch stays where it was
 
     def placeholder(node: Any) -> None:
         ins = [acts[i].layer for i in node.input if i in acts]
@@ -339,12 +357,34 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
             return
         out(node, layer(node, "rescaling", [a.layer], meta={"op_type": op}), a.image)
 
+    def moved_batch_axis(node: Any, k: int, rank_in: int, rank_out: int) -> int:
+        """Where the batch axis ``k`` of the input lands in the output of a reshape-like op."""
+        at = _attrs(node)
+        axes = at.get("axes")
+        if axes is None and len(node.input) > 1 and consts.get(node.input[1]) is not None:
+            axes = [int(v) for v in np.ravel(consts[node.input[1]])]
+        if node.op_type == "Transpose":
+            perm = list(at.get("perm", range(rank_in)[::-1]))
+            return perm.index(k)
+        if node.op_type == "Unsqueeze" and axes is not None:
+            for ax in sorted(a % rank_out for a in axes):
+                k += ax <= k
+            return k
+        if node.op_type == "Squeeze" and axes is not None:
+            axes = [a % rank_in for a in axes]
+            return 0 if k in axes else k - sum(a < k for a in axes)
+        return k if k < rank_out else 0  # Reshape, Flatten: assume it stays
+
     def reshape(node: Any) -> None:
         x = node.input[0]
         a = acts[x]
         old = sample_shape(x, node, a.image)
         full = full_shape(node.output[0], node)
-        new = full[1:]
+        k = 0 if a.image else moved_batch_axis(node, bax.get(x, 0), len(full_shape(x, node)),
+                                              len(full))
+        if k:
+            bax[node.output[0]] = k
+        new = full[:k] + full[k + 1:]
         if int(np.prod(new)) != int(np.prod(old)) and int(np.prod(full)) == int(np.prod(old)):
             new = full  # batch folded into another dimension by a batch-1 export
         if new == old and not a.image:
@@ -356,6 +396,75 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
             acts[node.output[0]] = a
         else:
             out(node, layer(node, "reshape", [a.layer], target_shape=new), False)
+
+    def lstm(node: Any, at: dict[str, Any]) -> None:
+        """Unroll an LSTM into ``lstm_cell`` timesteps sharing one weight per direction.
+
+        Timestep t reads an ``opaque`` slice x_t of X; step 0 reads zero initial states, inputs
+        ``<name>.h0`` / ``<name>.c0`` (ONNX's default when ``initial_h`` / ``initial_c`` are
+        absent). Y is the concatenation of the h_t ([T, directions, H] per sample).
+        """
+        x = node.input[0]
+        ins = list(node.input) + [""] * (8 - len(node.input))
+        # Constant initial states are torch's zeros; states or lengths computed by the graph,
+        # and peepholes, are not modelled.
+        if x not in acts or acts[x].image or any(ins[i] in acts for i in (4, 5, 6)) or ins[7] \
+                or at.get("clip") is not None or at.get("input_forget", 0) \
+                or at.get("activations") not in (None, [b"Sigmoid", b"Tanh", b"Tanh"] * 2,
+                                                 [b"Sigmoid", b"Tanh", b"Tanh"]):
+            placeholder(node)  # initial states, sequence lengths, peepholes, clipping…
+            return
+        layout = int(at.get("layout", 0))
+        d, four_h, i_dim = full_shape(ins[1], node)
+        h_dim = four_h // 4
+        xs = full_shape(x, node)
+        t_axis = 1 if layout else 0
+        if bax.get(x, 0) != 1 - t_axis or len(xs) != 3:
+            placeholder(node)  # X is not [T, N, I] (layout 0) / [N, T, I] (layout 1)
+            return
+        steps = xs[t_axis]
+        base = b.unique(node.name or node.output[0], "lstm")
+        hs: list[list[str]] = []
+        cs: list[str] = []
+        for direction in range(d):
+            tag = base if d == 1 else f"{base}.{('fwd', 'bwd')[direction]}"
+            h = b.input(b.unique(f"{tag}.h0"), [h_dim])
+            c = b.input(b.unique(f"{tag}.c0"), [h_dim])
+            order = range(steps) if direction == 0 else range(steps - 1, -1, -1)
+            outs: dict[int, str] = {}
+            for t in order:
+                xt = b.add(b.unique(f"{tag}.x{t}"), "opaque", [acts[x].layer], shape=[i_dim],
+                           meta={"op_type": "LSTM timestep slice"})
+                cell = b.add(b.unique(f"{tag}.t{t}"), "lstm_cell", [xt, h, c], units=h_dim,
+                             use_bias=bool(ins[3]), weights=tag)
+                h, c = cell, f"{cell}/c"
+                outs[t] = cell
+            hs.append([outs[t] for t in range(steps)])
+            cs.append(c)
+
+        def used(k: int) -> bool:
+            o = node.output[k] if k < len(node.output) else ""
+            return bool(o) and (o in consumers or o in graph_outputs)
+
+        if used(0):  # Y: [T, D, N, H] (layout 0) or [N, T, D, H]: per sample [T, D, H]
+            rows = []
+            for t in range(steps):
+                parts = [b.add(b.unique(f"{base}.y{t}_{k}"), "reshape", [hs[k][t]],
+                               target_shape=[1, 1, h_dim]) for k in range(d)]
+                rows.append(parts[0] if d == 1 else
+                            b.add(b.unique(f"{base}.y{t}"), "concat", parts, axis=1))
+            y = b.add(b.unique(f"{base}.Y"), "concat", rows, axis=0)
+            acts[node.output[0]] = _Act(y, False)
+            bax[node.output[0]] = 2 if layout == 0 else 0
+        for k, finals in ((1, [hs[j][-1 if j == 0 else 0] for j in range(d)]), (2, cs)):
+            if not used(k):
+                continue  # Y_h / Y_c: [D, N, H] (layout 0) or [N, D, H]: per sample [D, H]
+            parts = [b.add(b.unique(f"{base}.{'hc'[k - 1]}{j}"), "reshape", [f],
+                           target_shape=[1, h_dim]) for j, f in enumerate(finals)]
+            y = parts[0] if d == 1 else b.add(b.unique(f"{base}.Y_{'hc'[k - 1]}"), "concat",
+                                              parts, axis=0)
+            acts[node.output[k]] = _Act(y, False)
+            bax[node.output[k]] = 1 if layout == 0 else 0
 
     def pool(node: Any, at: dict[str, Any]) -> None:
         x = node.input[0]
@@ -509,11 +618,12 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
             rank = len(full_shape(x, node))
             axis = int(at["axis"]) % rank
             image = rank == 4 and any(acts[i].image for i in ins)
-            if axis == 0:
+            k = 0 if image else bax.get(x, 0)
+            if axis == k or any(bax.get(i, 0) != k for i in ins if not image):
                 placeholder(node)
                 continue
             srcs = [as_image(acts[i], i, node) if image else acts[i].layer for i in ins]
-            ax = {1: -1, 2: 0, 3: 1}[axis] if image else axis - 1
+            ax = {1: -1, 2: 0, 3: 1}[axis] if image else axis - (axis > k)
             out(node, layer(node, "concat", srcs, axis=ax), image)
         elif op == "Gather":
             data, idx = node.input[0], node.input[1]
@@ -527,6 +637,8 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
                 placeholder(node)
         elif op in _COPIES:
             copy(node)
+        elif op == "LSTM":
+            lstm(node, at)
         elif op == "Pad":
             pads = at.get("pads") or (list(consts[ins[1]]) if len(ins) > 1
                                       and consts.get(ins[1]) is not None else None)
