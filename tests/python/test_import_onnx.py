@@ -183,3 +183,68 @@ def test_model_proto_document_and_dispatch(tmp_path: Path) -> None:
     assert dnnmem.load_network(doc).params == import_model(path).params
     with pytest.raises(TypeError, match="model must be a path or an onnx.ModelProto"):
         from_onnx(42)
+
+
+def _graph_model(nodes: list[Any], inputs: list[Any], outputs: list[Any],
+                 inits: list[Any]) -> Any:
+    from onnx import helper
+    graph = helper.make_graph(nodes, "g", inputs, outputs, inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_image_operators_from_a_handwritten_graph() -> None:
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper
+
+    def init(name: str, *shape: int) -> Any:
+        return numpy_helper.from_array(np.ones(shape, np.float32), name)
+
+    def const(name: str, values: list[Any], dtype: Any = np.float32) -> Any:
+        return numpy_helper.from_array(np.array(values, dtype), name)
+
+    nodes = [
+        helper.make_node("Conv", ["x", "w1", "b1"], ["y1"], name="conv", pads=[1, 1, 1, 1],
+                         strides=[2, 2]),
+        helper.make_node("Clip", ["y1", "lo", "hi"], ["y2"], name="clip"),
+        helper.make_node("Resize", ["y2", "", "scales"], ["y3"], name="up", mode="nearest"),
+        helper.make_node("Concat", ["y3", "x"], ["y4"], name="cat", axis=1),
+        helper.make_node("MaxPool", ["y4"], ["y5"], name="pool", kernel_shape=[3, 3],
+                         strides=[2, 2], ceil_mode=1),
+        helper.make_node("Pad", ["y5", "pads"], ["y6"], name="pad"),
+        helper.make_node("LeakyRelu", ["y6"], ["y7"], name="leaky", alpha=0.2),
+        helper.make_node("GlobalAveragePool", ["y7"], ["y8"], name="gap"),
+        helper.make_node("Flatten", ["y8"], ["y9"], name="flat"),
+        helper.make_node("Gemm", ["y9", "wf", "bf"], ["y10"], name="fc", transB=1),
+        helper.make_node("Softmax", ["y10"], ["out"], name="softmax"),
+    ]
+    inits = [init("w1", 4, 3, 3, 3), init("b1", 4), const("lo", 0.0), const("hi", 6.0),
+             const("scales", [1, 1, 2, 2]), const("pads", [0, 0, 1, 2, 0, 0, 1, 2], np.int64),
+             init("wf", 5, 7), init("bf", 5)]
+    model = _graph_model(
+        nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 8, 8])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, ["N", 5])], inits)
+    net = from_onnx(model, batch=2)
+    df = net.layers.set_index("name")
+    assert net.name == "g"
+    assert list(df["kind"]) == ["input", "conv2d", "relu6", "upsample", "concat", "maxpool",
+                                "zero_padding", "leaky_relu", "global_avgpool", "flatten",
+                                "dense", "softmax"]
+    shapes = dict(df["output_shape"])
+    assert shapes["x"] == (8, 8, 3) and shapes["conv"] == (4, 4, 4)  # (8 + 2 − 3) // 2 + 1
+    assert shapes["up"] == (8, 8, 4) and shapes["cat"] == (8, 8, 7)
+    assert shapes["pool"] == (4, 4, 7)  # ceil_mode: ⌈(8 − 3) / 2⌉ + 1, floor would give 3
+    assert shapes["pad"] == (6, 8, 7) and shapes["gap"] == (1, 1, 7) and shapes["fc"] == (5,)
+    assert df.loc["conv", "params"] == 3 * 3 * 3 * 4 + 4 and df.loc["fc", "params"] == 7 * 5 + 5
+    assert df.loc["conv", "fwd_flops"] == 2 * 2 * 4 * 4 * 4 * 27  # batch 2, 2 FLOPs per MAC
+    assert net.trainable_params == 112 + 40
+
+
+def test_dynamic_shapes_are_refused_with_the_input_named() -> None:
+    from onnx import TensorProto, helper
+    model = _graph_model(
+        [helper.make_node("Relu", ["x"], ["y"], name="r")],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", "d"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", "d"])], [])
+    with pytest.raises(ValueError, match=r"graph input 'x' needs a static shape after a batch "
+                                         r"dimension, got \[None, None\]"):
+        from_onnx(model)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -540,7 +540,8 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
                             [[pads[0], pads[2]], [pads[1], pads[3]]])
             fields = dict(filters=wshape[0], kernel_size=wshape[2:],
                           strides=list(at.get("strides", [1, 1])), padding=padding,
-                          dilation=list(at.get("dilations", [1, 1])), groups=int(at.get("group", 1)),
+                          dilation=list(at.get("dilations", [1, 1])),
+                          groups=int(at.get("group", 1)),
                           use_bias=len(ins) > 2)
             n = layer(node, "conv2d", [xi], **fields)
             out(node, n, True)
@@ -572,7 +573,8 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
         elif op in _POINTWISE:
             out(node, layer(node, _POINTWISE[op], [acts[x].layer]), acts[x].image)
         elif op == "LeakyRelu":
-            out(node, layer(node, "leaky_relu", [acts[x].layer], alpha=float(at.get("alpha", 0.01))),
+            alpha = float(at.get("alpha", 0.01))
+            out(node, layer(node, "leaky_relu", [acts[x].layer], alpha=alpha),
                 acts[x].image)
         elif op == "Clip":
             out(node, layer(node, "relu6", [acts[x].layer], meta={"op_type": "Clip"}),
