@@ -192,32 +192,63 @@ activation=logistic
     assert "softmax_7" not in df.index  # last: applied by the loss step
 
 
+def test_se_attention_reorg_and_local_avgpool(tmp_path: Path) -> None:
+    net = from_darknet(write(tmp_path, NET + """
+[convolutional]
+filters=4
+size=1
+activation=relu
+[avgpool]
+[convolutional]
+filters=4
+size=1
+activation=logistic
+[scale_channels]
+from=-3
+[sam]
+from=-4
+[reorg]
+stride=2
+[local_avgpool]
+size=3
+stride=1
+"""))
+    df = net.layers.set_index("name")
+    assert df.loc["scale_channels_3", "kind"] == "multiply"
+    assert df.loc["scale_channels_3", "inputs"] == ("conv_0_relu", "conv_2_logistic")
+    assert df.loc["scale_channels_3", "output_shape"] == (8, 8, 4)
+    assert df.loc["sam_4", "inputs"] == ("conv_0_relu", "scale_channels_3")
+    assert df.loc["reorg_5", "output_shape"] == (4, 4, 16) and df.loc["reorg_5", "folded"]
+    assert df.loc["avgpool_6", "kind"] == "avgpool"
+    assert df.loc["avgpool_6", "output_shape"] == (4, 4, 16)
+
+
 def test_unsupported_sections_strict_and_not(tmp_path: Path) -> None:
     path = write(tmp_path, NET + """
 [convolutional]
 filters=4
 size=1
 activation=selu
-[reorg]
-stride=2
+[crnn]
+output=4
 [local]
 filters=2
-[reorg]
-stride=2
+[crnn]
+output=4
 """)
     with pytest.raises(UnsupportedOperatorError) as e:
         from_darknet(path)
     msg = str(e.value)
     assert "activation=selu (nodes: conv_0_selu)" in msg
-    assert "[reorg] (nodes: reorg_1, reorg_3)" in msg and "[local] (nodes: local_2)" in msg
+    assert "[crnn] (nodes: crnn_1, crnn_3)" in msg and "[local] (nodes: local_2)" in msg
     assert isinstance(e.value, dnnmem.NetworkError) and isinstance(e.value, ValueError)
-    assert e.value.ops == {"activation=selu": ["conv_0_selu"], "[reorg]": ["reorg_1", "reorg_3"],
+    assert e.value.ops == {"activation=selu": ["conv_0_selu"], "[crnn]": ["crnn_1", "crnn_3"],
                            "[local]": ["local_2"]}
-    with pytest.warns(dnnmem.importers.ImporterWarning, match=r"\[reorg\] \(nodes: reorg_1"):
+    with pytest.warns(dnnmem.importers.ImporterWarning, match=r"\[crnn\] \(nodes: crnn_1"):
         net = from_darknet(path, strict=False)
     df = net.layers.set_index("name")
-    assert (df.loc[["conv_0_selu", "reorg_1", "local_2", "reorg_3"], "kind"] == "opaque").all()
-    assert df.loc["reorg_3", "fwd_flops"] == 0
+    assert (df.loc[["conv_0_selu", "crnn_1", "local_2", "crnn_3"], "kind"] == "opaque").all()
+    assert df.loc["crnn_3", "fwd_flops"] == 0
 
 
 @pytest.mark.parametrize("text, needle", [

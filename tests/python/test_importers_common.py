@@ -80,14 +80,14 @@ def test_cli_import_writes_a_loadable_network(tmp_path: Path,
 def test_cli_import_errors_are_one_line_exit_2(tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.cfg"
-    bad.write_text(CFG + "[reorg]\nstride=2\n")
+    bad.write_text(CFG + "[crnn]\noutput=2\n")
     out = tmp_path / "o.json"
     assert main(["import", str(bad), "-o", str(out)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1
-    assert err.startswith(f"dnnmem: error: {bad}: unsupported operator [reorg] (nodes: reorg_1)")
+    assert err.startswith(f"dnnmem: error: {bad}: unsupported operator [crnn] (nodes: crnn_1)")
     assert not out.exists()
-    with pytest.warns(ImporterWarning, match=r"\[reorg\]"):
+    with pytest.warns(ImporterWarning, match=r"\[crnn\]"):
         assert main(["import", str(bad), "-o", str(out), "--no-strict"]) == 0
     assert dnnmem.load_network(out).layers["kind"].iloc[-1] == "opaque"
     txt = tmp_path / "m.txt"

@@ -133,7 +133,11 @@ def from_darknet(cfg_path: str | os.PathLike[str], *, batch: int = 1, strict: bo
     - ``[yolo]``, ``[yolo4]``, ``[region]``, ``[detection]``, ``[cost]``: no layer; the input of
       a YOLO head is a network output (each gets a loss step).
 
-    Any other section (``[local]``, ``[rnn]``, ``[reorg]``, ``[sam]``, …) or activation is an
+    - ``[scale_channels]``, ``[sam]`` ``from=…``: a broadcasting ``multiply`` (squeeze-excite,
+      spatial attention), then ``activation``. ``[reorg] stride=s``: space-to-depth, a folded
+      ``reshape`` to (H/s, W/s, C·s²). ``[local_avgpool]``: ``avgpool`` padded as maxpool.
+
+    Any other section (``[local]``, ``[rnn]``, ``[crnn]``, ``[gru]``, …) or activation is an
     unsupported operator: ``strict=True`` raises one
     :class:`~dnnmem.importers.UnsupportedOperatorError` listing them all; ``strict=False`` warns
     and writes a zero-FLOP ``opaque`` placeholder with the input's shape.
@@ -293,6 +297,28 @@ def from_darknet(cfg_path: str | os.PathLike[str], *, batch: int = 1, strict: bo
                 ins.append(sname)
             y = add(i, f"shortcut_{i}", "add", ins, shapes[x])
             outs.append(activation(i, sec, y, f"shortcut_{i}"))
+        elif kind in ("scale_channels", "sam"):
+            # x · from, darknet's squeeze-excite (prev is 1×1×C, or H×W×1 with scale_wh) and
+            # spatial attention (same shapes): a broadcasting multiply, then the activation.
+            (src,) = [ref(i, sec, j, "from") for j in sec.ints("from")][:1] or [x]
+            y = add(i, f"{kind}_{i}", "multiply", [src, x], shapes[src])
+            outs.append(activation(i, sec, y, f"{kind}_{i}"))
+        elif kind == "reorg":
+            s = sec.int("stride", 1)
+            if sec.int("reverse", 0) or h % s or w % s:
+                outs.append(b.placeholder(f"reorg_{i}", "[reorg] reverse", [x], shapes[x]))
+                shapes[outs[-1]] = shapes[x]
+            else:  # space-to-depth: a re-index, folded like a reshape
+                sh = (h // s, w // s, c * s * s)
+                outs.append(add(i, f"reorg_{i}", "reshape", [x], sh, target_shape=list(sh)))
+        elif kind == "local_avgpool":
+            k = sec.int("size", sec.int("stride", 1))
+            s = sec.int("stride", 1)
+            total = sec.int("padding", k - 1)
+            before, after = total // 2, total - total // 2
+            out_shape = ((h + total - k) // s + 1, (w + total - k) // s + 1, c)
+            outs.append(add(i, f"avgpool_{i}", "avgpool", [x], out_shape, pool_size=k,
+                            strides=s, padding=[[before, after], [before, after]]))
         elif kind == "upsample":
             s = sec.int("stride", 2)
             if s < 1:
