@@ -61,6 +61,12 @@ def _parser() -> argparse.ArgumentParser:
                    help="also draw traffic and time vs capacity into this image file")
     pr = sub.add_parser("presets", help="list the hardware presets")
     pr.add_argument("--group", help="only this group (e.g. thesis)")
+    i = sub.add_parser("import", help="convert a model file (.cfg, .onnx, …) to a JSON network")
+    i.add_argument("model", help="darknet .cfg, .onnx (see docs/importers.md for the others)")
+    i.add_argument("-o", "--output", required=True, help="the JSON network file to write")
+    i.add_argument("--batch", type=int, default=1, help="batch of the printed summary (default 1)")
+    i.add_argument("--no-strict", dest="strict", action="store_false",
+                   help="import unsupported operators as zero-FLOP placeholders (warns)")
     sub.add_parser("networks", help="list the built-in networks")
     sub.add_parser("policies", help="list the cache policies")
     return p
@@ -165,6 +171,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             _print_presets(args.group)
         elif args.command == "sweep":
             _sweep(args)
+        elif args.command == "import":
+            from .importers import import_model
+            try:
+                doc = import_model(args.model, strict=args.strict, document=True)
+            except ImportError as e:  # an optional dependency (dnnmem[onnx], …) is missing
+                raise ValueError(str(e)) from None
+            net = load_network(doc, batch=args.batch)
+            net.save(args.output)
+            print(f"{args.model} -> {args.output}")
+            print(net.summary())
         elif args.command == "summary":
             net = _load(args.network, args.batch, args.bytes_per_element)
             print(net.summary())
