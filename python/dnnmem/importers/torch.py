@@ -443,7 +443,9 @@ class _TorchImport:
             v = self.value(src)
             if v.kind == "list":
                 item = v.items[idx]
-                self.values[node] = item() if callable(item) else item
+                if callable(item):  # built on first use (slices of a split, LSTM states)
+                    item = item() if node.users else _Value("const", node=node)
+                self.values[node] = item
             else:
                 self.values[node] = _Value(v.kind if v.kind != "data" else "const", node=node)
                 if v.kind == "data":
@@ -867,6 +869,74 @@ class _TorchImport:
     def op_upsample_bilinear2d(self, node: Any, a: dict[str, Any]) -> None:
         self._upsample(node, "bilinear")
 
+
+    def op_lstm(self, node: Any, a: dict[str, Any]) -> None:
+        """Unroll ``nn.LSTM`` into ``lstm_cell`` timesteps sharing one weight set per layer and
+        direction (``docs/importers-keras-torch.md``)."""
+        if not a["batch_first"]:
+            return self.unsupported(node, "aten.lstm (batch_first=False)")
+        if any(self.value(h).kind == "data" for h in a["hx"]):
+            return self.unsupported(node, "aten.lstm (initial state from the inputs)")
+        dirs = 2 if a["bidirectional"] else 1
+        layers = int(a["num_layers"])
+        per = 4 if a["has_biases"] else 2
+        params = [self.param(p) for p in a["params"]]
+        if len(params) != layers * dirs * per:
+            return self.unsupported(node, "aten.lstm (projections)")
+        hidden = int(a["params"][1].meta["val"].shape[1])
+        x = self.ref(a["input"], False)
+        steps = self.shapes[x][0]
+        width = self.shapes[x][-1]
+        base = self.raw_name(node, [p for p in params if p])
+        zero = self.b.unique(f"{base}.zero_state")
+        self.b.input(zero, [1, hidden])
+        self.shapes[zero], self.inputs_of[zero], self.kind_of[zero] = (1, hidden), [], "input"
+        # Layer 1 reads the sequence one step at a time: slices [1, d] (opaque copies).
+        seq = [self.emit(self.b.unique(f"{base}.x{t}"), "opaque", [x], (1, width),
+                         shape=[1, width], meta={"op": "select", "slice": True})
+               for t in range(steps)]
+        for layer in range(layers):
+            outs = []
+            for d in range(dirs):
+                group = params[(layer * dirs + d) * per:(layer * dirs + d + 1) * per]
+                suffix = f"l{layer}" + ("_reverse" if d else "")
+                weights = self.b.unique(f"{base}.{suffix}")
+                order = range(steps) if d == 0 else range(steps - 1, -1, -1)
+                h = c = zero
+                hs: dict[int, str] = {}
+                for t in order:
+                    name = weights if not hs else self.b.unique(f"{weights}.t{t}")
+                    fields: dict[str, Any] = {"units": hidden, "use_bias": per == 4,
+                                              "weights": weights}
+                    if not hs:
+                        self.claim(name, group, {})
+                    self.emit(name, "lstm_cell", [seq[t], h, c], (1, hidden), **fields)
+                    self.shapes[f"{name}/c"] = (1, hidden)
+                    h, c = name, f"{name}/c"
+                    hs[t] = name
+                outs.append(hs)
+            if dirs == 1:
+                seq = [outs[0][t] for t in range(steps)]
+            else:
+                seq = [self.emit(self.b.unique(f"{base}.l{layer}.t{t}"), "concat",
+                                 [outs[0][t], outs[1][t]], (1, 2 * hidden), axis=-1)
+                       for t in range(steps)]
+        out = seq[0] if steps == 1 else self.emit(self.b.unique(base), "concat", seq,
+                                                   (steps, dirs * hidden), axis=0)
+        y = _Value("data", layer=out, shape=self.shapes[out], ps=(steps, dirs * hidden),
+                   node=node)
+        last = seq[-1]
+        h_n = _Value("data", layer=last, shape=self.shapes[last], ps=self.shapes[last],
+                     node=node) if layers * dirs == 1 else None
+        self.values[node] = _Value("list", items=[y, h_n or self._lstm_state(node, 1),
+                                                  self._lstm_state(node, 2)], node=node)
+
+    def _lstm_state(self, node: Any, i: int) -> Any:
+        """h_n / c_n beyond one layer and direction: not mapped (a placeholder if read)."""
+        def make() -> _Value:
+            self.b.unsupported(f"aten.lstm output {i} (h_n/c_n)", node.name)
+            return _Value("const", node=node)
+        return make
 
 def from_torch(module: Any, example_inputs: Any = None, *, batch: int | None = None,
                strict: bool = True, document: bool = False, bytes_per_element: int = 4,
