@@ -142,6 +142,7 @@ class _TorchImport:
         self.skip: set[Any] = set()
         self.ops_per_call: dict[str, int] = {}
         self.const_layers: dict[Any, _Value] = {}
+        self.placeholder_params: set[int] = set()      # id() of parameters placeholders read
         self.buffers: dict[str, str] = {}              # placeholder name → buffer fqn
 
     # -- shapes ------------------------------------------------------------------------------
@@ -323,8 +324,9 @@ class _TorchImport:
                 self.call(node)
             elif node.op == "output":
                 self.outputs(node)
+        doc = self.b.finish(self.strict)
         self.check_params()
-        return self.b.finish(self.strict)
+        return doc
 
     def user_input(self, node: Any) -> None:
         t = node.meta.get("val")
@@ -428,7 +430,7 @@ class _TorchImport:
     def check_params(self) -> None:
         # Tied parameters (GPT-2's lm_head and wte) have several names for one tensor.
         state = self.ep.state_dict
-        held = {id(state[p]) for p in self.param_owner}
+        held = {id(state[p]) for p in self.param_owner} | self.placeholder_params
         unused = [p for p in self.params if id(state[p]) not in held]
         if unused:
             warnings.warn(f"{self.b.source}: parameters that no imported layer reads (not "
@@ -482,6 +484,9 @@ class _TorchImport:
             self.unsupported(node, f"aten.{op}")
 
     def unsupported(self, node: Any, op: str) -> None:
+        state = self.ep.state_dict
+        self.placeholder_params.update(id(state[v.target]) for v in map(self.value,
+                                       node.all_input_nodes) if v.kind == "param")
         val = node.meta.get("val")
         if not isinstance(val, self.torch.Tensor):
             val = val[0] if isinstance(val, (list, tuple)) and val else None
@@ -850,6 +855,12 @@ class _TorchImport:
         self.emit(name, "zero_padding", [x], self.dn_shape(node, True),
                   padding=[[top, bottom], [left, right]])
         self.values[node] = self.data(node, name, True)
+
+    def op_pad(self, node: Any, a: dict[str, Any]) -> None:
+        if a.get("mode", "constant") != "constant":
+            return self.unsupported(node, f"aten.pad (mode {a['mode']!r})")
+        self.op_constant_pad_nd(node, {"self": a["self"], "pad": a["pad"],
+                                       "value": a.get("value")})
 
     def _upsample(self, node: Any, interpolation: str) -> None:
         x = self.ref(node.args[0], True)
