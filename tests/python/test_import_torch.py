@@ -277,3 +277,13 @@ def test_pt2_file_and_pt_refused(tmp_path):
         from_torch(model)
     assert math.isclose(net.flops.forward, from_torch(model, torch.randn(4, 3, 32, 32))
                         .flops.forward)
+
+
+def test_frozen_parameters_and_final_log_softmax():
+    model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 3), nn.LogSoftmax(dim=-1))
+    model[0].requires_grad_(False)
+    net = from_torch(model, torch.randn(2, 4))
+    layers = net.layers.set_index("name")
+    assert not layers.loc["0", "trainable"] and layers.loc["2", "trainable"]
+    assert (net.trainable_params, net.params) == (8 * 3 + 3, 4 * 8 + 8 + 8 * 3 + 3)
+    assert list(layers.index) == ["input", "0", "1", "2"]  # log-softmax: the loss step's

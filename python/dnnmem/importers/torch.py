@@ -38,7 +38,7 @@ _VIEWS = {
     "view", "_unsafe_view", "reshape", "permute", "transpose", "t", "flatten", "contiguous",
     "clone", "unsqueeze", "squeeze", "alias", "detach", "to", "_to_copy", "type_as",
     "lift_fresh_copy", "view_as", "reshape_as", "unflatten", "expand", "expand_as",
-    "_assert_tensor_metadata", "dropout_",
+    "_assert_tensor_metadata",
 }
 # One-input point-wise activations: ATen op name → kind.
 _ACTIVATIONS = {
@@ -272,6 +272,9 @@ class _TorchImport:
         owners = {self.param_owner[f] for f in fqns if f in self.param_owner}
         if owners:
             fields["weights"] = sorted(owners)[0]
+        state = self.ep.state_dict
+        if fqns and not any(getattr(state[f], "requires_grad", True) for f in fqns):
+            fields["trainable"] = False  # frozen (requires_grad=False): no dW
         for f in fqns:
             self.param_owner.setdefault(f, layer)
 
@@ -648,7 +651,7 @@ class _TorchImport:
 
     def op_matmul(self, node: Any, a: dict[str, Any]) -> None:
         x_arg, y_arg = node.args[0], node.args[1]
-        if self.value(y_arg).kind == "param":
+        if self.value(y_arg).kind == "param" and self.value(x_arg).kind == "data":
             return self._dense(node, x_arg, y_arg, None)
         if self.value(x_arg).kind != "data" or self.value(y_arg).kind != "data":
             return self.unsupported(node, f"aten.{_op_name(node.target)} with a constant")
