@@ -114,6 +114,11 @@ def test_sequential_nested_shared_and_frozen():
     assert layers["shared_fc_1"] == {"name": "shared_fc_1", "kind": "dense", "inputs": ["b"],
                                      "units": 4, "use_bias": False, "weights": "shared_fc"}
     assert layers["frozen_fc"]["trainable"] is False
+    # A nested model's final softmax is a network output too: dropped.
+    head = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2, name="head_fc"),
+                             keras.layers.Softmax(name="head_sm")], name="head")
+    wrapped = keras.Model(b, head(b), name="wrapped")
+    assert [d["name"] for d in from_keras(wrapped, document=True)["layers"]] == ["b", "head_fc"]
     net = from_keras(model)
     # 8·4+4 (inner) + 4·4 (shared, once) + 4·3+3 (frozen) = 36 + 16 + 15
     assert net.params == model.count_params() == 67

@@ -11,8 +11,6 @@ attention, bmm), LSTMs with the formula.
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -22,8 +20,7 @@ nn = torch.nn
 from dnnmem.importers._common import ImporterWarning, UnsupportedOperatorError  # noqa: E402
 from dnnmem.importers.torch import from_torch  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).parent))
-import torch_models  # noqa: E402
+import torch_models  # noqa: E402  (tests/python is on sys.path under pytest's rootdir)
 
 # torch.export warns about nn.LSTM's flat weight list being re-assigned while it traces.
 LSTM_EXPORT_WARNING = "ignore:The tensor attributes self.*_flat_weights:UserWarning"

@@ -178,6 +178,9 @@ class _KerasImport:
                              f"has {len(graph.inputs)} inputs")
         for t, name in zip(graph.inputs, ins):
             self.names[id(t)] = name
+        for inner, outer in zip(graph.outputs, node.outputs):
+            if id(outer) in self.outputs:  # its final softmax is the loss step's too
+                self.outputs.add(id(inner))
         self.walk(graph)
         for outer, inner in zip(node.outputs, graph.outputs):
             self.names[id(outer)] = self.names[id(inner)]
