@@ -284,3 +284,18 @@ def test_frozen_parameters_and_final_log_softmax():
     assert not layers.loc["0", "trainable"] and layers.loc["2", "trainable"]
     assert (net.trainable_params, net.params) == (8 * 3 + 3, 4 * 8 + 8 + 8 * 3 + 3)
     assert list(layers.index) == ["input", "0", "1", "2"]  # log-softmax: the loss step's
+
+
+def test_attention_mask_input_is_folded():
+    tr = _transformers()
+    config = tr.BertConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=4,
+                           intermediate_size=128, vocab_size=100)
+    model = tr.BertModel(config).eval()
+    ids = torch.randint(0, 100, (2, 8))
+    mask = torch.ones(2, 8, dtype=torch.long)
+    # The mask arithmetic (comparisons, expand) only feeds the attention mask, which is folded
+    # into the softmax: those nodes are dropped, not reported as unsupported.
+    net = from_torch(model, (ids, mask))
+    assert "attention_mask" not in set(net.layers["name"])
+    assert (net.layers["kind"] == "opaque").sum() == 1  # pooler.select only
+    assert net.trainable_params == torch_params(model)

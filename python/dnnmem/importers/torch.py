@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..network import Network, load_network
-from ._common import DocumentBuilder, ImporterWarning
+from ._common import PLACEHOLDER_KIND, DocumentBuilder, ImporterWarning
 
 __all__ = ["from_torch"]
 
@@ -143,6 +143,7 @@ class _TorchImport:
         self.ops_per_call: dict[str, int] = {}
         self.const_layers: dict[Any, _Value] = {}
         self.placeholder_params: set[int] = set()      # id() of parameters placeholders read
+        self.pending: list[tuple[str, str]] = []       # unsupported (op, layer), if live
         self.buffers: dict[str, str] = {}              # placeholder name → buffer fqn
 
     # -- shapes ------------------------------------------------------------------------------
@@ -428,7 +429,9 @@ class _TorchImport:
             live.add(n)
             stack.extend(self.inputs_of.get(n, []))
         self.b.items = [d for d in self.b.items if d["name"] in live]
-        self.live = live
+        for op, name in self.pending:
+            if name in live or name not in self.shapes:
+                self.b.unsupported(op, name)
 
     def check_params(self) -> None:
         # Tied parameters (GPT-2's lm_head and wte) have several names for one tensor.
@@ -499,7 +502,11 @@ class _TorchImport:
         shape = _hwc(ps) if image else ps
         ins = [self.ref(a) for a in node.all_input_nodes if self.value(a).kind == "data"]
         name = self.name_for(node)
-        self.b.placeholder(name, op, ins, shape)
+        # Recorded as unsupported only if an output depends on it (see prune): mask
+        # arithmetic on an attention_mask input ends in the folded mask and is dropped.
+        self.b.add(name, PLACEHOLDER_KIND, ins, shape=list(shape),
+                   meta={"op_type": op, "placeholder": True})
+        self.pending.append((op, name))
         self.shapes[name], self.inputs_of[name], self.kind_of[name] = shape, ins, "opaque"
         v = _Value("data", layer=name, shape=shape, ps=ps, image=image, node=node)
         if isinstance(node.meta.get("val"), (list, tuple)):
@@ -948,7 +955,7 @@ class _TorchImport:
     def _lstm_state(self, node: Any, i: int) -> Any:
         """h_n / c_n beyond one layer and direction: not mapped (a placeholder if read)."""
         def make() -> _Value:
-            self.b.unsupported(f"aten.lstm output {i} (h_n/c_n)", node.name)
+            self.pending.append((f"aten.lstm output {i} (h_n/c_n)", node.name))
             return _Value("const", node=node)
         return make
 
