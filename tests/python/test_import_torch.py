@@ -299,3 +299,24 @@ def test_attention_mask_input_is_folded():
     assert "attention_mask" not in set(net.layers["name"])
     assert (net.layers["kind"] == "opaque").sum() == 1  # pooler.select only
     assert net.trainable_params == torch_params(model)
+
+
+def test_vit_class_token_and_position_embedding():
+    tr = _transformers()
+    config = tr.ViTConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=4,
+                          intermediate_size=128, image_size=32, patch_size=8)
+    model = tr.ViTModel(config).train()
+    x = torch.randn(2, 3, 32, 32)
+    net = from_torch(model, x)
+    layers = net.layers.set_index("name")
+    # 4×4 patches of 64 channels, read as a [16, 64] sequence; the class token makes 17.
+    assert layers.loc["embeddings.patch_embeddings.projection", "output_shape"] == (4, 4, 64)
+    assert layers.loc["embeddings.cls_token", "kind"] == "class_token"
+    assert layers.loc["embeddings.cls_token", "output_shape"] == (17, 64)
+    assert layers.loc["embeddings.position_embeddings", "kind"] == "position_embedding"
+    assert layers.loc["embeddings.position_embeddings", "params"] == 17 * 64
+    assert net.trainable_params == torch_params(model)
+    # ViT's attention (dropout 0) runs the fused CPU kernel even in train mode: the counter
+    # misses its two products, 2 · heads · 17 · 17 · 16 MACs per layer and sample.
+    attention = 2 * 2 * (2 * 4 * 17 * 17 * 16) * 2
+    assert 2 * net.layers["fwd_macs"].sum() == counter_flops(model, x) + attention

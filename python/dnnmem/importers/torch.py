@@ -537,6 +537,17 @@ class _TorchImport:
     def binary(self, node: Any, op: str) -> None:
         tensors = [a for a in node.args[:2] if isinstance(a, self.torch.fx.Node)]
         data = [a for a in tensors if self.value(a).kind == "data"]
+        params = [self.value(a).target for a in tensors if self.value(a).kind == "param"]
+        if op in ("add", "add_") and len(data) == 1 and len(params) == 1 \
+                and self.params.get(params[0]) == math.prod(self.value(data[0]).ps):
+            # A learned tensor added to every sample (ViT's position embeddings).
+            x = self.ref(data[0], False)
+            name = self.b.unique(params[0])  # named after the parameter
+            fields: dict[str, Any] = {}
+            self.claim(name, params, fields)
+            self.emit(name, "position_embedding", [x], self.shapes[x], **fields)
+            self.values[node] = self.data(node, name)
+            return None
         if len(data) < 2:
             # With a constant (scalar, mask, buffer): one point-wise layer.
             return self.unary_from(node, data[0], "rescaling", meta={"op": op})
@@ -838,6 +849,20 @@ class _TorchImport:
     def op_cat(self, node: Any, a: dict[str, Any]) -> None:
         tensors = list(a["tensors"])
         vs = [self.value(t) for t in tensors]
+        kinds = [v.kind for v in vs]
+        if sorted(kinds) == ["data", "param"] and kinds[0] == "param" and int(a["dim"]) == 1 \
+                and len(self.val_shape(node)) == 3:
+            # A learned token prepended to the sequence (ViT's class token): [T, d] → [T+1, d].
+            x = self.ref(tensors[1], False)
+            params = [vs[0].target]
+            if self.params.get(params[0]) != self.shapes[x][-1]:
+                return self.unsupported(node, "aten.cat of a parameter")
+            name = self.b.unique(params[0])  # named after the parameter
+            fields: dict[str, Any] = {}
+            self.claim(name, params, fields)
+            self.emit(name, "class_token", [x], self.dn_shape(node, False), **fields)
+            self.values[node] = self.data(node, name)
+            return None
         image = all(v.image or v.kind == "const" for v in vs) and any(v.image for v in vs)
         rank = len(self.val_shape(node))
         dim = int(a["dim"]) % rank
