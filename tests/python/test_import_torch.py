@@ -320,3 +320,38 @@ def test_vit_class_token_and_position_embedding():
     # misses its two products, 2 · heads · 17 · 17 · 16 MACs per layer and sample.
     attention = 2 * 2 * (2 * 4 * 17 * 17 * 16) * 2
     assert 2 * net.layers["fwd_macs"].sum() == counter_flops(model, x) + attention
+
+
+def test_transformer_encoder_layer_time_major_internals():
+    # nn.MultiheadAttention works time-major inside ([T, N, E], then [T, N·heads, E/heads]):
+    # the batch axis is tracked through those views and transposes.
+    model = nn.TransformerEncoderLayer(64, 4, 128, batch_first=True).train()
+    x = torch.randn(2, 10, 64)
+    net = from_torch(model, x)
+    assert net.trainable_params == torch_params(model) == 33_472
+    layers = net.layers.set_index("name")
+    assert layers.loc["self_attn.in_proj", "output_shape"] == (10, 192)  # q, k, v packed
+    # Per head [T, E/heads]: q, k, v are selected from the packed projection (opaque copies).
+    assert layers.loc["self_attn.scaled_dot_product_attention", "output_shape"] == (4, 10, 16)
+    assert layers.loc["self_attn.out_proj", "inputs"] == (
+        "self_attn.scaled_dot_product_attention_as_10x64",)
+    assert layers.loc["linear1", "output_shape"] == (10, 128)
+    assert 2 * net.layers["fwd_macs"].sum() == counter_flops(model, x)
+
+
+@pytest.mark.filterwarnings(LSTM_EXPORT_WARNING)
+def test_time_major_lstm():
+    class TimeMajor(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lstm = nn.LSTM(8, 16)
+
+        def forward(self, x):  # x: [N, T, d]; the LSTM runs on [T, N, d]
+            y, _ = self.lstm(x.transpose(0, 1))
+            return y.transpose(0, 1)
+
+    net = from_torch(TimeMajor(), torch.randn(2, 5, 8))
+    layers = net.layers.set_index("name")
+    assert layers.loc["lstm", "output_shape"] == (5, 16)
+    assert (net.layers["kind"] == "lstm_cell").sum() == 0  # expanded: 5 steps of gate FCs
+    assert (net.layers["weight"] == "lstm.l0/W_o").sum() == 5

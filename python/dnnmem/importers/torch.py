@@ -145,21 +145,98 @@ class _TorchImport:
         self.placeholder_params: set[int] = set()      # id() of parameters placeholders read
         self.pending: list[tuple[str, str]] = []       # unsupported (op, layer), if live
         self.buffers: dict[str, str] = {}              # placeholder name → buffer fqn
+        self.bax: dict[Any, tuple[int, int]] = {}      # node → batch_axis() of its output
 
     # -- shapes ------------------------------------------------------------------------------
     def per_sample(self, shape: Sequence[int], node: Any) -> tuple[int, ...]:
-        """Torch shape → per-sample shape: drop a leading batch (or broadcast 1) dimension;
-        a leading N·k (batch merged with the next dimension) becomes k."""
+        """Torch shape of ``node``'s output → per-sample shape: the batch (tracked by
+        :meth:`batch_axis`) is taken out of its axis: the axis goes if it is the batch (or a
+        broadcast 1), else it is divided by N (a batch merged with other dimensions, as
+        GPT-2's ``Conv1D`` and ``nn.MultiheadAttention`` view their inputs)."""
         s = [int(d) for d in shape]
         if not s:
             return ()
+        return self._drop_batch(s, min(self.batch_axis(node)[0], len(s) - 1), node)
+
+    def const_per_sample(self, shape: Sequence[int], node: Any) -> tuple[int, ...]:
+        """A constant read as data: its leading axis is the batch (or a broadcast 1)."""
+        s = [int(d) for d in shape]
+        return self._drop_batch(s, 0, node) if s else ()
+
+    def _drop_batch(self, s: list[int], b: int, node: Any) -> tuple[int, ...]:
         n = self.batch
-        if s[0] in (n, 1):
-            return tuple(s[1:])
-        if s[0] % n == 0:
-            return (s[0] // n, *s[1:])
-        raise ValueError(f"torch node {node.name!r}: cannot find the batch ({n}) in shape "
-                         f"{tuple(s)}; the leading dimension of data tensors must be the batch")
+        if s[b] in (n, 1):
+            del s[b]
+        elif s[b] % n == 0:
+            s[b] //= n
+        else:
+            raise ValueError(f"torch node {node.name!r}: cannot find the batch ({n}) in shape "
+                             f"{tuple(self._shape_of(node))} (axis {b})")
+        return tuple(s)
+
+    def batch_axis(self, node: Any) -> tuple[int, int]:
+        """Where the batch is in ``node``'s torch output: ``(axis, k)``, the axis of size
+        k·N·m holding it, k the elements of that axis before it (inputs: ``(0, 1)``)."""
+        if node not in self.bax:
+            self.bax[node] = self._batch_axis(node)
+        return self.bax[node]
+
+    def _batch_axis(self, node: Any) -> tuple[int, int]:
+        if node.op != "call_function":
+            return (0, 1)
+        op = _op_name(node.target)
+        if op == "getitem":
+            src = node.args[0]
+            if _op_name(getattr(src, "target", None)) == "lstm" and node.args[1] in (1, 2):
+                return (1, 1)  # h_n, c_n: [layers · directions, N, H]
+            return self.batch_axis(src)
+        srcs = [a for a in node.all_input_nodes
+                if a in self.values and self.values[a].kind == "data"]
+        if not srcs:
+            return (0, 1)
+        src = srcs[0]
+        b, k = self.batch_axis(src)
+        sin = self._shape_of(src)
+        out = self._shape_of(node)
+        if not sin or not out:
+            return (0, 1)
+        r_in = len(sin)
+        if op in ("transpose", "t", "permute"):
+            if op == "permute":
+                perm = [d % r_in for d in node.args[1]]
+            else:
+                d0, d1 = ((node.args[1] % r_in, node.args[2] % r_in) if op == "transpose"
+                          else (0, 1))
+                perm = list(range(r_in))
+                perm[d0], perm[d1] = d1, d0
+            return (perm.index(b), k)
+        if op in ("expand", "expand_as"):
+            return (b + len(out) - r_in, k)
+        if op == "select":
+            return (b - 1 if node.args[1] % r_in < b else b, k)
+        if op in ("view", "_unsafe_view", "reshape", "flatten", "unflatten", "view_as",
+                  "reshape_as", "squeeze", "unsqueeze"):
+            # A view keeps the element order: as many elements precede the batch as before.
+            return self._locate(out, math.prod(sin[:b]) * k)
+        if len(out) == r_in:
+            return (b, k)
+        return (min(b, len(out) - 1), 1)
+
+    def _shape_of(self, node: Any) -> tuple[int, ...]:
+        v = node.meta.get("val")
+        if isinstance(v, (list, tuple)):
+            v = next((t for t in v if hasattr(t, "shape")), None)
+        return tuple(int(d) for d in v.shape) if v is not None and hasattr(v, "shape") else ()
+
+    def _locate(self, out: Sequence[int], outer: int) -> tuple[int, int]:
+        """``(axis, k)`` of the batch in a view of shape ``out`` when ``outer`` elements (in
+        units of the batch stride) precede it."""
+        n, before = self.batch, 1
+        for j, d in enumerate(out):
+            if outer % before == 0 and d % ((outer // before) * n) == 0 and (d > 1 or n == 1):
+                return (j, outer // before)
+            before *= d
+        return (0, 1)
 
     def val_shape(self, node: Any) -> tuple[int, ...]:
         v = node.meta.get("val")
@@ -167,18 +244,21 @@ class _TorchImport:
 
     # -- emitting ----------------------------------------------------------------------------
     def raw_name(self, node: Any, params: Sequence[str] = ()) -> str:
-        """The module path for a module's own op (one that holds the module's parameters, a
-        torch.nn leaf module, or the only op of its call), else path + node name."""
+        """A layer's name before making it unique: the module owning the parameters it holds
+        (``conv1``; ``self_attn.in_proj`` for ``self_attn.in_proj_weight``), else the module
+        path if the node is the only operator of that module call, else path + node name."""
         stack = node.meta.get("nn_module_stack") or {}
         if not stack:
             return node.name
-        key, (path, cls) = list(stack.items())[-1]
-        cls = cls if isinstance(cls, str) else f"{cls.__module__}.{cls.__qualname__}"
-        leaf = bool(path) and (any(p.startswith(path + ".") for p in params)
-                               or (cls.startswith("torch.nn.modules.")
-                                   and ".container." not in cls)
-                               or self.ops_per_call.get(key, 0) == 1)
-        return path if leaf else (f"{path}.{node.name}" if path else node.name)
+        key, (path, _) = list(stack.items())[-1]
+        for p in params:
+            if path and p.startswith(path + "."):
+                owner, _, leaf = p.rpartition(".")
+                return owner if leaf in ("weight", "bias") else \
+                    f"{owner}.{re.sub(r'_(weight|bias)$', '', leaf)}"
+        if path and self.ops_per_call.get(key, 0) == 1:
+            return path
+        return f"{path}.{node.name}" if path else node.name
 
     def name_for(self, node: Any, params: Sequence[str] = ()) -> str:
         """A unique layer name for ``node`` (see :meth:`raw_name`)."""
@@ -239,7 +319,7 @@ class _TorchImport:
             return self.const_layers[node]
         name = self.b.unique(self.const_name(node), "const")
         t = node.meta["val"]
-        ps = self.per_sample(t.shape, node)
+        ps = self.const_per_sample(t.shape, node)
         fields: dict[str, Any] = {}
         if not t.dtype.is_floating_point:
             fields["dtype"] = "int32" if str(t.dtype) == "torch.int32" else "int64"
@@ -919,8 +999,9 @@ class _TorchImport:
     def op_lstm(self, node: Any, a: dict[str, Any]) -> None:
         """Unroll ``nn.LSTM`` into ``lstm_cell`` timesteps sharing one weight set per layer and
         direction (``docs/importers-keras-torch.md``)."""
-        if not a["batch_first"]:
-            return self.unsupported(node, "aten.lstm (batch_first=False)")
+        if self.batch_axis(a["input"]) != ((0 if a["batch_first"] else 1), 1):
+            return self.unsupported(node, "aten.lstm (the batch is not on the batch_first "
+                                    "axis)")
         if any(self.value(h).kind == "data" for h in a["hx"]):
             return self.unsupported(node, "aten.lstm (initial state from the inputs)")
         dirs = 2 if a["bidirectional"] else 1
@@ -933,7 +1014,8 @@ class _TorchImport:
         x = self.ref(a["input"], False)
         steps = self.shapes[x][0]
         width = self.shapes[x][-1]
-        base = self.raw_name(node, [p for p in params if p])
+        stack = node.meta.get("nn_module_stack") or {}
+        base = (list(stack.values())[-1][0] if stack else "") or node.name
         zero = self.b.unique(f"{base}.zero_state")
         self.b.input(zero, [1, hidden])
         self.shapes[zero], self.inputs_of[zero], self.kind_of[zero] = (1, hidden), [], "input"
