@@ -264,6 +264,10 @@ class _KerasImport:
             return add(name, "leaky_relu", ins,
                        alpha=float(cfg.get("negative_slope", cfg.get("alpha", 0.3))))
         if cls == "Softmax":
+            axis = cfg.get("axis", -1)
+            if isinstance(axis, (list, tuple)) or self._sample_axis(int(axis), out) not in (
+                    -1, len(out.shape) - 2):
+                return self._unsupported(name, f"Softmax(axis={axis})", ins, out)
             if is_output:
                 return ins[0]
             return add(name, "softmax", ins)
@@ -273,7 +277,10 @@ class _KerasImport:
         if cls in _MERGES:
             return add(name, _MERGES[cls], ins)
         if cls == "Concatenate":
-            return add(name, "concat", ins, axis=int(cfg["axis"]))
+            axis = self._sample_axis(int(cfg["axis"]), out)
+            if axis is None:
+                return self._unsupported(name, "Concatenate(axis=0)", ins, out)
+            return add(name, "concat", ins, axis=axis)
         if cls in ("MaxPooling2D", "AveragePooling2D"):
             self._check_channels_last(layer, cfg)
             strides = cfg["strides"] if cfg["strides"] is not None else cfg["pool_size"]
@@ -330,6 +337,13 @@ class _KerasImport:
             return self.b.placeholder(name, f"activation {fn}", [x],
                                       _per_sample_shape(out, f"layer {name!r}"))
         return self.b.add(name, kind, [x])
+
+    @staticmethod
+    def _sample_axis(axis: int, out: Any) -> int | None:
+        """A Keras axis (counted with the batch) as a per-sample axis; None for the batch."""
+        if axis < 0:
+            return axis
+        return axis - 1 if axis >= 1 else None
 
     def _check_channels_last(self, layer: Any, cfg: dict[str, Any]) -> None:
         if cfg.get("data_format", "channels_last") != "channels_last":
