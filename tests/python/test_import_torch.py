@@ -154,30 +154,47 @@ def test_encoder_block_attention_and_names():
     assert 2 * net.layers["fwd_macs"].sum() == counter_flops(model, ids)
 
 
+def _same_counts_as_zoo(net, name: str, **options) -> None:
+    """Parameters and forward MACs / FLOPs equal to the zoo's builder of the same model (batch
+    1; the layer lists differ: the import keeps torch's slices and views)."""
+    import dnnmem
+    if name not in dnnmem.networks():
+        pytest.skip(f"{name!r} is not in the zoo yet (dnnmem.networks())")
+    zoo = dnnmem.network(name, **options)
+    ours = net.with_batch(1)
+    assert ours.trainable_params == zoo.trainable_params
+    assert ours.layers["fwd_macs"].sum() == zoo.layers["fwd_macs"].sum()
+    assert ours.flops.forward == zoo.flops.forward
+
+
 def _transformers():
     return pytest.importorskip("transformers")
 
 
 def test_bert_base_counts_and_sdpa():
     tr = _transformers()
-    model = tr.BertModel(tr.BertConfig()).train()  # train: attention runs as bmm, counted
+    # train mode: attention runs as bmm, which the counter sees.
+    model = tr.BertForSequenceClassification(tr.BertConfig()).train()
     ids = torch.randint(0, 1000, (2, 32))
     net = from_torch(model, (ids,))
-    # bert-base-uncased without the pre-training heads: 109,482,240 (Devlin et al.: "110M").
-    assert net.trainable_params == torch_params(model) == 109_482_240
+    # bert-base-uncased without the pre-training heads: 109,482,240 (Devlin et al.: "110M"),
+    # + the 2-label classifier 768·2 + 2.
+    assert torch_params(model.bert) == 109_482_240
+    assert net.trainable_params == torch_params(model) == 109_482_240 + 1538
     check_module_weights(net, model)
     assert 2 * net.layers["fwd_macs"].sum() == counter_flops(model, ids)
     layers = net.layers.set_index("name")
-    p = "encoder.layer.0.attention.self"
+    p = "bert.encoder.layer.0.attention.self"
     # scaled_dot_product_attention → q·kᵀ, softmax, dropout (p = 0.1 in train mode), ·v
     assert [layers.loc[f"{p}.{s}", "kind"] for s in ("qk", "softmax", "dropout")] == [
         "matmul", "softmax", "dropout"]
     assert layers.loc[p, "kind"] == "matmul"
     assert layers.loc[f"{p}.qk", "output_shape"] == (12, 32, 32)
     # Constant ids an embedding reads are inputs of the network (int64 buffers).
-    assert layers.loc["embeddings.position_ids", "kind"] == "input"
-    assert layers.loc["embeddings.token_type_ids", "output_shape"] == (32,)
-    assert layers.loc["pooler.select", "kind"] == "opaque"  # hidden_states[:, 0]
+    assert layers.loc["bert.embeddings.position_ids", "kind"] == "input"
+    assert layers.loc["bert.embeddings.token_type_ids", "output_shape"] == (32,)
+    assert layers.loc["bert.pooler.select", "kind"] == "opaque"  # hidden_states[:, 0]
+    _same_counts_as_zoo(net, "bert_base", seq_len=32)  # last: it may skip
 
 
 def test_gpt2_small_counts_tied_head():
@@ -195,6 +212,7 @@ def test_gpt2_small_counts_tied_head():
     assert layers.loc["transformer.h.0.mlp.act", "kind"] == "gelu"
     assert (net.layers["kind"] == "gelu").sum() == 12
     assert (net.layers["kind"] == "rescaling").sum() == 0
+    _same_counts_as_zoo(net, "gpt2", seq_len=32)  # last: it may skip
 
 
 @pytest.mark.filterwarnings(LSTM_EXPORT_WARNING)
