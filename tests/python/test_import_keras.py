@@ -165,6 +165,7 @@ def test_layer_mappings():
     z = keras.layers.Flatten(name="flat")(z)
     z = keras.layers.Dropout(0.5, name="drop")(z)
     z = keras.layers.Dense(10, activation="swish", name="fc")(z)
+    z = keras.ops.tanh(z)  # a keras.ops function in the graph
     model = keras.Model(x, z)
     doc = from_keras(model, document=True)
     by = {d["name"]: d for d in doc["layers"]}
@@ -176,6 +177,7 @@ def test_layer_mappings():
     assert by["leaky"]["alpha"] == pytest.approx(0.2)
     assert (by["gconv"]["groups"], by["gconv"]["dilation"]) == (2, 2)
     assert by["drop"]["rate"] == 0.5 and by["cat"]["axis"] == -1
+    assert doc["layers"][-1]["kind"] == "tanh" and doc["layers"][-1]["inputs"] == ["fc_act"]
     net = from_keras(model)
     layers = net.layers.set_index("name")
     # depthwise 3·3·3 + pointwise 3·8 + 8 = 59 = Keras' count for the one SeparableConv2D

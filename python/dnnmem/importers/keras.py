@@ -44,6 +44,10 @@ KERAS_ACTIVATIONS: dict[str, str | None] = {
     "mish": "mish",
 }
 
+# keras.ops functions called in a functional graph (operation class → kind).
+_OP_ACTIVATIONS = {"Relu": "relu", "Relu6": "relu6", "Sigmoid": "sigmoid", "Tanh": "tanh",
+                   "Gelu": "gelu", "Silu": "swish", "HardSilu": "hard_swish",
+                   "HardSigmoid": "hard_sigmoid", "Mish": "mish"}
 _POOLS = {"MaxPooling2D": "maxpool", "AveragePooling2D": "avgpool",
           "GlobalAveragePooling2D": "global_avgpool", "GlobalMaxPooling2D": "global_maxpool"}
 _MERGES = {"Add": "add", "Multiply": "multiply"}
@@ -194,13 +198,16 @@ class _KerasImport:
         name = self.b.unique(layer.name)
         self.first_call.setdefault(id(layer), name)
         fields: dict[str, Any] = {}
-        if layer.weights:
+        if getattr(layer, "weights", None):
             if shared:
                 fields["weights"] = self.first_call[id(layer)]
-            if not layer.trainable:
+            if not getattr(layer, "trainable", True):
                 fields["trainable"] = False
         add = self.b.add
-        cfg = layer.get_config()
+        try:
+            cfg = layer.get_config()
+        except Exception:  # keras.ops called in a functional graph: no config to read
+            cfg = {}
 
         if cls == "Conv2D":
             self._check_channels_last(layer, cfg)
@@ -258,6 +265,8 @@ class _KerasImport:
             if kind == "?":
                 return self._unsupported(name, f"Activation({fn})", ins, out)
             return add(name, kind, ins)
+        if cls in _OP_ACTIVATIONS:
+            return add(name, _OP_ACTIVATIONS[cls], ins)
         if cls == "ReLU":
             return self._relu(name, cfg, ins, out)
         if cls == "LeakyReLU":
@@ -275,6 +284,8 @@ class _KerasImport:
                    "AlphaDropout"):
             return add(name, "dropout", ins, rate=float(cfg["rate"]))
         if cls in _MERGES:
+            if len(ins) < 2:  # keras.ops.add(x, 2.0): with a constant
+                return add(name, "rescaling", ins, meta={"op": cls})
             return add(name, _MERGES[cls], ins)
         if cls == "Concatenate":
             axis = self._sample_axis(int(cfg["axis"]), out)
