@@ -61,12 +61,7 @@ def _compare_with_zoo(net: dnnmem.Network, model, name: str) -> None:
         pytest.skip(f"{name!r} is not in the zoo yet (dnnmem.networks())")
     zoo = dnnmem.network(name)
     ours = rename_input(net.layers[COLUMNS], model.layers[0].name, zoo.layers["name"][0])
-    # Fused activations are ours `<layer>_act`; the zoo may name them `<layer>_<kind>`.
-    zoo_names = set(zoo.layers["name"])
-    renames = {n: f"{n[:-4]}_{k}" for n, k in zip(ours["name"], ours["kind"])
-               if n.endswith("_act") and n not in zoo_names and f"{n[:-4]}_{k}" in zoo_names}
-    ours["name"] = ours["name"].replace(renames)
-    ours["inputs"] = ours["inputs"].map(lambda t: tuple(renames.get(x, x) for x in t))
+    # Fused activations are `<layer>_<kind>` in both.
     assert ours.equals(zoo.layers[COLUMNS])
     assert (net.params, net.trainable_params, net.flops) == (zoo.params, zoo.trainable_params,
                                                               zoo.flops)
@@ -96,10 +91,10 @@ def test_vgg16_counts_and_zoo():
     check_weight_split(net, model)
     layers = net.layers.set_index("name")
     # Fused ReLUs become layers of their own; the final fused softmax is the loss step's.
-    assert layers.loc["block1_conv1_act", "kind"] == "relu"
-    assert layers.loc["block1_conv1_act", "inputs"] == ("block1_conv1",)
-    assert layers.loc["fc2_act", "kind"] == "relu"
-    assert "predictions_act" not in layers.index
+    assert layers.loc["block1_conv1_relu", "kind"] == "relu"
+    assert layers.loc["block1_conv1_relu", "inputs"] == ("block1_conv1",)
+    assert layers.loc["fc2_relu", "kind"] == "relu"
+    assert "predictions_softmax" not in layers.index
     assert list(net.layers["name"])[-1] == "predictions"
     assert (net.layers["kind"] == "relu").sum() == 13 + 2
     _compare_with_zoo(net, model, "vgg16")
@@ -133,11 +128,11 @@ def test_sequential_nested_shared_and_frozen():
     model = keras.Model([a, b], out, name="toy")
     doc = from_keras(model, document=True)
     layers = {d["name"]: d for d in doc["layers"]}
-    assert list(layers) == ["a", "b", "inner_fc", "inner_fc_act", "shared_fc", "shared_fc_1",
+    assert list(layers) == ["a", "b", "inner_fc", "inner_fc_tanh", "shared_fc", "shared_fc_1",
                             "sum", "frozen_fc"]  # final softmax dropped
     assert layers["inner_fc"]["inputs"] == ["a"]
-    assert layers["inner_fc_act"]["kind"] == "tanh"
-    assert layers["shared_fc"]["inputs"] == ["inner_fc_act"]
+    assert layers["inner_fc_tanh"]["kind"] == "tanh"
+    assert layers["shared_fc"]["inputs"] == ["inner_fc_tanh"]
     assert layers["shared_fc_1"] == {"name": "shared_fc_1", "kind": "dense", "inputs": ["b"],
                                      "units": 4, "use_bias": False, "weights": "shared_fc"}
     assert layers["frozen_fc"]["trainable"] is False
@@ -172,12 +167,12 @@ def test_layer_mappings():
     assert by["sep_depthwise"]["kind"] == "depthwise_conv2d"
     assert by["sep"] == {"name": "sep", "kind": "conv2d", "inputs": ["sep_depthwise"],
                          "filters": 8, "kernel_size": 1, "use_bias": True}
-    assert [by[n]["kind"] for n in ("sep_act", "r6", "leaky", "fc_act")] == [
+    assert [by[n]["kind"] for n in ("sep_relu", "r6", "leaky", "fc_swish")] == [
         "relu", "relu6", "leaky_relu", "swish"]
     assert by["leaky"]["alpha"] == pytest.approx(0.2)
     assert (by["gconv"]["groups"], by["gconv"]["dilation"]) == (2, 2)
     assert by["drop"]["rate"] == 0.5 and by["cat"]["axis"] == -1
-    assert doc["layers"][-1]["kind"] == "tanh" and doc["layers"][-1]["inputs"] == ["fc_act"]
+    assert doc["layers"][-1]["kind"] == "tanh" and doc["layers"][-1]["inputs"] == ["fc_swish"]
     net = from_keras(model)
     layers = net.layers.set_index("name")
     # depthwise 3·3·3 + pointwise 3·8 + 8 = 59 = Keras' count for the one SeparableConv2D
@@ -196,7 +191,7 @@ def test_unsupported_layers_listed_or_placeholders():
     model = keras.Model(x, y, name="odd")
     with pytest.raises(UnsupportedOperatorError) as e:
         from_keras(model)
-    assert e.value.ops == {"activation elu": ["c_act"], "Cropping2D": ["crop1", "crop2"]}
+    assert e.value.ops == {"activation elu": ["c_elu"], "Cropping2D": ["crop1", "crop2"]}
     assert "Cropping2D (nodes: crop1, crop2)" in str(e.value)
     with pytest.warns(ImporterWarning, match="Cropping2D"):
         net = from_keras(model, strict=False)

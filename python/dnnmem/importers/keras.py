@@ -8,7 +8,7 @@ over unchanged; the layer names are kept.
 Two rewrites make a Keras model fit the format:
 
 - A fused activation (``Dense(..., activation="relu")``, also on convolutions) becomes a layer
-  of its own, ``<name>_act``, after the layer (the format forbids fused activations: an
+  of its own, ``<name>_<kind>`` (e.g. ``block1_conv1_relu``, as the zoo names them), after the layer (the format forbids fused activations: an
   activation is a step with its own traffic).
 - A softmax that produces a network output is dropped (fused or a layer of its own): the loss
   step applies it (SPEC §2), so the network output is the logits.
@@ -338,12 +338,13 @@ class _KerasImport:
                                  ins, out)
 
     def _fused_activation(self, layer: Any, x: str, out: Any, is_output: bool) -> str:
-        """A layer's own activation as a layer ``<name>_act`` (none for linear / final softmax)."""
+        """A layer's own activation as a layer ``<name>_<kind>`` (none for linear / final
+        softmax); the zoo's keras builders use the same names, so imports equal them."""
         fn = _activation_name(getattr(layer, "activation", None))
         kind = KERAS_ACTIVATIONS.get(fn, "?")
         if kind is None or (kind == "softmax" and is_output):
             return x
-        name = self.b.unique(f"{x}_act")
+        name = self.b.unique(f"{x}_{kind if kind != '?' else fn}")
         if kind == "?":
             return self.b.placeholder(name, f"activation {fn}", [x],
                                       _per_sample_shape(out, f"layer {name!r}"))
