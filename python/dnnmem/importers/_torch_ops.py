@@ -315,7 +315,7 @@ class _OpMappings:
 
     def op_lstm(self, node: Any, a: dict[str, Any]) -> None:
         """Unroll ``nn.LSTM`` into ``lstm_cell`` timesteps sharing one weight set per layer and
-        direction (``docs/importers-keras-torch.md``)."""
+        direction (``docs/importers.md``)."""
         if self.batch_axis(a["input"]) != ((0 if a["batch_first"] else 1), 1):
             return self.unsupported(node, "aten.lstm (the batch is not on the batch_first "
                                     "axis)")

@@ -1,4 +1,4 @@
-"""Keras 3 models → dnnmem network documents (``docs/importers-keras-torch.md``).
+"""Keras 3 models → dnnmem network documents (``docs/importers.md``).
 
 The importer walks the graph of a built Keras model (functional or sequential; models used as
 layers are flattened into the outer graph) in call order and maps every layer call to the kinds

@@ -1,4 +1,4 @@
-"""PyTorch modules → dnnmem network documents (``docs/importers-keras-torch.md``).
+"""PyTorch modules → dnnmem network documents (``docs/importers.md``).
 
 The module is captured with ``torch.export.export`` on example inputs (the ATen graph with
 shapes: every node's ``meta["val"]`` is a fake tensor), and each ATen operator is mapped to the
