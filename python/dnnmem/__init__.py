@@ -11,6 +11,7 @@ from . import _core
 from .estimate import Result, estimate, policies
 from .hardware import Hardware
 from .network import Flops, Network, NetworkError, load_network
+from .sweep import sweep
 from .units import (
     format_bandwidth,
     format_bytes,
@@ -31,6 +32,7 @@ __all__ = [
     "Result",
     "estimate",
     "policies",
+    "sweep",
     "Network",
     "NetworkError",
     "load_network",
