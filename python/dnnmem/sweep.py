@@ -168,13 +168,15 @@ def _explicit(points: Any, defaults: dict[str, list]) -> pd.DataFrame:
         raise ValueError("points: no points given")
     for c in INPUT_COLUMNS:
         if c not in df.columns:
+            df[c] = None
+        df[c] = df[c].astype(object)
+        missing = df[c].isna().to_numpy()
+        if missing.any():  # a point without this field takes the keyword argument's value
             vals = defaults[c]
             if len(vals) != 1:
-                raise ValueError(f"points: no column {c!r}, and {c}= has {len(vals)} values "
-                                 f"(give one, or add the column)")
-            df[c] = [vals[0]] * len(df)
-        elif df[c].isna().any() and c != "batch":
-            raise ValueError(f"points: column {c!r} has missing values")
+                raise ValueError(f"points: no {c!r} for {int(missing.sum())} point(s), and "
+                                 f"{c}= has {len(vals)} values (give one, or fill the column)")
+            df.loc[missing, c] = vals[0]
     return df[INPUT_COLUMNS].reset_index(drop=True)
 
 
