@@ -19,6 +19,14 @@
 namespace dnnmem::bindings {
 namespace {
 
+// Sets the Python error directly: pybind11 restores an error_already_set before any exception
+// translator runs, whereas a C++ exception (py::value_error included) could be turned into
+// RuntimeError by a global translator that another extension, loaded first, registered.
+[[noreturn]] void raise(PyObject* type, const std::string& message) {
+  PyErr_SetString(type, message.c_str());
+  throw py::error_already_set();
+}
+
 const char* const kFloatColumns[] = {"seconds", "compute_seconds", "stall_seconds",
                                      "capacity_stall_seconds", "drain_seconds"};
 const char* const kIntColumns[] = {"traffic_in", "traffic_out", "kept", "prefetched", "born",
@@ -34,13 +42,13 @@ py::array_t<T> column_of(py::dict out, const char* name, py::ssize_t n) {
   }
   py::object o = out[name];
   if (!py::isinstance<py::array>(o))
-    throw py::type_error(std::string("out['") + name + "']: expected a NumPy array");
+    raise(PyExc_TypeError, std::string("out['") + name + "']: expected a NumPy array");
   auto a = py::reinterpret_borrow<py::array>(o);
   if (!a.dtype().is(py::dtype::of<T>()) || a.ndim() != 1 || a.shape(0) != n ||
       !(a.flags() & py::array::c_style) || !a.writeable())
-    throw py::value_error(std::string("out['") + name + "']: expected a writable contiguous 1-d " +
-                          std::string(py::str(py::dtype::of<T>())) + " array of " +
-                          std::to_string(n) + " elements");
+    raise(PyExc_ValueError, std::string("out['") + name + "']: expected a writable contiguous 1-d " +
+                                std::string(py::str(py::dtype::of<T>())) + " array of " +
+                                std::to_string(n) + " elements");
   return py::reinterpret_borrow<py::array_t<T>>(a);
 }
 
@@ -110,15 +118,19 @@ void bind_sweep(py::module_& m) {
         {"bandwidth", bandwidth.size()}, {"throughput", throughput.size()}, {"policy", policy.size()}};
     for (const auto& [name, size] : sizes)
       if (size != n)
-        throw py::value_error(std::string(name) + ": " + std::to_string(size) +
-                              " values, but capacity has " + std::to_string(n));
-    if (threads < 0) throw py::value_error("threads: must be >= 0 (0 = the OpenMP default)");
-    if (!(interval > 0)) throw py::value_error("interval: must be > 0 seconds");
+        raise(PyExc_ValueError, std::string(name) + ": " + std::to_string(size) +
+                                    " values, but capacity has " + std::to_string(n));
+    if (threads < 0) raise(PyExc_ValueError, "threads: must be >= 0 (0 = the OpenMP default)");
+    if (!(interval > 0)) raise(PyExc_ValueError, "interval: must be > 0 seconds");
     std::vector<SweepPoint> points(static_cast<std::size_t>(n));
     for (py::ssize_t i = 0; i < n; ++i)
       points[static_cast<std::size_t>(i)] = {capacity.at(i), bandwidth.at(i), throughput.at(i),
                                              policy.at(i)};
-    validate_sweep(points, ops_per_mac);  // std::invalid_argument -> ValueError, nothing run
+    try {
+      validate_sweep(points, ops_per_mac);  // nothing runs if a point is bad
+    } catch (const std::invalid_argument& e) {
+      raise(PyExc_ValueError, e.what());
+    }
 
     py::dict cols = out ? *out : py::dict();
     std::vector<py::array_t<double>> f;

@@ -7,19 +7,14 @@
 
 namespace dnnmem {
 
-PointTotals totals(const TimeBase& time, const Timeline& tl, const PlanCounts& counts) {
-  Ticks compute = 0, capacity_stall = 0;
-  for (const auto& st : tl.steps) {
-    compute += st.compute;
-    capacity_stall += st.capacity_stall;
-  }
+PointTotals totals(const TimeBase& time, const TimelineTotals& tl, const PlanCounts& counts) {
   PointTotals t;
   t.seconds = time.seconds(tl.total);
   t.steps_seconds = time.seconds(tl.steps_end);
   t.drain_seconds = time.seconds(tl.total - tl.steps_end);
-  t.compute_seconds = time.seconds(compute);
-  t.stall_seconds = time.seconds(tl.steps_end - compute);
-  t.capacity_stall_seconds = time.seconds(capacity_stall);
+  t.compute_seconds = time.seconds(tl.compute);
+  t.stall_seconds = time.seconds(tl.steps_end - tl.compute);
+  t.capacity_stall_seconds = time.seconds(tl.capacity_stall);
   t.traffic_in = tl.traffic_in;
   t.traffic_out = tl.traffic_out;
   t.counts = counts;
@@ -28,10 +23,12 @@ PointTotals totals(const TimeBase& time, const Timeline& tl, const PlanCounts& c
 
 PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Policy& policy,
                            int ops_per_mac, PointWorkspace& ws) {
-  const PlanInput in = make_plan_input(s, hw, ops_per_mac);
-  ws.plan = policy.plan(in);
-  const Timeline tl = simulate(in, ws.plan);
-  return totals(in.time, tl, ws.plan.counts);
+  PlanInput in = make_plan_input(s, hw, ops_per_mac, std::move(ws.compute));
+  policy.plan(in, ws.planner, ws.plan);
+  const TimelineTotals tl = simulate(in, ws.plan, ws.timeline, nullptr);
+  PointTotals t = totals(in.time, tl, ws.plan.counts);
+  ws.compute = std::move(in.compute);  // keep the buffer for the next point
+  return t;
 }
 
 Estimate estimate(const Schedule& s, const Hardware& hw, const EstimateOptions& options) {
@@ -41,9 +38,15 @@ Estimate estimate(const Schedule& s, const Hardware& hw, const EstimateOptions& 
   const PlanInput in = make_plan_input(s, hw, options.ops_per_mac);
   Estimate e;
   e.time = in.time;
-  e.plan = policy.plan(in);
-  e.timeline = simulate(in, e.plan);
-  const PointTotals t = totals(in.time, e.timeline, e.plan.counts);
+  PlanScratch plan_scratch;
+  TimelineScratch timeline_scratch;
+  policy.plan(in, plan_scratch, e.plan);
+  const TimelineTotals tl = simulate(in, e.plan, timeline_scratch, &e.timeline);
+  e.timeline.steps_end = tl.steps_end;
+  e.timeline.total = tl.total;
+  e.timeline.traffic_in = tl.traffic_in;
+  e.timeline.traffic_out = tl.traffic_out;
+  const PointTotals t = totals(in.time, tl, e.plan.counts);
   e.seconds = t.seconds;
   e.steps_seconds = t.steps_seconds;
   e.drain_seconds = t.drain_seconds;

@@ -18,11 +18,14 @@ struct PointTotals {
 // Scratch reused from point to point by one thread (sweep): the plan and the buffers of the
 // planners and of the timeline keep their capacity, so a point allocates nothing once warm.
 struct PointWorkspace {
+  std::vector<Ticks> compute;
   Plan plan;
+  PlanScratch planner;
+  TimelineScratch timeline;
 };
 
 // Seconds from the exact tick totals of a timeline (SPEC §7).
-PointTotals totals(const TimeBase& time, const Timeline& tl, const PlanCounts& counts);
+PointTotals totals(const TimeBase& time, const TimelineTotals& tl, const PlanCounts& counts);
 
 // Throws std::invalid_argument for bad hardware (ops_per_mac is the caller's to check).
 PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Policy& policy,

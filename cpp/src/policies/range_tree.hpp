@@ -14,7 +14,9 @@ namespace dnnmem::detail {
 
 class RangeTree {
  public:
-  explicit RangeTree(std::size_t n) {
+  // The tree lives in `max` and `add` (resized and zeroed here): buffers a sweep reuses.
+  RangeTree(std::size_t n, std::vector<std::int64_t>& max, std::vector<std::int64_t>& add)
+      : max_(max), add_(add) {
     while (size_ < std::max<std::size_t>(n, 1)) size_ *= 2, ++height_;
     max_.assign(2 * size_, 0);
     add_.assign(2 * size_, 0);
@@ -56,7 +58,8 @@ class RangeTree {
  private:
   std::size_t size_ = 1;
   int height_ = 0;
-  std::vector<std::int64_t> max_, add_;
+  std::vector<std::int64_t>& max_;
+  std::vector<std::int64_t>& add_;
 
   void apply(std::size_t p, std::int64_t v) {
     max_[p] += v;
