@@ -44,7 +44,6 @@ std::int64_t sweep(const Schedule& s, std::span<const SweepPoint> points, const 
     if (out.done) out.done[i] = 0;
   }
   const std::vector<Policy>& all = policies();
-  const int chunk = options.chunk > 0 ? options.chunk : 1;
   std::exception_ptr error;  // the first exception of any thread, rethrown after the region
   std::mutex error_mutex;
   std::atomic<bool> failed{false};
@@ -56,6 +55,7 @@ std::int64_t sweep(const Schedule& s, std::span<const SweepPoint> points, const 
 
 #ifdef DNNMEM_HAVE_OPENMP
   const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
+  const int chunk = options.chunk > 0 ? options.chunk : 1;
 #pragma omp parallel num_threads(threads)
 #endif
   {

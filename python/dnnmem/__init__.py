@@ -11,7 +11,7 @@ from . import _core
 from .estimate import Result, estimate, policies
 from .hardware import Hardware
 from .network import Flops, Network, NetworkError, load_network
-from .sweep import sweep
+from .sweep import SweepInterrupted, sweep
 from .units import (
     format_bandwidth,
     format_bytes,
@@ -33,6 +33,7 @@ __all__ = [
     "estimate",
     "policies",
     "sweep",
+    "SweepInterrupted",
     "Network",
     "NetworkError",
     "load_network",

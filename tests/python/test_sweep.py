@@ -206,7 +206,7 @@ def test_interrupt_returns_finished_rows(monkeypatch, tmp_path) -> None:
 
     monkeypatch.setattr(sweep_module, "_run", interrupting_run)
     path = tmp_path / "partial.parquet"
-    with pytest.warns(sweep_module.SweepInterrupted, match="returning the 3 of 6 points"):
+    with pytest.warns(dnnmem.SweepInterrupted, match="returning the 3 of 6 points"):
         df = dnnmem.sweep("resnet50", batch=[1, 2], capacity=[0, "8MiB", "24MiB"], out=path,
                           progress=False)
     assert list(df["batch"]) == [1, 1, 1]
