@@ -73,9 +73,17 @@ def _values(name: str, value: Any) -> list:
 _FIELD_TYPES = {"capacity": int, "bandwidth": float, "throughput": float}
 
 
-def _parse_field(name: str, values: Iterable[Any]) -> list:
+def _parse_field(name: str, values: Iterable[Any]) -> list | np.ndarray:
     """Parse and validate capacity / bandwidth / throughput values the way Hardware does (unit
     strings, rounding to whole bytes/s and FLOP/s), so a row equals estimate() exactly."""
+    values = list(values)
+    if values and all(isinstance(v, (int, float, np.integer, np.floating))
+                      and not isinstance(v, (bool, np.bool_)) for v in values):
+        # Plain numbers, all valid: Hardware's checks and rounding (half to even), vectorised.
+        # Any invalid value takes the path below, for Hardware's own message.
+        a = np.asarray(values, dtype=np.float64)
+        if (np.isfinite(a) & (a >= (0 if name == "capacity" else 1)) & (a <= 2.0**62)).all():
+            return np.rint(a).astype(np.int64) if name == "capacity" else np.rint(a)
     cache: dict[Any, Any] = {}
     out = []
     for v in values:
@@ -362,21 +370,19 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
         grid["batch"] = [None if b is None or (isinstance(b, float) and math.isnan(b))
                          else _check_batch(b) for b in grid["batch"]]
     # Resolve each (network, batch) once: the batch column holds the batch used.
-    resolved: dict[tuple[Any, Any], Network] = {}
-    labels, batches = [], []
-    for label, b in zip(grid["network"], grid["batch"]):
-        key = (label, b)
-        if key not in resolved:
-            resolved[key] = nets.get(label, b)
-        net = resolved[key]
-        labels.append(net.name)
-        batches.append(net.batch)
-    grid["network"] = labels
-    grid["batch"] = np.asarray(batches, dtype=np.int64)
+    keys = pd.DataFrame({"n": grid["network"].astype(object), "b": grid["batch"].astype(object)})
+    code = keys.groupby(["n", "b"], sort=False, dropna=False).ngroup().to_numpy()
+    first_row = np.unique(code, return_index=True)[1]  # groups numbered in order of appearance
+    group_nets = [nets.get(keys["n"].iat[i], None if pd.isna(keys["b"].iat[i])
+                           else int(keys["b"].iat[i])) for i in first_row]
+    grid["network"] = np.array([n.name for n in group_nets], dtype=object)[code]
+    grid["batch"] = np.array([n.batch for n in group_nets], dtype=np.int64)[code]
     grid["capacity"] = grid["capacity"].astype(np.int64)
     grid["bandwidth"] = grid["bandwidth"].astype(np.float64)
     grid["throughput"] = grid["throughput"].astype(np.float64)
-    key_of = {(n.name, n.batch): n for n in resolved.values()}
+    row_flops = np.array([n.schedule.total_ops(ops_per_mac) for n in group_nets],
+                         dtype=np.int64)[code]
+    key_of = {(n.name, n.batch): n for n in group_nets}
 
     # Resume: rows of `out` with the same key are reused.
     previous = None
@@ -417,11 +423,11 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
     except KeyboardInterrupt:
         interrupted = True
         if on_interrupt == "raise":
-            _finish(grid, results, todo, previous, out, key_of, ops_per_mac)
+            _finish(grid, results, todo, previous, out, row_flops)
             raise
     finally:
         bar.close()
-    df = _finish(grid, results, todo, previous, out, key_of, ops_per_mac)
+    df = _finish(grid, results, todo, previous, out, row_flops)
     if interrupted:
         warnings.warn(SweepInterrupted(
             f"sweep interrupted: returning the {len(df)} of {len(grid)} points that finished"),
@@ -481,16 +487,14 @@ def _read_previous(out: str | os.PathLike[str]) -> pd.DataFrame | None:
 
 
 def _finish(grid: pd.DataFrame, results: dict, todo: np.ndarray, previous: pd.DataFrame | None,
-            out: Any, key_of: dict, ops_per_mac: int) -> pd.DataFrame:
+            out: Any, row_flops: np.ndarray) -> pd.DataFrame:
     """The DataFrame of the finished points, in grid order; writes `out`."""
     global last_evaluated
     done = results["done"]
     new = grid[todo & done].copy()
     for c, name in _ENGINE.items():
         new[name] = results[c][todo & done]
-    flops = {k: int(n.schedule.total_ops(ops_per_mac)) for k, n in key_of.items()}
-    new["flops"] = np.asarray([flops[(a, b)] for a, b in zip(new["network"], new["batch"])],
-                              dtype=np.int64)
+    new["flops"] = row_flops[todo & done]
     _derive(new)
     new = new[INPUT_COLUMNS + RESULT_COLUMNS]
     last_evaluated = len(new)

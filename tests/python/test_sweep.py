@@ -256,7 +256,14 @@ def test_core_sweep_argument_errors() -> None:
 
 def test_slurm_job_script() -> None:
     """dask-jobqueue builds the SLURM job a sweep would run on (nothing is submitted)."""
-    jobqueue = pytest.importorskip("dask_jobqueue")
+    import signal
+
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        jobqueue = pytest.importorskip("dask_jobqueue")
+    finally:  # its import replaces the Ctrl-C handler of the whole test session
+        for s, h in handlers.items():
+            signal.signal(s, h)
     cluster = jobqueue.SLURMCluster(cores=8, processes=1, memory="16GB", walltime="01:00:00",
                                     queue="cpu", scheduler_options={"dashboard_address": None},
                                     job_extra_directives=["--exclusive"])
@@ -269,3 +276,37 @@ def test_slurm_job_script() -> None:
     assert "#SBATCH -p cpu" in script
     assert "#SBATCH --exclusive" in script
     assert "--nthreads 8" in script
+
+
+def test_real_ctrl_c_stops_promptly(monkeypatch) -> None:
+    """SIGINT while the engine runs (sent as the engine starts): the sweep stops early and
+    returns the finished rows, each equal to estimate()."""
+    import os
+    import signal
+    import threading
+
+    real_run = sweep_module._run
+
+    def run_then_interrupt(*args, **kwargs):  # type: ignore[no-untyped-def]
+        threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(sweep_module, "_run", run_then_interrupt)
+    caps = list(range(0, 64 * MiB, 256))  # 262144 points: far longer than the 50 ms
+    # Python's own Ctrl-C handler (importing dask_jobqueue installs one raising SystemExit).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.warns(dnnmem.SweepInterrupted):
+            df = dnnmem.sweep(NET, capacity=caps, threads=1, progress=False)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert 0 < len(df) < len(caps)
+    row = df.iloc[-1]
+    r = dnnmem.estimate(NET, capacity=int(row["capacity"]))
+    assert row["time"] == r.time and row["traffic_in"] == r.traffic_in
+
+
+def test_progress_bar(capsys) -> None:
+    pytest.importorskip("tqdm")
+    df = dnnmem.sweep(NET, capacity=[0, "24MiB"], progress=True)
+    assert len(df) == 2
