@@ -85,6 +85,7 @@ std::int64_t sweep(const Schedule& s, std::span<const SweepPoint> points, const 
         if (out.done) out.done[i] = 1;
         evaluated.fetch_add(1, std::memory_order_relaxed);
         if (options.done) options.done->fetch_add(1, std::memory_order_relaxed);
+        if (options.after_point) options.after_point(i);
       } catch (...) {  // an exception must not leave the parallel region (std::terminate)
         const std::lock_guard<std::mutex> lock(error_mutex);
         if (!error) error = std::current_exception();

@@ -171,3 +171,21 @@ TEST_CASE("sweep: an empty list of points is fine") {
   const Schedule s = schedule_of(n);
   CHECK(sweep(s, {}, {}, {}) == 0);
 }
+
+TEST_CASE("sweep: an exception thrown while evaluating stops the sweep and is rethrown") {
+  const auto n = net(kNet);
+  const Schedule s = schedule_of(n);
+  const auto pts = grid();
+  Columns c(pts.size());
+  SweepOptions o;
+  o.threads = 2;
+  o.chunk = 1;
+  o.after_point = [](std::int64_t i) {
+    if (i == 7) throw std::runtime_error("boom at point 7");
+  };
+  CHECK_THROWS_WITH(sweep(s, pts, c.view(), o), "boom at point 7");
+  CHECK(c.done[7] == 1);  // its totals were written before the hook threw
+  std::size_t done = 0;
+  for (auto d : c.done) done += d;
+  CHECK(done < pts.size());  // the rest was skipped (points already started finish)
+}

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <span>
 
 #include "dnnmem/schedule.hpp"
@@ -45,6 +46,9 @@ struct SweepOptions {
   // *done counts the points finished so far.
   std::atomic<bool>* cancel = nullptr;
   std::atomic<std::int64_t>* done = nullptr;
+  // Called with a point's index once its totals are written, on the thread that evaluated it
+  // (so it must be thread-safe). An exception it throws stops the sweep and is rethrown.
+  std::function<void(std::int64_t)> after_point;
 };
 
 // Throws std::invalid_argument naming the point and the field: a policy index out of range,
