@@ -73,8 +73,8 @@ struct PlanScratch {
   std::vector<std::int64_t> tree_max, tree_add, resident_diff;
   std::vector<Ticks> prefix;
   std::vector<std::uint8_t> kept, dirty, loaded, born;
-  std::vector<Transfer> prefetches, offloads, pending;
-  std::vector<int> group;
+  std::vector<Transfer> prefetches, offloads, pending, sorted;
+  std::vector<int> group, bucket;
   // no-lookahead's lingering tensors.
   std::vector<int> lingering, entries, touched, left;
   // lru.

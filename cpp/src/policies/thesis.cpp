@@ -218,6 +218,29 @@ class ThesisPlanner {
     }
   }
 
+  // A stable counting sort by issue step (steps < n), in the scratch buffers (no allocation
+  // once warm); then_tensor also orders each step's transfers by tensor (two offloads of one
+  // tensor after one step would be equal: same bytes, same deadline, so the result is unique).
+  // `next` borrows the rule-2/4 group buffer, free by now.
+  void sort_by_issue_step(std::vector<Transfer>& v, bool then_tensor) {
+    std::vector<int>& start = w_.bucket;
+    start.assign(static_cast<std::size_t>(n_) + 1, 0);
+    for (const Transfer& x : v) ++start[static_cast<std::size_t>(x.issue_step) + 1];
+    for (std::size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+    std::vector<Transfer>& out = w_.sorted;
+    out.resize(v.size());
+    std::vector<int>& next = w_.group;
+    next.assign(start.begin(), start.end() - 1);
+    for (const Transfer& x : v) out[static_cast<std::size_t>(next[static_cast<std::size_t>(x.issue_step)]++)] = x;
+    if (then_tensor) {
+      for (std::size_t b = 0; b + 1 < start.size(); ++b)
+        if (start[b + 1] - start[b] > 1)
+          std::sort(out.begin() + start[b], out.begin() + start[b + 1],
+                    [](const Transfer& a, const Transfer& c) { return a.tensor < c.tensor; });
+    }
+    v.swap(out);
+  }
+
   // The transfers in issue order (SPEC §6): at the start of a step its streamed loads (rule 5's
   // demand loads included), its streamed stores, then the prefetches that begin there in rule-4
   // order; at its end its offloads in tensor order. Partial accesses are always streamed.
@@ -225,11 +248,8 @@ class ThesisPlanner {
     plan_.resident.assign(s_.steps.size(), 0);
     std::int64_t r = 0;
     for (std::size_t i = 0; i < s_.steps.size(); ++i) plan_.resident[i] = r += resident_diff_[i];
-    std::stable_sort(prefetches_.begin(), prefetches_.end(),
-                     [](const Transfer& a, const Transfer& b) { return a.issue_step < b.issue_step; });
-    std::sort(offloads_.begin(), offloads_.end(), [](const Transfer& a, const Transfer& b) {
-      return a.issue_step != b.issue_step ? a.issue_step < b.issue_step : a.tensor < b.tensor;
-    });
+    sort_by_issue_step(prefetches_, /*then_tensor=*/false);  // stable: rule-4 order kept
+    sort_by_issue_step(offloads_, /*then_tensor=*/true);
     auto& out = plan_.transfers;
     out.reserve(s_.accesses.size() + prefetches_.size() + offloads_.size());
     std::size_t pi = 0, oi = 0;
