@@ -14,6 +14,7 @@ from .hardware import Hardware
 from .network import Flops, Network, NetworkError, load_network
 from .pareto import pareto
 from .presets import hardware, hardware_presets
+from .sweep import SweepInterrupted, sweep
 from .units import (
     format_bandwidth,
     format_bytes,
@@ -36,6 +37,8 @@ __all__ = [
     "Result",
     "estimate",
     "policies",
+    "sweep",
+    "SweepInterrupted",
     "Network",
     "NetworkError",
     "load_network",
