@@ -119,8 +119,8 @@ def test_errors_name_the_argument(kwargs: dict, match: str) -> None:
 def test_network_errors() -> None:
     with pytest.raises(ValueError, match="network: no network given"):
         dnnmem.sweep(capacity=0, progress=False)
-    with pytest.raises(ValueError, match="network: 'alexnet' is neither"):
-        dnnmem.sweep("alexnet", progress=False)
+    with pytest.raises(ValueError, match="network: 'nosuchnet' is neither"):
+        dnnmem.sweep("nosuchnet", progress=False)
     with pytest.raises(TypeError, match="hardware: expected dnnmem.Hardware"):
         dnnmem.sweep(NET, hardware="24MiB", progress=False)
 
