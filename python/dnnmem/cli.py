@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 import pandas as pd
 from typing import Sequence
@@ -102,8 +103,6 @@ def _print_presets(group: str | None) -> None:
 
 def _plot_sweep(df: pd.DataFrame, path: str) -> None:
     """Traffic and time vs capacity side by side (thesis Figs. 5.2 and 5.3), one line a group."""
-    from pathlib import Path
-
     from matplotlib.figure import Figure  # no pyplot: no GUI backend, nothing global
 
     from . import plots
@@ -127,6 +126,7 @@ def _sweep(args: argparse.Namespace) -> None:
     out = str(args.out)
     if not out.endswith((".parquet", ".csv")):
         raise ValueError(f"--out: {out!r} must end in .parquet or .csv")
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
     executor = None
     if args.executor == "dask":
         if not args.scheduler:
