@@ -77,10 +77,6 @@ struct PlanScratch {
   std::vector<int> group, bucket;
   // no-lookahead's lingering tensors.
   std::vector<int> lingering, entries, touched, left;
-  // lru.
-  std::vector<int> last_full, last_access, prev, next, used_now;
-  std::vector<std::uint8_t> cached, dirty_now, listed;
-  std::vector<Transfer> evicts, loads, stores;
 };
 
 // Transfers every step makes when nothing is kept (policy `none`, capacity 0): each access

@@ -30,7 +30,7 @@ void plan_lookahead(const PlanInput& in, PlanScratch& scratch, Plan& out);
 void plan_belady(const PlanInput& in, PlanScratch& scratch, Plan& out);
 void plan_prefetch_next(const PlanInput& in, PlanScratch& scratch, Plan& out);
 void plan_no_lookahead(const PlanInput& in, PlanScratch& scratch, Plan& out);
-void plan_lru(const PlanInput& in, PlanScratch& scratch, Plan& out);
+Plan plan_lru(const PlanInput& in);  // allocates its own buffers (not yet ported to PlanScratch)
 
 // A plan made with fresh buffers (estimate(), tests).
 Plan make_plan(const Policy& policy, const PlanInput& in);

@@ -15,7 +15,7 @@ const std::vector<Policy>& policies() {
       {"no-lookahead", "as lookahead, writing a dirty tensor out only when its space is needed "
        "(thesis Fig. 4.2a)", Scheduler::Default, &plan_no_lookahead},
       {"lru", "online LRU cache of whole tensors with demand loads, no knowledge of the future",
-       Scheduler::Default, &plan_lru},
+       Scheduler::Default, [](const PlanInput& in, PlanScratch&, Plan& out) { out = plan_lru(in); }},
       {"none", "no cache: every access streamed", Scheduler::Default, &plan_none},
   };
   return all;
