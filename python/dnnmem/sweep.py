@@ -140,8 +140,11 @@ class _Networks:
             self.sources[label] = label
             self._cache[(label, None)] = net
         key = (label, batch)
+        base = self._cache[(label, None)]
+        if base.num_steps == 0:  # as estimate(): nothing to train or time
+            raise ValueError(f"network: {base.name!r} has no step to estimate (every output "
+                             f"is an input or a re-indexing of one)")
         if key not in self._cache:
-            base = self._cache[(label, None)]
             self._cache[key] = base if batch is None or batch == base.batch else base.with_batch(batch)
         return self._cache[key]
 

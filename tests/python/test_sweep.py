@@ -123,6 +123,9 @@ def test_network_errors() -> None:
         dnnmem.sweep("nosuchnet", progress=False)
     with pytest.raises(TypeError, match="hardware: expected dnnmem.Hardware"):
         dnnmem.sweep(NET, hardware="24MiB", progress=False)
+    only_input = {"name": "nothing", "layers": [{"name": "x", "kind": "input", "shape": [4]}]}
+    with pytest.raises(ValueError, match="network: 'nothing' has no step"):
+        dnnmem.sweep(only_input, progress=False)
 
 
 def test_parquet_resume(tmp_path, monkeypatch) -> None:

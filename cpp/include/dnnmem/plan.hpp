@@ -80,7 +80,7 @@ struct PlanScratch {
   // lru.
   std::vector<int> last_full, last_access, prev, next, used_now;
   std::vector<std::uint8_t> cached, dirty_now, listed;
-  std::vector<Transfer> evicts, loads, stores, offloads;
+  std::vector<Transfer> evicts, loads, stores;  // and `offloads` above
 };
 
 // Transfers every step makes when nothing is kept (policy `none`, capacity 0): each access
