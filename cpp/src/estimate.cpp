@@ -3,8 +3,33 @@
 #include <stdexcept>
 
 #include "dnnmem/policies.hpp"
+#include "point.hpp"
 
 namespace dnnmem {
+
+PointTotals totals(const TimeBase& time, const TimelineTotals& tl, const PlanCounts& counts) {
+  PointTotals t;
+  t.seconds = time.seconds(tl.total);
+  t.steps_seconds = time.seconds(tl.steps_end);
+  t.drain_seconds = time.seconds(tl.total - tl.steps_end);
+  t.compute_seconds = time.seconds(tl.compute);
+  t.stall_seconds = time.seconds(tl.steps_end - tl.compute);
+  t.capacity_stall_seconds = time.seconds(tl.capacity_stall);
+  t.traffic_in = tl.traffic_in;
+  t.traffic_out = tl.traffic_out;
+  t.counts = counts;
+  return t;
+}
+
+PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Policy& policy,
+                           int ops_per_mac, PointWorkspace& ws) {
+  PlanInput in = make_plan_input(s, hw, ops_per_mac, std::move(ws.compute));
+  policy.plan(in, ws.planner, ws.plan);
+  const TimelineTotals tl = simulate(in, ws.plan, ws.timeline, nullptr);
+  PointTotals t = totals(in.time, tl, ws.plan.counts);
+  ws.compute = std::move(in.compute);  // keep the buffer for the next point
+  return t;
+}
 
 Estimate estimate(const Schedule& s, const Hardware& hw, const EstimateOptions& options) {
   if (options.ops_per_mac != 1 && options.ops_per_mac != 2)
@@ -13,22 +38,23 @@ Estimate estimate(const Schedule& s, const Hardware& hw, const EstimateOptions& 
   const PlanInput in = make_plan_input(s, hw, options.ops_per_mac);
   Estimate e;
   e.time = in.time;
-  e.plan = policy.plan(in);
-  e.timeline = simulate(in, e.plan);
-  const Timeline& tl = e.timeline;
-  Ticks compute = 0, capacity_stall = 0;
-  for (const auto& st : tl.steps) {
-    compute += st.compute;
-    capacity_stall += st.capacity_stall;
-  }
-  e.seconds = in.time.seconds(tl.total);
-  e.steps_seconds = in.time.seconds(tl.steps_end);
-  e.drain_seconds = in.time.seconds(tl.total - tl.steps_end);
-  e.compute_seconds = in.time.seconds(compute);
-  e.stall_seconds = in.time.seconds(tl.steps_end - compute);
-  e.capacity_stall_seconds = in.time.seconds(capacity_stall);
-  e.traffic_in = tl.traffic_in;
-  e.traffic_out = tl.traffic_out;
+  PlanScratch plan_scratch;
+  TimelineScratch timeline_scratch;
+  policy.plan(in, plan_scratch, e.plan);
+  const TimelineTotals tl = simulate(in, e.plan, timeline_scratch, &e.timeline);
+  e.timeline.steps_end = tl.steps_end;
+  e.timeline.total = tl.total;
+  e.timeline.traffic_in = tl.traffic_in;
+  e.timeline.traffic_out = tl.traffic_out;
+  const PointTotals t = totals(in.time, tl, e.plan.counts);
+  e.seconds = t.seconds;
+  e.steps_seconds = t.steps_seconds;
+  e.drain_seconds = t.drain_seconds;
+  e.compute_seconds = t.compute_seconds;
+  e.stall_seconds = t.stall_seconds;
+  e.capacity_stall_seconds = t.capacity_stall_seconds;
+  e.traffic_in = t.traffic_in;
+  e.traffic_out = t.traffic_out;
   return e;
 }
 

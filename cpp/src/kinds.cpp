@@ -78,6 +78,10 @@ const std::vector<KindInfo> kTable = {
     // add per element; dX is dY (no FLOPs), dW sums dY over the batch (one add per element).
     {Kind::PositionEmbedding, "position_embedding", LayerClass::II, R::Nothing, false, out(1), none,
      out(1)},
+    // A placeholder for an operator an importer cannot translate (docs/importers.md): output
+    // shape from the file, no weights, 0 FLOPs both ways (unknown, so not guessed; counted as a
+    // copy, like concat); the gradient passes through, so upstream layers still train.
+    {Kind::Opaque, "opaque", LayerClass::II, R::GradientOnly, false, none, none, none},
 };
 
 std::string normalise(std::string_view s) {

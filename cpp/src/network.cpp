@@ -286,6 +286,10 @@ struct Builder {
         weight_elems = x[1];
         break;
       }
+      case Kind::Opaque:
+        expect_inputs(l, 1, std::numeric_limits<std::size_t>::max());
+        l.shape = p.shape;
+        break;
       case Kind::PositionEmbedding:
         expect_inputs(l, 1, 1);
         l.shape = in_shape(l, 0);

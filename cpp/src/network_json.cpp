@@ -165,6 +165,7 @@ std::vector<std::string> allowed_fields(Kind k) {
     case Kind::Upsample: return {"size", "interpolation"};
     case Kind::Rescaling: return {"scale", "offset"};
     case Kind::Normalization: return {"axis"};
+    case Kind::Opaque: return {"shape"};
     default: return {};
   }
 }
@@ -280,6 +281,10 @@ LayerSpec read_layer(const json& v, std::size_t index, const std::string& source
     case Kind::GlobalMaxPool: p.keepdims = r.get_bool("keepdims", false); break;
     case Kind::ZeroPadding: p.padding = r.get_padding(); break;
     case Kind::Reshape: p.target_shape = r.get_shape("target_shape", true); break;
+    case Kind::Opaque:
+      if (!r.has("shape")) r.fail("shape", "is missing (an opaque layer's output shape)");
+      p.shape = r.get_shape("shape", false);
+      break;
     case Kind::Embedding:
       p.input_dim = r.need_int("input_dim", 1);
       p.output_dim = r.need_int("output_dim", 1);

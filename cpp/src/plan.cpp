@@ -3,7 +3,13 @@
 namespace dnnmem {
 
 PlanInput make_plan_input(const Schedule& s, const Hardware& hw, int ops_per_mac) {
-  PlanInput in{s, hw.capacity, time_base(hw), ops_per_mac, {}};
+  return make_plan_input(s, hw, ops_per_mac, {});
+}
+
+PlanInput make_plan_input(const Schedule& s, const Hardware& hw, int ops_per_mac,
+                          std::vector<Ticks>&& compute) {
+  PlanInput in{s, hw.capacity, time_base(hw), ops_per_mac, std::move(compute)};
+  in.compute.clear();
   in.compute.reserve(s.steps.size());
   for (const auto& st : s.steps) in.compute.push_back(in.time.compute(st.ops.total(ops_per_mac)));
   return in;

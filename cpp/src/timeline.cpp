@@ -15,12 +15,18 @@ namespace {
 // offloads by (deadline, issue order) for capacity waits. Keys are packed into 64-bit integers.
 class Channel {
  public:
-  Channel(const PlanInput& in, const Plan& plan)
-      : in_(in), plan_(plan), remaining_(plan.transfers.size(), 0),
-        done_(plan.transfers.size(), 0), waiting_(in.schedule.steps.size() + 1, 0),
-        pending_offloads_(in.schedule.tensors.size()) {
+  Channel(const PlanInput& in, const Plan& plan, TimelineScratch& w)
+      : in_(in), plan_(plan), remaining_(w.remaining), done_(w.done), waiting_(w.waiting),
+        heap_(w.heap), offload_heap_(w.offload_heap), pending_offloads_(w.pending_offloads) {
+    remaining_.assign(plan.transfers.size(), 0);
+    done_.assign(plan.transfers.size(), 0);
+    waiting_.assign(in.schedule.steps.size() + 1, 0);
+    heap_.clear();
+    offload_heap_.clear();
     heap_.reserve(64);
     offload_heap_.reserve(64);
+    pending_offloads_.resize(in.schedule.tensors.size());
+    for (auto& po : pending_offloads_) po.clear();
   }
 
   Ticks now = 0;
@@ -62,11 +68,13 @@ class Channel {
  private:
   const PlanInput& in_;
   const Plan& plan_;
-  std::vector<Ticks> remaining_;
-  std::vector<std::uint8_t> done_;
-  std::vector<int> waiting_;  // per deadline step: pending loads / streamed transfers
-  std::vector<std::uint64_t> heap_, offload_heap_;
-  std::vector<std::vector<int>> pending_offloads_;  // per tensor, in issue order
+  // In the caller's TimelineScratch:
+  std::vector<Ticks>& remaining_;
+  std::vector<std::uint8_t>& done_;
+  std::vector<int>& waiting_;  // per deadline step: pending loads / streamed transfers
+  std::vector<std::uint64_t>& heap_;
+  std::vector<std::uint64_t>& offload_heap_;
+  std::vector<std::vector<int>>& pending_offloads_;  // per tensor, in issue order
   int pending_ = 0;
   int pending_offload_count_ = 0;
 
@@ -123,6 +131,18 @@ class Channel {
 }  // namespace
 
 Timeline simulate(const PlanInput& in, const Plan& plan) {
+  TimelineScratch scratch;
+  Timeline tl;
+  const TimelineTotals t = simulate(in, plan, scratch, &tl);
+  tl.steps_end = t.steps_end;
+  tl.total = t.total;
+  tl.traffic_in = t.traffic_in;
+  tl.traffic_out = t.traffic_out;
+  return tl;
+}
+
+TimelineTotals simulate(const PlanInput& in, const Plan& plan, TimelineScratch& scratch,
+                        Timeline* steps) {
   const Schedule& s = in.schedule;
   // Bytes belong to the step at whose start or end they are issued (SPEC §6).
   const auto count = [&s](StepTiming& st, const Transfer& x) {
@@ -136,13 +156,14 @@ Timeline simulate(const PlanInput& in, const Plan& plan) {
     }
   };
   const std::size_t n = s.steps.size();
-  Timeline tl;
-  tl.steps.assign(n, {});
-  Channel ch(in, plan);
+  TimelineTotals tl;
+  if (steps) steps->steps.assign(n, {});
+  StepTiming local;
+  Channel ch(in, plan, scratch);
   std::size_t next = 0;  // next transfer to issue, in issue order
   const auto& xs = plan.transfers;
   for (std::size_t i = 0; i < n; ++i) {
-    StepTiming& st = tl.steps[i];
+    StepTiming& st = steps ? steps->steps[i] : (local = StepTiming{});
     const int step = static_cast<int>(i);
     const Ticks ready = ch.now;
     // Evictions forced by this step (no-lookahead, lru) are issued as it wants to start, before
@@ -171,6 +192,8 @@ Timeline simulate(const PlanInput& in, const Plan& plan) {
     }
     tl.traffic_in += st.bytes_in;
     tl.traffic_out += st.bytes_out;
+    tl.compute += st.compute;
+    tl.capacity_stall += st.capacity_stall;
   }
   tl.steps_end = ch.now;
   ch.drain();

@@ -7,10 +7,14 @@ The pipeline (SPEC §1): network → schedule → plan → timeline → report. 
 
 from __future__ import annotations
 
-from . import _core
+from . import _core, plots
+from .area import sram_area, with_area
 from .estimate import Result, estimate, policies
 from .hardware import Hardware
 from .network import Flops, Network, NetworkError, load_network
+from .pareto import pareto
+from .presets import hardware, hardware_presets
+from .sweep import SweepInterrupted, sweep
 from .units import (
     format_bandwidth,
     format_bytes,
@@ -28,9 +32,13 @@ __all__ = [
     "__version__",
     "Flops",
     "Hardware",
+    "hardware",
+    "hardware_presets",
     "Result",
     "estimate",
     "policies",
+    "sweep",
+    "SweepInterrupted",
     "Network",
     "NetworkError",
     "load_network",
@@ -43,4 +51,8 @@ __all__ = [
     "format_bandwidth",
     "format_throughput",
     "format_time",
+    "pareto",
+    "sram_area",
+    "with_area",
+    "plots",
 ]

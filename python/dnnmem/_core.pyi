@@ -1,7 +1,7 @@
 # Stubs for the compiled module dnnmem._core (cpp/bindings/). Private: use the dnnmem package.
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 import numpy.typing as npt
@@ -61,3 +61,9 @@ class Estimate:
 def estimate(schedule: Schedule, capacity: int, bandwidth: float, throughput: float,
              policy: str = "lookahead", ops_per_mac: int = 2) -> Estimate: ...
 def policies() -> dict[str, str]: ...
+
+def sweep(schedule: Schedule, capacity: npt.ArrayLike, bandwidth: npt.ArrayLike,
+          throughput: npt.ArrayLike, policy: npt.ArrayLike, threads: int = 0,
+          ops_per_mac: int = 2, progress: Callable[[int], object] | None = None,
+          out: dict[str, npt.NDArray[Any]] | None = None, interval: float = 0.1,
+          chunk: int = 4) -> dict[str, npt.NDArray[Any]]: ...

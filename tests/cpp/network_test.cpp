@@ -418,6 +418,25 @@ TEST_CASE("class token and position embedding: learned rows of a [T, d] sequence
   CHECK(n.trainable_parameters() == 8 + 197 * 8);
 }
 
+TEST_CASE("opaque: an importer's placeholder with the shape the file gives, 0 FLOPs") {
+  auto n = net(R"({"name":"x","kind":"input","shape":[4,4,8]},
+    {"name":"y","kind":"input","shape":[2]},
+    {"name":"op","kind":"opaque","inputs":["x","y"],"shape":[4,4,3],"meta":{"op_type":"Foo"}},
+    {"name":"r","kind":"relu","inputs":["op"]})");
+  const Layer& l = layer(n, "op");
+  CHECK(l.shape == Shape{4, 4, 3});
+  CHECK(l.elements == 48);
+  CHECK(l.weight == -1);
+  CHECK(l.fwd.total() == 0);
+  CHECK(l.bwd_dx.total() == 0);
+  CHECK(l.bwd_dw.total() == 0);
+  CHECK(kind_info(Kind::Opaque).layer_class == LayerClass::II);
+  CHECK(n.parameters() == 0);
+  CHECK_THROWS_WITH(net(R"({"name":"x","kind":"input","shape":[4]},
+    {"name":"op","kind":"opaque","inputs":["x"]})"),
+                    Catch::Matchers::Contains("shape"));
+}
+
 // ---- joins -------------------------------------------------------------------------------------
 
 TEST_CASE("add: one FLOP per input per output element, no backward FLOPs") {

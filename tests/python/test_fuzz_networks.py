@@ -345,7 +345,7 @@ def check_outcome(load, source: str, batch: Any, bpe: Any) -> str:
         assert layers["rf_fwd"].isna().all() and layers["rf_bwd"].isna().all()
         assert net.flops.total == 0
         assert int(layers["params"].sum()) == net.params
-        assert net.name in repr(net)
+        assert repr(net.name) in repr(net)  # the name is quoted (control characters escaped)
         return "no steps"
 
     layers, steps, tensors, accesses = net.layers, net.steps, net.tensors, net.accesses
@@ -367,7 +367,7 @@ def check_outcome(load, source: str, batch: Any, bpe: Any) -> str:
     assert int(accesses["bytes"].mul(accesses["write"]).sum()) == int(
         steps["bytes_written"].sum())
     assert net.peak_alive_bytes >= int(tensors["bytes"].max())
-    assert net.name in repr(net)
+    assert repr(net.name) in repr(net)
     assert net.summary().startswith(net.name + ":")
     # what loaded can be written and read back unchanged
     again = load_network(net.to_dict(), batch=batch, bytes_per_element=bpe)

@@ -50,6 +50,7 @@ enum class Kind : std::uint8_t {
   Normalization,
   ClassToken,
   PositionEmbedding,
+  Opaque,  // an operator an importer cannot translate (strict=False placeholder)
 };
 
 // Layer class of thesis §5 (Fig. 5.1): type-I extracts features (many inputs per output), type-II

@@ -61,6 +61,27 @@ struct PlanInput {
 };
 
 PlanInput make_plan_input(const Schedule& s, const Hardware& hw, int ops_per_mac);
+// The same, reusing `compute`'s storage (a sweep's per-thread buffer): moved into the result.
+PlanInput make_plan_input(const Schedule& s, const Hardware& hw, int ops_per_mac,
+                          std::vector<Ticks>&& compute);
+
+// Buffers the policies reuse from one design point to the next (one per thread in a sweep,
+// so a warm point allocates nothing). What they hold between calls means nothing: every policy
+// sizes and fills what it uses. A fresh one is always correct, only slower.
+struct PlanScratch {
+  // The thesis's planners (policies/thesis.cpp).
+  std::vector<std::int64_t> tree_max, tree_add, resident_diff;
+  std::vector<Ticks> prefix;
+  std::vector<std::uint8_t> kept, dirty, loaded, born;
+  std::vector<Transfer> prefetches, offloads, pending, sorted;
+  std::vector<int> group, bucket;
+  // no-lookahead's lingering tensors.
+  std::vector<int> lingering, entries, touched, left;
+  // lru.
+  std::vector<int> last_full, last_access, prev, next, used_now;
+  std::vector<std::uint8_t> cached, dirty_now, listed;
+  std::vector<Transfer> evicts, loads, stores;  // and `offloads` above
+};
 
 // Transfers every step makes when nothing is kept (policy `none`, capacity 0): each access
 // streamed, a read-modify-write as a load and a store. Policies build on it.

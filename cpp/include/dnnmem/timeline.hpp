@@ -26,6 +26,26 @@ struct Timeline {
   std::int64_t traffic_in = 0, traffic_out = 0;
 };
 
+// What a sweep keeps of a timeline: its exact totals.
+struct TimelineTotals {
+  Ticks steps_end = 0, total = 0;
+  Ticks compute = 0, capacity_stall = 0;  // summed over the steps
+  std::int64_t traffic_in = 0, traffic_out = 0;
+};
+
+// The DMA channel's buffers, reused from one design point to the next (one per thread in a
+// sweep). What they hold between calls means nothing.
+struct TimelineScratch {
+  std::vector<Ticks> remaining;
+  std::vector<std::uint8_t> done;
+  std::vector<int> waiting;
+  std::vector<std::uint64_t> heap, offload_heap;
+  std::vector<std::vector<int>> pending_offloads;
+};
+
 Timeline simulate(const PlanInput& in, const Plan& plan);
+// The same event pass, keeping only the totals (and `steps` when not null).
+TimelineTotals simulate(const PlanInput& in, const Plan& plan, TimelineScratch& scratch,
+                        Timeline* steps);
 
 }  // namespace dnnmem

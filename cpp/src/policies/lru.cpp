@@ -24,24 +24,35 @@
 
 namespace dnnmem {
 
-Plan plan_lru(const PlanInput& in) {
+void plan_lru(const PlanInput& in, PlanScratch& w, Plan& plan) {
   const Schedule& s = in.schedule;
   const UseIndex& x = s.index;
   const std::size_t nt = s.tensors.size();
   const int n = static_cast<int>(s.steps.size());
   const std::int64_t capacity = in.capacity;
-  Plan plan;
+  plan.transfers.clear();
+  plan.counts = {};
   plan.resident.assign(s.steps.size(), 0);
   plan.transfers.reserve(s.accesses.size() + 16);
 
-  std::vector<int> last_full(nt, -1);  // step of the last full use
+  std::vector<int>& last_full = w.last_full;  // step of the last full use
+  last_full.assign(nt, -1);
   for (std::size_t t = 0; t < nt; ++t)
     if (x.full_begin[t] < x.full_begin[t + 1])
       last_full[t] = x.full_step[static_cast<std::size_t>(x.full_begin[t + 1] - 1)];
 
-  std::vector<std::uint8_t> cached(nt, 0), dirty(nt, 0), listed(nt, 0);
-  std::vector<int> last(nt, -1);                  // step of the last access while cached
-  std::vector<int> prev(nt, -1), next(nt, -1);    // the LRU list: cached, last use < this step
+  std::vector<std::uint8_t>& cached = w.cached;
+  std::vector<std::uint8_t>& dirty = w.dirty_now;
+  std::vector<std::uint8_t>& listed = w.listed;
+  cached.assign(nt, 0);
+  dirty.assign(nt, 0);
+  listed.assign(nt, 0);
+  std::vector<int>& last = w.last_access;  // step of the last access while cached
+  last.assign(nt, -1);
+  std::vector<int>& prev = w.prev;         // the LRU list: cached, last use < this step
+  std::vector<int>& next = w.next;
+  prev.assign(nt, -1);
+  next.assign(nt, -1);
   int head = -1, tail = -1;
   std::int64_t used = 0;
   auto bytes = [&](int t) { return s.tensors[static_cast<std::size_t>(t)].bytes; };
@@ -69,8 +80,12 @@ Plan plan_lru(const PlanInput& in) {
 
   int max_accesses = 0;
   for (const Step& st : s.steps) max_accesses = std::max(max_accesses, st.num_accesses);
-  std::vector<int> touched;  // tensors cached by an access of this step
-  std::vector<Transfer> evicts, loads, stores, offloads;
+  std::vector<int>& touched = w.used_now;  // tensors cached by an access of this step
+  std::vector<Transfer>& evicts = w.evicts;
+  std::vector<Transfer>& loads = w.loads;
+  std::vector<Transfer>& stores = w.stores;
+  std::vector<Transfer>& offloads = w.offloads;
+  touched.clear();
   touched.reserve(static_cast<std::size_t>(max_accesses));
   loads.reserve(static_cast<std::size_t>(max_accesses));
   stores.reserve(static_cast<std::size_t>(max_accesses));
@@ -150,7 +165,6 @@ Plan plan_lru(const PlanInput& in) {
       ++plan.counts.offloads;
     }
   }
-  return plan;
 }
 
 }  // namespace dnnmem

@@ -3,11 +3,11 @@
 
 namespace dnnmem {
 
-Plan plan_none(const PlanInput& in) {
-  Plan p;
+void plan_none(const PlanInput& in, PlanScratch&, Plan& p) {
+  p.transfers.clear();
+  p.counts = {};
   p.resident.assign(in.schedule.steps.size(), 0);
   stream_everything(in.schedule, p);
-  return p;
 }
 
 }  // namespace dnnmem

@@ -2,8 +2,9 @@
 // above a level", O(log steps) each (SPEC §6 note: one pass over the intervals with a range
 // tree). A power-of-two segment tree in an array (node p has children 2p, 2p+1; leaves at
 // size + i): max_[p] is the maximum of p's subtree including every add applied at p or below,
-// add_[p] what was added to p's whole subtree. Adds are applied bottom-up without recursion
-// (the planners' hottest operation); queries push pending adds off their boundary paths first.
+// add_[p] what was added to p's whole subtree. Adds are never pushed down: an add updates the
+// covering nodes and the two boundary paths bottom-up, and a query adds the adds of the
+// ancestors of the nodes it reads (the planners' hottest operations, so no recursion there).
 #pragma once
 
 #include <algorithm>
@@ -14,8 +15,10 @@ namespace dnnmem::detail {
 
 class RangeTree {
  public:
-  explicit RangeTree(std::size_t n) {
-    while (size_ < std::max<std::size_t>(n, 1)) size_ *= 2, ++height_;
+  // The tree lives in `max` and `add` (resized and zeroed here): buffers a sweep reuses.
+  RangeTree(std::size_t n, std::vector<std::int64_t>& max, std::vector<std::int64_t>& add)
+      : max_(max), add_(add) {
+    while (size_ < std::max<std::size_t>(n, 1)) size_ *= 2;
     max_.assign(2 * size_, 0);
     add_.assign(2 * size_, 0);
   }
@@ -28,21 +31,38 @@ class RangeTree {
       if (l & 1) apply(l++, v);
       if (r & 1) apply(--r, v);
     }
-    rebuild(l0);
-    rebuild(r0);
+    rebuild(l0, r0);
   }
 
-  std::int64_t max(int lo, int hi) {
+  // The maximum over [lo, hi] (0 if empty). The nodes read on the left all lie under node
+  // l - 1 of the current level, those on the right under node r: after each step up, their
+  // running maxima take that node's add, then every add above it.
+  std::int64_t max(int lo, int hi) const {
     if (lo > hi) return 0;
     std::size_t l = static_cast<std::size_t>(lo) + size_, r = static_cast<std::size_t>(hi) + size_ + 1;
-    push(l);
-    push(r - 1);
-    std::int64_t m = INT64_MIN;
-    for (; l < r; l >>= 1, r >>= 1) {
-      if (l & 1) m = std::max(m, max_[l++]);
-      if (r & 1) m = std::max(m, max_[--r]);
+    std::int64_t ml = 0, mr = 0;
+    bool left = false, right = false;
+    while (l < r) {
+      if (l & 1) {
+        ml = left ? std::max(ml, max_[l]) : max_[l];
+        left = true;
+        ++l;
+      }
+      if (r & 1) {
+        --r;
+        mr = right ? std::max(mr, max_[r]) : max_[r];
+        right = true;
+      }
+      l >>= 1;
+      r >>= 1;
+      if (left) ml += add_[l - 1];
+      if (right) mr += add_[r];
     }
-    return m;
+    if (left)
+      for (std::size_t a = (l - 1) >> 1; a >= 1; a >>= 1) ml += add_[a];
+    if (right)
+      for (std::size_t a = r >> 1; a >= 1; a >>= 1) mr += add_[a];
+    return left && right ? std::max(ml, mr) : left ? ml : mr;
   }
 
   // The first / last index in [lo, hi] whose value is > level, or -1.
@@ -55,27 +75,18 @@ class RangeTree {
 
  private:
   std::size_t size_ = 1;
-  int height_ = 0;
-  std::vector<std::int64_t> max_, add_;
+  std::vector<std::int64_t>& max_;
+  std::vector<std::int64_t>& add_;
 
   void apply(std::size_t p, std::int64_t v) {
     max_[p] += v;
     add_[p] += v;
   }
-  void rebuild(std::size_t p) {
-    while (p > 1) {
-      p >>= 1;
-      max_[p] = std::max(max_[2 * p], max_[2 * p + 1]) + add_[p];
-    }
-  }
-  void push(std::size_t leaf) {
-    for (int s = height_; s > 0; --s) {
-      const std::size_t i = leaf >> s;
-      if (add_[i] != 0) {
-        apply(2 * i, add_[i]);
-        apply(2 * i + 1, add_[i]);
-        add_[i] = 0;
-      }
+  // Recomputes the ancestors of leaves l <= r, level by level (the two paths join at the top).
+  void rebuild(std::size_t l, std::size_t r) {
+    for (l >>= 1, r >>= 1; l >= 1; l >>= 1, r >>= 1) {
+      max_[l] = std::max(max_[2 * l], max_[2 * l + 1]) + add_[l];
+      if (r != l) max_[r] = std::max(max_[2 * r], max_[2 * r + 1]) + add_[r];
     }
   }
   // `above` = the adds of the ancestors of `node`.

@@ -21,6 +21,13 @@ const std::vector<Policy>& policies() {
   return all;
 }
 
+Plan make_plan(const Policy& policy, const PlanInput& in) {
+  PlanScratch scratch;
+  Plan p;
+  policy.plan(in, scratch, p);
+  return p;
+}
+
 const Policy& find_policy(std::string_view name) {
   std::string names;
   for (const auto& p : policies()) {

@@ -14,14 +14,18 @@ namespace {
 
 enum class Prefetch { None, LatencyAware, NextStep };
 
-void linger_offloads(Plan& p, const PlanInput& in);
+void linger_offloads(Plan& p, const PlanInput& in, PlanScratch& w);
 
 class ThesisPlanner {
  public:
-  ThesisPlanner(const PlanInput& in, Prefetch prefetch, bool lookahead_offload = true)
-      : in_(in), s_(in.schedule), x_(in.schedule.index), prefetch_(prefetch),
+  ThesisPlanner(const PlanInput& in, PlanScratch& w, Plan& out, Prefetch prefetch,
+                bool lookahead_offload = true)
+      : in_(in), s_(in.schedule), x_(in.schedule.index), w_(w), prefetch_(prefetch),
         lookahead_offload_(lookahead_offload), n_(static_cast<int>(s_.steps.size())),
-        occ_(s_.steps.size()), resident_diff_(s_.steps.size() + 1, 0) {
+        occ_(s_.steps.size(), w.tree_max, w.tree_add), resident_diff_(w.resident_diff),
+        prefix_(w.prefix), plan_(out), kept_(w.kept), dirty_(w.dirty), loaded_(w.loaded),
+        born_(w.born), prefetches_(w.prefetches), offloads_(w.offloads), scratch_(w.group) {
+    resident_diff_.assign(s_.steps.size() + 1, 0);
     prefix_.assign(s_.steps.size() + 1, 0);
     for (std::size_t i = 0; i < s_.steps.size(); ++i) prefix_[i + 1] = prefix_[i] + in.compute[i];
     const std::size_t nf = x_.full_step.size();
@@ -29,35 +33,41 @@ class ThesisPlanner {
     dirty_.assign(nf, 0);
     loaded_.assign(nf, 0);
     born_.assign(nf, 0);
+    prefetches_.clear();
+    offloads_.clear();
+    plan_.transfers.clear();
+    plan_.counts = {};
   }
 
-  Plan run() {
+  void run() {
     keep_intervals();
     if (prefetch_ != Prefetch::None) prefetch();
     place_outputs();
-    Plan p = assemble();
-    if (!lookahead_offload_) linger_offloads(p, in_);
-    return p;
+    assemble();
+    if (!lookahead_offload_) linger_offloads(plan_, in_, w_);
   }
 
  private:
   const PlanInput& in_;
   const Schedule& s_;
   const UseIndex& x_;
+  PlanScratch& w_;
   Prefetch prefetch_;
   bool lookahead_offload_;
   int n_;
-  detail::RangeTree occ_;                    // plan occupancy, reservations included
-  std::vector<std::int64_t> resident_diff_;  // resident bytes, without reservations
-  std::vector<Ticks> prefix_;                // prefix_[i] = compute ticks of steps 0 … i-1
-  Plan plan_;
+  // The working state lives in the caller's PlanScratch (reused from point to point).
+  detail::RangeTree occ_;                     // plan occupancy, reservations included
+  std::vector<std::int64_t>& resident_diff_;  // resident bytes, without reservations
+  std::vector<Ticks>& prefix_;                // prefix_[i] = compute ticks of steps 0 … i-1
+  Plan& plan_;
   // Per full use f (an interval is named by the full use it starts at):
-  std::vector<std::uint8_t> kept_;    // interval f -> f+1 kept (rule 2)
-  std::vector<std::uint8_t> dirty_;   // interval f -> f+1 dirty
-  std::vector<std::uint8_t> loaded_;  // prefetched for use f (rule 4)
-  std::vector<std::uint8_t> born_;    // the output of use f is on chip (rule 6)
-  std::vector<Transfer> prefetches_, offloads_;
-  std::vector<int> scratch_;
+  std::vector<std::uint8_t>& kept_;    // interval f -> f+1 kept (rule 2)
+  std::vector<std::uint8_t>& dirty_;   // interval f -> f+1 dirty
+  std::vector<std::uint8_t>& loaded_;  // prefetched for use f (rule 4)
+  std::vector<std::uint8_t>& born_;    // the output of use f is on chip (rule 6)
+  std::vector<Transfer>& prefetches_;
+  std::vector<Transfer>& offloads_;
+  std::vector<int>& scratch_;
 
   int tensor_of(int f) const { return x_.full_tensor[static_cast<std::size_t>(f)]; }
   int step_of(int f) const { return x_.full_step[static_cast<std::size_t>(f)]; }
@@ -208,18 +218,38 @@ class ThesisPlanner {
     }
   }
 
+  // A stable counting sort by issue step (steps < n), in the scratch buffers (no allocation
+  // once warm); then_tensor also orders each step's transfers by tensor (two offloads of one
+  // tensor after one step would be equal: same bytes, same deadline, so the result is unique).
+  // `next` borrows the rule-2/4 group buffer, free by now.
+  void sort_by_issue_step(std::vector<Transfer>& v, bool then_tensor) {
+    std::vector<int>& start = w_.bucket;
+    start.assign(static_cast<std::size_t>(n_) + 1, 0);
+    for (const Transfer& x : v) ++start[static_cast<std::size_t>(x.issue_step) + 1];
+    for (std::size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+    std::vector<Transfer>& out = w_.sorted;
+    out.resize(v.size());
+    std::vector<int>& next = w_.group;
+    next.assign(start.begin(), start.end() - 1);
+    for (const Transfer& x : v) out[static_cast<std::size_t>(next[static_cast<std::size_t>(x.issue_step)]++)] = x;
+    if (then_tensor) {
+      for (std::size_t b = 0; b + 1 < start.size(); ++b)
+        if (start[b + 1] - start[b] > 1)
+          std::sort(out.begin() + start[b], out.begin() + start[b + 1],
+                    [](const Transfer& a, const Transfer& c) { return a.tensor < c.tensor; });
+    }
+    v.swap(out);
+  }
+
   // The transfers in issue order (SPEC §6): at the start of a step its streamed loads (rule 5's
   // demand loads included), its streamed stores, then the prefetches that begin there in rule-4
   // order; at its end its offloads in tensor order. Partial accesses are always streamed.
-  Plan assemble() {
+  void assemble() {
     plan_.resident.assign(s_.steps.size(), 0);
     std::int64_t r = 0;
     for (std::size_t i = 0; i < s_.steps.size(); ++i) plan_.resident[i] = r += resident_diff_[i];
-    std::stable_sort(prefetches_.begin(), prefetches_.end(),
-                     [](const Transfer& a, const Transfer& b) { return a.issue_step < b.issue_step; });
-    std::sort(offloads_.begin(), offloads_.end(), [](const Transfer& a, const Transfer& b) {
-      return a.issue_step != b.issue_step ? a.issue_step < b.issue_step : a.tensor < b.tensor;
-    });
+    sort_by_issue_step(prefetches_, /*then_tensor=*/false);  // stable: rule-4 order kept
+    sort_by_issue_step(offloads_, /*then_tensor=*/true);
     auto& out = plan_.transfers;
     out.reserve(s_.accesses.size() + prefetches_.size() + offloads_.size());
     std::size_t pi = 0, oi = 0;
@@ -239,7 +269,6 @@ class ThesisPlanner {
       for (; pi < prefetches_.size() && prefetches_[pi].issue_step == step; ++pi) out.push_back(prefetches_[pi]);
       for (; oi < offloads_.size() && offloads_[oi].issue_step == step; ++oi) out.push_back(offloads_[oi]);
     }
-    return std::move(plan_);
   }
 };
 
@@ -254,18 +283,22 @@ class ThesisPlanner {
 //       until s's planned data + the lingering data fit; the step waits for the writes.
 //   N4  whatever still lingers after the last step is written out then (drain).
 // Traffic and plan counts are therefore exactly lookahead's.
-void linger_offloads(Plan& p, const PlanInput& in) {
+void linger_offloads(Plan& p, const PlanInput& in, PlanScratch& w) {
   const Schedule& sched = in.schedule;
   const int n = static_cast<int>(p.resident.size());
   const std::int64_t capacity = in.capacity;
-  std::vector<Transfer> xs;
+  std::vector<Transfer>& xs = w.pending;
   xs.swap(p.transfers);  // lookahead's transfers, in issue order
+  p.transfers.clear();
   p.transfers.reserve(xs.size());
-  std::vector<int> lingering;  // tensors in the order they left, -1 once written out
+  std::vector<int>& lingering = w.lingering;  // tensors in the order they left, -1 once written out
+  lingering.clear();
   std::size_t head = 0;        // lingering[0, head) are all written out
   std::int64_t lingering_bytes = 0;
-  std::vector<int> entries(sched.tensors.size(), 0);    // lingering entries per tensor
-  std::vector<int> touched(sched.tensors.size(), -1);   // step at which it is transferred again
+  std::vector<int>& entries = w.entries;   // lingering entries per tensor
+  entries.assign(sched.tensors.size(), 0);
+  std::vector<int>& touched = w.touched;   // step at which it is transferred again
+  touched.assign(sched.tensors.size(), -1);
   auto bytes = [&](int t) { return sched.tensors[static_cast<std::size_t>(t)].bytes; };
   auto evict = [&](std::size_t pos, int step) {
     const int t = lingering[pos];
@@ -306,7 +339,8 @@ void linger_offloads(Plan& p, const PlanInput& in) {
     }
   }
   // N4: written out after the last step, in tensor order, deadline n.
-  std::vector<int> left;
+  std::vector<int>& left = w.left;
+  left.clear();
   for (std::size_t pos = head; pos < lingering.size(); ++pos)
     if (lingering[pos] >= 0) left.push_back(lingering[pos]);
   std::sort(left.begin(), left.end());
@@ -315,12 +349,17 @@ void linger_offloads(Plan& p, const PlanInput& in) {
 
 }  // namespace
 
-Plan plan_no_lookahead(const PlanInput& in) {
-  return ThesisPlanner(in, Prefetch::LatencyAware, /*lookahead_offload=*/false).run();
+void plan_no_lookahead(const PlanInput& in, PlanScratch& w, Plan& out) {
+  ThesisPlanner(in, w, out, Prefetch::LatencyAware, /*lookahead_offload=*/false).run();
 }
-
-Plan plan_lookahead(const PlanInput& in) { return ThesisPlanner(in, Prefetch::LatencyAware).run(); }
-Plan plan_belady(const PlanInput& in) { return ThesisPlanner(in, Prefetch::None).run(); }
-Plan plan_prefetch_next(const PlanInput& in) { return ThesisPlanner(in, Prefetch::NextStep).run(); }
+void plan_lookahead(const PlanInput& in, PlanScratch& w, Plan& out) {
+  ThesisPlanner(in, w, out, Prefetch::LatencyAware).run();
+}
+void plan_belady(const PlanInput& in, PlanScratch& w, Plan& out) {
+  ThesisPlanner(in, w, out, Prefetch::None).run();
+}
+void plan_prefetch_next(const PlanInput& in, PlanScratch& w, Plan& out) {
+  ThesisPlanner(in, w, out, Prefetch::NextStep).run();
+}
 
 }  // namespace dnnmem

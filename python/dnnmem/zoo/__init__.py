@@ -9,14 +9,38 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..network import Network, load_network
-from .resnet import resnet50
+from .bert import bert_base
+from .densenet import densenet121
+from .efficientnet import efficientnet_b0
+from .gnmt import gnmt
+from .gpt2 import gpt2
+from .inception import inception_v3
+from .mobilenet import mobilenet_v1, mobilenet_v2
+from .resnet import resnet50, resnet101
+from .torchvision_nets import alexnet, resnet18
 from .transformer import transformer
+from .vgg import vgg16
+from .vit import vit_b16
 
 __all__ = ["network", "networks", "network_document"]
 
 _BUILDERS: dict[str, Callable[..., dict]] = {
     "resnet50": resnet50,
+    # keras.applications CNNs (docs/networks.md)
+    "mobilenet_v1": mobilenet_v1,
+    "mobilenet_v2": mobilenet_v2,
+    "efficientnet_b0": efficientnet_b0,
+    "densenet121": densenet121,
+    "inception_v3": inception_v3,
+    "resnet101": resnet101,
+    "vgg16": vgg16,
     "transformer": transformer,
+    "gnmt": gnmt,
+    "bert_base": bert_base,
+    "gpt2": gpt2,
+    "vit_b16": vit_b16,
+    "resnet18": resnet18,
+    "alexnet": alexnet,
 }
 
 

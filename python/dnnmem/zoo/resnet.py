@@ -1,10 +1,13 @@
-"""ResNet-50 as a dnnmem network document (``docs/network-format.md``)."""
+"""ResNet-50 and ResNet-101 as dnnmem network documents (``docs/network-format.md``)."""
 
 from __future__ import annotations
 
 from ._builder import Layers
 
-__all__ = ["resnet50"]
+__all__ = ["resnet50", "resnet101"]
+
+# Bottleneck blocks per stage conv2 ... conv5 (He et al. 2016, Table 1; Keras' stack_fn).
+_BLOCKS = {50: (3, 4, 6, 3), 101: (3, 4, 23, 3)}
 
 
 def resnet50(num_classes: int = 1000,
@@ -33,6 +36,9 @@ def resnet50(num_classes: int = 1000,
     the logits. With the defaults: 177 layers (as Keras counts them), 25,636,712 parameters of
     which 25,583,592 trainable.
 
+    The input is named ``input_1`` (Keras 2's automatic name; Keras 3 names it
+    ``input_layer``), as ``SPEC-reference.md`` pins it.
+
     Parameters
     ----------
     num_classes : int
@@ -45,6 +51,36 @@ def resnet50(num_classes: int = 1000,
     dict
         The network document: ``{"name": "resnet50", "layers": [...]}``.
     """
+    return _resnet(50, num_classes, input_shape)
+
+
+def resnet101(num_classes: int = 1000,
+              input_shape: tuple[int, int, int] = (224, 224, 3)) -> dict:
+    """ResNet-101 v1 exactly as ``keras.applications.ResNet101`` builds it.
+
+    The same network as :func:`resnet50` (same stem, block, names, creation order and head)
+    with 3 / 4 / 23 / 3 bottleneck blocks in stages ``conv2`` … ``conv5`` (He et al. 2016,
+    Table 1). With the defaults: 347 layers (as Keras counts them), 44,707,176 parameters
+    (``keras.applications.ResNet101(weights=None).count_params()``, Keras 3.15) of which
+    44,601,832 trainable. The input is named ``input_1`` like ResNet-50's.
+
+    Parameters
+    ----------
+    num_classes : int
+        Units of ``predictions``.
+    input_shape : tuple of int
+        Per-sample image shape (height, width, channels), channels last.
+
+    Returns
+    -------
+    dict
+        The network document: ``{"name": "resnet101", "layers": [...]}``.
+    """
+    return _resnet(101, num_classes, input_shape)
+
+
+def _resnet(depth: int, num_classes: int, input_shape: tuple[int, int, int]) -> dict:
+    """ResNet v1 of ``depth`` (a key of ``_BLOCKS``) as Keras' ``resnet.py`` builds it."""
     net = Layers()
     add = net.add
     net.input("input_1", input_shape)
@@ -55,7 +91,7 @@ def resnet50(num_classes: int = 1000,
     x = add("pool1_pad", "zero_padding", [x], padding=[[1, 1], [1, 1]])
     x = add("pool1_pool", "maxpool", [x], pool_size=3, strides=2, padding="valid")
 
-    stages = [(2, 64, 3, 1), (3, 128, 4, 2), (4, 256, 6, 2), (5, 512, 3, 2)]
+    stages = zip((2, 3, 4, 5), (64, 128, 256, 512), _BLOCKS[depth], (1, 2, 2, 2))
     for stage, filters, blocks, first_stride in stages:
         for b in range(1, blocks + 1):
             p = f"conv{stage}_block{b}"
@@ -79,4 +115,4 @@ def resnet50(num_classes: int = 1000,
 
     x = add("avg_pool", "global_avgpool", [x])
     add("predictions", "dense", [x], units=num_classes)
-    return net.document("resnet50")
+    return net.document(f"resnet{depth}")

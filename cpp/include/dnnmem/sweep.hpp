@@ -1,0 +1,64 @@
+// Many design points of one schedule at once (the sweep engine behind dnnmem.sweep): each point
+// is (capacity, bandwidth, throughput, policy) and is independent of every other, so the points
+// run in parallel (OpenMP, when built with it) and the results do not depend on the thread
+// count or on the order of the points. Only totals are kept, in caller-owned column arrays.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <span>
+
+#include "dnnmem/schedule.hpp"
+
+namespace dnnmem {
+
+struct SweepPoint {
+  std::int64_t capacity = 0;  // bytes
+  double bandwidth = 0.0;     // bytes/s
+  double throughput = 0.0;    // FLOP/s
+  int policy = 0;             // index into policies()
+};
+
+// One array per total, one element per point, allocated by the caller. A null pointer means
+// "not wanted". Points the sweep did not evaluate (cancelled) keep done = 0 and NaN seconds;
+// their other entries are left as the caller set them.
+struct SweepColumns {
+  double* seconds = nullptr;                 // the iteration, drain included (Estimate::seconds)
+  double* compute_seconds = nullptr;
+  double* stall_seconds = nullptr;
+  double* capacity_stall_seconds = nullptr;
+  double* drain_seconds = nullptr;
+  std::int64_t* traffic_in = nullptr;        // bytes
+  std::int64_t* traffic_out = nullptr;
+  std::int64_t* kept = nullptr;              // PlanCounts
+  std::int64_t* prefetched = nullptr;
+  std::int64_t* born = nullptr;
+  std::int64_t* offloads = nullptr;
+  std::uint8_t* done = nullptr;              // 1 once the point's totals are written
+};
+
+struct SweepOptions {
+  int threads = 0;       // OpenMP threads; 0 = the OpenMP default. Ignored without OpenMP.
+  int chunk = 4;         // points handed to a thread at a time (schedule(dynamic, chunk))
+  int ops_per_mac = 2;   // SPEC §2: 2 or 1
+  // Polled by the caller: set *cancel to stop early (points not yet started are skipped);
+  // *done counts the points finished so far.
+  std::atomic<bool>* cancel = nullptr;
+  std::atomic<std::int64_t>* done = nullptr;
+  // Called with a point's index once its totals are written, on the thread that evaluated it
+  // (so it must be thread-safe). An exception it throws stops the sweep and is rethrown.
+  std::function<void(std::int64_t)> after_point;
+};
+
+// Throws std::invalid_argument naming the point and the field: a policy index out of range,
+// bad hardware (see validate(Hardware)), or ops_per_mac not 1 or 2.
+void validate_sweep(std::span<const SweepPoint> points, int ops_per_mac);
+
+// Evaluates every point (after validate_sweep) and returns how many were evaluated: all of
+// them unless cancelled. Point i's totals equal estimate() at that point, bit for bit. An
+// exception thrown while evaluating is rethrown after every thread has stopped.
+std::int64_t sweep(const Schedule& s, std::span<const SweepPoint> points, const SweepColumns& out,
+                   const SweepOptions& options);
+
+}  // namespace dnnmem

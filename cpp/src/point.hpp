@@ -1,0 +1,34 @@
+// One design point's totals, shared by estimate() and sweep() so that both compute them with
+// the same code (a sweep's row equals estimate() at that point, bit for bit).
+#pragma once
+
+#include "dnnmem/plan.hpp"
+#include "dnnmem/policies.hpp"
+#include "dnnmem/timeline.hpp"
+
+namespace dnnmem {
+
+struct PointTotals {
+  double seconds = 0, steps_seconds = 0, drain_seconds = 0, stall_seconds = 0,
+         capacity_stall_seconds = 0, compute_seconds = 0;
+  std::int64_t traffic_in = 0, traffic_out = 0;
+  PlanCounts counts;
+};
+
+// Scratch reused from point to point by one thread (sweep): the plan and the buffers of the
+// planners and of the timeline keep their capacity, so a point allocates nothing once warm.
+struct PointWorkspace {
+  std::vector<Ticks> compute;
+  Plan plan;
+  PlanScratch planner;
+  TimelineScratch timeline;
+};
+
+// Seconds from the exact tick totals of a timeline (SPEC §7).
+PointTotals totals(const TimeBase& time, const TimelineTotals& tl, const PlanCounts& counts);
+
+// Throws std::invalid_argument for bad hardware (ops_per_mac is the caller's to check).
+PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Policy& policy,
+                           int ops_per_mac, PointWorkspace& ws);
+
+}  // namespace dnnmem

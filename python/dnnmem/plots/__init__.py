@@ -1,0 +1,44 @@
+"""Figures of the thesis's Chapter 5 and more, from sweep DataFrames and estimates.
+
+matplotlib is imported only when a function draws (``pip install dnnmem[plot]``). Every
+function takes ``ax=None`` (a new figure when None) and returns the Axes it drew on, except
+:func:`modified_roofline_grid`, which returns a Figure; none calls ``plt.show()``.
+
+========================== =================================================== ==============
+function                   what                                                thesis
+========================== =================================================== ==============
+modified_roofline          reuse frequency per layer, type I / II, ridge point Fig. 5.1
+modified_roofline_grid     one modified-roofline panel per network             Fig. 5.1a–d
+roofline                   achieved FLOP/s per step vs operational intensity
+traffic_vs_capacity        off-chip traffic in / out vs capacity               Fig. 5.2
+time_vs_capacity           iteration time (+ speedup of two throughputs)       Fig. 5.3
+bandwidth_vs_capacity      average bandwidth vs capacity                       Fig. 5.4
+time_breakdown             stacked time by layer kind at chosen capacities     Fig. 5.5
+throughput_vs_batch        samples/s vs batch size                             Fig. 5.6
+timeline                   per-step compute / stall / transfers of one estimate
+plot_pareto                all points faint, the Pareto front highlighted
+========================== =================================================== ==============
+"""
+
+from __future__ import annotations
+
+from ..pareto import plot_pareto
+from .capacity import bandwidth_vs_capacity, throughput_vs_batch, time_vs_capacity, \
+    traffic_vs_capacity
+from .result import breakdown_table, time_breakdown, timeline
+from .roofline import layer_points, modified_roofline, modified_roofline_grid, roofline
+
+__all__ = [
+    "modified_roofline",
+    "modified_roofline_grid",
+    "layer_points",
+    "roofline",
+    "traffic_vs_capacity",
+    "time_vs_capacity",
+    "bandwidth_vs_capacity",
+    "throughput_vs_batch",
+    "breakdown_table",
+    "time_breakdown",
+    "timeline",
+    "plot_pareto",
+]

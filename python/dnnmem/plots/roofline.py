@@ -1,0 +1,236 @@
+"""Rooflines: the thesis's modified roofline (Fig. 5.1) and a classic one from an estimate.
+
+Modified roofline (no cache, no estimate): each layer at x = its reuse frequency rf(l) (Eq. 3.4,
+FLOPs of its step over the bytes that step accesses), y = min(rf(l) × bandwidth, throughput)
+(Eq. 5.1). The ridge point throughput / bandwidth (Eq. 3.2) splits memory-bound from
+compute-bound layers; type-I layers (convolution, dense: each output from many inputs) and type-II
+layers (point-wise: batch norm, activations, add) are coloured apart.
+
+Classic roofline of an estimate: each step at x = its FLOPs over the off-chip bytes issued in it
+(``bytes_in + bytes_out`` of :attr:`Result.steps`: its own streamed data plus the prefetches and
+offloads the plan put there), y = its FLOPs over its time.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence, Union
+
+import numpy as np
+import pandas as pd
+
+from ..units import format_bandwidth, format_bytes, format_throughput
+from ._common import FLOPS, new_axes, title, unit
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from ..estimate import Result
+    from ..network import Network
+
+__all__ = ["modified_roofline", "modified_roofline_grid", "roofline"]
+
+NetworksLike = Union["Network", str, Sequence[Union["Network", str]]]
+
+#: RTX 2080 Ti, thesis Table 5.2: the hardware of Fig. 5.1's ridge point.
+RTX_2080_TI_BANDWIDTH = 616e9
+RTX_2080_TI_THROUGHPUT = 13.45e12
+
+_CLASS_COLOR = {"I": "C0", "II": "C1", "loss": "C2"}
+_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+
+
+def _networks(networks: NetworksLike, batch: int) -> list[Network]:
+    from ..network import Network
+    from ..zoo import network as zoo_network
+
+    items = [networks] if isinstance(networks, (str, Network)) else list(networks)
+    if not items:
+        raise ValueError("networks: give at least one network")
+    out = []
+    for n in items:
+        if isinstance(n, str):
+            out.append(zoo_network(n, batch=batch))
+        elif isinstance(n, Network):
+            out.append(n)
+        else:
+            raise TypeError(f"networks: expected a dnnmem.Network or a built-in name, "
+                            f"got {type(n).__name__}")
+    return out
+
+
+def _check_rates(bandwidth: float, throughput: float) -> None:
+    for name, v in (("bandwidth", bandwidth), ("throughput", throughput)):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not np.isfinite(v) or v <= 0:
+            raise ValueError(f"{name}: must be a number > 0 (SI units), got {v!r}")
+
+
+def layer_points(network: Network, phases: Sequence[str] = ("fwd", "bwd")) -> pd.DataFrame:
+    """One row per (layer, phase) with a step and a reuse frequency > 0: ``name``, ``kind``,
+    ``class``, ``phase``, ``rf`` (FLOP/byte). Folded layers and inputs have no class and no step
+    and are left out, as are steps with no FLOPs (rf = 0 has no place on a log axis)."""
+    bad = [p for p in phases if p not in ("fwd", "bwd")]
+    if bad or not phases:
+        raise ValueError(f"phases: expected 'fwd' and/or 'bwd', got {list(phases)!r}")
+    L = network.layers
+    parts = []
+    for p in phases:
+        part = L[["name", "kind", "class"]].assign(phase=p, rf=L[f"rf_{p}"])
+        parts.append(part)
+    pts = pd.concat(parts, ignore_index=True)
+    return pts[(pts["class"] != "") & (pts["rf"] > 0)].reset_index(drop=True)
+
+
+def _roof(ax: Axes, xlo: float, xhi: float, bandwidth: float, throughput: float,
+          yf: float) -> None:
+    ridge = throughput / bandwidth
+    xs = np.geomspace(min(xlo, ridge) / 2, max(xhi, ridge) * 2, 200)
+    ax.plot(xs, np.minimum(xs * bandwidth, throughput) / yf, "k-", lw=1.2,
+            label=f"roof: {format_bandwidth(bandwidth)}, {format_throughput(throughput)}")
+    ax.axvline(ridge, color="k", ls="--", lw=1, label=f"ridge point {ridge:.3g} FLOP/byte")
+
+
+def modified_roofline(networks: NetworksLike, *, bandwidth: float = RTX_2080_TI_BANDWIDTH,
+                      throughput: float = RTX_2080_TI_THROUGHPUT,
+                      phases: Sequence[str] = ("fwd", "bwd"), batch: int = 1,
+                      ax: Axes | None = None) -> Axes:
+    """The thesis's modified roofline (Fig. 5.1): reuse frequency per layer, type I / II.
+
+    Parameters
+    ----------
+    networks : Network, str, or a list of them
+        A loaded network, or a built-in name loaded at ``batch``. Several networks share the
+        axes, one marker each.
+    bandwidth, throughput : float
+        bytes/s and FLOP/s of the roof; default RTX 2080 Ti (616 GB/s, 13.45 TFLOP/s, thesis
+        Table 5.2), whose ridge point is 21.8 FLOP/byte. They move only the roof and the y of
+        the points, not their x.
+    phases : sequence of "fwd", "bwd"
+        Which steps of each layer to show (both by default, as separate points).
+    batch : int
+        Batch of the networks given by name (reuse frequency depends on it: a weight is reused
+        by every sample). The thesis: 32 for ResNet-50, 128 for the Transformer (Table 5.1).
+    ax : Axes, optional
+
+    Returns
+    -------
+    Axes
+        Log-log; legend: roof, ridge point, then "<network> type I (n)" and "type II (n)".
+
+    Raises
+    ------
+    ValueError
+        Non-positive bandwidth or throughput, bad phases, or no network.
+    """
+    _check_rates(bandwidth, throughput)
+    nets = _networks(networks, batch)
+    pts = [layer_points(n, phases) for n in nets]
+    ax = new_axes(ax)
+    yf, yname = unit(throughput, FLOPS)
+    allx = np.concatenate([p["rf"].to_numpy() for p in pts] + [np.array([1.0])])
+    _roof(ax, float(allx.min()), float(allx.max()), bandwidth, throughput, yf)
+    for i, (net, p) in enumerate(zip(nets, pts)):
+        marker = _MARKERS[i % len(_MARKERS)]
+        prefix = f"{net.name} " if len(nets) > 1 else ""
+        for cls in ("I", "II"):
+            q = p[p["class"] == cls]
+            if q.empty:
+                continue
+            y = np.minimum(q["rf"] * bandwidth, throughput) / yf
+            ax.scatter(q["rf"], y, s=18, marker=marker, facecolors="none",
+                       edgecolors=_CLASS_COLOR[cls], label=f"{prefix}type {cls} ({len(q)})")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("reuse frequency (FLOP/byte)")
+    ax.set_ylabel(f"attainable performance ({yname})")
+    ax.grid(True, which="both", alpha=0.25)
+    sub = ", ".join(f"{n.name} N={n.batch}" for n in nets) + f" · {'+'.join(phases)} steps"
+    title(ax, "Modified roofline (thesis Fig. 5.1)", sub)
+    ax.legend(fontsize=8, loc="lower right")
+    return ax
+
+
+def modified_roofline_grid(networks: NetworksLike, *, ncols: int = 2,
+                           bandwidth: float = RTX_2080_TI_BANDWIDTH,
+                           throughput: float = RTX_2080_TI_THROUGHPUT,
+                           phases: Sequence[str] = ("fwd", "bwd"), batch: int = 1) -> Figure:
+    """One :func:`modified_roofline` panel per network, same roof (the layout of Fig. 5.1a–d).
+
+    Returns
+    -------
+    Figure
+        With one axes per network (titles name them), sharing the y range.
+    """
+    import matplotlib.pyplot as plt
+
+    if isinstance(ncols, bool) or not isinstance(ncols, int) or ncols < 1:
+        raise ValueError(f"ncols: must be an integer >= 1, got {ncols!r}")
+    nets = _networks(networks, batch)
+    ncols = min(ncols, len(nets))
+    nrows = -(-len(nets) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 4.2 * nrows), squeeze=False,
+                             sharey=True)
+    for net, ax in zip(nets, axes.flat):
+        modified_roofline(net, bandwidth=bandwidth, throughput=throughput, phases=phases, ax=ax)
+    for ax in list(axes.flat)[len(nets):]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def roofline(result: Result, *, ax: Axes | None = None) -> Axes:
+    """A classic roofline with the achieved performance of every step of one estimate.
+
+    Uses :attr:`Result.steps` (``flops``, ``time``, ``bytes_in``, ``bytes_out``, ``class``,
+    ``phase``) and the result's hardware for the roof. Steps with no FLOPs, no time or no
+    off-chip traffic issued have no place on log axes and are left out; their count is written
+    in the plot.
+
+    Returns
+    -------
+    Axes
+        Log-log; x "operational intensity (FLOP/byte)", y in TFLOP/s (or the unit that fits);
+        legend: roof, ridge point, one entry per step class present (type I, type II, loss).
+
+    Raises
+    ------
+    TypeError
+        ``result`` is not a :class:`dnnmem.Result`.
+    """
+    from ..estimate import Result
+
+    if not isinstance(result, Result):
+        raise TypeError(f"result: expected a dnnmem.Result, got {type(result).__name__}")
+    s = result.steps
+    moved = (s["bytes_in"] + s["bytes_out"]).to_numpy(dtype=float)
+    ok = (s["flops"].to_numpy() > 0) & (s["time"].to_numpy() > 0) & (moved > 0)
+    q = s[ok]
+    oi = q["flops"].to_numpy(dtype=float) / moved[ok]
+    perf = q["flops"].to_numpy(dtype=float) / q["time"].to_numpy(dtype=float)
+    hw = result.hardware
+    ax = new_axes(ax)
+    yf, yname = unit(hw.throughput, FLOPS)
+    lo = float(oi.min()) if oi.size else 1.0
+    hi = float(oi.max()) if oi.size else 1.0
+    _roof(ax, lo, hi, hw.bandwidth, hw.throughput, yf)
+    cls = q["class"].where(q["phase"] != "loss", "loss").to_numpy()
+    for c in ("I", "II", "loss"):
+        m = cls == c
+        if m.any():
+            name = "loss" if c == "loss" else f"type {c}"
+            ax.scatter(oi[m], perf[m] / yf, s=14, alpha=0.7, color=_CLASS_COLOR[c],
+                       label=f"{name} steps ({int(m.sum())})")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("operational intensity (FLOP/byte of off-chip traffic)")
+    ax.set_ylabel(f"achieved performance ({yname})")
+    ax.grid(True, which="both", alpha=0.25)
+    skipped = int((~ok).sum())
+    if skipped:
+        ax.text(0.02, 0.02, f"{skipped} of {len(s)} steps without FLOPs or off-chip traffic "
+                            f"not shown", transform=ax.transAxes, va="bottom", fontsize=7)
+    net = result.network
+    title(ax, "Roofline: achieved performance per step",
+          f"{net.name} N={net.batch} · {result.policy} · {format_bytes(hw.capacity)}")
+    ax.legend(fontsize=8, loc="lower right")
+    return ax

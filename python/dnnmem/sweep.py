@@ -1,0 +1,532 @@
+"""Sweeps: many design points at once, one DataFrame row per point (``dnnmem.sweep``).
+
+The grid (or an explicit list of points) is grouped by (network, batch); each group's schedule
+is built once and its points go to the C++ sweep engine (``cpp/src/sweep.cpp``) in one call,
+which evaluates them in parallel with OpenMP without the GIL. Every row equals
+:func:`dnnmem.estimate` at that point exactly: the engine and ``estimate()`` share one code path,
+and the derived columns are computed here with the same arithmetic as :class:`dnnmem.Result`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import os
+import warnings
+from concurrent.futures import Executor
+from functools import lru_cache
+from typing import Any, Callable, Iterable
+
+import numpy as np
+import pandas as pd
+
+from . import _core
+from .estimate import NetworkLike, _network
+from .hardware import Hardware
+from .network import Network, _check_batch
+
+__all__ = ["sweep", "SweepInterrupted", "INPUT_COLUMNS", "RESULT_COLUMNS"]
+
+#: The columns that name a point (the key of ``out=`` resume).
+INPUT_COLUMNS = ["network", "batch", "policy", "capacity", "bandwidth", "throughput"]
+#: The totals of :meth:`dnnmem.Result.to_dict` (same names, SI units) and the plan counts.
+RESULT_COLUMNS = ["time", "traffic_in", "traffic_out", "avg_bandwidth", "active_time",
+                  "utilization", "samples_per_s", "compute_time", "stall_time",
+                  "capacity_stall_time", "drain_time", "flops", "kept", "prefetched", "born",
+                  "offloads"]
+
+# Engine column -> DataFrame column.
+_ENGINE = {"seconds": "time", "traffic_in": "traffic_in", "traffic_out": "traffic_out",
+           "compute_seconds": "compute_time", "stall_seconds": "stall_time",
+           "capacity_stall_seconds": "capacity_stall_time", "drain_seconds": "drain_time",
+           "kept": "kept", "prefetched": "prefetched", "born": "born", "offloads": "offloads"}
+_INT_ENGINE = ("traffic_in", "traffic_out", "kept", "prefetched", "born", "offloads")
+
+# Points evaluated by the last call of sweep() in this process (tests, the CLI's summary).
+last_evaluated: int = 0
+
+
+class SweepInterrupted(UserWarning):
+    """A sweep stopped early (Ctrl-C or an exception from the progress display); the
+    DataFrame returned holds only the points that finished."""
+
+
+# -- arguments ----------------------------------------------------------------------------------
+
+def _values(name: str, value: Any) -> list:
+    """A scalar or a sequence of values of one axis, as a non-empty list."""
+    if isinstance(value, (str, bytes, int, float, np.number)) or value is None:
+        return [value]
+    if isinstance(value, Hardware):
+        raise TypeError(f"{name}: expected a value or a list of values, got a Hardware "
+                        f"(pass it as hardware=)")
+    try:
+        out = list(value)
+    except TypeError:
+        raise TypeError(f"{name}: expected a value or a list of values, got "
+                        f"{type(value).__name__}") from None
+    if not out:
+        raise ValueError(f"{name}: no values given")
+    return out
+
+
+_FIELD_TYPES = {"capacity": int, "bandwidth": float, "throughput": float}
+
+
+def _parse_field(name: str, values: Iterable[Any]) -> list | np.ndarray:
+    """Parse and validate capacity / bandwidth / throughput values the way Hardware does (unit
+    strings, rounding to whole bytes/s and FLOP/s), so a row equals estimate() exactly."""
+    values = list(values)
+    if values and all(isinstance(v, (int, float, np.integer, np.floating))
+                      and not isinstance(v, (bool, np.bool_)) for v in values):
+        # Plain numbers, all valid: Hardware's checks and rounding (half to even), vectorised.
+        # Any invalid value takes the path below, for Hardware's own message.
+        a = np.asarray(values, dtype=np.float64)
+        if (np.isfinite(a) & (a >= (0 if name == "capacity" else 1)) & (a <= 2.0**62)).all():
+            return np.rint(a).astype(np.int64) if name == "capacity" else np.rint(a)
+    cache: dict[Any, Any] = {}
+    out = []
+    for v in values:
+        key = (type(v), v) if not (isinstance(v, float) and math.isnan(v)) else ("nan",)
+        if key not in cache:
+            if isinstance(v, np.generic):
+                v = v.item()
+            cache[key] = getattr(Hardware(**{name: v}), name)
+        out.append(cache[key])
+    return out
+
+
+def _check_policy(p: Any) -> str:
+    names = _core.policies()
+    if not isinstance(p, str) or p not in names:
+        raise ValueError(f"policy: unknown policy {p!r} (valid: {', '.join(names)})")
+    return p
+
+
+def _check_threads(threads: int | None) -> int:
+    if threads is None:
+        return 0
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise ValueError(f"threads: must be an integer >= 1 (or None for all cores), got {threads!r}")
+    return int(threads)
+
+
+class _Networks:
+    """The networks of a sweep by label, each resolved once per batch."""
+
+    def __init__(self, network: Any) -> None:
+        self.sources: dict[str, NetworkLike] = {}
+        self._cache: dict[tuple[str, int | None], Network] = {}
+        items = [] if network is None else (
+            list(network) if isinstance(network, (list, tuple)) else [network])
+        for item in items:
+            net = _network(item, None if not isinstance(item, Network) else item.batch)
+            label = net.name
+            if label in self.sources and not self._same(label, net):
+                raise ValueError(f"network: two different networks are both named {label!r}")
+            self.sources[label] = item
+            self._cache[(label, None)] = net
+
+    def _same(self, label: str, net: Network) -> bool:
+        return self._cache[(label, None)].to_dict() == net.to_dict()
+
+    def get(self, label: Any, batch: int | None) -> Network:
+        """The network called `label` (or, if none is, the network `label` names) at `batch`."""
+        if not isinstance(label, str):
+            raise TypeError(f"points: column 'network' holds names (str), got "
+                            f"{type(label).__name__}; pass networks as network=")
+        if label not in self.sources:
+            net = _network(label, None)
+            self.sources[label] = label
+            self._cache[(label, None)] = net
+        key = (label, batch)
+        base = self._cache[(label, None)]
+        if base.num_steps == 0:  # as estimate(): nothing to train or time
+            raise ValueError(f"network: {base.name!r} has no step to estimate (every output "
+                             f"is an input or a re-indexing of one)")
+        if key not in self._cache:
+            self._cache[key] = base if batch is None or batch == base.batch else base.with_batch(batch)
+        return self._cache[key]
+
+
+def _grid(networks: _Networks, batch: list, policy: list, capacity: list, bandwidth: list,
+          throughput: list) -> pd.DataFrame:
+    """The Cartesian product, capacity varying fastest (one curve per row block)."""
+    rows = itertools.product(networks.sources, batch, policy, bandwidth, throughput, capacity)
+    df = pd.DataFrame(list(rows), columns=["network", "batch", "policy", "bandwidth",
+                                           "throughput", "capacity"])
+    return df[INPUT_COLUMNS]
+
+
+def _explicit(points: Any, defaults: dict[str, list]) -> pd.DataFrame:
+    """Explicit points: a DataFrame or a list of dicts with some of INPUT_COLUMNS; a missing
+    column takes the single value of the keyword argument of that name."""
+    if isinstance(points, pd.DataFrame):
+        df = points.copy()
+    else:
+        try:
+            rows = list(points)
+        except TypeError:
+            raise TypeError(f"points: expected a DataFrame or a list of dicts, got "
+                            f"{type(points).__name__}") from None
+        if not all(isinstance(r, dict) for r in rows):
+            raise TypeError("points: expected a DataFrame or a list of dicts")
+        df = pd.DataFrame(rows)
+    unknown = [c for c in df.columns if c not in INPUT_COLUMNS]
+    if unknown:
+        raise ValueError(f"points: unknown column(s) {unknown} (valid: {', '.join(INPUT_COLUMNS)})")
+    if df.empty:
+        raise ValueError("points: no points given")
+    for c in INPUT_COLUMNS:
+        if c not in df.columns:
+            df[c] = None
+        df[c] = df[c].astype(object)
+        missing = df[c].isna().to_numpy()
+        if missing.any():  # a point without this field takes the keyword argument's value
+            vals = defaults[c]
+            if len(vals) != 1:
+                raise ValueError(f"points: no {c!r} for {int(missing.sum())} point(s), and "
+                                 f"{c}= has {len(vals)} values (give one, or fill the column)")
+            df.loc[missing, c] = vals[0]
+    return df[INPUT_COLUMNS].reset_index(drop=True)
+
+
+# -- evaluation ---------------------------------------------------------------------------------
+
+def _engine_columns(n: int) -> dict[str, np.ndarray]:
+    out = {k: np.zeros(n, dtype=np.int64 if k in _INT_ENGINE else np.float64) for k in _ENGINE}
+    out["done"] = np.zeros(n, dtype=bool)
+    return out
+
+
+def _run(schedule: _core.Schedule, capacity: np.ndarray, bandwidth: np.ndarray,
+         throughput: np.ndarray, policy: np.ndarray, threads: int, ops_per_mac: int,
+         progress: Callable[[int], None] | None, out: dict[str, np.ndarray]) -> None:
+    """One call of the engine (the seam tests use to count evaluated points)."""
+    _core.sweep(schedule, capacity, bandwidth, throughput, policy, threads, ops_per_mac,
+                progress, out)
+
+
+@lru_cache(maxsize=8)
+def _worker_schedule(document: str, batch: int, bytes_per_element: int) -> _core.Schedule:
+    net = Network(_core.parse_network(document, "<sweep>"), batch, bytes_per_element)
+    return net.schedule
+
+
+def evaluate_chunk(document: str, batch: int, bytes_per_element: int, capacity: np.ndarray,
+                   bandwidth: np.ndarray, throughput: np.ndarray, policy: np.ndarray,
+                   threads: int, ops_per_mac: int) -> dict[str, np.ndarray]:
+    """Evaluate points of one network in a worker (an executor's task; picklable).
+
+    Parameters
+    ----------
+    document : str
+        The network's JSON document (:meth:`Network.to_json`); the schedule is rebuilt here
+        (and cached per process).
+    batch, bytes_per_element : int
+        As in :func:`dnnmem.load_network`.
+    capacity, bandwidth, throughput : numpy.ndarray
+        Bytes, bytes/s (whole), FLOP/s (whole), one per point.
+    policy : numpy.ndarray
+        Indices into ``dnnmem.policies()``.
+    threads, ops_per_mac : int
+        OpenMP threads for this chunk (0 = default); FLOPs per MAC.
+
+    Returns
+    -------
+    dict of numpy.ndarray
+        The engine's columns (``seconds``, ``traffic_in``, …, ``done``).
+    """
+    schedule = _worker_schedule(document, batch, bytes_per_element)
+    out = _engine_columns(len(capacity))
+    _run(schedule, capacity, bandwidth, throughput, policy, threads, ops_per_mac, None, out)
+    return out
+
+
+def _derive(df: pd.DataFrame) -> None:
+    """Result's derived totals, with its arithmetic (int sums, then float division)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = df["time"].to_numpy()
+        traffic = df["traffic_in"].to_numpy() + df["traffic_out"].to_numpy()
+        df["avg_bandwidth"] = traffic / t
+        df["active_time"] = df["avg_bandwidth"].to_numpy() / df["bandwidth"].to_numpy()
+        df["utilization"] = df["flops"].to_numpy() / (df["throughput"].to_numpy() * t)
+        df["samples_per_s"] = df["batch"].to_numpy() / t
+
+
+class _Progress:
+    """A tqdm bar shown only when the sweep lasts more than a second."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.bar = None
+        if enabled and total > 0:
+            from tqdm.auto import tqdm
+
+            self.bar = tqdm(total=total, delay=1.0, unit="pt", desc="dnnmem.sweep", leave=False)
+        self.base = 0  # points finished in earlier groups / chunks
+
+    def group(self, done: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.base + done - self.bar.n)
+
+    def finish_group(self, n: int) -> None:
+        self.base += n
+        self.group(0)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, throughput: Any = None,
+          batch: Any = None, policy: Any = "lookahead", *, points: Any = None,
+          hardware: Hardware | None = None, threads: int | None = None, progress: bool = True,
+          executor: Executor | None = None, out: str | os.PathLike[str] | None = None,
+          ops_per_mac: int = 2, on_interrupt: str = "return",
+          chunk_size: int | None = None) -> pd.DataFrame:
+    """Estimate many design points: a Cartesian grid, or explicit ``points``.
+
+    Parameters
+    ----------
+    network : name, Network, path, dict, or a list of them
+        The networks (the ``network`` column holds each one's name).
+    capacity, bandwidth, throughput : value or list of values
+        Bytes, bytes/s, FLOP/s, or unit strings (``"24MiB"``, ``"616GB/s"``, ``"13.45TFLOPS"``).
+        Default: ``hardware``'s value (or :class:`Hardware`'s default).
+    batch : int or list of int, optional
+        Mini-batch sizes (default: each network's own; 1 for a name or a file).
+    policy : str or list of str
+        Policies (default ``"lookahead"``).
+    points : DataFrame or list of dicts, optional
+        Explicit points instead of the grid, with columns among ``network``, ``batch``,
+        ``policy``, ``capacity``, ``bandwidth``, ``throughput``; a missing column takes the
+        (single) value of the keyword argument.
+    hardware : Hardware, optional
+        Default capacity, bandwidth and throughput.
+    threads : int, optional
+        OpenMP threads (default: all cores, or ``OMP_NUM_THREADS``). With an executor: threads
+        per task (default 1, or the executor's ``threads`` attribute).
+    progress : bool
+        Show a tqdm progress bar if the sweep takes longer than a second.
+    executor : concurrent.futures.Executor, optional
+        Evaluate chunks of points on it (processes, threads, :func:`dnnmem.cluster.dask`).
+    out : path, optional
+        A Parquet file: points already in it are not evaluated again (the key is the input
+        columns), and the file is rewritten with every row, also after an interrupt.
+    ops_per_mac : int
+        FLOPs per multiply-accumulate: 2 (default) or 1.
+    on_interrupt : {"return", "raise"}
+        On Ctrl-C: return the finished rows with a :class:`SweepInterrupted` warning (default),
+        or re-raise ``KeyboardInterrupt`` (after writing ``out``).
+    chunk_size : int, optional
+        Points per executor task (default: about 8 tasks per worker, at least 64 points).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per point, in grid order (capacity fastest) or in the order of ``points``:
+        the input columns, then every total of :meth:`Result.to_dict` with the same name and
+        unit, ``flops``, and the plan counts ``kept``, ``prefetched``, ``born``, ``offloads``.
+        ``df.attrs["evaluated"]`` is the number of points evaluated by this call.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Naming the argument for a bad value.
+    """
+    global last_evaluated
+    last_evaluated = 0
+    if on_interrupt not in ("return", "raise"):
+        raise ValueError(f"on_interrupt: must be 'return' or 'raise', got {on_interrupt!r}")
+    if ops_per_mac not in (1, 2) or isinstance(ops_per_mac, bool):
+        raise ValueError(f"ops_per_mac: must be 1 or 2, got {ops_per_mac!r}")
+    nthreads = _check_threads(threads)
+    if hardware is not None and not isinstance(hardware, Hardware):
+        raise TypeError(f"hardware: expected dnnmem.Hardware, got {type(hardware).__name__}")
+    hw = hardware or Hardware()
+    if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int)
+                                   or chunk_size < 1):
+        raise ValueError(f"chunk_size: must be an integer >= 1, got {chunk_size!r}")
+    nets = _Networks(network)
+    axes = {
+        "capacity": _values("capacity", hw.capacity if capacity is None else capacity),
+        "bandwidth": _values("bandwidth", hw.bandwidth if bandwidth is None else bandwidth),
+        "throughput": _values("throughput", hw.throughput if throughput is None else throughput),
+        "batch": _values("batch", batch),
+        "policy": _values("policy", policy),
+    }
+    if points is None:
+        if not nets.sources:
+            raise ValueError("network: no network given")
+        for name in ("capacity", "bandwidth", "throughput"):
+            axes[name] = list(dict.fromkeys(_parse_field(name, axes[name])))
+        axes["policy"] = [_check_policy(p) for p in axes["policy"]]
+        axes["batch"] = [None if b is None else _check_batch(b) for b in axes["batch"]]
+        grid = _grid(nets, axes["batch"], axes["policy"], axes["capacity"], axes["bandwidth"],
+                     axes["throughput"])
+    else:
+        defaults = dict(axes, network=list(nets.sources) or [None])
+        grid = _explicit(points, defaults)
+        for name in ("capacity", "bandwidth", "throughput"):
+            grid[name] = _parse_field(name, grid[name])
+        grid["policy"] = [_check_policy(p) for p in grid["policy"]]
+        grid["batch"] = [None if b is None or (isinstance(b, float) and math.isnan(b))
+                         else _check_batch(b) for b in grid["batch"]]
+    # Resolve each (network, batch) once: the batch column holds the batch used.
+    keys = pd.DataFrame({"n": grid["network"].astype(object), "b": grid["batch"].astype(object)})
+    code = keys.groupby(["n", "b"], sort=False, dropna=False).ngroup().to_numpy()
+    first_row = np.unique(code, return_index=True)[1]  # groups numbered in order of appearance
+    group_nets = [nets.get(keys["n"].iat[i], None if pd.isna(keys["b"].iat[i])
+                           else int(keys["b"].iat[i])) for i in first_row]
+    grid["network"] = np.array([n.name for n in group_nets], dtype=object)[code]
+    grid["batch"] = np.array([n.batch for n in group_nets], dtype=np.int64)[code]
+    grid["capacity"] = grid["capacity"].astype(np.int64)
+    grid["bandwidth"] = grid["bandwidth"].astype(np.float64)
+    grid["throughput"] = grid["throughput"].astype(np.float64)
+    row_flops = np.array([n.schedule.total_ops(ops_per_mac) for n in group_nets],
+                         dtype=np.int64)[code]
+    key_of = {(n.name, n.batch): n for n in group_nets}
+
+    # Resume: rows of `out` with the same key are reused.
+    previous = None
+    todo = np.ones(len(grid), dtype=bool)
+    if out is not None:
+        previous = _read_previous(out)
+        if previous is not None and len(previous):
+            found = grid.merge(previous[INPUT_COLUMNS].drop_duplicates().assign(_found=True),
+                               on=INPUT_COLUMNS, how="left")["_found"].fillna(False).to_numpy(bool)
+            todo = ~found
+
+    results = _engine_columns(len(grid))
+    results["done"][:] = ~todo
+    policy_index = {p: i for i, p in enumerate(_core.policies())}
+    pol = grid["policy"].map(policy_index).to_numpy(np.int32)
+    cap = grid["capacity"].to_numpy()
+    bw = grid["bandwidth"].to_numpy()
+    thr = grid["throughput"].to_numpy()
+    groups = [(k, np.flatnonzero(todo & (grid["network"].to_numpy() == k[0])
+                                 & (grid["batch"].to_numpy() == k[1]))) for k in key_of]
+    groups = [(k, idx) for k, idx in groups if len(idx)]
+    bar = _Progress(int(todo.sum()), progress)
+    interrupted = False
+    try:
+        if executor is None:
+            for k, idx in groups:
+                part = _engine_columns(len(idx))
+                try:
+                    _run(key_of[k].schedule, cap[idx], bw[idx], thr[idx], pol[idx], nthreads,
+                         ops_per_mac, bar.group, part)
+                finally:
+                    for c, v in part.items():
+                        results[c][idx] = v
+                bar.finish_group(len(idx))
+        else:
+            _run_executor(executor, groups, key_of, cap, bw, thr, pol, threads, ops_per_mac,
+                          chunk_size, results, bar)
+    except KeyboardInterrupt:
+        interrupted = True
+        if on_interrupt == "raise":
+            _finish(grid, results, todo, previous, out, row_flops)
+            raise
+    finally:
+        bar.close()
+    df = _finish(grid, results, todo, previous, out, row_flops)
+    if interrupted:
+        warnings.warn(SweepInterrupted(
+            f"sweep interrupted: returning the {len(df)} of {len(grid)} points that finished"),
+            stacklevel=2)
+    return df
+
+
+def _run_executor(executor: Executor, groups: list, key_of: dict, cap: np.ndarray,
+                  bw: np.ndarray, thr: np.ndarray, pol: np.ndarray, threads: int | None,
+                  ops_per_mac: int, chunk_size: int | None, results: dict,
+                  bar: _Progress) -> None:
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    per_task = _check_threads(threads if threads is not None
+                              else getattr(executor, "threads", None) or 1)
+    size = chunk_size or getattr(executor, "chunk_size", None)
+    if size is None:
+        total = sum(len(idx) for _, idx in groups)
+        workers = getattr(executor, "_max_workers", None) or os.cpu_count() or 1
+        size = max(64, math.ceil(total / (8 * workers)))
+    futures: dict[Any, np.ndarray] = {}
+    for k, idx in groups:
+        net = key_of[k]
+        doc = net.to_json()
+        for start in range(0, len(idx), size):
+            part = idx[start:start + size]
+            f = executor.submit(evaluate_chunk, doc, net.batch, net.bytes_per_element, cap[part],
+                                bw[part], thr[part], pol[part], per_task, ops_per_mac)
+            futures[f] = part
+    pending = set(futures)
+    try:
+        while pending:
+            finished, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+            for f in finished:
+                part = futures[f]
+                for c, v in f.result().items():
+                    results[c][part] = v
+                bar.base += len(part)
+                bar.group(0)
+    except BaseException:
+        for f in pending:
+            f.cancel()
+        raise
+
+
+def _read_previous(out: str | os.PathLike[str]) -> pd.DataFrame | None:
+    if not os.path.exists(out):
+        return None
+    df = pd.read_parquet(out)
+    missing = [c for c in INPUT_COLUMNS + RESULT_COLUMNS if c not in df.columns]
+    if missing:
+        raise ValueError(f"out: {os.fspath(out)!r} is not a dnnmem sweep (no column(s) {missing})")
+    df = df[INPUT_COLUMNS + RESULT_COLUMNS].copy()
+    df["network"] = df["network"].astype(str)
+    df["policy"] = df["policy"].astype(str)
+    return df
+
+
+def _finish(grid: pd.DataFrame, results: dict, todo: np.ndarray, previous: pd.DataFrame | None,
+            out: Any, row_flops: np.ndarray) -> pd.DataFrame:
+    """The DataFrame of the finished points, in grid order; writes `out`."""
+    global last_evaluated
+    done = results["done"]
+    new = grid[todo & done].copy()
+    for c, name in _ENGINE.items():
+        new[name] = results[c][todo & done]
+    new["flops"] = row_flops[todo & done]
+    _derive(new)
+    new = new[INPUT_COLUMNS + RESULT_COLUMNS]
+    last_evaluated = len(new)
+    if previous is not None and len(previous) and (~todo).any():
+        old = grid[~todo].merge(previous.drop_duplicates(INPUT_COLUMNS), on=INPUT_COLUMNS,
+                                how="left")
+        old.index = grid.index[~todo]
+        df = pd.concat([old, new]).sort_index()
+    else:
+        df = new
+    df = df.reset_index(drop=True)
+    for c in ("traffic_in", "traffic_out", "flops", "kept", "prefetched", "born", "offloads",
+              "capacity", "batch"):
+        df[c] = df[c].astype(np.int64)
+    if out is not None:
+        _write(out, previous, df)
+    for c in ("network", "policy"):
+        df[c] = pd.Categorical(df[c], categories=list(dict.fromkeys(grid[c])))
+    df.attrs["evaluated"] = last_evaluated
+    return df
+
+
+def _write(out: str | os.PathLike[str], previous: pd.DataFrame | None, df: pd.DataFrame) -> None:
+    """Every row of the file and of this sweep, atomically (a crash leaves the old file)."""
+    rows = df if previous is None else pd.concat([previous, df]).drop_duplicates(
+        INPUT_COLUMNS, keep="last")
+    rows = rows.reset_index(drop=True)
+    rows["network"] = rows["network"].astype(str)
+    rows["policy"] = rows["policy"].astype(str)
+    tmp = os.fspath(out) + ".tmp"
+    rows.to_parquet(tmp, index=False)
+    os.replace(tmp, out)

@@ -1,0 +1,116 @@
+"""Sweep specifications in YAML, for ``dnnmem sweep SPEC.yaml``.
+
+A specification names the grid ``dnnmem.sweep`` evaluates::
+
+    network: [resnet50, mobilenet_v2]   # built-in names or JSON files (relative to the YAML)
+    batch: 32                           # a value or a list
+    hardware: rtx2080ti                 # optional preset: defaults for the three below
+    capacity: {start: 24MiB, stop: 1000MiB, step: 2MiB}   # a range (stop included) ...
+    bandwidth: [616GB/s, 1555GB/s]      # ... or a list, or one value
+    throughput: 13.45TFLOPS
+    policy: [lookahead, belady]
+    threads: 2                          # optional
+
+Every value accepts the unit strings of :mod:`dnnmem.units`. Unknown keys are errors naming the
+file and the key.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from .units import parse_bandwidth, parse_bytes, parse_throughput
+
+__all__ = ["read_sweep_spec", "expand_range"]
+
+_PARSERS = {"capacity": parse_bytes, "bandwidth": parse_bandwidth, "throughput": parse_throughput}
+_KEYS = {"network", "batch", "hardware", "capacity", "bandwidth", "throughput", "policy",
+         "threads", "ops_per_mac", "precision"}
+
+
+def expand_range(key: str, spec: dict[str, Any]) -> list[float]:
+    """The values of ``{start, stop, step}`` (``stop`` included when it is on the grid).
+
+    Values are parsed with the unit parser of ``key`` (capacity, bandwidth, throughput) or
+    taken as integers (batch). Exact integer arithmetic, so 24MiB to 1000MiB in 2MiB steps
+    gives exactly 489 capacities.
+    """
+    missing = {"start", "stop", "step"} - set(spec)
+    extra = set(spec) - {"start", "stop", "step"}
+    if missing or extra:
+        raise ValueError(f"{key}: a range needs exactly start, stop and step "
+                         f"(missing {sorted(missing)}, unknown {sorted(extra)})")
+    parse = _PARSERS.get(key, _int)
+    start, stop, step = (parse(spec[k]) for k in ("start", "stop", "step"))
+    if not step > 0:
+        raise ValueError(f"{key}: range step must be positive, got {spec['step']!r}")
+    if stop < start:
+        raise ValueError(f"{key}: range stop {spec['stop']!r} is below start {spec['start']!r}")
+    count = int((stop - start) // step) + 1
+    values = [start + i * step for i in range(count)]
+    if count > 10_000_000:
+        raise ValueError(f"{key}: range has {count} values; refusing more than 10 million")
+    return values
+
+
+def _int(v: Any) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ValueError(f"expected an integer, got {v!r}")
+    return v
+
+
+def _values(key: str, value: Any) -> Any:
+    if isinstance(value, dict):
+        return expand_range(key, value)
+    return value
+
+
+def read_sweep_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read a YAML sweep specification into keyword arguments of :func:`dnnmem.sweep`.
+
+    Network entries that are files are resolved relative to the YAML file. A ``hardware``
+    preset (and ``precision``) fills in capacity, bandwidth and throughput not given.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and the key for anything malformed.
+    """
+    import yaml
+
+    path = Path(path)
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as e:
+        raise ValueError(f"{path}: not valid YAML: {e}") from None
+    if not isinstance(doc, dict):
+        raise ValueError(f"{path}: a sweep specification is a mapping of keys to values, "
+                         f"got {type(doc).__name__}")
+    unknown = sorted(set(doc) - _KEYS)
+    if unknown:
+        raise ValueError(f"{path}: unknown key(s) {unknown} (known: {sorted(_KEYS)})")
+    if "network" not in doc:
+        raise ValueError(f"{path}: key 'network' is missing")
+    try:
+        args = {k: _values(k, v) for k, v in doc.items() if k not in ("hardware", "precision")}
+    except ValueError as e:
+        raise ValueError(f"{path}: {e}") from None
+    nets = args["network"] if isinstance(args["network"], list) else [args["network"]]
+    resolved = []
+    for n in nets:
+        candidate = path.parent / str(n)
+        resolved.append(str(candidate) if isinstance(n, str) and candidate.is_file() else n)
+    args["network"] = resolved if isinstance(args["network"], list) else resolved[0]
+    if "hardware" in doc:
+        from . import hardware as preset  # the preset lookup, dnnmem.hardware(name)
+
+        try:
+            hw = preset(doc["hardware"], **({"precision": doc["precision"]}
+                                            if "precision" in doc else {}))
+        except ValueError as e:
+            raise ValueError(f"{path}: hardware: {e}") from None
+        for key in ("capacity", "bandwidth", "throughput"):
+            args.setdefault(key, getattr(hw, key))
+    return args

@@ -1,0 +1,191 @@
+// The sweep engine (sweep.hpp): every point equals estimate() at that point, bit for bit; the
+// thread count and the order of the points change nothing; cancellation leaves the points not
+// evaluated marked; bad points are rejected naming the point and the field.
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "dnnmem/estimate.hpp"
+#include "dnnmem/policies.hpp"
+#include "dnnmem/sweep.hpp"
+#include "helpers.hpp"
+
+using namespace dnnmem;
+using dnnmem::test::net;
+
+namespace {
+
+// A small network with a skip connection (so tensors live across several steps), big enough
+// that the capacities below keep, prefetch, offload and stall.
+const char* kNet = R"({"name":"x","kind":"input","shape":[8]},
+  {"name":"fc1","kind":"dense","inputs":["x"],"units":16},
+  {"name":"r1","kind":"relu","inputs":["fc1"]},
+  {"name":"fc2","kind":"dense","inputs":["r1"],"units":16},
+  {"name":"s","kind":"add","inputs":["fc2","fc1"]},
+  {"name":"fc3","kind":"dense","inputs":["s"],"units":4})";
+
+Schedule schedule_of(const Network& n) {
+  ScheduleOptions o;
+  o.batch = 4;
+  return build_schedule(n, o);
+}
+
+// Every policy × capacities 0 … 12 KiB × two bandwidths × two throughputs.
+std::vector<SweepPoint> grid() {
+  std::vector<SweepPoint> pts;
+  for (int p = 0; p < static_cast<int>(policies().size()); ++p)
+    for (std::int64_t c = 0; c <= 12288; c += 512)
+      for (double bw : {1e9, 7e9})
+        for (double thr : {5e9, 3e11}) pts.push_back({c, bw, thr, p});
+  return pts;
+}
+
+struct Columns {
+  explicit Columns(std::size_t n)
+      : seconds(n), compute(n), stall(n), capacity_stall(n), drain(n), in(n), out(n), kept(n),
+        prefetched(n), born(n), offloads(n), done(n) {}
+  std::vector<double> seconds, compute, stall, capacity_stall, drain;
+  std::vector<std::int64_t> in, out, kept, prefetched, born, offloads;
+  std::vector<std::uint8_t> done;
+  SweepColumns view() {
+    return {seconds.data(), compute.data(), stall.data(), capacity_stall.data(), drain.data(),
+            in.data(), out.data(), kept.data(), prefetched.data(), born.data(), offloads.data(),
+            done.data()};
+  }
+};
+
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+}  // namespace
+
+TEST_CASE("sweep: every point equals estimate() at that point") {
+  const auto n = net(kNet);
+  const Schedule s = schedule_of(n);
+  const auto pts = grid();
+  Columns c(pts.size());
+  SweepOptions o;
+  o.threads = 2;
+  REQUIRE(sweep(s, pts, c.view(), o) == static_cast<std::int64_t>(pts.size()));
+  int with_kept = 0, with_prefetch = 0, with_stall = 0;
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    EstimateOptions eo;
+    eo.policy = std::string(policies()[static_cast<std::size_t>(pts[i].policy)].name);
+    const Estimate e = estimate(s, {pts[i].capacity, pts[i].bandwidth, pts[i].throughput}, eo);
+    INFO("point " << i << " policy " << eo.policy << " capacity " << pts[i].capacity);
+    CHECK(c.done[i] == 1);
+    CHECK(same_bits(c.seconds[i], e.seconds));
+    CHECK(same_bits(c.compute[i], e.compute_seconds));
+    CHECK(same_bits(c.stall[i], e.stall_seconds));
+    CHECK(same_bits(c.capacity_stall[i], e.capacity_stall_seconds));
+    CHECK(same_bits(c.drain[i], e.drain_seconds));
+    CHECK(c.in[i] == e.traffic_in);
+    CHECK(c.out[i] == e.traffic_out);
+    CHECK(c.kept[i] == e.plan.counts.kept);
+    CHECK(c.prefetched[i] == e.plan.counts.prefetched);
+    CHECK(c.born[i] == e.plan.counts.born);
+    CHECK(c.offloads[i] == e.plan.counts.offloads);
+    with_kept += e.plan.counts.kept > 0;
+    with_prefetch += e.plan.counts.prefetched > 0;
+    with_stall += e.capacity_stall_seconds > 0;
+  }
+  // The grid exercises the planners, not only streaming.
+  CHECK(with_kept > 0);
+  CHECK(with_prefetch > 0);
+  CHECK(with_stall > 0);
+}
+
+TEST_CASE("sweep: 1 and 2 threads, forward and reversed order, give the same bits") {
+  const auto n = net(kNet);
+  const Schedule s = schedule_of(n);
+  auto pts = grid();
+  Columns one(pts.size()), two(pts.size()), rev(pts.size());
+  SweepOptions o;
+  o.threads = 1;
+  sweep(s, pts, one.view(), o);
+  o.threads = 2;
+  o.chunk = 1;
+  sweep(s, pts, two.view(), o);
+  std::vector<SweepPoint> reversed(pts.rbegin(), pts.rend());
+  sweep(s, reversed, rev.view(), o);
+  const std::size_t m = pts.size();
+  for (std::size_t i = 0; i < m; ++i) {
+    INFO("point " << i);
+    CHECK(same_bits(one.seconds[i], two.seconds[i]));
+    CHECK(same_bits(one.seconds[i], rev.seconds[m - 1 - i]));
+    CHECK(same_bits(one.stall[i], rev.stall[m - 1 - i]));
+    CHECK(one.in[i] == rev.in[m - 1 - i]);
+    CHECK(one.out[i] == two.out[i]);
+    CHECK(one.kept[i] == rev.kept[m - 1 - i]);
+  }
+}
+
+TEST_CASE("sweep: a cancelled sweep evaluates nothing more and marks what it skipped") {
+  const auto n = net(kNet);
+  const Schedule s = schedule_of(n);
+  const auto pts = grid();
+  Columns c(pts.size());
+  std::atomic<bool> cancel{true};  // cancelled before it starts: no point is evaluated
+  std::atomic<std::int64_t> done{0};
+  SweepOptions o;
+  o.threads = 2;
+  o.cancel = &cancel;
+  o.done = &done;
+  CHECK(sweep(s, pts, c.view(), o) == 0);
+  CHECK(done.load() == 0);
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    CHECK(c.done[i] == 0);
+    CHECK(std::isnan(c.seconds[i]));
+  }
+  cancel = false;
+  CHECK(sweep(s, pts, c.view(), o) == static_cast<std::int64_t>(pts.size()));
+  CHECK(done.load() == static_cast<std::int64_t>(pts.size()));
+  for (std::size_t i = 0; i < pts.size(); ++i) CHECK(c.done[i] == 1);
+}
+
+TEST_CASE("sweep: bad points are rejected before anything runs, naming the point and field") {
+  const auto n = net(kNet);
+  const Schedule s = schedule_of(n);
+  std::vector<SweepPoint> pts = {{1024, 1e9, 1e9, 0}, {1024, 1e9, 1e9, 99}};
+  Columns c(pts.size());
+  CHECK_THROWS_WITH(sweep(s, pts, c.view(), {}),
+                    Catch::Matchers::Contains("point 1: policy: index 99 out of range"));
+  CHECK(c.done[0] == 0);  // validated first: nothing evaluated
+  pts[1] = {1024, 0.0, 1e9, 0};
+  CHECK_THROWS_WITH(sweep(s, pts, c.view(), {}), Catch::Matchers::Contains("point 1: bandwidth"));
+  pts[1] = {-1, 1e9, 1e9, 0};
+  CHECK_THROWS_WITH(sweep(s, pts, c.view(), {}), Catch::Matchers::Contains("point 1: capacity"));
+  pts[1] = {1024, 1e9, 1e9, -1};
+  CHECK_THROWS_AS(sweep(s, pts, c.view(), {}), std::invalid_argument);
+  SweepOptions o;
+  o.ops_per_mac = 3;
+  pts[1] = pts[0];
+  CHECK_THROWS_WITH(sweep(s, pts, c.view(), o), Catch::Matchers::Contains("ops_per_mac"));
+}
+
+TEST_CASE("sweep: an empty list of points is fine") {
+  const auto n = net(kNet);
+  const Schedule s = schedule_of(n);
+  CHECK(sweep(s, {}, {}, {}) == 0);
+}
+
+TEST_CASE("sweep: an exception thrown while evaluating stops the sweep and is rethrown") {
+  const auto n = net(kNet);
+  const Schedule s = schedule_of(n);
+  const auto pts = grid();
+  Columns c(pts.size());
+  SweepOptions o;
+  o.threads = 2;
+  o.chunk = 1;
+  o.after_point = [](std::int64_t i) {
+    if (i == 7) throw std::runtime_error("boom at point 7");
+  };
+  CHECK_THROWS_WITH(sweep(s, pts, c.view(), o), "boom at point 7");
+  CHECK(c.done[7] == 1);  // its totals were written before the hook threw
+  std::size_t done = 0;
+  for (auto d : c.done) done += d;
+  CHECK(done < pts.size());  // the rest was skipped (points already started finish)
+}

@@ -1,0 +1,307 @@
+"""dnnmem.plots on a small real sweep (ResNet-50, batch 1–2, a few capacities): each figure has
+its title, axis labels with units, the expected lines / bars / legend entries, and data that
+match the sweep; bad input raises naming the missing columns."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dnnmem
+
+mpl = pytest.importorskip("matplotlib")
+mpl.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from dnnmem import plots  # noqa: E402
+
+MIB = 2**20
+CAPS = [4 * MIB, 16 * MIB, 64 * MIB]
+GDDR6, HBM2E = 616e9, 1555e9  # thesis Fig. 5.4
+T2080, T6900 = 13.45e12, 23.04e12  # thesis Fig. 5.3
+
+
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.fixture(scope="module")
+def sweep() -> pd.DataFrame:
+    """Rows as dnnmem.sweep returns them (here from Result.to_dict(), same columns)."""
+    nets = {b: dnnmem.network("resnet50", batch=b) for b in (1, 2)}
+    points = set()
+    for cap in CAPS:
+        for thr in (T2080, T6900):
+            points.add((2, "lookahead", cap, GDDR6, thr))
+        points.add((2, "lookahead", cap, HBM2E, T2080))
+        points.add((2, "belady", cap, GDDR6, T2080))
+        points.add((1, "lookahead", cap, GDDR6, T2080))
+    rows = [dnnmem.estimate(nets[b], policy=p, capacity=c, bandwidth=bw, throughput=t).to_dict()
+            for b, p, c, bw, t in sorted(points)]
+    return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def result() -> dnnmem.Result:
+    return dnnmem.estimate("resnet50", batch=2, capacity="8MiB", bandwidth=GDDR6,
+                           throughput=T2080)
+
+
+def legend_labels(ax) -> list[str]:
+    return [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_import_dnnmem_does_not_import_matplotlib():
+    code = "import sys, dnnmem; dnnmem.plots; print('matplotlib' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
+
+
+# --------------------------------------------------------------------------------------------
+# against capacity and batch (Figs. 5.2, 5.3, 5.4, 5.6)
+# --------------------------------------------------------------------------------------------
+def test_traffic_vs_capacity(sweep):
+    # dnnmem.sweep returns network and policy as categoricals (grid order): the same plot.
+    cat = sweep.assign(network=pd.Categorical(sweep["network"]),
+                       policy=pd.Categorical(sweep["policy"], ["lookahead", "belady", "none"]))
+    ax = plots.traffic_vs_capacity(cat, batch=2, bandwidth="616GB/s", throughput=T2080)
+    assert ax.get_title().splitlines()[0] == "Off-chip traffic vs capacity"
+    assert ax.get_title().splitlines()[1] == "resnet50 · N=2 · 616 GB/s · 13.45 TFLOPS"
+    assert ax.get_xlabel() == "on-chip capacity (MiB)"
+    assert ax.get_ylabel() == "traffic per iteration (MiB)"
+    # Two policies remain: one in / out pair each.
+    # Groups in category order; "none" has no rows and no line.
+    assert legend_labels(ax) == ["lookahead: in", "lookahead: out", "belady: in", "belady: out"]
+    rows = sweep[(sweep.batch == 2) & (sweep.bandwidth == GDDR6) & (sweep.throughput == T2080)
+                 & (sweep.policy == "lookahead")].sort_values("capacity")
+    line_in, line_out = ax.get_lines()[0:2]
+    np.testing.assert_allclose(line_in.get_xdata(), [4, 16, 64])
+    np.testing.assert_allclose(line_in.get_ydata(), rows["traffic_in"] / MIB)
+    np.testing.assert_allclose(line_out.get_ydata(), rows["traffic_out"] / MIB)
+
+
+def test_time_vs_capacity_with_speedup(sweep):
+    ax = plots.time_vs_capacity(sweep, batch=2, bandwidth=GDDR6, policy="lookahead")
+    assert ax.get_title().startswith("Iteration time vs capacity")
+    assert ax.get_ylabel() == "time per iteration (ms)"
+    assert ax.get_xlabel() == "on-chip capacity (MiB)"
+    right = ax.figure.axes[-1]
+    assert right is not ax and right.get_ylabel() == "speedup (×)"
+    assert legend_labels(ax) == ["time 13.45 TFLOPS", "time 23.04 TFLOPS",
+                                 "speedup 23.04 TFLOPS / 13.45 TFLOPS",
+                                 "bound 23.04/13.45 = 1.71"]
+    rows = sweep[(sweep.batch == 2) & (sweep.bandwidth == GDDR6) & (sweep.policy == "lookahead")]
+    t = rows.pivot(index="capacity", columns="throughput", values="time")
+    speedup, bound = right.get_lines()
+    np.testing.assert_allclose(speedup.get_ydata(), t[T2080] / t[T6900])
+    np.testing.assert_allclose(bound.get_ydata(), [23.04 / 13.45] * 2)
+    assert np.all(speedup.get_ydata() <= 23.04 / 13.45 + 1e-12)  # SPEC §8 P3 bounds it
+
+
+def test_time_vs_capacity_without_speedup(sweep):
+    ax = plots.time_vs_capacity(sweep, batch=[1, 2], bandwidth=GDDR6, throughput=T2080,
+                                policy="lookahead")
+    assert len(ax.figure.axes) == 1
+    assert legend_labels(ax) == ["time N=1", "time N=2"]
+    with pytest.raises(ValueError, match="speedup needs exactly two throughputs"):
+        plots.time_vs_capacity(sweep, speedup=True, batch=2, bandwidth=GDDR6, throughput=T2080,
+                               policy="lookahead")
+    ax = plots.time_vs_capacity(sweep, speedup=False, batch=2, bandwidth=GDDR6,
+                                policy="lookahead")
+    assert len(ax.figure.axes) == 1 and len(ax.get_lines()) == 2
+
+
+def test_bandwidth_vs_capacity(sweep):
+    ax = plots.bandwidth_vs_capacity(sweep, batch=2, throughput=T2080, policy="lookahead")
+    assert ax.get_title().startswith("Average off-chip bandwidth vs capacity")
+    assert ax.get_ylabel() == "average bandwidth (GB/s)"
+    assert legend_labels(ax) == ["average 616 GB/s", "peak 616 GB/s", "average 1.555 TB/s",
+                                 "peak 1.555 TB/s"]  # format_bandwidth's own choice of unit
+    lines = ax.get_lines()
+    np.testing.assert_allclose(lines[1].get_ydata(), [616, 616])
+    np.testing.assert_allclose(lines[3].get_ydata(), [1555, 1555])
+    rows = sweep[(sweep.batch == 2) & (sweep.throughput == T2080) & (sweep.policy == "lookahead")
+                 & (sweep.bandwidth == HBM2E)].sort_values("capacity")
+    np.testing.assert_allclose(lines[2].get_ydata(), rows["avg_bandwidth"] / 1e9)
+    assert np.all(lines[2].get_ydata() <= 1555 * (1 + 1e-12))  # never above the peak
+
+
+def test_throughput_vs_batch(sweep):
+    ax = plots.throughput_vs_batch(sweep, bandwidth=GDDR6, throughput=T2080, policy="lookahead",
+                                   capacity=["4MiB", "64MiB"])
+    assert ax.get_title().startswith("Training throughput vs batch size")
+    assert ax.get_xlabel() == "batch size (samples)"
+    assert ax.get_ylabel() == "throughput (samples/s)"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "2"]
+    assert legend_labels(ax) == ["4 MiB", "64 MiB"]
+    assert len(ax.containers) == 2
+    rows = sweep[(sweep.capacity == 64 * MIB) & (sweep.bandwidth == GDDR6)
+                 & (sweep.throughput == T2080) & (sweep.policy == "lookahead")].sort_values("batch")
+    heights = [p.get_height() for p in ax.containers[1]]
+    np.testing.assert_allclose(heights, rows["samples_per_s"])
+
+
+# --------------------------------------------------------------------------------------------
+# rooflines (Fig. 5.1 and a classic one)
+# --------------------------------------------------------------------------------------------
+def test_modified_roofline_resnet50():
+    net = dnnmem.network("resnet50", batch=1)
+    ax = plots.modified_roofline(net)
+    assert ax.get_title().splitlines()[0] == "Modified roofline (thesis Fig. 5.1)"
+    assert ax.get_xlabel() == "reuse frequency (FLOP/byte)"
+    assert ax.get_ylabel() == "attainable performance (TFLOP/s)"
+    assert ax.get_xscale() == ax.get_yscale() == "log"
+    L = net.layers
+    n = {c: int(((L["class"] == c) & (L["rf_fwd"] > 0)).sum() + ((L["class"] == c)
+                                                                  & (L["rf_bwd"] > 0)).sum())
+         for c in ("I", "II")}
+    # 616 GB/s and 13.45 TFLOP/s (RTX 2080 Ti, thesis Table 5.2): ridge 13.45e12 / 616e9.
+    assert legend_labels(ax) == ["roof: 616 GB/s, 13.45 TFLOPS", "ridge point 21.8 FLOP/byte",
+                                 f"type I ({n['I']})", f"type II ({n['II']})"]
+    ridge = ax.get_lines()[1]
+    np.testing.assert_allclose(ridge.get_xdata(), [13.45e12 / 616e9] * 2)
+    # Eq. 5.1: y = min(rf × bw, throughput), in TFLOP/s.
+    pts = plots.layer_points(net)
+    type1 = pts[pts["class"] == "I"]
+    offsets = ax.collections[0].get_offsets()
+    np.testing.assert_allclose(offsets[:, 0], type1["rf"])
+    np.testing.assert_allclose(offsets[:, 1], np.minimum(type1["rf"] * 616e9, 13.45e12) / 1e12)
+
+
+def test_modified_roofline_several_networks_and_grid():
+    ax = plots.modified_roofline(["resnet50", "transformer"], phases=["fwd"],
+                                 bandwidth=1555e9, throughput=19.45e12)  # A100, Table 5.2
+    labels = legend_labels(ax)
+    assert labels[:2] == ["roof: 1.555 TB/s, 19.45 TFLOPS", "ridge point 12.5 FLOP/byte"]
+    assert [s.split(" (")[0] for s in labels[2:]] == [
+        "resnet50 type I", "resnet50 type II", "transformer type I", "transformer type II"]
+    fig = plots.modified_roofline_grid(["resnet50", "transformer"])
+    assert isinstance(fig, mpl.figure.Figure)
+    assert [a.get_title().splitlines()[1].split(" ")[0] for a in fig.axes] == \
+        ["resnet50", "transformer"]
+    with pytest.raises(ValueError, match="phases: expected 'fwd' and/or 'bwd'"):
+        plots.modified_roofline("resnet50", phases=["sideways"])
+    with pytest.raises(ValueError, match="bandwidth: must be a number > 0"):
+        plots.modified_roofline("resnet50", bandwidth=0)
+    with pytest.raises(ValueError, match="unknown network 'nope'"):
+        plots.modified_roofline("nope")
+
+
+def test_roofline_of_an_estimate(result):
+    ax = plots.roofline(result)
+    assert ax.get_title().splitlines()[0] == "Roofline: achieved performance per step"
+    assert ax.get_xlabel() == "operational intensity (FLOP/byte of off-chip traffic)"
+    assert ax.get_ylabel() == "achieved performance (TFLOP/s)"
+    s = result.steps
+    moved = s["bytes_in"] + s["bytes_out"]
+    shown = s[(s["flops"] > 0) & (s["time"] > 0) & (moved > 0)]
+    counts = shown["class"].where(shown["phase"] != "loss", "loss").value_counts()
+    expected = [f"type {c} steps ({counts[c]})" for c in ("I", "II") if c in counts]
+    expected += [f"loss steps ({counts['loss']})"] if "loss" in counts else []
+    assert legend_labels(ax)[2:] == expected
+    points = np.concatenate([c.get_offsets() for c in ax.collections])
+    assert len(points) == len(shown)
+    assert np.all(points[:, 1] <= 13.45 * (1 + 1e-9))  # no step beats the compute roof
+    with pytest.raises(TypeError, match="result: expected a dnnmem.Result"):
+        plots.roofline(result.to_dict())
+
+
+# --------------------------------------------------------------------------------------------
+# per-step plots of estimates (Fig. 5.5, timeline)
+# --------------------------------------------------------------------------------------------
+def test_time_breakdown_from_results():
+    net = dnnmem.network("resnet50", batch=2)
+    results = {c: dnnmem.estimate(net, capacity=c) for c in (4 * MIB, 64 * MIB)}
+    ax = plots.time_breakdown(results, top=3)
+    assert ax.get_title() == "Iteration time by layer kind"
+    assert ax.get_ylabel() == "time per iteration (ms)"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["4 MiB", "64 MiB"]
+    labels = legend_labels(ax)
+    assert labels[0] == "conv2d" and labels[-1] == "other" and len(labels) == 4
+    # The stacked bars add up to each estimate's time (by_kind sums to Result.time).
+    tops = [sum(c[i].get_height() for c in ax.containers) for i in range(2)]
+    np.testing.assert_allclose(tops, [results[4 * MIB].time * 1e3, results[64 * MIB].time * 1e3])
+    table = plots.breakdown_table(results, by="class")
+    assert list(table.columns) == ["capacity", "class", "time"]
+    ax = plots.time_breakdown(table, by="class")
+    assert set(legend_labels(ax)) == set(table["class"])
+    with pytest.raises(ValueError, match=r"missing column\(s\) \['kind'\]"):
+        plots.time_breakdown(table, by="kind")
+    with pytest.raises(ValueError, match="by: expected 'kind' or 'class'"):
+        plots.time_breakdown(results, by="layer")
+    with pytest.raises(ValueError, match="top: must be an integer >= 1"):
+        plots.time_breakdown(results, top=0)
+    with pytest.raises(TypeError, match=r"results\['x'\]: expected a dnnmem.Result"):
+        plots.time_breakdown({"x": 1.0})
+
+
+def test_timeline(result):
+    ax = plots.timeline(result, steps=(0, 60))
+    assert ax.get_title().splitlines()[0] == "Timeline of one training iteration"
+    assert "steps 0–59 of" in ax.get_title()
+    assert ax.get_xlabel() == "time (µs)"  # the first 60 steps end well before 1 ms
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["compute", "stall", "loads", "stores"]
+    labels = legend_labels(ax)
+    assert labels[:2] == ["compute, type I", "compute, type II"]
+    assert "loads issued" in labels and "stores issued" in labels
+    s = result.steps.iloc[:60]
+    compute = [c for c in ax.collections if c.get_label().startswith("compute")]
+    width = sum(p.get_extents().width for c in compute for p in c.get_paths())
+    np.testing.assert_allclose(width, s["compute_time"].sum() * 1e6, rtol=1e-9)
+    whole = plots.timeline(result)
+    assert whole.get_xlabel() == "time (ms)"
+    with pytest.raises(ValueError, match="selects no step"):
+        plots.timeline(result, steps=(5, 5))
+
+
+# --------------------------------------------------------------------------------------------
+# Pareto plot, filters and errors
+# --------------------------------------------------------------------------------------------
+def test_plot_pareto(sweep):
+    df = dnnmem.with_area(sweep[sweep.batch == 2])
+    ax = plots.plot_pareto(df, "area_mm2", "time", yscale=1e-3, xlabel="SRAM area (mm²)",
+                           ylabel="time (ms)", title="Area vs time")
+    front = dnnmem.pareto(df, minimize=["area_mm2", "time"])
+    assert legend_labels(ax) == [f"all points ({len(df)})", f"Pareto front ({len(front)})"]
+    assert (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) == \
+        ("Area vs time", "SRAM area (mm²)", "time (ms)")
+    np.testing.assert_allclose(ax.get_lines()[0].get_ydata(),
+                               front.sort_values(["area_mm2", "time"])["time"] * 1e3)
+    ax = plots.plot_pareto(df, "area_mm2", "samples_per_s", maximize=["samples_per_s"])
+    assert ax.get_lines()[0].get_drawstyle() == "steps-post"
+    with pytest.raises(ValueError, match="maximize: \\['utilization'\\] is neither"):
+        plots.plot_pareto(df, "area_mm2", "time", maximize=["utilization"])
+
+
+SWEEP_PLOTS = [
+    (plots.traffic_vs_capacity, "traffic_in"),
+    (plots.time_vs_capacity, "time"),
+    (plots.bandwidth_vs_capacity, "avg_bandwidth"),
+    (plots.throughput_vs_batch, "samples_per_s"),
+]
+
+
+@pytest.mark.parametrize(("plot", "column"), SWEEP_PLOTS)
+def test_missing_columns_are_named(sweep, plot, column):
+    with pytest.raises(ValueError, match=rf"{plot.__name__}: missing column\(s\) \['{column}'\]"):
+        plot(sweep.drop(columns=[column]), batch=2) if plot is not plots.throughput_vs_batch \
+            else plot(sweep.drop(columns=[column]))
+    with pytest.raises(TypeError, match="expected a pandas DataFrame"):
+        plot(sweep.to_dict())
+
+
+def test_filters(sweep):
+    with pytest.raises(ValueError, match="no rows match"):
+        plots.traffic_vs_capacity(sweep, network="vgg16")
+    with pytest.raises(ValueError, match=r"missing column\(s\) \['policy'\]"):
+        plots.traffic_vs_capacity(sweep.drop(columns=["policy"]), policy="lookahead")
+    # Extra rows at the same capacity that no design-point column tells apart: refuse.
+    doubled = pd.concat([sweep, sweep])
+    with pytest.raises(ValueError, match="several rows share one capacity"):
+        plots.traffic_vs_capacity(doubled)

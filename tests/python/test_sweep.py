@@ -1,0 +1,315 @@
+"""dnnmem.sweep: every row equals dnnmem.estimate() at its point, exactly; thread count, point
+order and executor change nothing; resume, interrupt and argument errors."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import importlib
+import multiprocessing
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import dnnmem
+
+sweep_module = importlib.import_module("dnnmem.sweep")  # dnnmem.sweep is the function
+
+MiB = 2**20
+# A small real network (ResNet-50 at batch 2 has ~160 steps; enough to keep, prefetch, stall).
+NET = dnnmem.network("resnet50", batch=2)
+CAPS = [0, "8MiB", 24 * MiB, 60 * MiB]
+BWS = ["616GB/s", 1555e9]
+
+
+@pytest.fixture(scope="module")
+def grid() -> pd.DataFrame:
+    return dnnmem.sweep(NET, capacity=CAPS, bandwidth=BWS, throughput="13.45TFLOPS",
+                        policy=list(dnnmem.policies()), threads=2, progress=False)
+
+
+def test_each_row_equals_estimate(grid: pd.DataFrame) -> None:
+    assert len(grid) == len(CAPS) * len(BWS) * len(dnnmem.policies())
+    assert list(grid.columns) == sweep_module.INPUT_COLUMNS + sweep_module.RESULT_COLUMNS
+    for row in grid.itertuples(index=False):
+        r = dnnmem.estimate(NET, policy=row.policy, capacity=row.capacity,
+                            bandwidth=row.bandwidth, throughput=row.throughput)
+        expected = r.to_dict()
+        got = row._asdict()
+        for k, v in expected.items():
+            assert got[k] == v, (k, row)  # exact: bytes and seconds alike
+        assert got["flops"] == r.flops
+        assert {k: got[k] for k in r.counts} == r.counts
+    assert grid["kept"].max() > 0 and grid["prefetched"].max() > 0  # not all streamed
+
+
+def test_dtypes_and_units(grid: pd.DataFrame) -> None:
+    for c in ("batch", "capacity", "traffic_in", "traffic_out", "flops", "kept", "offloads"):
+        assert grid[c].dtype == np.int64, c
+    for c in ("bandwidth", "throughput", "time", "utilization"):
+        assert grid[c].dtype == np.float64, c
+    assert isinstance(grid["network"].dtype, pd.CategoricalDtype)
+    # Unit strings parsed to SI: 8 MiB = 8388608 bytes, 616 GB/s = 616e9 bytes/s.
+    assert sorted(grid["capacity"].unique()) == [0, 8388608, 24 * MiB, 60 * MiB]
+    assert sorted(grid["bandwidth"].unique()) == [616e9, 1555e9]
+    assert set(grid["throughput"]) == {13.45e12}
+    # Capacity varies fastest (grid order).
+    assert list(grid["capacity"][:4]) == [0, 8388608, 24 * MiB, 60 * MiB]
+
+
+def test_threads_and_point_order_change_nothing(grid: pd.DataFrame) -> None:
+    one = dnnmem.sweep(NET, capacity=CAPS, bandwidth=BWS, throughput="13.45TFLOPS",
+                       policy=list(dnnmem.policies()), threads=1, progress=False)
+    pd.testing.assert_frame_equal(one, grid, check_exact=True)
+    shuffled = grid[sweep_module.INPUT_COLUMNS].sample(frac=1.0, random_state=3)
+    shuffled["network"] = shuffled["network"].astype(str)
+    shuffled["policy"] = shuffled["policy"].astype(str)
+    df = dnnmem.sweep(NET, points=shuffled, threads=2, progress=False)
+    back = df.assign(order=shuffled.index.to_numpy()).sort_values("order").drop(columns="order")
+    back["policy"] = back["policy"].astype(str)
+    expected = grid.copy()
+    expected["policy"] = expected["policy"].astype(str)
+    pd.testing.assert_frame_equal(back.reset_index(drop=True), expected.reset_index(drop=True),
+                                  check_exact=True, check_categorical=False)
+
+
+def test_explicit_points_and_defaults() -> None:
+    df = dnnmem.sweep("resnet50", batch=2, points=[
+        {"capacity": "24MiB", "policy": "lru"},
+        {"capacity": 0, "bandwidth": "1TB/s"},
+    ], progress=False)
+    assert list(df["policy"]) == ["lru", "lookahead"]
+    assert list(df["capacity"]) == [24 * MiB, 0]
+    assert list(df["bandwidth"]) == [616e9, 1e12]  # the default Hardware's 616 GB/s
+    assert list(df["batch"]) == [2, 2]
+    r = dnnmem.estimate("resnet50", batch=2, capacity=0, bandwidth="1TB/s")
+    assert df["time"][1] == r.time and df["traffic_in"][1] == r.traffic_in
+
+
+def test_several_networks_and_batches() -> None:
+    df = dnnmem.sweep(["resnet50", "transformer"], batch=[1, 2], capacity="16MiB",
+                      progress=False)
+    assert list(zip(df["network"], df["batch"])) == [
+        ("resnet50", 1), ("resnet50", 2), ("transformer", 1), ("transformer", 2)]
+    r = dnnmem.estimate("transformer", batch=2, capacity="16MiB")
+    row = df.iloc[3]
+    assert row["time"] == r.time and row["traffic_out"] == r.traffic_out
+    assert row["samples_per_s"] == r.samples_per_s
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"capacity": "24 furlongs"}, "capacity: unknown unit"),
+    ({"capacity": -1}, "capacity"),
+    ({"bandwidth": 0}, "bandwidth: must be >= 1"),
+    ({"throughput": "fast"}, "throughput: cannot read"),
+    ({"policy": "fifo"}, "policy: unknown policy 'fifo'"),
+    ({"batch": 0}, "batch: must be an integer"),
+    ({"threads": 0}, "threads: must be an integer >= 1"),
+    ({"ops_per_mac": 3}, "ops_per_mac"),
+    ({"capacity": []}, "capacity: no values"),
+    ({"on_interrupt": "ignore"}, "on_interrupt"),
+    ({"points": [{"capacity": 1, "colour": "red"}]}, "points: unknown column"),
+    ({"points": [{"capacity": 1}], "policy": ["lru", "none"]}, "points: no 'policy' for 1 point"),
+])
+def test_errors_name_the_argument(kwargs: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        dnnmem.sweep(NET, progress=False, **kwargs)
+
+
+def test_network_errors() -> None:
+    with pytest.raises(ValueError, match="network: no network given"):
+        dnnmem.sweep(capacity=0, progress=False)
+    with pytest.raises(ValueError, match="network: 'nosuchnet' is neither"):
+        dnnmem.sweep("nosuchnet", progress=False)
+    with pytest.raises(TypeError, match="hardware: expected dnnmem.Hardware"):
+        dnnmem.sweep(NET, hardware="24MiB", progress=False)
+    only_input = {"name": "nothing", "layers": [{"name": "x", "kind": "input", "shape": [4]}]}
+    with pytest.raises(ValueError, match="network: 'nothing' has no step"):
+        dnnmem.sweep(only_input, progress=False)
+
+
+def test_parquet_resume(tmp_path, monkeypatch) -> None:
+    pytest.importorskip("pyarrow")
+    out = tmp_path / "results.parquet"
+    evaluated: list[int] = []
+    real_run = sweep_module._run
+
+    def counting_run(schedule, capacity, *args, **kwargs):  # type: ignore[no-untyped-def]
+        evaluated.append(len(capacity))
+        return real_run(schedule, capacity, *args, **kwargs)
+
+    monkeypatch.setattr(sweep_module, "_run", counting_run)
+    first = dnnmem.sweep(NET, capacity=[0, "24MiB"], policy=["lookahead", "lru"], out=out,
+                         progress=False)
+    assert evaluated == [4] and first.attrs["evaluated"] == 4
+    second = dnnmem.sweep(NET, capacity=[0, "24MiB", "60MiB"], policy=["lookahead", "lru"],
+                          out=out, progress=False)
+    assert evaluated == [4, 2]  # only the 60 MiB points are new
+    assert second.attrs["evaluated"] == 2
+    fresh = dnnmem.sweep(NET, capacity=[0, "24MiB", "60MiB"], policy=["lookahead", "lru"],
+                         progress=False)
+    pd.testing.assert_frame_equal(second, fresh, check_exact=True)
+    on_disk = pd.read_parquet(out)
+    assert len(on_disk) == 6
+    third = dnnmem.sweep(NET, capacity=[0], policy="lru", out=out, progress=False)
+    assert evaluated == [4, 2, 6] and third.attrs["evaluated"] == 0  # 6: `fresh`
+    assert third["time"][0] == fresh["time"][3]
+
+
+@pytest.mark.parametrize("kind", ["thread", "process"])
+def test_executor_equals_local(grid: pd.DataFrame, kind: str) -> None:
+    if kind == "thread":
+        ex = concurrent.futures.ThreadPoolExecutor(2)
+    else:  # spawn: a forked child of a process that ran OpenMP threads may hang (libgomp)
+        ex = concurrent.futures.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"))
+    with ex:
+        df = dnnmem.sweep(NET, capacity=CAPS, bandwidth=BWS, throughput="13.45TFLOPS",
+                          policy=list(dnnmem.policies()), executor=ex, chunk_size=5,
+                          progress=False)
+    pd.testing.assert_frame_equal(df, grid, check_exact=True)
+
+
+def test_dask_local_cluster_equals_local(grid: pd.DataFrame) -> None:
+    distributed = pytest.importorskip("distributed")
+    import dnnmem.cluster
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        ex = dnnmem.cluster.dask(client, threads_per_worker=1, chunk_size=7)
+        assert ex.threads == 1 and ex._max_workers == 2
+        df = dnnmem.sweep(NET, capacity=CAPS, bandwidth=BWS, throughput="13.45TFLOPS",
+                          policy=list(dnnmem.policies()), executor=ex, progress=False)
+    pd.testing.assert_frame_equal(df, grid, check_exact=True)
+
+
+def test_dask_arguments() -> None:
+    import dnnmem.cluster
+
+    with pytest.raises(ValueError, match="threads_per_worker"):
+        dnnmem.cluster.dask(object(), threads_per_worker=0)
+    with pytest.raises(ValueError, match="chunk_size"):
+        dnnmem.cluster.dask(object(), chunk_size=-5)
+
+
+def test_interrupt_returns_finished_rows(monkeypatch, tmp_path) -> None:
+    """A KeyboardInterrupt during the second (network, batch) group: the first group's rows
+    come back with a warning, and `out` holds them for a resume."""
+    pytest.importorskip("pyarrow")
+    real_run = sweep_module._run
+    calls = []
+
+    def interrupting_run(schedule, capacity, bandwidth, throughput, policy, threads, ops,
+                         progress, out):  # type: ignore[no-untyped-def]
+        calls.append(len(capacity))
+        if len(calls) == 2:  # Ctrl-C as the second group starts
+            raise KeyboardInterrupt
+        return real_run(schedule, capacity, bandwidth, throughput, policy, threads, ops,
+                        progress, out)
+
+    monkeypatch.setattr(sweep_module, "_run", interrupting_run)
+    path = tmp_path / "partial.parquet"
+    with pytest.warns(dnnmem.SweepInterrupted, match="returning the 3 of 6 points"):
+        df = dnnmem.sweep("resnet50", batch=[1, 2], capacity=[0, "8MiB", "24MiB"], out=path,
+                          progress=False)
+    assert list(df["batch"]) == [1, 1, 1]
+    assert len(pd.read_parquet(path)) == 3
+    with pytest.raises(KeyboardInterrupt):
+        calls.clear()
+        dnnmem.sweep("resnet50", batch=[1, 3], capacity=[0], on_interrupt="raise",
+                     progress=False)
+
+
+def test_core_sweep_interrupt_keeps_finished_points() -> None:
+    """The binding: an exception from the progress callback cancels the sweep; the `out`
+    arrays hold the finished points (done) and NaN elsewhere."""
+    s = NET.schedule
+    n = 4000
+    out = sweep_module._engine_columns(n)
+    calls = []
+
+    def progress(done: int) -> None:
+        calls.append(done)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        dnnmem._core.sweep(s, np.full(n, 24 * MiB), np.full(n, 616e9), np.full(n, 13.45e12),
+                           np.zeros(n, np.int32), 1, 2, progress, out, 0.001)
+    assert calls and len(calls) == 1
+    done = out["done"]
+    assert np.isnan(out["seconds"][~done]).all()
+    assert not np.isnan(out["seconds"][done]).any()
+    if done.any():  # every finished point has estimate()'s value
+        e = dnnmem._core.estimate(s, 24 * MiB, 616e9, 13.45e12, "lookahead")
+        assert (out["seconds"][done] == e.seconds).all()
+
+
+def test_core_sweep_argument_errors() -> None:
+    s = NET.schedule
+    one = np.ones(1)
+    with pytest.raises(ValueError, match="bandwidth: 2 values, but capacity has 1"):
+        dnnmem._core.sweep(s, np.zeros(1, np.int64), np.ones(2), one, np.zeros(1, np.int32))
+    with pytest.raises(ValueError, match="point 0: policy: index 42 out of range"):
+        dnnmem._core.sweep(s, np.zeros(1, np.int64), one * 1e9, one * 1e9,
+                           np.full(1, 42, np.int32))
+    with pytest.raises(ValueError, match=r"out\['seconds'\]: expected a writable"):
+        dnnmem._core.sweep(s, np.zeros(1, np.int64), one * 1e9, one * 1e9,
+                           np.zeros(1, np.int32), out={"seconds": np.zeros(2)})
+
+
+def test_slurm_job_script() -> None:
+    """dask-jobqueue builds the SLURM job a sweep would run on (nothing is submitted)."""
+    import signal
+
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        jobqueue = pytest.importorskip("dask_jobqueue")
+    finally:  # its import replaces the Ctrl-C handler of the whole test session
+        for s, h in handlers.items():
+            signal.signal(s, h)
+    cluster = jobqueue.SLURMCluster(cores=8, processes=1, memory="16GB", walltime="01:00:00",
+                                    queue="cpu", scheduler_options={"dashboard_address": None},
+                                    job_extra_directives=["--exclusive"])
+    try:
+        script = cluster.job_script()
+    finally:
+        cluster.close()
+    assert "#SBATCH --cpus-per-task=8" in script
+    assert "#SBATCH --mem=15G" in script  # 16 GB = 14.9 GiB, rounded up by dask-jobqueue
+    assert "#SBATCH -p cpu" in script
+    assert "#SBATCH --exclusive" in script
+    assert "--nthreads 8" in script
+
+
+def test_real_ctrl_c_stops_promptly(monkeypatch) -> None:
+    """SIGINT while the engine runs (sent as the engine starts): the sweep stops early and
+    returns the finished rows, each equal to estimate()."""
+    import os
+    import signal
+    import threading
+
+    real_run = sweep_module._run
+
+    def run_then_interrupt(*args, **kwargs):  # type: ignore[no-untyped-def]
+        threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
+        return real_run(*args, **kwargs)
+
+    monkeypatch.setattr(sweep_module, "_run", run_then_interrupt)
+    caps = list(range(0, 64 * MiB, 256))  # 262144 points: far longer than the 50 ms
+    # Python's own Ctrl-C handler (importing dask_jobqueue installs one raising SystemExit).
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with pytest.warns(dnnmem.SweepInterrupted):
+            df = dnnmem.sweep(NET, capacity=caps, threads=1, progress=False)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert 0 < len(df) < len(caps)
+    row = df.iloc[-1]
+    r = dnnmem.estimate(NET, capacity=int(row["capacity"]))
+    assert row["time"] == r.time and row["traffic_in"] == r.traffic_in
+
+
+def test_progress_bar(capsys) -> None:
+    pytest.importorskip("tqdm")
+    df = dnnmem.sweep(NET, capacity=[0, "24MiB"], progress=True)
+    assert len(df) == 2
