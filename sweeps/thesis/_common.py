@@ -6,8 +6,8 @@ in this folder has ``compute(small=False) -> DataFrame`` (cached under ``results
 keyed by its parameters and the dnnmem version) and ``plot(df) -> Figure`` (saved as
 ``figures/<name>.png``); ``--small`` is the CI mode (seven capacities, small batches).
 
-The only place that knows whether ``dnnmem.sweep`` exists is :func:`run_sweep`; without it,
-it loops :func:`dnnmem.estimate` (the same numbers, one point at a time).
+Every grid goes through :func:`run_sweep` (``dnnmem.sweep``: one schedule per network and
+batch, the points in parallel).
 """
 
 from __future__ import annotations
@@ -18,10 +18,9 @@ import functools
 import hashlib
 import json
 import os
-import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 import pandas as pd
 
@@ -63,18 +62,13 @@ def capacities(small: bool) -> list[int]:
     return list(SMALL_CAPACITIES if small else FULL_CAPACITIES)
 
 
-def available(names: Iterable[str] = WORKLOADS) -> list[str]:
-    """The names among ``names`` that ``dnnmem.networks()`` has; the others are skipped with a
-    note on stderr (a zoo branch not merged yet)."""
-    have = set(dnnmem.networks())
-    out = []
-    for n in names:
-        if n in have:
-            out.append(n)
-        else:
-            print(f"note: network {n!r} is not among dnnmem.networks(); skipped",
-                  file=sys.stderr)
-    return out
+def workloads() -> list[str]:
+    """Table 5.1's networks, in its order; raise naming any that is not built in."""
+    missing = [n for n in WORKLOADS if n not in dnnmem.networks()]
+    if missing:
+        raise ValueError(f"network: {missing} not among dnnmem.networks(); the thesis figures "
+                         f"need all of {list(WORKLOADS)}")
+    return list(WORKLOADS)
 
 
 @functools.lru_cache(maxsize=64)
@@ -82,10 +76,6 @@ def load(name: str, batch: int, bytes_per_element: int = 4) -> dnnmem.Network:
     """A built-in network, built once per (name, batch, element size) in this process (its
     schedule is then shared by every estimate)."""
     return dnnmem.network(name, batch=batch, bytes_per_element=bytes_per_element)
-
-
-def _sweep_fn() -> Callable[..., pd.DataFrame] | None:
-    return getattr(dnnmem, "sweep", None)
 
 
 def run_sweep(network: str, *, batch: Sequence[int], capacity: Sequence[float],
@@ -101,33 +91,19 @@ def run_sweep(network: str, *, batch: Sequence[int], capacity: Sequence[float],
     batch, capacity, bandwidth, throughput, policy : sequences
         The grid (bytes, bytes/s, FLOP/s).
     ops_per_mac, bytes_per_element : int
-        Sensitivity knobs; anything but the defaults (2, 4) loops :func:`dnnmem.estimate`.
+        FLOPs per multiply-accumulate (SPEC §2) and bytes per element of the networks.
 
     Returns
     -------
     DataFrame
-        The columns of ``Result.to_dict()`` (``network``, ``batch``, ``policy``, ``capacity``,
+        ``dnnmem.sweep``'s columns (``network``, ``batch``, ``policy``, ``capacity``,
         ``bandwidth``, ``throughput``, ``time``, ``traffic_in``, ``traffic_out``,
-        ``avg_bandwidth``, …) and ``flops``, plus ``ops_per_mac`` and ``bytes_per_element``.
+        ``avg_bandwidth``, ``flops``, …), plus ``ops_per_mac`` and ``bytes_per_element``.
     """
-    sweep = _sweep_fn()
-    if sweep is not None and ops_per_mac == 2 and bytes_per_element == 4:
-        df = sweep(network, capacity=list(capacity), bandwidth=list(bandwidth),
-                   throughput=list(throughput), batch=list(batch), policy=list(policy),
-                   progress=False)
-    else:
-        rows = []
-        for n in batch:
-            net = load(network, int(n), bytes_per_element)
-            for pol in policy:
-                for bw in bandwidth:
-                    for thr in throughput:
-                        for cap in capacity:
-                            r = dnnmem.estimate(net, policy=pol, capacity=int(cap),
-                                                bandwidth=bw, throughput=thr,
-                                                ops_per_mac=ops_per_mac)
-                            rows.append({**r.to_dict(), "flops": r.flops})
-        df = pd.DataFrame(rows)
+    nets = [load(network, int(n), bytes_per_element) for n in batch]
+    df = dnnmem.sweep(nets, capacity=list(capacity), bandwidth=list(bandwidth),
+                      throughput=list(throughput), policy=list(policy), ops_per_mac=ops_per_mac,
+                      progress=False)
     df = df.copy()
     df["network"] = network  # one spelling, whatever the engine wrote
     df["ops_per_mac"] = ops_per_mac
@@ -236,9 +212,9 @@ def main(name: str, compute: Callable[..., pd.DataFrame],
 
 def capacity_sweep(name: str, small: bool, bandwidth: Sequence[float],
                    throughput: Sequence[float], force: bool = False) -> pd.DataFrame:
-    """The capacity grid for every available workload of Table 5.1 at its batch, lookahead,
-    over ``bandwidth`` × ``throughput``; cached under ``name``."""
-    names = available()
+    """The capacity grid for every workload of Table 5.1 at its batch, lookahead, over
+    ``bandwidth`` × ``throughput``; cached under ``name``."""
+    names = workloads()
     caps = capacities(small)
     params = {"networks": {n: WORKLOADS[n] for n in names}, "capacity": caps,
               "bandwidth": list(bandwidth), "throughput": list(throughput), "policy": POLICY}

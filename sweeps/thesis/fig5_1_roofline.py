@@ -58,7 +58,7 @@ def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
         ``class`` ("I" / "II"), ``phase``, ``rf`` (FLOP/byte), ``flops`` (of that step),
         ``attainable`` (FLOP/s, Eq. 5.1 on the RTX 2080 Ti), ``memory_bound`` (rf < ridge).
     """
-    names = C.available()
+    names = C.workloads()
     params = {"networks": {n: C.WORKLOADS[n] for n in names}, "bandwidth": BANDWIDTH,
               "throughput": THROUGHPUT}
 

@@ -54,7 +54,7 @@ def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
         One row per (network, capacity, kind): ``network``, ``batch``, ``capacity``
         (bytes), ``kind``, ``class`` ("I", "II", "loss", "drain"), ``time`` (s).
     """
-    names = C.available()
+    names = C.workloads()
     caps = SMALL_CAPACITIES if small else FULL_CAPACITIES
     params = {"networks": {n: C.WORKLOADS[n] for n in names}, "capacity": caps,
               **C.RTX_2080_TI, "policy": C.POLICY}

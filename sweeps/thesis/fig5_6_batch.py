@@ -39,7 +39,7 @@ def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
         One row per (network, batch, capacity): the sweep columns; ``samples_per_s`` is
         the figure's y.
     """
-    names = C.available()
+    names = C.workloads()
     batches = SMALL_BATCHES if small else FULL_BATCHES
     params = {"networks": names, "batch": batches, "capacity": CAPACITIES, **C.RTX_2080_TI,
               "policy": C.POLICY}

@@ -114,15 +114,12 @@ def recurrent_weight_bytes(network: str, batch: int, seq_len: int = 50) -> int:
 
 # -- generated blocks ------------------------------------------------------------------------
 def block_setup(small: bool) -> str:
-    engine = "dnnmem.sweep" if C._sweep_fn() is not None else "a dnnmem.estimate loop"
-    nets = ", ".join(f"{n} (N={C.WORKLOADS[n]})" for n in C.available())
-    missing = [n for n in C.WORKLOADS if n not in C.available()]
+    nets = ", ".join(f"{n} (N={C.WORKLOADS[n]})" for n in C.workloads())
     caps = "7 capacities (24, 128, 296, 400, 442, 500, 1000 MiB)" if small else \
         "489 capacities (24 to 1000 MiB in 2 MiB steps)"
     lines = [f"- Mode: {'**small (CI)**' if small else 'full'}; {caps}; policy `lookahead`.",
-             f"- dnnmem {dnnmem.__version__}; points evaluated with {engine}.",
-             f"- Networks: {nets}" + (f"; not built in, skipped: {', '.join(missing)}"
-                                      if missing else "") + "."]
+             f"- dnnmem {dnnmem.__version__}; points evaluated with dnnmem.sweep.",
+             f"- Networks: {nets}."]
     return "\n".join(lines)
 
 

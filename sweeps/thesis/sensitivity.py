@@ -63,7 +63,7 @@ def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
     """One row per (network, variant, capacity, throughput): ``time`` (s), ``traffic``
     (bytes), ``type2_share`` (fraction of the time in type-II steps) and ``utilization``.
     ``small`` drops GNMT's 8 variants to 3 (its 26k steps dominate)."""
-    names = C.available()
+    names = C.workloads()
     params = {"networks": {n: C.WORKLOADS[n] for n in names}, "capacity": CAPACITIES,
               "throughput": THROUGHPUTS, "bandwidth": C.RTX_2080_TI["bandwidth"],
               "variants": {k: repr(v) for k, v in VARIANTS.items()}, "small": small}

@@ -58,12 +58,12 @@ def mods(tmp_path_factory):
 
 
 def networks():
-    return [n for n in ("resnet50", "mobilenet_v2", "gnmt", "transformer")
-            if n in dnnmem.networks()]
+    return ["resnet50", "mobilenet_v2", "gnmt", "transformer"]  # thesis Table 5.1
 
 
 def test_small_grid_and_networks(mods):
     C = mods._common
+    assert C.workloads() == networks()
     assert C.capacities(True) == [c * MIB for c in (24, 128, 296, 400, 442, 500, 1000)]
     full = C.capacities(False)
     assert len(full) == 489 and full[0] == 24 * MIB and full[-1] == 1000 * MIB
@@ -127,8 +127,6 @@ def test_traffic_no_cache_removes(mods):
     4 bytes × trainable parameters and traffic in ≥ input + weights + batchnorm state."""
     df = mods.data["fig5_2_traffic"]
     for n in ("resnet50", "mobilenet_v2"):
-        if n not in networks():
-            continue
         net = mods._common.load(n, 32)
         t = net.tensors
         must_in = t.loc[t.starts_offchip, "bytes"].sum()
@@ -161,21 +159,21 @@ def test_breakdown_sums_to_time(mods):
                                                              else [])].sum(axis=1), 1.0)
 
 
-def test_fallback_matches_estimate(mods, monkeypatch):
-    """run_sweep's loop gives estimate()'s numbers; with dnnmem.sweep present, the same."""
+def test_run_sweep_matches_estimate(mods):
+    """run_sweep (dnnmem.sweep on the cached networks) gives estimate()'s numbers, also with
+    the sensitivity knobs (ops_per_mac = 1, 2-byte elements)."""
     C = mods._common
     caps = [24 * MIB, 256 * MIB]
-    got = C.run_sweep("resnet50", batch=[8], capacity=caps, bandwidth=[616e9],
-                      throughput=[13.45e12])
-    monkeypatch.setattr(C, "_sweep_fn", lambda: None)
-    loop = C.run_sweep("resnet50", batch=[8], capacity=caps, bandwidth=[616e9],
-                       throughput=[13.45e12])
-    for cap in caps:
-        r = dnnmem.estimate("resnet50", batch=8, capacity=cap, bandwidth=616e9,
-                            throughput=13.45e12)
-        for df in (got, loop):
-            row = df[df.capacity == cap].iloc[0]
-            assert row["time"] == r.time
+    for opm, bpe in ((2, 4), (1, 2)):
+        got = C.run_sweep("resnet50", batch=[8], capacity=caps, bandwidth=[616e9],
+                          throughput=[13.45e12], ops_per_mac=opm, bytes_per_element=bpe)
+        assert list(got["network"]) == ["resnet50"] * 2
+        net = dnnmem.network("resnet50", batch=8, bytes_per_element=bpe)
+        for cap in caps:
+            r = dnnmem.estimate(net, capacity=cap, bandwidth=616e9, throughput=13.45e12,
+                                ops_per_mac=opm)
+            row = got[got.capacity == cap].iloc[0]
+            assert row["time"] == r.time and row["flops"] == r.flops
             assert row["traffic_in"] == r.traffic_in and row["traffic_out"] == r.traffic_out
 
 
@@ -211,7 +209,6 @@ def test_knee():
 
 
 def test_plots(mods):
-    pytest.importorskip("dnnmem.plots")
     for m in mods.figures:
         fig = m.plot(mods.data[m.NAME])
         assert len([a for a in fig.axes if a.get_visible() and a.get_label() != "<colorbar>"]) \
@@ -255,3 +252,9 @@ def test_notebook_runs_in_small_mode(tmp_path, monkeypatch):
     images = [o for c in code for o in c.outputs if "image/png" in o.get("data", {})]
     assert len(images) >= 6  # one figure per thesis figure
     assert any(p.name.startswith("fig5_2_traffic-") for p in (tmp_path / "results").iterdir())
+
+
+def test_missing_workload_is_named(mods, monkeypatch):
+    monkeypatch.setattr(dnnmem, "networks", lambda: ["resnet50", "transformer"])
+    with pytest.raises(ValueError, match=r"\['mobilenet_v2', 'gnmt'\] not among"):
+        mods._common.workloads()
