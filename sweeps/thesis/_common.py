@@ -100,10 +100,13 @@ def run_sweep(network: str, *, batch: Sequence[int], capacity: Sequence[float],
         ``bandwidth``, ``throughput``, ``time``, ``traffic_in``, ``traffic_out``,
         ``avg_bandwidth``, ``flops``, …), plus ``ops_per_mac`` and ``bytes_per_element``.
     """
-    nets = [load(network, int(n), bytes_per_element) for n in batch]
-    df = dnnmem.sweep(nets, capacity=list(capacity), bandwidth=list(bandwidth),
-                      throughput=list(throughput), policy=list(policy), ops_per_mac=ops_per_mac,
-                      progress=False)
+    # One call per batch: the networks are the cached Network objects (their schedules shared
+    # with the scripts' other uses), and one network name per call keeps the batches apart.
+    df = pd.concat([dnnmem.sweep(load(network, int(n), bytes_per_element),
+                                 capacity=list(capacity), bandwidth=list(bandwidth),
+                                 throughput=list(throughput), policy=list(policy),
+                                 ops_per_mac=ops_per_mac, progress=False)
+                    for n in batch], ignore_index=True)
     df = df.copy()
     df["network"] = network  # one spelling, whatever the engine wrote
     df["ops_per_mac"] = ops_per_mac

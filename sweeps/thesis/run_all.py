@@ -3,7 +3,7 @@
     python sweeps/thesis/run_all.py [--small] [--force]
 
 ``--small`` is the CI mode (seconds); the full grid (489 capacities × 4 networks × the
-figures' hardware) takes about two minutes on one core, most of it GNMT's 26k steps. Cached
+figures' hardware) takes about a minute on 2 cores, most of it GNMT's 26k steps. Cached
 DataFrames under ``results/thesis/`` are reused unless ``--force``.
 """
 

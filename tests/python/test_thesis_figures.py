@@ -119,6 +119,10 @@ def test_hardware_follows_the_captions(mods):
     assert set(d["fig5_4_bandwidth"]["bandwidth"]) == {616e9, 1555e9}
     assert set(d["fig5_4_bandwidth"]["throughput"]) == {13.45e12}
     assert set(d["fig5_6_batch"]["capacity"]) == {24 * MIB, 400 * MIB}
+    # Every (network, batch, capacity) once: 4 networks × 3 small batches × 2 capacities.
+    b = d["fig5_6_batch"]
+    assert len(b) == 24 and not b.duplicated(["network", "batch", "capacity"]).any()
+    assert set(b["batch"]) == set(mods.fig5_6_batch.SMALL_BATCHES)
 
 
 def test_traffic_no_cache_removes(mods):
@@ -165,14 +169,15 @@ def test_run_sweep_matches_estimate(mods):
     C = mods._common
     caps = [24 * MIB, 256 * MIB]
     for opm, bpe in ((2, 4), (1, 2)):
-        got = C.run_sweep("resnet50", batch=[8], capacity=caps, bandwidth=[616e9],
+        got = C.run_sweep("resnet50", batch=[4, 8], capacity=caps, bandwidth=[616e9],
                           throughput=[13.45e12], ops_per_mac=opm, bytes_per_element=bpe)
-        assert list(got["network"]) == ["resnet50"] * 2
+        assert list(got["network"]) == ["resnet50"] * 4
+        assert sorted(got["batch"]) == [4, 4, 8, 8]
         net = dnnmem.network("resnet50", batch=8, bytes_per_element=bpe)
         for cap in caps:
             r = dnnmem.estimate(net, capacity=cap, bandwidth=616e9, throughput=13.45e12,
                                 ops_per_mac=opm)
-            row = got[got.capacity == cap].iloc[0]
+            row = got[(got.capacity == cap) & (got.batch == 8)].iloc[0]
             assert row["time"] == r.time and row["flops"] == r.flops
             assert row["traffic_in"] == r.traffic_in and row["traffic_out"] == r.traffic_out
 
