@@ -31,10 +31,10 @@ if TYPE_CHECKING:
 
 REPO = Path(__file__).resolve().parents[2]
 #: Where ``compute`` caches its DataFrames and ``plot`` writes its PNGs (both git-ignored);
-#: module attributes so a test can point them at a temporary directory, and environment
-#: variables so a test can do so for a notebook's kernel.
-RESULTS_DIR = Path(os.environ.get("DNNMEM_THESIS_RESULTS", REPO / "results" / "thesis"))
-FIGURES_DIR = Path(os.environ.get("DNNMEM_THESIS_FIGURES", REPO / "figures"))
+#: module attributes so a test can point them at a temporary directory. ``DNNMEM_RESULTS_DIR``
+#: (the notebooks' test sets it) moves the cache to ``$DNNMEM_RESULTS_DIR/thesis``.
+RESULTS_DIR = Path(os.environ.get("DNNMEM_RESULTS_DIR", REPO / "results")) / "thesis"
+FIGURES_DIR = REPO / "figures"
 
 MIB = 2**20
 GB_S = 1e9

@@ -4,7 +4,8 @@ The scripts live outside the package (they are the thesis's experiments, not API
 imported from their folder, with their results/ and figures/ directories pointed at a
 temporary one. Only what SPEC guarantees is asserted (§8 P3 per point, the traffic a cache
 cannot remove), plus hand-counted values and cross-checks between the scripts; traffic is
-*not* asserted monotone in capacity (SPEC §5 rule 2).
+*not* asserted monotone in capacity (SPEC §5 rule 2). The notebook
+notebooks/thesis_figures.ipynb runs in tests/python/test_notebooks.py, with the others.
 """
 
 from __future__ import annotations
@@ -237,26 +238,6 @@ def test_report_blocks(mods):
     assert "Fig. 5.3 caption: speedup ≤ 23.04/13.45 = 1.713" in text
     mods.report.main(["--small", "--out", str(doc)])
     assert doc.read_text() == text  # idempotent: a second run changes nothing
-
-
-def test_notebook_runs_in_small_mode(tmp_path, monkeypatch):
-    """notebooks/thesis_figures.ipynb executes top to bottom (no full-run cache in its
-    results directory, so it computes the small grid) and is stored without outputs."""
-    nbformat = pytest.importorskip("nbformat")
-    nbclient = pytest.importorskip("nbclient")
-    pytest.importorskip("ipykernel")
-    path = THESIS.parents[1] / "notebooks" / "thesis_figures.ipynb"
-    nb = nbformat.read(path, as_version=4)
-    code = [c for c in nb.cells if c.cell_type == "code"]
-    assert all(not c.outputs and c.execution_count is None for c in code)  # stripped
-    monkeypatch.setenv("DNNMEM_THESIS_RESULTS", str(tmp_path / "results"))
-    monkeypatch.setenv("DNNMEM_THESIS_FIGURES", str(tmp_path / "figures"))
-    client = nbclient.NotebookClient(nb, timeout=120, kernel_name="python3",
-                                     resources={"metadata": {"path": str(path.parent)}})
-    client.execute()
-    images = [o for c in code for o in c.outputs if "image/png" in o.get("data", {})]
-    assert len(images) >= 6  # one figure per thesis figure
-    assert any(p.name.startswith("fig5_2_traffic-") for p in (tmp_path / "results").iterdir())
 
 
 def test_missing_workload_is_named(mods, monkeypatch):
