@@ -116,6 +116,9 @@ class _Networks:
 
     def __init__(self, network: Any) -> None:
         self.sources: dict[str, NetworkLike] = {}
+        # The batches of Network objects given under one name (None: a name, file or dict):
+        # [resnet50 at N=8, resnet50 at N=16] is one network at two batches, not one.
+        self.batches: dict[str, list[int | None]] = {}
         self._cache: dict[tuple[str, int | None], Network] = {}
         items = [] if network is None else (
             list(network) if isinstance(network, (list, tuple)) else [network])
@@ -124,8 +127,13 @@ class _Networks:
             label = net.name
             if label in self.sources and not self._same(label, net):
                 raise ValueError(f"network: two different networks are both named {label!r}")
-            self.sources[label] = item
-            self._cache[(label, None)] = net
+            own = self.batches.setdefault(label, [])
+            b = item.batch if isinstance(item, Network) else None
+            if b not in own:
+                own.append(b)
+            if label not in self.sources:
+                self.sources[label] = item
+                self._cache[(label, None)] = net
 
     def _same(self, label: str, net: Network) -> bool:
         return self._cache[(label, None)].to_dict() == net.to_dict()
@@ -151,9 +159,13 @@ class _Networks:
 
 def _grid(networks: _Networks, batch: list, policy: list, capacity: list, bandwidth: list,
           throughput: list) -> pd.DataFrame:
-    """The Cartesian product, capacity varying fastest (one curve per row block)."""
-    rows = itertools.product(networks.sources, batch, policy, bandwidth, throughput, capacity)
-    df = pd.DataFrame(list(rows), columns=["network", "batch", "policy", "bandwidth",
+    """The Cartesian product, capacity varying fastest (one curve per row block); without a
+    batch, each network at its own batch(es)."""
+    rows: list[tuple] = []
+    for label in networks.sources:
+        batches = networks.batches.get(label, [None]) if batch == [None] else batch
+        rows += itertools.product([label], batches, policy, bandwidth, throughput, capacity)
+    df = pd.DataFrame(rows, columns=["network", "batch", "policy", "bandwidth",
                                            "throughput", "capacity"])
     return df[INPUT_COLUMNS]
 

@@ -313,3 +313,17 @@ def test_progress_bar(capsys) -> None:
     pytest.importorskip("tqdm")
     df = dnnmem.sweep(NET, capacity=[0, "24MiB"], progress=True)
     assert len(df) == 2
+
+
+def test_one_network_at_two_batches_given_as_network_objects() -> None:
+    # [resnet50 at N=2, resnet50 at N=3] is one network at two batches: both rows are swept
+    # (found by the thesis figures: it used to keep only the first batch).
+    a, b = dnnmem.network("resnet50", batch=2), dnnmem.network("resnet50", batch=3)
+    df = dnnmem.sweep([a, b], capacity="8MiB", progress=False, threads=1)
+    assert df["batch"].tolist() == [2, 3]
+    for n, row in zip((a, b), df.itertuples()):
+        r = dnnmem.estimate(n, capacity="8MiB")
+        assert (row.time, row.traffic_in, row.traffic_out) == (r.time, r.traffic_in,
+                                                               r.traffic_out)
+    # An explicit batch still overrides the networks' own.
+    assert dnnmem.sweep([a, b], batch=4, capacity="8MiB", progress=False)["batch"].tolist() == [4]
