@@ -27,11 +27,12 @@ class RangeTree {
     if (lo > hi) return;
     std::size_t l = static_cast<std::size_t>(lo) + size_, r = static_cast<std::size_t>(hi) + size_ + 1;
     const std::size_t l0 = l, r0 = r - 1;
-    for (; l < r; l >>= 1, r >>= 1) {
+    int levels = 0;  // the adds touch levels 0 … levels-1 (leaves: level 0)
+    for (; l < r; l >>= 1, r >>= 1, ++levels) {
       if (l & 1) apply(l++, v);
       if (r & 1) apply(--r, v);
     }
-    rebuild(l0, r0);
+    rebuild(l0, r0, levels);
   }
 
   // The maximum over [lo, hi] (0 if empty). The nodes read on the left all lie under node
@@ -58,11 +59,21 @@ class RangeTree {
       if (left) ml += add_at(l - 1);
       if (right) mr += add_at(r);
     }
+    if (left && right) {  // the two ancestor chains join: add their common part once, to the max
+      std::size_t a = (l - 1) >> 1, b = r >> 1;
+      for (; a != b; a >>= 1, b >>= 1) {
+        ml += add_at(a);
+        mr += add_at(b);
+      }
+      std::int64_t m = std::max(ml, mr);
+      for (; a >= 1; a >>= 1) m += add_at(a);
+      return m;
+    }
     if (left)
       for (std::size_t a = (l - 1) >> 1; a >= 1; a >>= 1) ml += add_at(a);
     if (right)
       for (std::size_t a = r >> 1; a >= 1; a >>= 1) mr += add_at(a);
-    return left && right ? std::max(ml, mr) : left ? ml : mr;
+    return left ? ml : mr;
   }
 
   // The first / last index in [lo, hi] whose value is > level, or -1.
@@ -83,12 +94,22 @@ class RangeTree {
     t_[2 * p] += v;
     t_[2 * p + 1] += v;
   }
-  void pull(std::size_t p) { t_[2 * p] = std::max(max_at(2 * p), max_at(2 * p + 1)) + add_at(p); }
+  // Recomputes node p from its children; true if its maximum changed.
+  bool pull(std::size_t p) {
+    const std::int64_t m = std::max(max_at(2 * p), max_at(2 * p + 1)) + add_at(p);
+    const bool changed = m != t_[2 * p];
+    t_[2 * p] = m;
+    return changed;
+  }
   // Recomputes the ancestors of leaves l <= r, level by level (the two paths join at the top).
-  void rebuild(std::size_t l, std::size_t r) {
-    for (l >>= 1, r >>= 1; l >= 1; l >>= 1, r >>= 1) {
-      pull(l);
-      if (r != l) pull(r);
+  // Every node an add touched is a child of one of these ancestors, so from level `levels` up
+  // all changes lie on the two paths: once neither changes, nothing above does either.
+  void rebuild(std::size_t l, std::size_t r, int levels) {
+    int level = 1;
+    for (l >>= 1, r >>= 1; l >= 1; l >>= 1, r >>= 1, ++level) {
+      bool changed = pull(l);
+      if (r != l) changed = pull(r) || changed;
+      if (!changed && level >= levels) return;
     }
   }
   // `above` = the adds of the ancestors of `node`.
