@@ -76,6 +76,9 @@ class RangeTree {
     return left ? ml : mr;
   }
 
+  // The maximum over every index.
+  std::int64_t max_all() const { return max_at(1); }
+
   // The first / last index in [lo, hi] whose value is > level, or -1.
   int first_above(int lo, int hi, std::int64_t level) const {
     return lo <= hi ? find(1, 0, static_cast<int>(size_) - 1, lo, hi, level, 0, false) : -1;

@@ -94,7 +94,10 @@ class ThesisPlanner {
       resident_diff_[static_cast<std::size_t>(hi) + 1] -= bytes;
     }
   }
-  bool fits(int lo, int hi, std::int64_t bytes) { return occ_.max(lo, hi) + bytes <= in_.capacity; }
+  // (Below the capacity everywhere: no range query needed.)
+  bool fits(int lo, int hi, std::int64_t bytes) {
+    return occ_.max_all() + bytes <= in_.capacity || occ_.max(lo, hi) + bytes <= in_.capacity;
+  }
 
   // Rule 3's deadline: the first step w > u with compute of u+1 … w-1 >= the write time; n when
   // no step qualifies (then `qualifies` is false).
