@@ -430,6 +430,20 @@ UseIndex index_uses(const Schedule& s) {
     }
   }
   x.full_begin[nt] = static_cast<int>(x.full_step.size());
+  x.full.resize(x.full_step.size());
+  for (std::size_t t = 0; t < nt; ++t) {
+    const auto b = static_cast<std::size_t>(x.full_begin[t]), e = static_cast<std::size_t>(x.full_begin[t + 1]);
+    for (std::size_t f = b; f < e; ++f) {
+      FullUse& u = x.full[f];
+      u.bytes = s.tensors[t].bytes;
+      u.tensor = static_cast<int>(t);
+      u.step = x.full_step[f];
+      u.prev_step = f > b ? x.full_step[f - 1] : -1;
+      u.flags = static_cast<std::uint8_t>((x.full_read[f] ? FullUse::Read : 0) | (x.full_write[f] ? FullUse::Write : 0) |
+                                          (f > b ? FullUse::HasPrev : 0) | (f + 1 < e ? FullUse::HasNext : 0) |
+                                          (s.tensors[t].must_end_offchip ? FullUse::MustEndOffchip : 0));
+    }
+  }
   // Accesses and uses are in the same step order per tensor: match them up by (tensor, step).
   x.access_full.assign(s.accesses.size(), -1);
   std::vector<int> cursor(nt, 0);
@@ -483,6 +497,14 @@ UseIndex index_uses(const Schedule& s) {
     });
   group(x.write_begin, x.writes, step_of, [&](int f) { return x.full_write[static_cast<std::size_t>(f)] != 0; });
   // (full uses are numbered tensor by tensor, so each step's writes are already in tensor order)
+  const auto records = [&x](const std::vector<int>& fs, std::vector<FullUse>& out) {
+    out.clear();
+    out.reserve(fs.size());
+    for (int f : fs) out.push_back(x.full[static_cast<std::size_t>(f)]);
+  };
+  records(x.intervals, x.interval_uses);
+  records(x.reads, x.read_uses);
+  records(x.writes, x.write_uses);
   return x;
 }
 

@@ -70,9 +70,9 @@ PlanInput make_plan_input(const Schedule& s, const Hardware& hw, int ops_per_mac
 // sizes and fills what it uses. A fresh one is always correct, only slower.
 struct PlanScratch {
   // The thesis's planners (policies/thesis.cpp).
-  std::vector<std::int64_t> tree_max, tree_add, resident_diff;
+  std::vector<std::int64_t> tree, resident_diff;  // tree: RangeTree's nodes
   std::vector<Ticks> prefix;
-  std::vector<std::uint8_t> kept, dirty, loaded, born;
+  std::vector<std::uint8_t> state;  // per full use: kept / dirty / loaded / born bits
   std::vector<Transfer> prefetches, offloads, pending, sorted;
   std::vector<int> group, bucket;
   // no-lookahead's lingering tensors.

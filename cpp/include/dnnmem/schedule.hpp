@@ -67,6 +67,18 @@ struct ScheduleOptions {
   Scheduler scheduler = Scheduler::Default;
 };
 
+// One full use packed with what the thesis planners ask of it at every step, so that a planner
+// reads one cache line per use instead of chasing the tensor table (GNMT: 83k full uses of 24k
+// tensors, far beyond the L2 cache).
+struct FullUse {
+  std::int64_t bytes = 0;  // the tensor's size
+  int tensor = -1;
+  int step = 0;
+  int prev_step = -1;      // step of the tensor's previous full use, -1 if none
+  std::uint8_t flags = 0;  // FullUse::Read | Write | HasPrev | HasNext | MustEndOffchip
+  static constexpr std::uint8_t Read = 1, Write = 2, HasPrev = 4, HasNext = 8, MustEndOffchip = 16;
+};
+
 // What every cache manager derives from the use lists, computed once per schedule so that a
 // design point pays only for its own decisions (SPEC §6 note). A "full use" is a use that is not
 // partial; full uses are numbered globally, tensor by tensor, in step order, and a reuse
@@ -76,6 +88,7 @@ struct UseIndex {
   std::vector<int> full_tensor;     // per full use
   std::vector<int> full_step;       // per full use
   std::vector<std::uint8_t> full_read, full_write;
+  std::vector<FullUse> full;        // per full use, the above packed (plus size and neighbours)
   std::vector<int> access_full;     // per access: its full use, -1 if partial
   // Reuse intervals grouped by end step, each group in the static part of rule 2's order
   // (later start first, then smaller, then tensor order); "dirty first" is decided per point.
@@ -87,6 +100,9 @@ struct UseIndex {
   // Full writes grouped by step, in tensor order (rule 6's candidates).
   std::vector<int> write_begin;
   std::vector<int> writes;
+  // full[f] for each f of intervals / reads / writes, in the same order: the planners walk these
+  // lists front to back, so their records stream from memory instead of being looked up.
+  std::vector<FullUse> interval_uses, read_uses, write_uses;
 };
 
 struct Schedule {

@@ -22,17 +22,14 @@ class ThesisPlanner {
                 bool lookahead_offload = true)
       : in_(in), s_(in.schedule), x_(in.schedule.index), w_(w), prefetch_(prefetch),
         lookahead_offload_(lookahead_offload), n_(static_cast<int>(s_.steps.size())),
-        occ_(s_.steps.size(), w.tree_max, w.tree_add), resident_diff_(w.resident_diff),
-        prefix_(w.prefix), plan_(out), kept_(w.kept), dirty_(w.dirty), loaded_(w.loaded),
-        born_(w.born), prefetches_(w.prefetches), offloads_(w.offloads), scratch_(w.group) {
+        occ_(s_.steps.size(), w.tree), resident_diff_(w.resident_diff),
+        prefix_(w.prefix), plan_(out), state_(w.state), prefetches_(w.prefetches),
+        offloads_(w.offloads), scratch_(w.group) {
     resident_diff_.assign(s_.steps.size() + 1, 0);
     prefix_.assign(s_.steps.size() + 1, 0);
     for (std::size_t i = 0; i < s_.steps.size(); ++i) prefix_[i + 1] = prefix_[i] + in.compute[i];
     const std::size_t nf = x_.full_step.size();
-    kept_.assign(nf, 0);
-    dirty_.assign(nf, 0);
-    loaded_.assign(nf, 0);
-    born_.assign(nf, 0);
+    state_.assign(nf, 0);
     prefetches_.clear();
     offloads_.clear();
     plan_.transfers.clear();
@@ -60,25 +57,34 @@ class ThesisPlanner {
   std::vector<std::int64_t>& resident_diff_;  // resident bytes, without reservations
   std::vector<Ticks>& prefix_;                // prefix_[i] = compute ticks of steps 0 … i-1
   Plan& plan_;
-  // Per full use f (an interval is named by the full use it starts at):
-  std::vector<std::uint8_t>& kept_;    // interval f -> f+1 kept (rule 2)
-  std::vector<std::uint8_t>& dirty_;   // interval f -> f+1 dirty
-  std::vector<std::uint8_t>& loaded_;  // prefetched for use f (rule 4)
-  std::vector<std::uint8_t>& born_;    // the output of use f is on chip (rule 6)
+  // Per full use f (an interval is named by the full use it starts at), bits in one byte so that
+  // the planner's random look-ups by f touch one small array:
+  static constexpr std::uint8_t Kept = 1;    // interval f -> f+1 kept (rule 2)
+  static constexpr std::uint8_t Dirty = 2;   // interval f -> f+1 dirty
+  static constexpr std::uint8_t Loaded = 4;  // prefetched for use f (rule 4)
+  static constexpr std::uint8_t Born = 8;    // the output of use f is on chip (rule 6)
+  std::vector<std::uint8_t>& state_;
   std::vector<Transfer>& prefetches_;
   std::vector<Transfer>& offloads_;
   std::vector<int>& scratch_;
 
-  int tensor_of(int f) const { return x_.full_tensor[static_cast<std::size_t>(f)]; }
-  int step_of(int f) const { return x_.full_step[static_cast<std::size_t>(f)]; }
-  bool writes(int f) const { return x_.full_write[static_cast<std::size_t>(f)] != 0; }
-  std::int64_t bytes_of(int f) const { return s_.tensors[static_cast<std::size_t>(tensor_of(f))].bytes; }
-  bool has_next(int f) const { return f + 1 < x_.full_begin[static_cast<std::size_t>(tensor_of(f)) + 1]; }
-  bool has_prev(int f) const { return f > x_.full_begin[static_cast<std::size_t>(tensor_of(f))]; }
-  bool kept(int f) const { return kept_[static_cast<std::size_t>(f)] != 0; }  // f -> f+1
-  bool kept_into(int f) const { return has_prev(f) && kept(f - 1); }
-  bool dirty(int f) const { return dirty_[static_cast<std::size_t>(f)] != 0; }
-  bool must_end_offchip(int f) const { return s_.tensors[static_cast<std::size_t>(tensor_of(f))].must_end_offchip; }
+  const FullUse& use(int f) const { return x_.full[static_cast<std::size_t>(f)]; }
+  bool flag(int f, std::uint8_t bit) const { return (use(f).flags & bit) != 0; }
+  int tensor_of(int f) const { return use(f).tensor; }
+  int step_of(int f) const { return use(f).step; }
+  bool writes(int f) const { return flag(f, FullUse::Write); }
+  std::int64_t bytes_of(int f) const { return use(f).bytes; }
+  bool has_next(int f) const { return flag(f, FullUse::HasNext); }
+  bool has_prev(int f) const { return flag(f, FullUse::HasPrev); }
+  bool is(int f, std::uint8_t bit) const { return (state_[static_cast<std::size_t>(f)] & bit) != 0; }
+  void set(int f, std::uint8_t bit) { state_[static_cast<std::size_t>(f)] |= bit; }
+  bool kept(int f) const { return is(f, Kept); }  // f -> f+1
+  bool dirty(int f) const { return is(f, Dirty); }
+  // Kept / Dirty are only ever set on an interval's start, never on a tensor's last use, so
+  // "f - 1 is kept / dirty" implies that f - 1 is f's previous use (no has_prev look-up).
+  bool kept_into(int f) const { return f > 0 && kept(f - 1); }
+  bool dirty_before(int f) const { return f > 0 && dirty(f - 1); }
+  bool must_end_offchip(int f) const { return flag(f, FullUse::MustEndOffchip); }
 
   void occupy(int lo, int hi, std::int64_t bytes, bool reservation) {
     if (lo > hi) return;
@@ -88,7 +94,10 @@ class ThesisPlanner {
       resident_diff_[static_cast<std::size_t>(hi) + 1] -= bytes;
     }
   }
-  bool fits(int lo, int hi, std::int64_t bytes) { return occ_.max(lo, hi) + bytes <= in_.capacity; }
+  // (Below the capacity everywhere: no range query needed.)
+  bool fits(int lo, int hi, std::int64_t bytes) {
+    return occ_.max_all() + bytes <= in_.capacity || occ_.max(lo, hi) + bytes <= in_.capacity;
+  }
 
   // Rule 3's deadline: the first step w > u with compute of u+1 … w-1 >= the write time; n when
   // no step qualifies (then `qualifies` is false).
@@ -101,55 +110,63 @@ class ThesisPlanner {
   }
 
   // A resident dirty tensor leaves after step u: written out, its space reserved until w-1.
-  void offload_after(int f) {
-    const int u = step_of(f);
-    const std::int64_t bytes = bytes_of(f);
+  void offload_after(const FullUse& use) {
+    const int u = use.step;
+    const std::int64_t bytes = use.bytes;
     const int w = write_deadline(u, bytes);
     occupy(u + 1, w - 1, bytes, /*reservation=*/true);
-    offloads_.push_back({tensor_of(f), TransferKind::Offload, bytes, u, w});
+    offloads_.push_back({use.tensor, TransferKind::Offload, bytes, u, w});
     ++plan_.counts.offloads;
   }
+  void offload_after(int f) { offload_after(use(f)); }
 
   // Resident and dirty at use f: does it need writing out after f?
-  bool leaves_dirty(int f) const { return has_next(f) ? !kept(f) : must_end_offchip(f); }
+  bool leaves_dirty(int f, const FullUse& use) const {
+    return (use.flags & FullUse::HasNext) ? !kept(f) : (use.flags & FullUse::MustEndOffchip) != 0;
+  }
 
-  // `out` = the items of [b, e) that pass `keep`, those with `first` before the others, each
+  // `out` = the positions of [b, e) that pass `keep`, those with `first` before the others, each
   // part in the given order (a stable partition without std::stable_partition's allocation).
-  template <class It, class First, class Keep = bool (*)(int)>
-  static void dirty_first(It b, It e, std::vector<int>& out, First first,
+  template <class First, class Keep = bool (*)(int)>
+  static void dirty_first(int b, int e, std::vector<int>& out, First first,
                           Keep keep = [](int) { return true; }) {
     out.clear();
-    for (auto it = b; it != e; ++it)
-      if (keep(*it) && first(*it)) out.push_back(*it);
-    for (auto it = b; it != e; ++it)
-      if (keep(*it) && !first(*it)) out.push_back(*it);
+    for (int i = b; i != e; ++i)
+      if (keep(i) && first(i)) out.push_back(i);
+    for (int i = b; i != e; ++i)
+      if (keep(i) && !first(i)) out.push_back(i);
   }
 
   // Rule 2 (Bélády): intervals by end, dirty first, later start first, smaller, tensor order.
+  // `group` holds positions in x_.intervals (the records of x_.interval_uses alongside).
   void keep_intervals() {
     std::vector<int>& group = scratch_;
     for (int v = 0; v < n_; ++v) {
-      const auto b = x_.intervals.begin() + x_.interval_begin[static_cast<std::size_t>(v)];
-      const auto e = x_.intervals.begin() + x_.interval_begin[static_cast<std::size_t>(v) + 1];
+      const int b = x_.interval_begin[static_cast<std::size_t>(v)];
+      const int e = x_.interval_begin[static_cast<std::size_t>(v) + 1];
       if (b == e) continue;
-      for (auto it = b; it != e; ++it) {
-        const int f = *it;
-        dirty_[static_cast<std::size_t>(f)] = writes(f) || (kept_into(f) && dirty(f - 1));
+      for (int i = b; i < e; ++i) {
+        const int f = x_.intervals[static_cast<std::size_t>(i)];
+        if ((x_.interval_uses[static_cast<std::size_t>(i)].flags & FullUse::Write) || (kept_into(f) && dirty(f - 1)))
+          set(f, Dirty);
       }
-      dirty_first(b, e, group, [&](int f) { return dirty(f); });
-      for (int f : group) {
-        const int u = step_of(f);
+      dirty_first(b, e, group, [&](int i) { return dirty(x_.intervals[static_cast<std::size_t>(i)]); });
+      for (int i : group) {
+        const int f = x_.intervals[static_cast<std::size_t>(i)];
+        const FullUse& use = x_.interval_uses[static_cast<std::size_t>(i)];
+        const int u = use.step;
         const bool into_kept = kept_into(f);
         const int lo = into_kept ? u + 1 : u;  // consecutive kept intervals share their endpoint
-        const std::int64_t bytes = bytes_of(f);
+        const std::int64_t bytes = use.bytes;
         if (fits(lo, v, bytes)) {
           occupy(lo, v, bytes, false);
-          kept_[static_cast<std::size_t>(f)] = 1;
+          set(f, Kept);
           ++plan_.counts.kept;
           // Kept into its last use, dirty, and due off-chip: the final write-out (rule 7).
-          if (!has_next(f + 1) && must_end_offchip(f) && (dirty(f) || writes(f + 1))) offload_after(f + 1);
+          if ((use.flags & FullUse::MustEndOffchip) && !has_next(f + 1) && (dirty(f) || writes(f + 1)))
+            offload_after(f + 1);
         } else if (into_kept && dirty(f)) {
-          offload_after(f);  // rule 3: leaves right after u
+          offload_after(use);  // rule 3: leaves right after u
         }
       }
     }
@@ -158,14 +175,17 @@ class ThesisPlanner {
   // Rule 4: a read not resident before its step is loaded from p* = max(v - k, u + 1).
   void prefetch() {
     std::vector<int>& group = scratch_;
+    const auto f_at = [this](int i) { return x_.reads[static_cast<std::size_t>(i)]; };
     for (int v = 0; v < n_; ++v) {
-      const auto b = x_.reads.begin() + x_.read_begin[static_cast<std::size_t>(v)];
-      const auto e = x_.reads.begin() + x_.read_begin[static_cast<std::size_t>(v) + 1];
-      dirty_first(b, e, group, [&](int f) { return !kept_into(f) && has_prev(f) && dirty(f - 1); },
-                  [&](int f) { return !kept_into(f); });
-      for (int f : group) {
-        const int u = has_prev(f) ? step_of(f - 1) : -1;
-        const std::int64_t bytes = bytes_of(f);
+      const int b = x_.read_begin[static_cast<std::size_t>(v)];
+      const int e = x_.read_begin[static_cast<std::size_t>(v) + 1];
+      dirty_first(b, e, group, [&](int i) { return !kept_into(f_at(i)) && dirty_before(f_at(i)); },
+                  [&](int i) { return !kept_into(f_at(i)); });
+      for (int i : group) {
+        const int f = f_at(i);
+        const FullUse& use = x_.read_uses[static_cast<std::size_t>(i)];
+        const int u = use.prev_step;
+        const std::int64_t bytes = use.bytes;
         int k = 1;
         if (prefetch_ == Prefetch::LatencyAware) {
           // smallest k with compute of v-k … v-1 >= load time: the largest q <= v-1 with
@@ -176,21 +196,21 @@ class ThesisPlanner {
         }
         const int p_star = std::max(v - k, u + 1);
         if (p_star >= v) continue;  // streamed
-        const bool next_kept = has_next(f) && kept(f);
+        const bool next_kept = kept(f);  // (only an interval's start is kept)
         const int end = next_kept ? v - 1 : v;  // a kept interval from v already holds v
         const int blocked = occ_.last_above(p_star, end, in_.capacity - bytes);
         const int p = blocked < 0 ? p_star : blocked + 1;
         if (p > v - 1) continue;  // fits nowhere: streamed
         occupy(p, end, bytes, false);
-        loaded_[static_cast<std::size_t>(f)] = 1;
-        prefetches_.push_back({tensor_of(f), TransferKind::Prefetch, bytes, p, v});
+        set(f, Loaded);
+        prefetches_.push_back({use.tensor, TransferKind::Prefetch, bytes, p, v});
         ++plan_.counts.prefetched;
-        if (writes(f) && leaves_dirty(f)) offload_after(f);  // a prefetched read-modify-write
+        if ((use.flags & FullUse::Write) && leaves_dirty(f, use)) offload_after(use);  // a prefetched read-modify-write
       }
     }
   }
 
-  bool resident_before(int f) const { return kept_into(f) || loaded_[static_cast<std::size_t>(f)]; }
+  bool resident_before(int f) const { return kept_into(f) || is(f, Loaded); }
 
   // Rule 6: outputs not already resident are born on-chip if they fit at their step, in step
   // order, then tensor order.
@@ -199,21 +219,22 @@ class ThesisPlanner {
       for (int i = x_.write_begin[static_cast<std::size_t>(step)]; i < x_.write_begin[static_cast<std::size_t>(step) + 1]; ++i) {
         const int f = x_.writes[static_cast<std::size_t>(i)];
         if (resident_before(f)) continue;
-        if (has_next(f) && kept(f)) {  // the kept interval from this step holds it (not "born")
-          born_[static_cast<std::size_t>(f)] = 1;
+        const FullUse& use = x_.write_uses[static_cast<std::size_t>(i)];
+        if (kept(f)) {  // the kept interval from this step holds it (not "born")
+          set(f, Born);
           continue;
         }
-        const std::int64_t bytes = bytes_of(f);
-        if (!has_next(f) && must_end_offchip(f)) {
+        const std::int64_t bytes = use.bytes;
+        if (!(use.flags & FullUse::HasNext) && (use.flags & FullUse::MustEndOffchip)) {
           bool qualifies = false;
           write_deadline(step, bytes, &qualifies);
           if (!qualifies) continue;  // streamed out during its step
         }
         if (!fits(step, step, bytes)) continue;
         occupy(step, step, bytes, false);
-        born_[static_cast<std::size_t>(f)] = 1;
+        set(f, Born);
         ++plan_.counts.born;
-        if (leaves_dirty(f)) offload_after(f);
+        if (leaves_dirty(f, use)) offload_after(use);
       }
     }
   }
@@ -262,7 +283,7 @@ class ThesisPlanner {
           const int f = x_.access_full[a];
           if (pass == 0 && acc.read && (f < 0 || !resident_before(f)))
             out.push_back({acc.tensor, TransferKind::StreamLoad, acc.bytes, step, step});
-          if (pass == 1 && acc.write && (f < 0 || !(resident_before(f) || born_[static_cast<std::size_t>(f)])))
+          if (pass == 1 && acc.write && (f < 0 || !(resident_before(f) || is(f, Born))))
             out.push_back({acc.tensor, TransferKind::StreamStore, acc.bytes, step, step});
         }
       }
