@@ -190,6 +190,20 @@ def panels(names: Sequence[str], ncols: int = 2) -> tuple[Figure, list[Any]]:
     return fig, flat[:len(names)]
 
 
+def per_network_figure(df: pd.DataFrame, draw: Callable[..., Any], title: str) -> Figure:
+    """One panel per network of ``df``, each drawn by ``draw(df, network=name, ax=ax)`` and
+    titled with the network and its batch; ``title`` above them all."""
+    names = networks_in(df)
+    fig, axes = panels(names)
+    for name, ax in zip(names, axes):
+        draw(df, network=name, ax=ax)
+        ax.set_title(f"{name} (N={int(df.loc[df.network == name, 'batch'].iloc[0])})",
+                     fontsize=10)
+    fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
 def use_agg() -> None:
     """Scripts only write files: no display needed (the notebook keeps its inline backend)."""
     import matplotlib

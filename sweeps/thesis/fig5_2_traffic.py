@@ -46,16 +46,10 @@ def plot(df: pd.DataFrame) -> Figure:
     """One :func:`dnnmem.plots.traffic_vs_capacity` panel per network."""
     from dnnmem.plots import traffic_vs_capacity
 
-    names = C.networks_in(df)
-    fig, axes = C.panels(names)
-    for name, ax in zip(names, axes):
-        traffic_vs_capacity(df, network=name, ax=ax)
-        ax.set_title(f"{name} (N={int(df.loc[df.network == name, 'batch'].iloc[0])})",
-                     fontsize=10)
-    fig.suptitle("Fig. 5.2 — off-chip traffic per iteration vs capacity "
-                 "(RTX 2080 Ti: 13.45 TFLOP/s, 616 GB/s; lookahead)")
-    fig.tight_layout()
-    return fig
+    return C.per_network_figure(
+        df, traffic_vs_capacity,
+        "Fig. 5.2 — off-chip traffic per iteration vs capacity "
+        "(RTX 2080 Ti: 13.45 TFLOP/s, 616 GB/s; lookahead)")
 
 
 if __name__ == "__main__":

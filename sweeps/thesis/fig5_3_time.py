@@ -53,16 +53,10 @@ def plot(df: pd.DataFrame) -> Figure:
     axis, the 1.71 bound dashed)."""
     from dnnmem.plots import time_vs_capacity
 
-    names = C.networks_in(df)
-    fig, axes = C.panels(names)
-    for name, ax in zip(names, axes):
-        time_vs_capacity(df, network=name, ax=ax)
-        ax.set_title(f"{name} (N={int(df.loc[df.network == name, 'batch'].iloc[0])})",
-                     fontsize=10)
-    fig.suptitle("Fig. 5.3 — iteration time vs capacity at 13.45 and 23.04 TFLOP/s "
-                 "(616 GB/s), speedup and its bound 1.71")
-    fig.tight_layout()
-    return fig
+    return C.per_network_figure(
+        df, time_vs_capacity,
+        "Fig. 5.3 — iteration time vs capacity at 13.45 and 23.04 TFLOP/s "
+        "(616 GB/s), speedup and its bound 1.71")
 
 
 if __name__ == "__main__":

@@ -44,16 +44,10 @@ def plot(df: pd.DataFrame) -> Figure:
     """One :func:`dnnmem.plots.bandwidth_vs_capacity` panel per network (peaks dotted)."""
     from dnnmem.plots import bandwidth_vs_capacity
 
-    names = C.networks_in(df)
-    fig, axes = C.panels(names)
-    for name, ax in zip(names, axes):
-        bandwidth_vs_capacity(df, network=name, ax=ax)
-        ax.set_title(f"{name} (N={int(df.loc[df.network == name, 'batch'].iloc[0])})",
-                     fontsize=10)
-    fig.suptitle("Fig. 5.4 — average off-chip bandwidth vs capacity at 616 and 1555 GB/s "
-                 "(13.45 TFLOP/s)")
-    fig.tight_layout()
-    return fig
+    return C.per_network_figure(
+        df, bandwidth_vs_capacity,
+        "Fig. 5.4 — average off-chip bandwidth vs capacity at 616 and 1555 GB/s "
+        "(13.45 TFLOP/s)")
 
 
 if __name__ == "__main__":
