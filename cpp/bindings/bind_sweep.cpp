@@ -137,13 +137,7 @@ void bind_sweep(py::module_& m) {
     std::vector<py::array_t<std::int64_t>> k;
     for (const char* name : kFloatColumns) f.push_back(column_of<double>(cols, name, n));
     for (const char* name : kIntColumns) k.push_back(column_of<std::int64_t>(cols, name, n));
-    py::array done_array;
-    if (cols.contains("done")) {
-      done_array = column_of<bool>(cols, "done", n);
-    } else {
-      done_array = py::array_t<bool>(n);
-      cols["done"] = done_array;
-    }
+    py::array done_array = column_of<bool>(cols, "done", n);
     SweepColumns c{f[0].mutable_data(), f[1].mutable_data(), f[2].mutable_data(),
                    f[3].mutable_data(), f[4].mutable_data(), k[0].mutable_data(),
                    k[1].mutable_data(), k[2].mutable_data(), k[3].mutable_data(),

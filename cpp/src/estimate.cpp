@@ -7,6 +7,11 @@
 
 namespace dnnmem {
 
+void validate_ops_per_mac(int ops_per_mac) {
+  if (ops_per_mac != 1 && ops_per_mac != 2)
+    throw std::invalid_argument("ops_per_mac: must be 1 or 2, got " + std::to_string(ops_per_mac));
+}
+
 PointTotals totals(const TimeBase& time, const TimelineTotals& tl, const PlanCounts& counts) {
   PointTotals t;
   t.seconds = time.seconds(tl.total);
@@ -32,20 +37,14 @@ PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Policy& 
 }
 
 Estimate estimate(const Schedule& s, const Hardware& hw, const EstimateOptions& options) {
-  if (options.ops_per_mac != 1 && options.ops_per_mac != 2)
-    throw std::invalid_argument("ops_per_mac: must be 1 or 2, got " + std::to_string(options.ops_per_mac));
+  validate_ops_per_mac(options.ops_per_mac);
   const Policy& policy = find_policy(options.policy);
   const PlanInput in = make_plan_input(s, hw, options.ops_per_mac);
   Estimate e;
   e.time = in.time;
-  PlanScratch plan_scratch;
+  e.plan = make_plan(policy, in);
   TimelineScratch timeline_scratch;
-  policy.plan(in, plan_scratch, e.plan);
   const TimelineTotals tl = simulate(in, e.plan, timeline_scratch, &e.timeline);
-  e.timeline.steps_end = tl.steps_end;
-  e.timeline.total = tl.total;
-  e.timeline.traffic_in = tl.traffic_in;
-  e.timeline.traffic_out = tl.traffic_out;
   const PointTotals t = totals(in.time, tl, e.plan.counts);
   e.seconds = t.seconds;
   e.steps_seconds = t.steps_seconds;

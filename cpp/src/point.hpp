@@ -24,6 +24,9 @@ struct PointWorkspace {
   TimelineScratch timeline;
 };
 
+// Throws std::invalid_argument unless ops_per_mac is 1 or 2 (estimate() and sweep() alike).
+void validate_ops_per_mac(int ops_per_mac);
+
 // Seconds from the exact tick totals of a timeline (SPEC §7).
 PointTotals totals(const TimeBase& time, const TimelineTotals& tl, const PlanCounts& counts);
 

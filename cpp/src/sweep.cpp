@@ -17,8 +17,7 @@
 namespace dnnmem {
 
 void validate_sweep(std::span<const SweepPoint> points, int ops_per_mac) {
-  if (ops_per_mac != 1 && ops_per_mac != 2)
-    throw std::invalid_argument("ops_per_mac: must be 1 or 2, got " + std::to_string(ops_per_mac));
+  validate_ops_per_mac(ops_per_mac);
   const auto num_policies = static_cast<int>(policies().size());
   for (std::size_t i = 0; i < points.size(); ++i) {
     const SweepPoint& p = points[i];

@@ -133,11 +133,7 @@ class Channel {
 Timeline simulate(const PlanInput& in, const Plan& plan) {
   TimelineScratch scratch;
   Timeline tl;
-  const TimelineTotals t = simulate(in, plan, scratch, &tl);
-  tl.steps_end = t.steps_end;
-  tl.total = t.total;
-  tl.traffic_in = t.traffic_in;
-  tl.traffic_out = t.traffic_out;
+  simulate(in, plan, scratch, &tl);
   return tl;
 }
 
@@ -200,6 +196,12 @@ TimelineTotals simulate(const PlanInput& in, const Plan& plan, TimelineScratch& 
   tl.steps_end = ch.now;
   ch.drain();
   tl.total = ch.now;
+  if (steps) {
+    steps->steps_end = tl.steps_end;
+    steps->total = tl.total;
+    steps->traffic_in = tl.traffic_in;
+    steps->traffic_out = tl.traffic_out;
+  }
   return tl;
 }
 

@@ -446,6 +446,27 @@ void require_chain3_schedule(const Schedule& s) {
   REQUIRE(s.peak_alive_bytes() == 9);
 }
 
+// What one policy does on the 3-layer chain at 7 B (hand-derived in the test case below).
+struct Chain3At7 {
+  std::string transfers;
+  Counts counts;
+  std::vector<long long> resident, ends;
+  long long total;
+};
+
+// Checks one policy's run against its expectation, plus what all three share: traffic in 5 B,
+// out 3 B, no drain.
+void check_chain3_at_7(const Schedule& s, const Estimate& e, const Chain3At7& x) {
+  CHECK(transfers(s, e.plan) == x.transfers);
+  check_counts(e, x.counts);
+  CHECK(plan_resident(e) == x.resident);
+  CHECK(ends(e) == x.ends);
+  CHECK(ticks(e.timeline.total) == x.total);
+  CHECK(e.traffic_in == 5);
+  CHECK(e.traffic_out == 3);
+  CHECK(e.drain_seconds == 0.0);
+}
+
 }  // namespace
 
 TEST_CASE("estimate: 3-layer chain at 7 B: lookahead, prefetch-next and belady, exactly",
@@ -484,17 +505,15 @@ TEST_CASE("estimate: 3-layer chain at 7 B: lookahead, prefetch-next and belady, 
     //   5: 23-24.
     //   6: start 24 (Y:x already in). SS dW:fc1 24-26. end 26. Total 26 ticks = 13 s.
     const auto e = run(s, 7, 1.0, 2.0, "lookahead");
-    CHECK(transfers(s, e.plan) ==
-          "SL:Y:x@0>0 SL:W:fc1@0>0 PF:W:fc2@0>2 SS:dW:fc2@4>4 PF:Y:x@4>6 SS:dW:fc1@6>6");
-    check_counts(e, {9, 2, 0, 0});
-    CHECK(plan_resident(e) == std::vector<long long>{3, 4, 5, 7, 7, 4, 2});
-    CHECK(ends(e) == std::vector<long long>{4, 5, 9, 15, 23, 24, 26});
-    CHECK(ticks(e.timeline.total) == 26);
-    CHECK(e.traffic_in == 5);
-    CHECK(e.traffic_out == 3);
+    check_chain3_at_7(
+        s, e,
+        {"SL:Y:x@0>0 SL:W:fc1@0>0 PF:W:fc2@0>2 SS:dW:fc2@4>4 PF:Y:x@4>6 SS:dW:fc1@6>6",
+         {9, 2, 0, 0},
+         {3, 4, 5, 7, 7, 4, 2},
+         {4, 5, 9, 15, 23, 24, 26},
+         26});
     CHECK(e.seconds == 13.0);
     CHECK(e.capacity_stall_seconds == 0.0);
-    CHECK(e.drain_seconds == 0.0);
   }
   SECTION("prefetch-next") {
     // Rule 4 with k = 1: W:fc2 p* = max(1, 0) = 1, step 1 would hold 4 -> prefetch [1,2];
@@ -505,15 +524,13 @@ TEST_CASE("estimate: 3-layer chain at 7 B: lookahead, prefetch-next and belady, 
     // 6: start 24, the prefetch is late (1 tick left) and a load: Y:x 24-25, then SS dW:fc1
     // 25-27. end max(26, 25, 27) = 27.
     const auto e = run(s, 7, 1.0, 2.0, "prefetch-next");
-    CHECK(transfers(s, e.plan) ==
-          "SL:Y:x@0>0 SL:W:fc1@0>0 PF:W:fc2@1>2 SS:dW:fc2@4>4 PF:Y:x@5>6 SS:dW:fc1@6>6");
-    check_counts(e, {9, 2, 0, 0});
-    CHECK(plan_resident(e) == std::vector<long long>{1, 4, 5, 7, 6, 4, 2});
-    CHECK(ends(e) == std::vector<long long>{4, 5, 9, 15, 23, 24, 27});
-    CHECK(ticks(e.timeline.total) == 27);
-    CHECK(e.traffic_in == 5);
-    CHECK(e.traffic_out == 3);
-    CHECK(e.drain_seconds == 0.0);
+    check_chain3_at_7(
+        s, e,
+        {"SL:Y:x@0>0 SL:W:fc1@0>0 PF:W:fc2@1>2 SS:dW:fc2@4>4 PF:Y:x@5>6 SS:dW:fc1@6>6",
+         {9, 2, 0, 0},
+         {1, 4, 5, 7, 6, 4, 2},
+         {4, 5, 9, 15, 23, 24, 27},
+         27});
   }
   SECTION("belady") {
     // No prefetch: W:fc2 at 2 is streamed and stays ([2,4] kept): a demand load; Y:x at 6
@@ -521,15 +538,13 @@ TEST_CASE("estimate: 3-layer chain at 7 B: lookahead, prefetch-next and belady, 
     // Timeline: 0: 0-4. 1: 4-5. 2: start 5, SL W:fc2 5-9, end max(9, 9) = 9. 3: 9-15.
     // 4: SS dW:fc2 15-19, end 23. 5: 23-24. 6: start 24, SL Y:x 24-26, SS dW:fc1 26-28, end 28.
     const auto e = run(s, 7, 1.0, 2.0, "belady");
-    CHECK(transfers(s, e.plan) ==
-          "SL:Y:x@0>0 SL:W:fc1@0>0 SL:W:fc2@2>2 SS:dW:fc2@4>4 SL:Y:x@6>6 SS:dW:fc1@6>6");
-    check_counts(e, {9, 0, 0, 0});
-    CHECK(plan_resident(e) == std::vector<long long>{1, 2, 5, 7, 6, 3, 1});
-    CHECK(ends(e) == std::vector<long long>{4, 5, 9, 15, 23, 24, 28});
-    CHECK(ticks(e.timeline.total) == 28);
-    CHECK(e.traffic_in == 5);
-    CHECK(e.traffic_out == 3);
-    CHECK(e.drain_seconds == 0.0);
+    check_chain3_at_7(
+        s, e,
+        {"SL:Y:x@0>0 SL:W:fc1@0>0 SL:W:fc2@2>2 SS:dW:fc2@4>4 SL:Y:x@6>6 SS:dW:fc1@6>6",
+         {9, 0, 0, 0},
+         {1, 2, 5, 7, 6, 3, 1},
+         {4, 5, 9, 15, 23, 24, 28},
+         28});
   }
 }
 

@@ -44,7 +44,8 @@ struct TimelineScratch {
 };
 
 Timeline simulate(const PlanInput& in, const Plan& plan);
-// The same event pass, keeping only the totals (and `steps` when not null).
+// The same event pass, keeping only the totals (and filling `steps`, its totals included, when
+// not null).
 TimelineTotals simulate(const PlanInput& in, const Plan& plan, TimelineScratch& scratch,
                         Timeline* steps);
 
