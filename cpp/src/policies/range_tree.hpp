@@ -79,12 +79,9 @@ class RangeTree {
   // The maximum over every index.
   std::int64_t max_all() const { return max_at(1); }
 
-  // The first / last index in [lo, hi] whose value is > level, or -1.
-  int first_above(int lo, int hi, std::int64_t level) const {
-    return lo <= hi ? find(1, 0, static_cast<int>(size_) - 1, lo, hi, level, 0, false) : -1;
-  }
+  // The last index in [lo, hi] whose value is > level, or -1.
   int last_above(int lo, int hi, std::int64_t level) const {
-    return lo <= hi ? find(1, 0, static_cast<int>(size_) - 1, lo, hi, level, 0, true) : -1;
+    return lo <= hi ? find_last(1, 0, static_cast<int>(size_) - 1, lo, hi, level, 0) : -1;
   }
 
  private:
@@ -116,17 +113,15 @@ class RangeTree {
     }
   }
   // `above` = the adds of the ancestors of `node`.
-  int find(std::size_t node, int l, int r, int lo, int hi, std::int64_t level, std::int64_t above,
-           bool last) const {
+  // Right child first, so the first hit is the last index.
+  int find_last(std::size_t node, int l, int r, int lo, int hi, std::int64_t level,
+                std::int64_t above) const {
     if (hi < l || r < lo || max_at(node) + above <= level) return -1;
     if (l == r) return l;
     const int m = (l + r) / 2;
     const std::int64_t a = above + add_at(node);
-    const int first = last ? find(2 * node + 1, m + 1, r, lo, hi, level, a, last)
-                           : find(2 * node, l, m, lo, hi, level, a, last);
-    if (first >= 0) return first;
-    return last ? find(2 * node, l, m, lo, hi, level, a, last)
-                : find(2 * node + 1, m + 1, r, lo, hi, level, a, last);
+    const int right = find_last(2 * node + 1, m + 1, r, lo, hi, level, a);
+    return right >= 0 ? right : find_last(2 * node, l, m, lo, hi, level, a);
   }
 };
 
