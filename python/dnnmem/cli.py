@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Sequence
 
 import pandas as pd
-from typing import Sequence
 
 from . import __version__
 from .estimate import estimate, policies

@@ -45,6 +45,14 @@ def _network(network: NetworkLike, batch: int | None) -> Network:
                     f"got {type(network).__name__}")
 
 
+def _check_has_steps(net: Network) -> None:
+    """Raise if ``net`` has no step (shared by :func:`estimate` and :func:`dnnmem.sweep`)."""
+    if net.num_steps == 0:
+        # Every output is an input or a folded view of one: there is nothing to train or time.
+        raise ValueError(f"network: {net.name!r} has no step to estimate (every output is an "
+                         f"input or a re-indexing of one)")
+
+
 def estimate(network: NetworkLike, hardware: Hardware | None = None, policy: str = "lookahead",
              *, batch: int | None = None, capacity: str | float | None = None,
              bandwidth: str | float | None = None, throughput: str | float | None = None,
@@ -76,10 +84,7 @@ def estimate(network: NetworkLike, hardware: Hardware | None = None, policy: str
         Naming the argument for invalid hardware, an unknown policy or a bad ``ops_per_mac``.
     """
     net = _network(network, batch)
-    if net.num_steps == 0:
-        # Every output is an input or a folded view of one: there is nothing to train or time.
-        raise ValueError(f"network: {net.name!r} has no step to estimate (every output is an "
-                         f"input or a re-indexing of one)")
+    _check_has_steps(net)
     overrides = {k: v for k, v in (("capacity", capacity), ("bandwidth", bandwidth),
                                     ("throughput", throughput)) if v is not None}
     if hardware is None:

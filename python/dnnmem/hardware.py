@@ -16,6 +16,10 @@ from .units import (
 
 __all__ = ["Hardware"]
 
+# The unit parser of each numeric field (sweep specs and plot filters parse with these too).
+FIELD_PARSERS = {"capacity": parse_bytes, "bandwidth": parse_bandwidth,
+                 "throughput": parse_throughput}
+
 
 @dataclasses.dataclass(frozen=True, init=False)
 class Hardware:

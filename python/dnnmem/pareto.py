@@ -210,10 +210,9 @@ def plot_pareto(df: pd.DataFrame, x: str, y: str, *, maximize: Sequence[str] = (
     hi = [c for c in (x, y) if c in maximize]
     front = pareto(df, minimize=lo, maximize=hi)
     front = front.sort_values([x, y])
-    if ax is None:
-        import matplotlib.pyplot as plt
+    from .plots._common import new_axes  # here: dnnmem.plots imports this module
 
-        _, ax = plt.subplots(figsize=(6, 4.5))
+    ax = new_axes(ax, figsize=(6, 4.5))
     ax.scatter(df[x] / xscale, df[y] / yscale, s=12, color="0.6", alpha=0.35,
                label=f"all points ({len(df)})")
     style.setdefault("marker", "o")

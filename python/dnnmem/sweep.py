@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from . import _core
-from .estimate import NetworkLike, _network
+from .estimate import NetworkLike, _check_has_steps, _network
 from .hardware import Hardware
 from .network import Network, _check_batch
 
@@ -41,9 +41,6 @@ _ENGINE = {"seconds": "time", "traffic_in": "traffic_in", "traffic_out": "traffi
            "capacity_stall_seconds": "capacity_stall_time", "drain_seconds": "drain_time",
            "kept": "kept", "prefetched": "prefetched", "born": "born", "offloads": "offloads"}
 _INT_ENGINE = ("traffic_in", "traffic_out", "kept", "prefetched", "born", "offloads")
-
-# Points evaluated by the last call of sweep() in this process (tests, the CLI's summary).
-last_evaluated: int = 0
 
 
 class SweepInterrupted(UserWarning):
@@ -68,9 +65,6 @@ def _values(name: str, value: Any) -> list:
     if not out:
         raise ValueError(f"{name}: no values given")
     return out
-
-
-_FIELD_TYPES = {"capacity": int, "bandwidth": float, "throughput": float}
 
 
 def _parse_field(name: str, values: Iterable[Any]) -> list | np.ndarray:
@@ -123,7 +117,7 @@ class _Networks:
         items = [] if network is None else (
             list(network) if isinstance(network, (list, tuple)) else [network])
         for item in items:
-            net = _network(item, None if not isinstance(item, Network) else item.batch)
+            net = _network(item, None)  # a Network as given, at its own batch
             label = net.name
             if label in self.sources and not self._same(label, net):
                 raise ValueError(f"network: two different networks are both named {label!r}")
@@ -149,11 +143,9 @@ class _Networks:
             self._cache[(label, None)] = net
         key = (label, batch)
         base = self._cache[(label, None)]
-        if base.num_steps == 0:  # as estimate(): nothing to train or time
-            raise ValueError(f"network: {base.name!r} has no step to estimate (every output "
-                             f"is an input or a re-indexing of one)")
+        _check_has_steps(base)
         if key not in self._cache:
-            self._cache[key] = base if batch is None or batch == base.batch else base.with_batch(batch)
+            self._cache[key] = _network(base, batch)
         return self._cache[key]
 
 
@@ -346,8 +338,6 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
     ValueError, TypeError
         Naming the argument for a bad value.
     """
-    global last_evaluated
-    last_evaluated = 0
     if on_interrupt not in ("return", "raise"):
         raise ValueError(f"on_interrupt: must be 'return' or 'raise', got {on_interrupt!r}")
     if ops_per_mac not in (1, 2) or isinstance(ops_per_mac, bool):
@@ -504,15 +494,13 @@ def _read_previous(out: str | os.PathLike[str]) -> pd.DataFrame | None:
 def _finish(grid: pd.DataFrame, results: dict, todo: np.ndarray, previous: pd.DataFrame | None,
             out: Any, row_flops: np.ndarray) -> pd.DataFrame:
     """The DataFrame of the finished points, in grid order; writes `out`."""
-    global last_evaluated
-    done = results["done"]
-    new = grid[todo & done].copy()
+    fresh = todo & results["done"]
+    new = grid[fresh].copy()
     for c, name in _ENGINE.items():
-        new[name] = results[c][todo & done]
-    new["flops"] = row_flops[todo & done]
+        new[name] = results[c][fresh]
+    new["flops"] = row_flops[fresh]
     _derive(new)
     new = new[INPUT_COLUMNS + RESULT_COLUMNS]
-    last_evaluated = len(new)
     if previous is not None and len(previous) and (~todo).any():
         old = grid[~todo].merge(previous.drop_duplicates(INPUT_COLUMNS), on=INPUT_COLUMNS,
                                 how="left")
@@ -528,7 +516,7 @@ def _finish(grid: pd.DataFrame, results: dict, todo: np.ndarray, previous: pd.Da
         _write(out, previous, df)
     for c in ("network", "policy"):
         df[c] = pd.Categorical(df[c], categories=list(dict.fromkeys(grid[c])))
-    df.attrs["evaluated"] = last_evaluated
+    df.attrs["evaluated"] = len(new)
     return df
 
 

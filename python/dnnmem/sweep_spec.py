@@ -21,11 +21,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .units import parse_bandwidth, parse_bytes, parse_throughput
+from .hardware import FIELD_PARSERS
 
 __all__ = ["read_sweep_spec", "expand_range"]
 
-_PARSERS = {"capacity": parse_bytes, "bandwidth": parse_bandwidth, "throughput": parse_throughput}
 _KEYS = {"network", "batch", "hardware", "capacity", "bandwidth", "throughput", "policy",
          "threads", "ops_per_mac", "precision"}
 
@@ -42,7 +41,7 @@ def expand_range(key: str, spec: dict[str, Any]) -> list[float]:
     if missing or extra:
         raise ValueError(f"{key}: a range needs exactly start, stop and step "
                          f"(missing {sorted(missing)}, unknown {sorted(extra)})")
-    parse = _PARSERS.get(key, _int)
+    parse = FIELD_PARSERS.get(key, _int)
     start, stop, step = (parse(spec[k]) for k in ("start", "stop", "step"))
     if not step > 0:
         raise ValueError(f"{key}: range step must be positive, got {spec['step']!r}")
@@ -104,7 +103,7 @@ def read_sweep_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
         resolved.append(str(candidate) if isinstance(n, str) and candidate.is_file() else n)
     args["network"] = resolved if isinstance(args["network"], list) else resolved[0]
     if "hardware" in doc:
-        from . import hardware as preset  # the preset lookup, dnnmem.hardware(name)
+        from .presets import hardware as preset
 
         try:
             hw = preset(doc["hardware"], **({"precision": doc["precision"]}

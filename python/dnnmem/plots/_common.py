@@ -7,21 +7,21 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..units import format_bandwidth, format_bytes, format_throughput, parse_bandwidth, \
-    parse_bytes, parse_throughput
+from ..hardware import FIELD_PARSERS
+from ..sweep import INPUT_COLUMNS
+from ..units import format_bandwidth, format_bytes, format_throughput
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 #: Columns that identify a design point in a sweep DataFrame (the rest are results).
-ID_COLUMNS = ("network", "batch", "policy", "capacity", "bandwidth", "throughput")
+ID_COLUMNS = tuple(INPUT_COLUMNS)
 
 BYTES = [(2.0**40, "TiB"), (2.0**30, "GiB"), (2.0**20, "MiB"), (2.0**10, "KiB"), (1.0, "B")]
 TIME = [(1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")]
 BANDWIDTH = [(1e12, "TB/s"), (1e9, "GB/s"), (1e6, "MB/s"), (1e3, "kB/s"), (1.0, "B/s")]
 FLOPS = [(1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s"), (1e6, "MFLOP/s"),
          (1.0, "FLOP/s")]
-_PARSERS = {"capacity": parse_bytes, "bandwidth": parse_bandwidth, "throughput": parse_throughput}
 
 
 def unit(values: Iterable[float] | float, steps: list[tuple[float, str]],
@@ -57,7 +57,7 @@ def select(df: pd.DataFrame, need: Sequence[str], where: str, **filters: Any) ->
     for col, value in active.items():
         values = list(value) if isinstance(value, (list, tuple, set, np.ndarray, pd.Series)) \
             else [value]
-        parse = _PARSERS.get(col)
+        parse = FIELD_PARSERS.get(col)
         if parse is not None:
             values = [parse(v) if isinstance(v, str) else v for v in values]
         mask &= df[col].isin(values).to_numpy()
