@@ -23,6 +23,8 @@ __all__ = [
     "ImporterWarning",
     "UnsupportedOperatorError",
     "PLACEHOLDER_KIND",
+    "collapse_pair",
+    "hwc",
     "sanitize_name",
     "to_network",
 ]
@@ -75,6 +77,17 @@ def sanitize_name(raw: Any, fallback: str = "layer") -> str:
     s = _BAD_CHARS.sub("_", s).strip("._:-")
     s = re.sub(r"\.{2,}", ".", s)
     return s or fallback
+
+
+def hwc(chw: Sequence[int]) -> tuple[int, int, int]:
+    """A per-sample image shape from the frameworks' (C, H, W) to dnnmem's (H, W, C)."""
+    c, h, w = chw
+    return (int(h), int(w), int(c))
+
+
+def collapse_pair(v: Sequence[int]) -> int | list[int]:
+    """An ``[a, b]`` field (kernel, strides…) as the scalar ``a`` when ``a == b``, else a list."""
+    return v[0] if v[0] == v[1] else list(v)
 
 
 class DocumentBuilder(Layers):

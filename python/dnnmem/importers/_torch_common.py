@@ -5,7 +5,7 @@ from __future__ import annotations
 import operator
 import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 # ATen ops that only re-index or re-type their input (no data moves in dnnmem's model).
 _VIEWS = {
@@ -86,13 +86,3 @@ def _pair(v: Any, default: int) -> list[int]:
     if isinstance(v, (list, tuple)):
         return [int(v[0]), int(v[-1])] if len(v) in (1, 2) else [int(x) for x in v]
     return [int(v), int(v)]
-
-
-def _one(v: list[int]) -> int | list[int]:
-    return v[0] if v[0] == v[1] else list(v)
-
-
-def _hwc(ps: Sequence[int]) -> tuple[int, ...]:
-    """[C, H, W] → (H, W, C)."""
-    c, h, w = ps
-    return (int(h), int(w), int(c))

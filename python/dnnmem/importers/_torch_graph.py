@@ -7,9 +7,9 @@ import re
 import warnings
 from typing import Any, Sequence
 
-from ._common import PLACEHOLDER_KIND, DocumentBuilder, ImporterWarning
+from ._common import PLACEHOLDER_KIND, DocumentBuilder, ImporterWarning, hwc
 from ._torch_common import (_ACTIVATION_MODULES, _ACTIVATIONS, _BINARY, _POINTWISE_UNARY,
-                            _SLICES, _SPLITS, _VIEWS, _args, _hwc, _op_name, _Value)
+                            _SLICES, _SPLITS, _VIEWS, _args, _op_name, _Value)
 from ._torch_ops import _OpMappings
 
 
@@ -178,7 +178,7 @@ class _TorchImport(_OpMappings):
 
     def dn_shape(self, node: Any, image: bool) -> tuple[int, ...]:
         ps = self.per_sample(self.val_shape(node), node)
-        return _hwc(ps) if image and len(ps) == 3 else ps
+        return hwc(ps) if image and len(ps) == 3 else ps
 
     def ref(self, arg: Any, image: bool | None = None) -> str:
         """The layer holding ``arg`` in the shape a consumer expects (a folded reshape if the
@@ -190,7 +190,7 @@ class _TorchImport(_OpMappings):
             raise ValueError(f"torch node {getattr(arg, 'name', arg)!r}: expected a tensor that "
                              f"depends on the inputs, got a {v.kind}")
         want_image = v.image if image is None else image
-        want = _hwc(v.ps) if want_image and len(v.ps) == 3 else v.ps
+        want = hwc(v.ps) if want_image and len(v.ps) == 3 else v.ps
         if want == v.shape:
             return v.layer
         key = (v.layer, want)
@@ -310,7 +310,7 @@ class _TorchImport(_OpMappings):
             return
         ps = self.per_sample(t.shape, node)
         image = len(ps) == 3 and t.dtype.is_floating_point
-        shape = _hwc(ps) if image else ps
+        shape = hwc(ps) if image else ps
         name = self.b.unique(node.name, "input")
         fields: dict[str, Any] = {}
         if not t.dtype.is_floating_point:
@@ -470,7 +470,7 @@ class _TorchImport(_OpMappings):
         image_in = any(self.value(a).image for a in node.all_input_nodes)
         ps = self.per_sample(val.shape, node) if val is not None else ()
         image = image_in and len(ps) == 3
-        shape = _hwc(ps) if image else ps
+        shape = hwc(ps) if image else ps
         ins = [self.ref(a) for a in node.all_input_nodes if self.value(a).kind == "data"]
         name = self.name_for(node)
         # Recorded as unsupported only if an output depends on it (see prune): mask

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ._torch_common import _one, _op_name, _pair, _Value
+from ._common import collapse_pair
+from ._torch_common import _op_name, _pair, _Value
 
 
 class _OpMappings:
@@ -22,10 +23,10 @@ class _OpMappings:
         groups = int(a["groups"])
         in_c = self.shapes[x][-1]
         padding = a["padding"]
-        pad: Any = padding if isinstance(padding, str) else _one(_pair(padding, 0))
-        fields: dict[str, Any] = {"kernel_size": _one([kh, kw]),
-                                  "strides": _one(_pair(a["stride"], 1)), "padding": pad,
-                                  "dilation": _one(_pair(a["dilation"], 1)),
+        pad: Any = padding if isinstance(padding, str) else collapse_pair(_pair(padding, 0))
+        fields: dict[str, Any] = {"kernel_size": collapse_pair([kh, kw]),
+                                  "strides": collapse_pair(_pair(a["stride"], 1)), "padding": pad,
+                                  "dilation": collapse_pair(_pair(a["dilation"], 1)),
                                   "use_bias": a["bias"] is not None}
         params = [self.param(a["weight"]), self.param(a["bias"])]
         name = self.name_for(node, [p for p in params if p])
@@ -192,11 +193,11 @@ class _OpMappings:
         # ceil_mode: the extra window at the bottom / right, as padding there.
         extra = [max(0, (o - 1) * st + kk - (i + 2 * pp))
                  for o, st, kk, i, pp in zip((out_h, out_w), s, k, (h, w), p)]
-        pad: Any = _one(p) if extra == [0, 0] else [[p[0], p[0] + extra[0]],
+        pad: Any = collapse_pair(p) if extra == [0, 0] else [[p[0], p[0] + extra[0]],
                                                      [p[1], p[1] + extra[1]]]
         name = self.name_for(node)
-        self.emit(name, kind, [x], self.dn_shape(node, True), pool_size=_one(k),
-                  strides=_one(s), padding=pad)
+        self.emit(name, kind, [x], self.dn_shape(node, True), pool_size=collapse_pair(k),
+                  strides=collapse_pair(s), padding=pad)
         self.values[node] = self.data(node, name, True)
 
     def op_max_pool2d(self, node: Any, a: dict[str, Any]) -> None:
@@ -219,7 +220,7 @@ class _OpMappings:
         elif (oh, ow) == (h, w):
             self.emit(name, "identity", [x], (h, w, c))
         elif h % oh == 0 and w % ow == 0:
-            self.emit(name, local, [x], (oh, ow, c), pool_size=_one([h // oh, w // ow]))
+            self.emit(name, local, [x], (oh, ow, c), pool_size=collapse_pair([h // oh, w // ow]))
         else:
             return self.unsupported(node, f"aten.{_op_name(node.target)} ({h}×{w} → {oh}×{ow})")
         self.values[node] = self.data(node, name, True)
@@ -303,7 +304,7 @@ class _OpMappings:
                                     "scale)")
         name = self.name_for(node)
         self.emit(name, "upsample", [x], (oh, ow, self.shapes[x][-1]),
-                  size=_one([oh // h, ow // w]), interpolation=interpolation)
+                  size=collapse_pair([oh // h, ow // w]), interpolation=interpolation)
         self.values[node] = self.data(node, name, True)
 
     def op_upsample_nearest2d(self, node: Any, a: dict[str, Any]) -> None:

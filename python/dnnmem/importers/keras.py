@@ -22,7 +22,7 @@ import re
 from typing import Any
 
 from ..network import Network
-from ._common import DocumentBuilder, to_network
+from ._common import DocumentBuilder, collapse_pair, to_network
 
 __all__ = ["from_keras", "KERAS_ACTIVATIONS"]
 
@@ -61,8 +61,14 @@ def _pair(v: Any) -> list[int]:
 
 
 def _scalar_or_pair(v: Any) -> int | list[int]:
-    a, b = _pair(v)
-    return a if a == b else [a, b]
+    return collapse_pair(_pair(v))
+
+
+def _window(cfg: dict[str, Any]) -> dict[str, Any]:
+    """A convolution config's sliding-window fields (kernel, strides, padding, dilation)."""
+    return {"kernel_size": _scalar_or_pair(cfg["kernel_size"]),
+            "strides": _scalar_or_pair(cfg["strides"]), "padding": cfg["padding"],
+            "dilation": _scalar_or_pair(cfg["dilation_rate"])}
 
 
 def _activation_name(fn: Any) -> str:
@@ -211,17 +217,12 @@ class _KerasImport:
 
         if cls == "Conv2D":
             self._check_channels_last(layer, cfg)
-            x = add(name, "conv2d", ins, filters=int(cfg["filters"]),
-                    kernel_size=_scalar_or_pair(cfg["kernel_size"]),
-                    strides=_scalar_or_pair(cfg["strides"]), padding=cfg["padding"],
-                    dilation=_scalar_or_pair(cfg["dilation_rate"]),
+            x = add(name, "conv2d", ins, filters=int(cfg["filters"]), **_window(cfg),
                     groups=int(cfg.get("groups", 1)), use_bias=bool(cfg["use_bias"]), **fields)
             return self._fused_activation(layer, x, out, is_output)
         if cls == "DepthwiseConv2D":
             self._check_channels_last(layer, cfg)
-            x = add(name, "depthwise_conv2d", ins, kernel_size=_scalar_or_pair(cfg["kernel_size"]),
-                    strides=_scalar_or_pair(cfg["strides"]), padding=cfg["padding"],
-                    dilation=_scalar_or_pair(cfg["dilation_rate"]),
+            x = add(name, "depthwise_conv2d", ins, **_window(cfg),
                     depth_multiplier=int(cfg["depth_multiplier"]),
                     use_bias=bool(cfg["use_bias"]), **fields)
             return self._fused_activation(layer, x, out, is_output)
@@ -232,10 +233,7 @@ class _KerasImport:
             if shared:
                 dw_fields["weights"] = f"{self.first_call[id(layer)]}_depthwise"
                 fields["weights"] = self.first_call[id(layer)]
-            dw = add(self.b.unique(f"{name}_depthwise"), "depthwise_conv2d", ins,
-                     kernel_size=_scalar_or_pair(cfg["kernel_size"]),
-                     strides=_scalar_or_pair(cfg["strides"]), padding=cfg["padding"],
-                     dilation=_scalar_or_pair(cfg["dilation_rate"]),
+            dw = add(self.b.unique(f"{name}_depthwise"), "depthwise_conv2d", ins, **_window(cfg),
                      depth_multiplier=int(cfg["depth_multiplier"]), use_bias=False, **dw_fields)
             x = add(name, "conv2d", [dw], filters=int(cfg["filters"]), kernel_size=1,
                     use_bias=bool(cfg["use_bias"]), **fields)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..network import Network
-from ._common import DocumentBuilder, sanitize_name, to_network
+from ._common import DocumentBuilder, hwc, sanitize_name, to_network
 
 __all__ = ["from_onnx", "SUPPORTED_OPS"]
 
@@ -63,6 +63,17 @@ def _onnx() -> Any:
 def _attrs(node: Any) -> dict[str, Any]:
     from onnx import helper
     return {a.name: helper.get_attribute_value(a) for a in node.attribute}
+
+
+def _text(at: dict[str, Any], key: str, default: str) -> str:
+    """A string attribute (onnx gives bytes)."""
+    v = at.get(key, default)
+    return v.decode() if isinstance(v, bytes) else v
+
+
+def _same_padding(at: dict[str, Any]) -> bool:
+    """Whether ``auto_pad`` asks for Keras-style ``same`` padding."""
+    return _text(at, "auto_pad", "NOTSET") in ("SAME_UPPER", "SAME_LOWER")
 
 
 _ELEM_INT = {6: "int32", 7: "int64"}  # onnx.TensorProto.INT32 / INT64
@@ -237,7 +248,7 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
         full = full_shape(t, node)
         k = 0 if image else bax.get(t, 0)
         s = full[:k] + full[k + 1:]
-        return [s[1], s[2], s[0]] if image and len(s) == 3 else s
+        return list(hwc(s)) if image and len(s) == 3 else s
 
     def is_const(t: str) -> bool:
         return t in consts
@@ -251,7 +262,7 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
             raise ValueError(f"{source}: node '{node.name}' ({node.op_type}) needs an NCHW "
                              f"input, '{t}' has shape {s}")
         n = b.unique(f"{a.layer}_nhwc")
-        b.add(n, "reshape", [a.layer], target_shape=[s[2], s[3], s[1]])
+        b.add(n, "reshape", [a.layer], target_shape=list(hwc(s[1:])))
         acts[t] = _Act(n, True)
         return n
 
@@ -476,8 +487,7 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
         s = list(at.get("strides", [1, 1]))
         p = list(at.get("pads", [0, 0, 0, 0]))
         fields: dict[str, Any] = {"pool_size": k, "strides": s}
-        if at.get("auto_pad", b"NOTSET") in (b"SAME_UPPER", b"SAME_LOWER", "SAME_UPPER",
-                                             "SAME_LOWER"):
+        if _same_padding(at):
             fields["padding"] = "same"
         else:
             h, w = sample_shape(x, node, True)[:2]
@@ -497,7 +507,7 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
             raise ValueError(f"{source}: graph input '{vi.name}' needs a static shape after "
                              f"a batch dimension, got {s}")
         image = len(s) == 4
-        per = [s[2], s[3], s[1]] if image else list(s[1:])
+        per = list(hwc(s[1:])) if image else list(s[1:])
         kw = {"dtype": _ELEM_INT[elem[vi.name]]} if elem.get(vi.name) in _ELEM_INT else {}
         acts[vi.name] = _Act(b.input(b.unique(vi.name, "input"), per, **kw), image)
 
@@ -534,9 +544,7 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
                 continue
             xi = as_image(acts[x], x, node)
             pads = list(at.get("pads", [0, 0, 0, 0]))
-            auto = at.get("auto_pad", b"NOTSET")
-            auto = auto.decode() if isinstance(auto, bytes) else auto
-            padding: Any = ("same" if auto in ("SAME_UPPER", "SAME_LOWER") else
+            padding: Any = ("same" if _same_padding(at) else
                             [[pads[0], pads[2]], [pads[1], pads[3]]])
             fields = dict(filters=wshape[0], kernel_size=wshape[2:],
                           strides=list(at.get("strides", [1, 1])), padding=padding,
@@ -644,8 +652,7 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
         elif op == "Pad":
             pads = at.get("pads") or (list(consts[ins[1]]) if len(ins) > 1
                                       and consts.get(ins[1]) is not None else None)
-            mode = at.get("mode", b"constant")
-            mode = mode.decode() if isinstance(mode, bytes) else mode
+            mode = _text(at, "mode", "constant")
             if pads is not None and len(pads) == 8 and mode == "constant" \
                     and pads[0] == pads[1] == pads[4] == pads[5] == 0:
                 xi = as_image(acts[x], x, node)
@@ -663,8 +670,7 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
             if oh % h or ow % w:
                 placeholder(node)
                 continue
-            mode = at.get("mode", b"nearest")
-            mode = mode.decode() if isinstance(mode, bytes) else mode
+            mode = _text(at, "mode", "nearest")
             out(node, layer(node, "upsample", [as_image(acts[x], x, node)], size=[oh // h, ow // w],
                             interpolation="nearest" if mode == "nearest" else "bilinear"), True)
         else:
