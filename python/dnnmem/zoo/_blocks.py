@@ -1,18 +1,16 @@
-"""Sub-blocks shared by the Transformer-encoder builders (BERT, GPT-2, ViT).
-
-``transformer.py`` keeps its own copy on purpose: its output is pinned by the reference tests.
-"""
+"""Sub-blocks shared by the Transformer builders (Transformer, BERT, GPT-2, ViT)."""
 
 from __future__ import annotations
 
 from ._builder import Layers
 
-__all__ = ["self_attention", "mlp", "select_first_token"]
+__all__ = ["attention", "mlp", "select_first_token"]
 
 
-def self_attention(net: Layers, p: str, x: str, d: int, heads: int,
-                   attn_dropout: float = 0.0) -> str:
-    """Multi-head self-attention on ``x`` ([T, d]); returns the output projection's name.
+def attention(net: Layers, p: str, x: str, d: int, heads: int, memory: str | None = None,
+              attn_dropout: float = 0.0) -> str:
+    """Multi-head attention, queries from ``x`` ([T, d]), keys and values from ``memory``
+    (``x`` itself, self-attention, by default); returns the output projection's name.
 
     Layers ``{p}_q``, ``_k``, ``_v`` (dense d→d, with bias), ``_qk`` (q·kᵀ per head, the
     1/√d_k scale and any causal mask folded into the softmax), ``_sm`` (softmax), optionally
@@ -21,9 +19,10 @@ def self_attention(net: Layers, p: str, x: str, d: int, heads: int,
     written as three dense layers: the same parameters and FLOPs, three weight tensors.
     """
     add = net.add
+    kv = x if memory is None else memory
     q = add(f"{p}_q", "dense", [x], units=d)
-    k = add(f"{p}_k", "dense", [x], units=d)
-    v = add(f"{p}_v", "dense", [x], units=d)
+    k = add(f"{p}_k", "dense", [kv], units=d)
+    v = add(f"{p}_v", "dense", [kv], units=d)
     qk = add(f"{p}_qk", "matmul", [q, k], heads=heads, transpose_b=True)
     sm = add(f"{p}_sm", "softmax", [qk])
     if attn_dropout > 0:

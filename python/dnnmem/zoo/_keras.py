@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-__all__ = ["correct_pad", "conv_output", "same_output"]
+from ._builder import Layers
+
+__all__ = ["correct_pad", "conv_output", "same_output", "stride2_padding"]
 
 
 def correct_pad(size: tuple[int, int], kernel_size: int) -> list[list[int]]:
@@ -41,3 +43,15 @@ def conv_output(n: int, kernel_size: int, strides: int, padding: str | int = "va
 def same_output(n: int, strides: int) -> int:
     """Output size of a "same"-padded layer: ceil(n / strides)."""
     return -(-n // strides)
+
+
+def stride2_padding(net: Layers, name: str, x: str, size: tuple[int, ...],
+                    kernel_size: int) -> tuple[str, tuple[int, ...]]:
+    """Add the ``zero_padding`` layer ``name`` (:func:`correct_pad`) that Keras puts before a
+    stride-2 "valid" layer of ``kernel_size`` reading ``x`` of spatial ``size``.
+
+    Returns the padding layer's name and the spatial size after that stride-2 layer.
+    """
+    pad = correct_pad(size, kernel_size)
+    x = net.add(name, "zero_padding", [x], padding=pad)
+    return x, tuple(conv_output(n, kernel_size, 2, sum(p)) for n, p in zip(size, pad))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._blocks import mlp, select_first_token, self_attention
+from ._blocks import attention, mlp, select_first_token
 from ._builder import Layers
 
 __all__ = ["bert_base"]
@@ -27,7 +27,7 @@ def bert_base(seq_len: int = 128, head: str = "classifier", num_labels: int = 2,
       ids are an input, so the table has all 512 rows whatever ``seq_len``: the learned
       ``position_embedding`` kind would hold only seq_len rows); ``emb_add`` (their sum),
       ``emb_ln``, ``emb_drop``;
-    - per layer ``l{i}`` (i from 1): self-attention ``_att_*`` (see ``_blocks.self_attention``;
+    - per layer ``l{i}`` (i from 1): self-attention ``_att_*`` (see ``_blocks.attention``;
       dropout on the attention probabilities as HF), ``_att_drop``, ``_att_add``, ``_att_ln``;
       ``_ffn_fc1`` (d→d_ff), ``_ffn_gelu``, ``_ffn_fc2``, ``_ffn_fc2_drop``, ``_ffn_add``,
       ``_ffn_ln`` (post-LN, as the paper and HF);
@@ -92,7 +92,7 @@ def bert_base(seq_len: int = 128, head: str = "classifier", num_labels: int = 2,
 
     for i in range(1, layers + 1):
         p = f"l{i}"
-        y = self_attention(net, f"{p}_att", x, d_model, heads, attn_dropout=DROPOUT_RATE)
+        y = attention(net, f"{p}_att", x, d_model, heads, attn_dropout=DROPOUT_RATE)
         y = add(f"{p}_att_drop", "dropout", [y], rate=DROPOUT_RATE)
         y = add(f"{p}_att_add", "add", [y, x])
         x = add(f"{p}_att_ln", "layernorm", [y])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._builder import Layers
-from ._keras import conv_output, correct_pad
+from ._keras import stride2_padding
 
 __all__ = ["efficientnet_b0"]
 
@@ -69,10 +69,7 @@ def efficientnet_b0(num_classes: int = 1000,
     x = net.input("input_layer", input_shape)
     x = add("rescaling", "rescaling", [x], scale=1.0 / 255.0, offset=0.0)
     x = add("normalization", "normalization", [x])
-    size = tuple(input_shape[:2])
-    pad = correct_pad(size, 3)
-    x = add("stem_conv_pad", "zero_padding", [x], padding=pad)
-    size = tuple(conv_output(n, 3, 2, sum(p)) for n, p in zip(size, pad))
+    x, size = stride2_padding(net, "stem_conv_pad", x, tuple(input_shape[:2]), 3)
     x = add("stem_conv", "conv2d", [x], filters=32, kernel_size=3, strides=2, padding="valid",
             use_bias=False)
     x = add("stem_bn", "batchnorm", [x])
@@ -93,9 +90,7 @@ def efficientnet_b0(num_classes: int = 1000,
                 x = add(f"{p}expand_bn", "batchnorm", [x])
                 x = add(f"{p}expand_activation", "swish", [x])
             if stride == 2:
-                pad = correct_pad(size, kernel)
-                x = add(f"{p}dwconv_pad", "zero_padding", [x], padding=pad)
-                size = tuple(conv_output(n, kernel, 2, sum(q)) for n, q in zip(size, pad))
+                x, size = stride2_padding(net, f"{p}dwconv_pad", x, size, kernel)
             x = add(f"{p}dwconv", "depthwise_conv2d", [x], kernel_size=kernel, strides=stride,
                     padding="same" if stride == 1 else "valid", use_bias=False)
             x = add(f"{p}bn", "batchnorm", [x])

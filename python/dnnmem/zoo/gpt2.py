@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._blocks import mlp, self_attention
+from ._blocks import attention, mlp
 from ._builder import Layers
 
 __all__ = ["gpt2"]
@@ -65,7 +65,7 @@ def gpt2(seq_len: int = 1024, layers: int = 12, d_model: int = 768, heads: int =
     for i in range(1, layers + 1):
         p = f"h{i}"
         y = add(f"{p}_ln1", "layernorm", [x])
-        y = self_attention(net, f"{p}_att", y, d_model, heads, attn_dropout=DROPOUT_RATE)
+        y = attention(net, f"{p}_att", y, d_model, heads, attn_dropout=DROPOUT_RATE)
         y = add(f"{p}_att_drop", "dropout", [y], rate=DROPOUT_RATE)
         x = add(f"{p}_att_add", "add", [y, x])
         y = add(f"{p}_ln2", "layernorm", [x])

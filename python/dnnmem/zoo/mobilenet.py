@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ._builder import Layers
-from ._keras import conv_output, correct_pad, same_output
+from ._keras import same_output, stride2_padding
 
 __all__ = ["mobilenet_v1", "mobilenet_v2"]
 
@@ -136,9 +136,7 @@ def mobilenet_v2(num_classes: int = 1000,
         else:
             p = "expanded_conv_"
         if stride == 2:
-            pad = correct_pad(size, 3)
-            y = add(f"{p}pad", "zero_padding", [y], padding=pad)
-            size = tuple(conv_output(n, 3, 2, sum(pd)) for n, pd in zip(size, pad))
+            y, size = stride2_padding(net, f"{p}pad", y, size, 3)
         y = add(f"{p}depthwise", "depthwise_conv2d", [y], kernel_size=3, strides=stride,
                 padding="same" if stride == 1 else "valid", use_bias=False)
         y = add(f"{p}depthwise_BN", "batchnorm", [y])

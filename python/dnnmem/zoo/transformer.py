@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ._blocks import attention
 from ._builder import Layers
 
 __all__ = ["transformer"]
@@ -75,16 +76,6 @@ def transformer(layers: int = 6, d_model: int = 1024, heads: int = 16, d_ff: int
     net = Layers()
     add = net.add
 
-    def attention(p: str, x: str, memory: str) -> str:
-        """Multi-head attention with queries from x and keys / values from memory."""
-        q = add(f"{p}_q", "dense", [x], units=d_model)
-        k = add(f"{p}_k", "dense", [memory], units=d_model)
-        v = add(f"{p}_v", "dense", [memory], units=d_model)
-        qk = add(f"{p}_qk", "matmul", [q, k], heads=heads, transpose_b=True)
-        sm = add(f"{p}_sm", "softmax", [qk])
-        av = add(f"{p}_av", "matmul", [sm, v], heads=heads, merge_heads=True)
-        return add(f"{p}_o", "dense", [av], units=d_model)
-
     def residual(p: str, x: str, y: str, tag: str) -> str:
         """Post-LN residual: LayerNorm(x + Dropout(y))."""
         y = add(f"{p}_{tag}_drop", "dropout", [y], rate=DROPOUT_RATE)
@@ -108,15 +99,15 @@ def transformer(layers: int = 6, d_model: int = 1024, heads: int = 16, d_ff: int
     x = embed("src")
     for i in range(1, layers + 1):
         p = f"enc{i}"
-        x = residual(p, x, attention(f"{p}_att", x, x), "a")
+        x = residual(p, x, attention(net, f"{p}_att", x, d_model, heads), "a")
         x = ffn(p, x)
     memory = x
 
     x = embed("tgt")
     for i in range(1, layers + 1):
         p = f"dec{i}"
-        x = residual(p, x, attention(f"{p}_self", x, x), "s")
-        x = residual(p, x, attention(f"{p}_cross", x, memory), "c")
+        x = residual(p, x, attention(net, f"{p}_self", x, d_model, heads), "s")
+        x = residual(p, x, attention(net, f"{p}_cross", x, d_model, heads, memory), "c")
         x = ffn(p, x)
 
     add("out_proj", "dense", [x], units=vocab, use_bias=False, weights="shared_embedding")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._blocks import mlp, select_first_token, self_attention
+from ._blocks import attention, mlp, select_first_token
 from ._builder import Layers
 
 __all__ = ["vit_b16"]
@@ -82,7 +82,7 @@ def vit_b16(image_size: int = 224, num_classes: int = 1000, patch: int = 16, lay
     for i in range(1, layers + 1):
         p = f"b{i}"
         y = add(f"{p}_ln1", "layernorm", [x])
-        y = self_attention(net, f"{p}_att", y, d_model, heads)
+        y = attention(net, f"{p}_att", y, d_model, heads)
         if dropout > 0:
             y = add(f"{p}_att_drop", "dropout", [y], rate=dropout)
         x = add(f"{p}_att_add", "add", [x, y])
