@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "dnnmem/network_json.hpp"
-#include "dnnmem/policies.hpp"
+#include "dnnmem/compose.hpp"
 #include "dnnmem/sweep.hpp"
 
 int main(int argc, char** argv) {
@@ -23,8 +23,8 @@ int main(int argc, char** argv) {
   so.batch = std::atoll(argv[2]);
   const Schedule s = build_schedule(net, so);
   int policy = -1;
-  for (std::size_t i = 0; i < policies().size(); ++i)
-    if (policies()[i].name == argv[3]) policy = static_cast<int>(i);
+  for (std::size_t i = 0; i < cache_parts().size(); ++i)
+    if (cache_parts()[i]->name == argv[3]) policy = static_cast<int>(i);
   if (policy < 0) {
     std::fprintf(stderr, "unknown policy %s\n", argv[3]);
     return 2;

@@ -2,7 +2,7 @@
 
 #include "bindings.hpp"
 #include "dnnmem/estimate.hpp"
-#include "dnnmem/policies.hpp"
+#include "dnnmem/compose.hpp"
 
 namespace dnnmem::bindings {
 
@@ -16,6 +16,8 @@ void bind_estimate(py::module_& m) {
       .def_readonly("compute_seconds", &Estimate::compute_seconds)
       .def_readonly("traffic_in", &Estimate::traffic_in)
       .def_readonly("traffic_out", &Estimate::traffic_out)
+      .def_readonly("wire_in", &Estimate::wire_in)
+      .def_readonly("wire_out", &Estimate::wire_out)
       .def_property_readonly("counts", [](const Estimate& e) {
         py::dict d;
         d["kept"] = e.plan.counts.kept;
@@ -34,6 +36,8 @@ void bind_estimate(py::module_& m) {
         d["capacity_stall"] = column<double>(S, [&](const StepTiming& x) { return tb.seconds(x.capacity_stall); });
         d["bytes_in"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.bytes_in; });
         d["bytes_out"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.bytes_out; });
+        d["wire_in"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.wire_in; });
+        d["wire_out"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.wire_out; });
         d["resident_bytes"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.resident; });
         for (std::size_t r = 0; r < 5; ++r) {
           const std::string role(role_name(static_cast<Role>(r)));
@@ -63,11 +67,20 @@ void bind_estimate(py::module_& m) {
   }, py::arg("schedule"), py::arg("capacity"), py::arg("bandwidth"), py::arg("throughput"),
      py::arg("policy") = "lookahead", py::arg("ops_per_mac") = 2);
 
+  m.def("estimate", [](std::shared_ptr<const Schedule> s, std::int64_t capacity, double bandwidth,
+                       double throughput, std::shared_ptr<const PreparedPolicy> policy) {
+    py::gil_scoped_release release;
+    const Hardware hw{capacity, bandwidth, throughput};
+    validate(hw);
+    return std::make_shared<Estimate>(estimate(*s, hw, *policy));
+  }, py::arg("schedule"), py::arg("capacity"), py::arg("bandwidth"), py::arg("throughput"),
+     py::arg("policy"), "Estimate one design point under a prepared composition.");
+
   m.def("policies", [] {
     py::dict d;
-    for (const auto& p : policies()) d[py::str(std::string(p.name))] = std::string(p.description);
+    for (const CachePart* p : cache_parts()) d[py::str(std::string(p->name))] = std::string(p->description);
     return d;
-  }, "Policy names and descriptions.");
+  }, "Cache manager names and descriptions (the thesis's policy names).");
 }
 
 }  // namespace dnnmem::bindings

@@ -2,6 +2,7 @@
 
 #include "bindings.hpp"
 #include "dnnmem/report.hpp"
+#include "dnnmem/compose.hpp"
 #include "dnnmem/schedule.hpp"
 
 namespace dnnmem::bindings {
@@ -11,6 +12,8 @@ void bind_schedule(py::module_& m) {
                                                   "Steps, accesses and tensor uses of one iteration.")
       .def_readonly("batch", &Schedule::batch)
       .def_readonly("bytes_per_element", &Schedule::bytes_per_element)
+      .def_readonly("scheduler", &Schedule::scheduler)
+      .def_property_readonly("training", [](const Schedule& s) { return (s.capabilities & kTraining) != 0; })
       .def_property_readonly("num_steps", [](const Schedule& s) { return s.steps.size(); })
       .def_property_readonly("num_tensors", [](const Schedule& s) { return s.tensors.size(); })
       .def("num_intervals", &Schedule::num_intervals)
@@ -20,6 +23,7 @@ void bind_schedule(py::module_& m) {
         py::dict d;
         d["phase"] = column<std::uint8_t>(s.steps, [](const Step& x) { return static_cast<std::uint8_t>(x.phase); });
         d["layer"] = column<std::int32_t>(s.steps, [](const Step& x) { return x.layer; });
+        d["part"] = column<std::uint8_t>(s.steps, [](const Step& x) { return static_cast<std::uint8_t>(x.part); });
         d["macs"] = column<std::int64_t>(s.steps, [](const Step& x) { return x.ops.macs; });
         d["flops"] = column<std::int64_t>(s.steps, [](const Step& x) { return x.ops.flops; });
         d["first_access"] = column<std::int32_t>(s.steps, [](const Step& x) { return x.first_access; });
@@ -69,14 +73,18 @@ void bind_schedule(py::module_& m) {
         return to_array(reuse_frequency(s, ops_per_mac));
       }, py::arg("ops_per_mac") = 2, "FLOP/byte per step (thesis Eq. 3.4); NaN where no byte moves.");
 
-  m.def("build_schedule", [](std::shared_ptr<const Network> net, std::int64_t batch, int bytes_per_element) {
+  m.def("build_schedule", [](std::shared_ptr<const Network> net, std::int64_t batch, int bytes_per_element,
+                             const std::string& scheduler, const py::dict& scheduler_options) {
     ScheduleOptions o;
     o.batch = batch;
     o.bytes_per_element = bytes_per_element;
+    o.scheduler = scheduler;
+    o.scheduler_options = option_map(scheduler_options, "scheduler '" + scheduler + "'");
     // Safe without the GIL: reads only the C++ Network, which Python cannot mutate.
     py::gil_scoped_release release;
     return std::make_shared<Schedule>(build_schedule(*net, o));
-  }, py::arg("network"), py::arg("batch"), py::arg("bytes_per_element") = 4);
+  }, py::arg("network"), py::arg("batch"), py::arg("bytes_per_element") = 4,
+     py::arg("scheduler") = "default", py::arg("scheduler_options") = py::dict());
 }
 
 }  // namespace dnnmem::bindings

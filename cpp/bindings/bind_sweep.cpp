@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "dnnmem/compose.hpp"
 #include "dnnmem/sweep.hpp"
 
 namespace dnnmem::bindings {
@@ -29,8 +30,8 @@ namespace {
 
 const char* const kFloatColumns[] = {"seconds", "compute_seconds", "stall_seconds",
                                      "capacity_stall_seconds", "drain_seconds"};
-const char* const kIntColumns[] = {"traffic_in", "traffic_out", "kept", "prefetched", "born",
-                                   "offloads"};
+const char* const kIntColumns[] = {"traffic_in", "traffic_out", "wire_in", "wire_out", "kept",
+                                   "prefetched", "born", "offloads"};
 
 // A writable, C-contiguous array of `n` elements of T from out[name] (or a new one).
 template <class T>
@@ -112,7 +113,8 @@ void bind_sweep(py::module_& m) {
   using In32 = py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>;
   m.def("sweep", [](std::shared_ptr<const Schedule> s, In64 capacity, InF bandwidth, InF throughput,
                     In32 policy, int threads, int ops_per_mac, py::object progress,
-                    std::optional<py::dict> out, double interval, int chunk) {
+                    std::optional<py::dict> out, double interval, int chunk,
+                    std::optional<std::vector<std::shared_ptr<const PreparedPolicy>>> prepared) {
     const py::ssize_t n = capacity.size();
     const std::pair<const char*, py::ssize_t> sizes[] = {
         {"bandwidth", bandwidth.size()}, {"throughput", throughput.size()}, {"policy", policy.size()}};
@@ -126,8 +128,24 @@ void bind_sweep(py::module_& m) {
     for (py::ssize_t i = 0; i < n; ++i)
       points[static_cast<std::size_t>(i)] = {capacity.at(i), bandwidth.at(i), throughput.at(i),
                                              policy.at(i)};
+    // The compositions the points index: the caller's, or the six thesis policies by name.
+    std::vector<PreparedPolicy> policies;
     try {
-      validate_sweep(points, ops_per_mac);  // nothing runs if a point is bad
+      if (prepared) {
+        for (const auto& p : *prepared) {
+          if (!p) raise(PyExc_TypeError, "policies: None in the list");
+          policies.push_back(*p);
+        }
+      } else {
+        if (ops_per_mac != 1 && ops_per_mac != 2)
+          throw std::invalid_argument("ops_per_mac: must be 1 or 2, got " + std::to_string(ops_per_mac));
+        for (const CachePart* cache : cache_parts()) {
+          PolicySpec spec;
+          spec.cache.name = std::string(cache->name);
+          policies.push_back(prepare_policy(*s, spec, ops_per_mac));
+        }
+      }
+      validate_sweep(points, static_cast<int>(policies.size()));  // nothing runs if a point is bad
     } catch (const std::invalid_argument& e) {
       raise(PyExc_ValueError, e.what());
     }
@@ -138,11 +156,14 @@ void bind_sweep(py::module_& m) {
     for (const char* name : kFloatColumns) f.push_back(column_of<double>(cols, name, n));
     for (const char* name : kIntColumns) k.push_back(column_of<std::int64_t>(cols, name, n));
     py::array done_array = column_of<bool>(cols, "done", n);
-    SweepColumns c{f[0].mutable_data(), f[1].mutable_data(), f[2].mutable_data(),
-                   f[3].mutable_data(), f[4].mutable_data(), k[0].mutable_data(),
-                   k[1].mutable_data(), k[2].mutable_data(), k[3].mutable_data(),
-                   k[4].mutable_data(), k[5].mutable_data(),
-                   static_cast<std::uint8_t*>(done_array.mutable_data())};
+    SweepColumns c{.seconds = f[0].mutable_data(), .compute_seconds = f[1].mutable_data(),
+                   .stall_seconds = f[2].mutable_data(), .capacity_stall_seconds = f[3].mutable_data(),
+                   .drain_seconds = f[4].mutable_data(), .traffic_in = k[0].mutable_data(),
+                   .traffic_out = k[1].mutable_data(), .kept = k[4].mutable_data(),
+                   .prefetched = k[5].mutable_data(), .born = k[6].mutable_data(),
+                   .offloads = k[7].mutable_data(),
+                   .done = static_cast<std::uint8_t*>(done_array.mutable_data()),
+                   .wire_in = k[2].mutable_data(), .wire_out = k[3].mutable_data()};
     static_assert(sizeof(bool) == 1);
 
     Worker w;
@@ -154,7 +175,7 @@ void bind_sweep(py::module_& m) {
     o.done = &w.done;
     // The worker reads only C++ objects Python cannot mutate (the schedule, `points`) and
     // writes only into the column buffers, which `cols` keeps alive.
-    w.start([&s, &points, c, o] { sweep(*s, points, c, o); });
+    w.start([&s, &policies, &points, c, o] { sweep(*s, policies, points, c, o); });
     for (;;) {
       const bool finished = w.wait(interval);
       try {
@@ -172,8 +193,10 @@ void bind_sweep(py::module_& m) {
   }, py::arg("schedule"), py::arg("capacity"), py::arg("bandwidth"), py::arg("throughput"),
      py::arg("policy"), py::arg("threads") = 0, py::arg("ops_per_mac") = 2,
      py::arg("progress") = py::none(), py::arg("out") = py::none(), py::arg("interval") = 0.1,
-     py::arg("chunk") = 4,
-     "Evaluate design points of one schedule in parallel; returns (or fills) the column arrays.");
+     py::arg("chunk") = 4, py::arg("policies") = py::none(),
+     "Evaluate design points of one schedule in parallel; returns (or fills) the column arrays. "
+     "`policy` indexes `policies` (prepared compositions) or, without them, the cache managers "
+     "with the raw link and the peak compute model.");
 }
 
 }  // namespace dnnmem::bindings

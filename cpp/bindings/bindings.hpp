@@ -4,7 +4,10 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <string>
 #include <vector>
+
+#include "dnnmem/options.hpp"
 
 namespace dnnmem::bindings {
 
@@ -14,6 +17,11 @@ void bind_network(py::module_& m);
 void bind_schedule(py::module_& m);
 void bind_estimate(py::module_& m);
 void bind_sweep(py::module_& m);
+void bind_compose(py::module_& m);
+
+// A part's options from a dict {name: float | int | str} (units already applied by Python).
+// Throws std::invalid_argument naming `part` for a value of another type.
+OptionMap option_map(const py::dict& options, const std::string& part);
 
 template <class T>
 py::array_t<T> to_array(const std::vector<T>& v) {

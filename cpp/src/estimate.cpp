@@ -22,27 +22,27 @@ PointTotals totals(const TimeBase& time, const TimelineTotals& tl, const PlanCou
   t.capacity_stall_seconds = time.seconds(tl.capacity_stall);
   t.traffic_in = tl.traffic_in;
   t.traffic_out = tl.traffic_out;
+  t.wire_in = tl.wire_in;
+  t.wire_out = tl.wire_out;
   t.counts = counts;
   return t;
 }
 
-PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Policy& policy,
-                           int ops_per_mac, PointWorkspace& ws) {
-  PlanInput in = make_plan_input(s, hw, ops_per_mac, std::move(ws.compute));
-  policy.plan(in, ws.planner, ws.plan);
+PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const PreparedPolicy& policy,
+                           PointWorkspace& ws) {
+  PlanInput in = make_plan_input(s, hw, policy, std::move(ws.compute));
+  policy.cache->plan(in, ws.planner, ws.plan);
   const TimelineTotals tl = simulate(in, ws.plan, ws.timeline, nullptr);
   PointTotals t = totals(in.time, tl, ws.plan.counts);
   ws.compute = std::move(in.compute);  // keep the buffer for the next point
   return t;
 }
 
-Estimate estimate(const Schedule& s, const Hardware& hw, const EstimateOptions& options) {
-  validate_ops_per_mac(options.ops_per_mac);
-  const Policy& policy = find_policy(options.policy);
-  const PlanInput in = make_plan_input(s, hw, options.ops_per_mac);
+Estimate estimate(const Schedule& s, const Hardware& hw, const PreparedPolicy& policy) {
+  const PlanInput in = make_plan_input(s, hw, policy);
   Estimate e;
   e.time = in.time;
-  e.plan = make_plan(policy, in);
+  e.plan = make_plan(*policy.cache, in);
   TimelineScratch timeline_scratch;
   const TimelineTotals tl = simulate(in, e.plan, timeline_scratch, &e.timeline);
   const PointTotals t = totals(in.time, tl, e.plan.counts);
@@ -54,7 +54,18 @@ Estimate estimate(const Schedule& s, const Hardware& hw, const EstimateOptions& 
   e.capacity_stall_seconds = t.capacity_stall_seconds;
   e.traffic_in = t.traffic_in;
   e.traffic_out = t.traffic_out;
+  e.wire_in = t.wire_in;
+  e.wire_out = t.wire_out;
   return e;
+}
+
+Estimate estimate(const Schedule& s, const Hardware& hw, const EstimateOptions& options) {
+  validate_ops_per_mac(options.ops_per_mac);
+  PolicySpec spec;
+  spec.cache.name = options.policy;
+  validate(hw);
+  const PreparedPolicy policy = prepare_policy(s, spec, options.ops_per_mac);
+  return estimate(s, hw, policy);
 }
 
 }  // namespace dnnmem

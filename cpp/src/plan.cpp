@@ -1,17 +1,16 @@
 #include "dnnmem/plan.hpp"
 
+#include "dnnmem/compose.hpp"
+
 namespace dnnmem {
 
-PlanInput make_plan_input(const Schedule& s, const Hardware& hw, int ops_per_mac) {
-  return make_plan_input(s, hw, ops_per_mac, {});
-}
-
-PlanInput make_plan_input(const Schedule& s, const Hardware& hw, int ops_per_mac,
+PlanInput make_plan_input(const Schedule& s, const Hardware& hw, const PreparedPolicy& policy,
                           std::vector<Ticks>&& compute) {
-  PlanInput in{s, hw.capacity, time_base(hw), ops_per_mac, std::move(compute)};
+  PlanInput in{s, hw.capacity, time_base(hw), policy.ops_per_mac, std::move(compute),
+               &policy.link, &policy.cache_options};
   in.compute.clear();
   in.compute.reserve(s.steps.size());
-  for (const auto& st : s.steps) in.compute.push_back(in.time.compute(st.ops.total(ops_per_mac)));
+  for (const std::int64_t work : policy.compute.work) in.compute.push_back(in.time.compute(work));
   return in;
 }
 

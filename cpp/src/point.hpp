@@ -2,8 +2,8 @@
 // the same code (a sweep's row equals estimate() at that point, bit for bit).
 #pragma once
 
+#include "dnnmem/compose.hpp"
 #include "dnnmem/plan.hpp"
-#include "dnnmem/policies.hpp"
 #include "dnnmem/timeline.hpp"
 
 namespace dnnmem {
@@ -11,7 +11,7 @@ namespace dnnmem {
 struct PointTotals {
   double seconds = 0, steps_seconds = 0, drain_seconds = 0, stall_seconds = 0,
          capacity_stall_seconds = 0, compute_seconds = 0;
-  std::int64_t traffic_in = 0, traffic_out = 0;
+  std::int64_t traffic_in = 0, traffic_out = 0, wire_in = 0, wire_out = 0;
   PlanCounts counts;
 };
 
@@ -30,8 +30,8 @@ void validate_ops_per_mac(int ops_per_mac);
 // Seconds from the exact tick totals of a timeline (SPEC §7).
 PointTotals totals(const TimeBase& time, const TimelineTotals& tl, const PlanCounts& counts);
 
-// Throws std::invalid_argument for bad hardware (ops_per_mac is the caller's to check).
-PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Policy& policy,
-                           int ops_per_mac, PointWorkspace& ws);
+// Throws std::invalid_argument for bad hardware.
+PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const PreparedPolicy& policy,
+                           PointWorkspace& ws);
 
 }  // namespace dnnmem

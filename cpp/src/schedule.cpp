@@ -1,12 +1,18 @@
-// The default scheduler of SPEC §3 (the thesis): depth-first forward order with joins, one loss
-// step per network output, backward in reverse forward order, gradient accumulation, and the
-// per-tensor use lists every cache manager derives its decisions from.
+// Stage 2: the steps of the thesis's schedule (SPEC §3) — depth-first forward order with joins,
+// one loss step per network output, backward in reverse forward order, gradient accumulation —
+// with the variations the schedulers of cpp/src/schedulers/ select (forward only; a GEMM layer's
+// backward split into dX and dW steps), and the per-tensor use lists every cache manager
+// derives its decisions from.
 #include "dnnmem/schedule.hpp"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 #include <stdexcept>
 #include <tuple>
+
+#include "dnnmem/compose.hpp"
+#include "schedulers/steps.hpp"
 
 namespace dnnmem {
 
@@ -37,6 +43,15 @@ std::string_view phase_name(Phase p) {
     case Phase::Forward: return "fwd";
     case Phase::Loss: return "loss";
     case Phase::Backward: return "bwd";
+  }
+  return "";
+}
+
+std::string_view part_name(StepPart p) {
+  switch (p) {
+    case StepPart::Whole: return "";
+    case StepPart::Data: return "dx";
+    case StepPart::Weight: return "dw";
   }
   return "";
 }
@@ -127,12 +142,14 @@ struct UnionFind {
 
 class ScheduleBuilder {
  public:
-  ScheduleBuilder(const Network& net, const ScheduleOptions& opt) : net_(net) {
+  ScheduleBuilder(const Network& net, const ScheduleOptions& opt, const detail::StepRules& rules,
+                  Schedule& out)
+      : net_(net), rules_(rules), s_(out) {
     s_.batch = opt.batch;
     s_.bytes_per_element = opt.bytes_per_element;
   }
 
-  Schedule build() {
+  void build() {
     s_.forward_order = forward_order(net_);
     position_.assign(net_.layers.size(), -1);
     for (std::size_t i = 0; i < s_.forward_order.size(); ++i)
@@ -146,16 +163,21 @@ class ScheduleBuilder {
       if (net_.layers[static_cast<std::size_t>(r)].kind == Kind::Input) continue;
       if (std::find(outs.begin(), outs.end(), r) == outs.end()) outs.push_back(r);
     }
-    for (int o : outs) loss_step(o);
-    for (auto it = s_.forward_order.rbegin(); it != s_.forward_order.rend(); ++it)
-      if (has_grad_[static_cast<std::size_t>(*it)]) backward_step(*it);
+    if (rules_.training) {
+      for (int o : outs) loss_step(o);
+      for (auto it = s_.forward_order.rbegin(); it != s_.forward_order.rend(); ++it)
+        if (has_grad_[static_cast<std::size_t>(*it)]) backward_step(*it);
+    } else {
+      // Inference: what the network computes is its outputs, so they must reach off-chip memory.
+      for (int o : outs) s_.tensors[static_cast<std::size_t>(y_[static_cast<std::size_t>(o)])].must_end_offchip = true;
+    }
     finish_tensors();
-    return std::move(s_);
   }
 
  private:
   const Network& net_;
-  Schedule s_;
+  detail::StepRules rules_;
+  Schedule& s_;
   std::vector<int> position_;         // forward position of each layer
   std::vector<char> has_grad_;        // per layer (folded: as its source)
   std::vector<int> y_, dy_, s_t_;     // tensor per layer: Y, dY, S (-1 if none)
@@ -171,9 +193,11 @@ class ScheduleBuilder {
     return s_.batch * l.elements * element_bytes(l.dtype, s_.bytes_per_element);
   }
 
-  // Y_l has a gradient iff l or an ancestor has trainable weights (SPEC §3).
+  // Y_l has a gradient iff l or an ancestor has trainable weights (SPEC §3); none without a
+  // backward pass.
   void find_gradients() {
     has_grad_.assign(net_.layers.size(), 0);
+    if (!rules_.training) return;
     for (int l : s_.forward_order) {
       const Layer& L = layer(l);
       bool g = trainable_weight(L);
@@ -286,10 +310,11 @@ class ScheduleBuilder {
     access(tensor, existed, true, partial_bytes);
   }
 
-  void emit(Phase phase, int l, OpCount ops) {
+  void emit(Phase phase, int l, OpCount ops, StepPart part = StepPart::Whole) {
     Step st;
     st.phase = phase;
     st.layer = l;
+    st.part = part;
     st.ops = ops;
     st.first_access = static_cast<int>(s_.accesses.size());
     st.num_accesses = static_cast<int>(step_acc_.size());
@@ -332,6 +357,7 @@ class ScheduleBuilder {
     const bool has_dw = trainable_weight(L);
     std::int64_t n_dx = 0;
     for (int in : L.inputs) n_dx += has_grad_[static_cast<std::size_t>(net_.resolve(in))] ? 1 : 0;
+    if (rules_.split_backward && split_backward_step(l, has_dw, n_dx)) return;
     access(dy_[static_cast<std::size_t>(l)], true, false);
     const int w = L.weight >= 0 ? w_[static_cast<std::size_t>(L.weight)] : -1;
     switch (kind_info(L.kind).backward_reads) {
@@ -360,6 +386,48 @@ class ScheduleBuilder {
     OpCount ops = scaled(L.bwd_dx, n_dx * s_.batch);
     if (has_dw) ops += scaled(L.bwd_dw, s_.batch);
     emit(Phase::Backward, l, ops);
+  }
+
+  // split-backward: a conv / depthwise / dense layer with both a dX and a dW to compute does them
+  // as two steps, each reading dY — dX = dY·Wᵀ (reads W, writes the inputs' dY) and dW = Xᵀ·dY
+  // (reads X, writes dW); a matmul A·B with both operands needing a gradient likewise computes
+  // dA = dY·Bᵀ (the "dX" step) and dB = Aᵀ·dY (the "dW" step). Other layers, and GEMM layers
+  // with only one of the two, keep one step. False if the layer keeps one step.
+  bool split_backward_step(int l, bool has_dw, std::int64_t n_dx) {
+    const Layer& L = layer(l);
+    const int dy = dy_[static_cast<std::size_t>(l)];
+    const auto part_order = rules_.weight_first ? std::array{StepPart::Weight, StepPart::Data}
+                                                : std::array{StepPart::Data, StepPart::Weight};
+    if (L.kind == Kind::Conv2D || L.kind == Kind::DepthwiseConv2D || L.kind == Kind::Dense) {
+      if (!has_dw || n_dx == 0) return false;
+      const int w = w_[static_cast<std::size_t>(L.weight)];
+      for (StepPart part : part_order) {
+        access(dy, true, false);
+        if (part == StepPart::Data) {
+          access(w, true, false);
+          for (int in : L.inputs)
+            if (has_grad_[static_cast<std::size_t>(net_.resolve(in))]) accumulate(dy_of(in));
+          emit(Phase::Backward, l, scaled(L.bwd_dx, n_dx * s_.batch), part);
+        } else {
+          access(y_of(L.inputs[0]), true, false);
+          accumulate(dw_[static_cast<std::size_t>(L.weight)]);
+          emit(Phase::Backward, l, scaled(L.bwd_dw, s_.batch), part);
+        }
+      }
+      return true;
+    }
+    if (L.kind == Kind::MatMul) {
+      if (L.inputs.size() != 2 || n_dx != 2 || y_of(L.inputs[0]) == y_of(L.inputs[1])) return false;
+      for (StepPart part : part_order) {
+        const int grad_of = part == StepPart::Data ? 0 : 1;  // dA, then dB
+        access(dy, true, false);
+        access(y_of(L.inputs[static_cast<std::size_t>(1 - grad_of)]), true, false);
+        accumulate(dy_of(L.inputs[static_cast<std::size_t>(grad_of)]));
+        emit(Phase::Backward, l, scaled(L.bwd_dx, s_.batch), part);
+      }
+      return true;
+    }
+    return false;
   }
 
   // Drops tensors nobody uses, orders the rest as SPEC §3 says, and builds the use lists.
@@ -411,6 +479,20 @@ class ScheduleBuilder {
     for (auto& a : s_.accesses) a.tensor = new_id[static_cast<std::size_t>(a.tensor)];
   }
 };
+
+}  // namespace
+
+namespace detail {
+
+void build_steps(const Network& net, const ScheduleOptions& options, const StepRules& rules,
+                 Schedule& out) {
+  ScheduleBuilder(net, options, rules, out).build();
+  out.capabilities = rules.training ? kTraining : 0u;
+}
+
+}  // namespace detail
+
+namespace {
 
 UseIndex index_uses(const Schedule& s) {
   UseIndex x;
@@ -529,7 +611,12 @@ Schedule build_schedule(const Network& net, const ScheduleOptions& options) {
       throw std::invalid_argument("layer '" + l.name + "' at batch " + std::to_string(options.batch) +
                                   " is too large to count exactly in 64 bits");
   }
-  Schedule s = ScheduleBuilder(net, options).build();
+  const SchedulerPart& part = find_scheduler(options.scheduler);
+  const Options own = resolve_options(part_label("scheduler", part.name), part.options,
+                                      options.scheduler_options);
+  Schedule s;
+  part.build(net, options, own, s);
+  s.scheduler = std::string(part.name);
   s.index = index_uses(s);
   return s;
 }

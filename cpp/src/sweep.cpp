@@ -7,7 +7,6 @@
 #include <string>
 
 #include "dnnmem/estimate.hpp"
-#include "dnnmem/policies.hpp"
 #include "point.hpp"
 
 #ifdef DNNMEM_HAVE_OPENMP
@@ -16,9 +15,7 @@
 
 namespace dnnmem {
 
-void validate_sweep(std::span<const SweepPoint> points, int ops_per_mac) {
-  validate_ops_per_mac(ops_per_mac);
-  const auto num_policies = static_cast<int>(policies().size());
+void validate_sweep(std::span<const SweepPoint> points, int num_policies) {
   for (std::size_t i = 0; i < points.size(); ++i) {
     const SweepPoint& p = points[i];
     const std::string where = "point " + std::to_string(i) + ": ";
@@ -35,14 +32,26 @@ void validate_sweep(std::span<const SweepPoint> points, int ops_per_mac) {
 
 std::int64_t sweep(const Schedule& s, std::span<const SweepPoint> points, const SweepColumns& out,
                    const SweepOptions& options) {
-  validate_sweep(points, options.ops_per_mac);
+  validate_ops_per_mac(options.ops_per_mac);
+  std::vector<PreparedPolicy> policies;
+  for (const CachePart* cache : cache_parts()) {
+    PolicySpec spec;
+    spec.cache.name = std::string(cache->name);
+    policies.push_back(prepare_policy(s, spec, options.ops_per_mac));
+  }
+  return sweep(s, policies, points, out, options);
+}
+
+std::int64_t sweep(const Schedule& s, std::span<const PreparedPolicy> policies,
+                   std::span<const SweepPoint> points, const SweepColumns& out,
+                   const SweepOptions& options) {
+  validate_sweep(points, static_cast<int>(policies.size()));
   const auto n = static_cast<std::int64_t>(points.size());
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (std::int64_t i = 0; i < n; ++i) {  // what a point not evaluated shows
     if (out.seconds) out.seconds[i] = nan;
     if (out.done) out.done[i] = 0;
   }
-  const std::vector<Policy>& all = policies();
   std::exception_ptr error;  // the first exception of any thread, rethrown after the region
   std::mutex error_mutex;
   std::atomic<bool> failed{false};
@@ -68,8 +77,7 @@ std::int64_t sweep(const Schedule& s, std::span<const SweepPoint> points, const 
       try {
         const SweepPoint& p = points[static_cast<std::size_t>(i)];
         const PointTotals t = evaluate_point(s, {p.capacity, p.bandwidth, p.throughput},
-                                             all[static_cast<std::size_t>(p.policy)],
-                                             options.ops_per_mac, ws);
+                                             policies[static_cast<std::size_t>(p.policy)], ws);
         if (out.seconds) out.seconds[i] = t.seconds;
         if (out.compute_seconds) out.compute_seconds[i] = t.compute_seconds;
         if (out.stall_seconds) out.stall_seconds[i] = t.stall_seconds;
@@ -77,6 +85,8 @@ std::int64_t sweep(const Schedule& s, std::span<const SweepPoint> points, const 
         if (out.drain_seconds) out.drain_seconds[i] = t.drain_seconds;
         if (out.traffic_in) out.traffic_in[i] = t.traffic_in;
         if (out.traffic_out) out.traffic_out[i] = t.traffic_out;
+        if (out.wire_in) out.wire_in[i] = t.wire_in;
+        if (out.wire_out) out.wire_out[i] = t.wire_out;
         if (out.kept) out.kept[i] = t.counts.kept;
         if (out.prefetched) out.prefetched[i] = t.counts.prefetched;
         if (out.born) out.born[i] = t.counts.born;

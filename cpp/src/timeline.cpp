@@ -34,7 +34,7 @@ class Channel {
 
   void issue(int id) {
     const Transfer& x = plan_.transfers[static_cast<std::size_t>(id)];
-    remaining_[static_cast<std::size_t>(id)] = in_.time.transfer(x.bytes);
+    remaining_[static_cast<std::size_t>(id)] = in_.transfer_ticks(x.tensor, x.bytes);
     push(heap_, key(x, id));
     ++pending_;
     if (x.writes_out()) {
@@ -144,12 +144,17 @@ TimelineTotals simulate(const PlanInput& in, const Plan& plan, TimelineScratch& 
   // is kept only with `steps`: a sweep needs the totals, and looking up each transfer's tensor
   // misses the cache on large networks (GNMT: 24k tensors).
   const bool by_role = steps != nullptr;
-  const auto count = [&s, by_role](StepTiming& st, const Transfer& x) {
+  const LinkModel& link = *in.link;
+  const bool raw = link.identity();
+  const auto count = [&s, by_role, &link, raw](StepTiming& st, const Transfer& x) {
+    const std::int64_t wire = raw ? x.bytes : link.wire_bytes(x.tensor, x.bytes);
     if (x.is_load()) {
       st.bytes_in += x.bytes;
+      st.wire_in += wire;
       if (by_role) st.in_by_role[static_cast<std::size_t>(s.tensors[static_cast<std::size_t>(x.tensor)].role)] += x.bytes;
     } else {
       st.bytes_out += x.bytes;
+      st.wire_out += wire;
       if (by_role) st.out_by_role[static_cast<std::size_t>(s.tensors[static_cast<std::size_t>(x.tensor)].role)] += x.bytes;
     }
   };
@@ -190,6 +195,8 @@ TimelineTotals simulate(const PlanInput& in, const Plan& plan, TimelineScratch& 
     }
     tl.traffic_in += st.bytes_in;
     tl.traffic_out += st.bytes_out;
+    tl.wire_in += st.wire_in;
+    tl.wire_out += st.wire_out;
     tl.compute += st.compute;
     tl.capacity_stall += st.capacity_stall;
   }
@@ -201,6 +208,8 @@ TimelineTotals simulate(const PlanInput& in, const Plan& plan, TimelineScratch& 
     steps->total = tl.total;
     steps->traffic_in = tl.traffic_in;
     steps->traffic_out = tl.traffic_out;
+    steps->wire_in = tl.wire_in;
+    steps->wire_out = tl.wire_out;
   }
   return tl;
 }

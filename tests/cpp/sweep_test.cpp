@@ -10,7 +10,7 @@
 
 #include "catch.hpp"
 #include "dnnmem/estimate.hpp"
-#include "dnnmem/policies.hpp"
+#include "dnnmem/compose.hpp"
 #include "dnnmem/sweep.hpp"
 #include "helpers.hpp"
 
@@ -37,7 +37,7 @@ Schedule schedule_of(const Network& n) {
 // Every policy × capacities 0 … 12 KiB × two bandwidths × two throughputs.
 std::vector<SweepPoint> grid() {
   std::vector<SweepPoint> pts;
-  for (int p = 0; p < static_cast<int>(policies().size()); ++p)
+  for (int p = 0; p < static_cast<int>(cache_parts().size()); ++p)
     for (std::int64_t c = 0; c <= 12288; c += 512)
       for (double bw : {1e9, 7e9})
         for (double thr : {5e9, 3e11}) pts.push_back({c, bw, thr, p});
@@ -73,7 +73,7 @@ TEST_CASE("sweep: every point equals estimate() at that point") {
   int with_kept = 0, with_prefetch = 0, with_stall = 0;
   for (std::size_t i = 0; i < pts.size(); ++i) {
     EstimateOptions eo;
-    eo.policy = std::string(policies()[static_cast<std::size_t>(pts[i].policy)].name);
+    eo.policy = std::string(cache_parts()[static_cast<std::size_t>(pts[i].policy)]->name);
     const Estimate e = estimate(s, {pts[i].capacity, pts[i].bandwidth, pts[i].throughput}, eo);
     INFO("point " << i << " policy " << eo.policy << " capacity " << pts[i].capacity);
     CHECK(c.done[i] == 1);

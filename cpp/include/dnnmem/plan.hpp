@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "dnnmem/hardware.hpp"
+#include "dnnmem/link.hpp"
+#include "dnnmem/options.hpp"
 #include "dnnmem/schedule.hpp"
 
 namespace dnnmem {
@@ -51,19 +53,26 @@ struct Plan {
   PlanCounts counts;
 };
 
-// What a policy gets: the schedule, the capacity, and the time base for its latency estimates.
+struct PreparedPolicy;  // compose.hpp
+
+// What a cache manager gets: the schedule, the capacity, the time base, each step's compute
+// time (from the compute model), the link to ask for a transfer's time (latency-aware prefetch
+// and look-ahead offload use it), and its own options.
 struct PlanInput {
   const Schedule& schedule;
   std::int64_t capacity = 0;
   TimeBase time;
   int ops_per_mac = 2;
-  std::vector<Ticks> compute;  // per step, FLOPs · bandwidth
+  std::vector<Ticks> compute;  // per step, ticks
+  const LinkModel* link = &identity_link();
+  const Options* options = nullptr;  // the cache manager's
+
+  Ticks transfer_ticks(int tensor, std::int64_t bytes) const { return link->ticks(time, tensor, bytes); }
 };
 
-PlanInput make_plan_input(const Schedule& s, const Hardware& hw, int ops_per_mac);
-// The same, reusing `compute`'s storage (a sweep's per-thread buffer): moved into the result.
-PlanInput make_plan_input(const Schedule& s, const Hardware& hw, int ops_per_mac,
-                          std::vector<Ticks>&& compute);
+// Reuses `compute`'s storage (a sweep's per-thread buffer): moved into the result.
+PlanInput make_plan_input(const Schedule& s, const Hardware& hw, const PreparedPolicy& policy,
+                          std::vector<Ticks>&& compute = {});
 
 // Buffers the policies reuse from one design point to the next (one per thread in a sweep,
 // so a warm point allocates nothing). What they hold between calls means nothing: every policy

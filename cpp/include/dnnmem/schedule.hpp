@@ -8,16 +8,21 @@
 #include <vector>
 
 #include "dnnmem/network.hpp"
+#include "dnnmem/options.hpp"
 
 namespace dnnmem {
 
 // Role order is part of the tensor order of SPEC §3: activation < W < S < gradient < dW.
 enum class Role : std::uint8_t { Activation, Weight, State, Gradient, WeightGrad };
 enum class Phase : std::uint8_t { Forward, Loss, Backward };
+// Which part of a layer's backward work a step does: all of it (the thesis), or, when a
+// scheduler splits it, the gradient of the data input (dX) or of the weight (dW).
+enum class StepPart : std::uint8_t { Whole, Data, Weight };
 
 std::string_view role_name(Role r);    // "activation", "weight", "state", "gradient", "weight_grad"
 std::string_view role_prefix(Role r);  // "Y", "W", "S", "dY", "dW"
 std::string_view phase_name(Phase p);  // "fwd", "loss", "bwd"
+std::string_view part_name(StepPart p);  // "", "dx", "dw"
 
 // One tensor access of a step. A read-modify-write (gradient accumulation) is one access with
 // both flags. A partial access (embedding rows) moves `bytes` < the tensor's size; it is always
@@ -33,6 +38,7 @@ struct Access {
 struct Step {
   Phase phase = Phase::Forward;
   int layer = -1;          // the layer it runs (loss: the network output it reads)
+  StepPart part = StepPart::Whole;
   OpCount ops;             // whole batch: FLOPs = ops.total(ops_per_mac)
   int first_access = 0;    // accesses [first_access, first_access + num_accesses)
   int num_accesses = 0;
@@ -59,12 +65,11 @@ struct Tensor {
   int use_begin = 0, use_end = 0; // uses [use_begin, use_end) in Schedule::uses
 };
 
-enum class Scheduler : std::uint8_t { Default };
-
 struct ScheduleOptions {
   std::int64_t batch = 1;
   int bytes_per_element = 4;
-  Scheduler scheduler = Scheduler::Default;
+  std::string scheduler = "default";  // a name of scheduler_parts() (compose.hpp)
+  OptionMap scheduler_options;
 };
 
 // One full use packed with what the thesis planners ask of it at every step, so that a planner
@@ -108,6 +113,8 @@ struct UseIndex {
 struct Schedule {
   std::int64_t batch = 1;
   int bytes_per_element = 4;
+  std::string scheduler = "default";  // the scheduler that built it
+  unsigned capabilities = 0;          // Capability bits (compose.hpp): what it offers the parts
   std::vector<int> forward_order;  // layers with a forward step, in step order
   std::vector<Step> steps;
   std::vector<Access> accesses;
@@ -122,7 +129,8 @@ struct Schedule {
   std::int64_t total_ops(int ops_per_mac = 2) const;
 };
 
-// Throws std::invalid_argument for a batch < 1 or an element size not in 1..16.
+// Throws std::invalid_argument for a batch < 1, an element size not in 1..16, an unknown
+// scheduler or a bad scheduler option.
 Schedule build_schedule(const Network& net, const ScheduleOptions& options);
 
 }  // namespace dnnmem

@@ -1,5 +1,7 @@
 // Many design points of one schedule at once (the sweep engine behind dnnmem.sweep): each point
-// is (capacity, bandwidth, throughput, policy) and is independent of every other, so the points
+// is (capacity, bandwidth, throughput, policy) — a policy being one of the prepared compositions
+// of cache manager, link and compute model (compose.hpp) that the caller passes alongside, each
+// prepared once for the schedule — and is independent of every other, so the points
 // run in parallel (OpenMP, when built with it) and the results do not depend on the thread
 // count or on the order of the points. Only totals are kept, in caller-owned column arrays.
 #pragma once
@@ -9,6 +11,7 @@
 #include <functional>
 #include <span>
 
+#include "dnnmem/compose.hpp"
 #include "dnnmem/schedule.hpp"
 
 namespace dnnmem {
@@ -17,7 +20,7 @@ struct SweepPoint {
   std::int64_t capacity = 0;  // bytes
   double bandwidth = 0.0;     // bytes/s
   double throughput = 0.0;    // FLOP/s
-  int policy = 0;             // index into policies()
+  int policy = 0;             // index into the prepared policies
 };
 
 // One array per total, one element per point, allocated by the caller. A null pointer means
@@ -36,12 +39,14 @@ struct SweepColumns {
   std::int64_t* born = nullptr;
   std::int64_t* offloads = nullptr;
   std::uint8_t* done = nullptr;              // 1 once the point's totals are written
+  std::int64_t* wire_in = nullptr;           // bytes on the link (after `done`: added later)
+  std::int64_t* wire_out = nullptr;
 };
 
 struct SweepOptions {
   int threads = 0;       // OpenMP threads; 0 = the OpenMP default. Ignored without OpenMP.
   int chunk = 4;         // points handed to a thread at a time (schedule(dynamic, chunk))
-  int ops_per_mac = 2;   // SPEC §2: 2 or 1
+  int ops_per_mac = 2;   // SPEC §2: 2 or 1 (only for the overload that prepares the policies)
   // Polled by the caller: set *cancel to stop early (points not yet started are skipped);
   // *done counts the points finished so far.
   std::atomic<bool>* cancel = nullptr;
@@ -51,13 +56,18 @@ struct SweepOptions {
   std::function<void(std::int64_t)> after_point;
 };
 
-// Throws std::invalid_argument naming the point and the field: a policy index out of range,
-// bad hardware (see validate(Hardware)), or ops_per_mac not 1 or 2.
-void validate_sweep(std::span<const SweepPoint> points, int ops_per_mac);
+// Throws std::invalid_argument naming the point and the field: a policy index out of range
+// (0 .. num_policies - 1) or bad hardware (see validate(Hardware)).
+void validate_sweep(std::span<const SweepPoint> points, int num_policies);
 
 // Evaluates every point (after validate_sweep) and returns how many were evaluated: all of
 // them unless cancelled. Point i's totals equal estimate() at that point, bit for bit. An
 // exception thrown while evaluating is rethrown after every thread has stopped.
+std::int64_t sweep(const Schedule& s, std::span<const PreparedPolicy> policies,
+                   std::span<const SweepPoint> points, const SweepColumns& out,
+                   const SweepOptions& options);
+// The same with each point's policy an index into cache_parts(), with the raw link and the
+// peak compute model, and options.ops_per_mac (the thesis's six policies).
 std::int64_t sweep(const Schedule& s, std::span<const SweepPoint> points, const SweepColumns& out,
                    const SweepOptions& options);
 

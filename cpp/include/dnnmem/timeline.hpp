@@ -15,6 +15,7 @@ struct StepTiming {
   Ticks compute = 0;
   Ticks capacity_stall = 0;     // waiting for offloads to free space before starting
   std::int64_t bytes_in = 0, bytes_out = 0;  // issued at its start (loads) or end (offloads)
+  std::int64_t wire_in = 0, wire_out = 0;    // the same transfers' bytes on the link
   std::array<std::int64_t, 5> in_by_role{}, out_by_role{};  // the same, by Role of the tensor
   std::int64_t resident = 0;    // plan residency + data still being written out, at its start
 };
@@ -24,13 +25,15 @@ struct Timeline {
   Ticks steps_end = 0;          // end of the last step
   Ticks total = 0;              // + drain: off-chip writes still running
   std::int64_t traffic_in = 0, traffic_out = 0;
+  std::int64_t wire_in = 0, wire_out = 0;
 };
 
 // What a sweep keeps of a timeline: its exact totals.
 struct TimelineTotals {
   Ticks steps_end = 0, total = 0;
   Ticks compute = 0, capacity_stall = 0;  // summed over the steps
-  std::int64_t traffic_in = 0, traffic_out = 0;
+  std::int64_t traffic_in = 0, traffic_out = 0;  // bytes that leave / enter the cache
+  std::int64_t wire_in = 0, wire_out = 0;        // bytes on the link (= traffic for `raw`)
 };
 
 // The DMA channel's buffers, reused from one design point to the next (one per thread in a

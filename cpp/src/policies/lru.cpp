@@ -20,6 +20,7 @@
 // list is always ordered by (last use, tensor).
 #include <algorithm>
 
+#include "dnnmem/compose.hpp"
 #include "dnnmem/policies.hpp"
 
 namespace dnnmem {
@@ -166,5 +167,7 @@ void plan_lru(const PlanInput& in, PlanScratch& w, Plan& plan) {
     }
   }
 }
+
+extern const CachePart cache_lru{"lru", "online LRU cache of whole tensors with demand loads, no knowledge of the future", {}, 0, &plan_lru};
 
 }  // namespace dnnmem

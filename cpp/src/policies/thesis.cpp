@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "dnnmem/compose.hpp"
 #include "dnnmem/policies.hpp"
 #include "range_tree.hpp"
 
@@ -101,8 +102,8 @@ class ThesisPlanner {
 
   // Rule 3's deadline: the first step w > u with compute of u+1 … w-1 >= the write time; n when
   // no step qualifies (then `qualifies` is false).
-  int write_deadline(int u, std::int64_t bytes, bool* qualifies = nullptr) const {
-    const Ticks need = prefix_[static_cast<std::size_t>(u) + 1] + in_.time.transfer(bytes);
+  int write_deadline(int u, int tensor, std::int64_t bytes, bool* qualifies = nullptr) const {
+    const Ticks need = prefix_[static_cast<std::size_t>(u) + 1] + in_.transfer_ticks(tensor, bytes);
     auto it = std::lower_bound(prefix_.begin() + u + 1, prefix_.begin() + n_, need);
     const bool ok = it != prefix_.begin() + n_;
     if (qualifies) *qualifies = ok;
@@ -113,7 +114,7 @@ class ThesisPlanner {
   void offload_after(const FullUse& use) {
     const int u = use.step;
     const std::int64_t bytes = use.bytes;
-    const int w = write_deadline(u, bytes);
+    const int w = write_deadline(u, use.tensor, bytes);
     occupy(u + 1, w - 1, bytes, /*reservation=*/true);
     offloads_.push_back({use.tensor, TransferKind::Offload, bytes, u, w});
     ++plan_.counts.offloads;
@@ -190,7 +191,7 @@ class ThesisPlanner {
         if (prefetch_ == Prefetch::LatencyAware) {
           // smallest k with compute of v-k … v-1 >= load time: the largest q <= v-1 with
           // prefix_[q] <= prefix_[v] - load; none: k = v.
-          const Ticks limit = prefix_[static_cast<std::size_t>(v)] - in_.time.transfer(bytes);
+          const Ticks limit = prefix_[static_cast<std::size_t>(v)] - in_.transfer_ticks(use.tensor, bytes);
           auto it = std::upper_bound(prefix_.begin(), prefix_.begin() + v, limit);
           k = it == prefix_.begin() ? v : v - static_cast<int>(it - prefix_.begin() - 1);
         }
@@ -227,7 +228,7 @@ class ThesisPlanner {
         const std::int64_t bytes = use.bytes;
         if (!(use.flags & FullUse::HasNext) && (use.flags & FullUse::MustEndOffchip)) {
           bool qualifies = false;
-          write_deadline(step, bytes, &qualifies);
+          write_deadline(step, use.tensor, bytes, &qualifies);
           if (!qualifies) continue;  // streamed out during its step
         }
         if (!fits(step, step, bytes)) continue;
@@ -382,5 +383,18 @@ void plan_belady(const PlanInput& in, PlanScratch& w, Plan& out) {
 void plan_prefetch_next(const PlanInput& in, PlanScratch& w, Plan& out) {
   ThesisPlanner(in, w, out, Prefetch::NextStep).run();
 }
+
+extern const CachePart cache_lookahead{
+    "lookahead", "Bélády reuse intervals + look-ahead offload + latency-aware prefetch (thesis)", {}, 0,
+    &plan_lookahead};
+extern const CachePart cache_belady{
+    "belady", "as lookahead, without any prefetch: every load streamed at its use", {}, 0, &plan_belady};
+extern const CachePart cache_prefetch_next{
+    "prefetch-next", "as lookahead, prefetching one step ahead (thesis Fig. 4.1a)", {}, 0,
+    &plan_prefetch_next};
+extern const CachePart cache_no_lookahead{
+    "no-lookahead",
+    "as lookahead, writing a dirty tensor out only when its space is needed (thesis Fig. 4.2a)", {}, 0,
+    &plan_no_lookahead};
 
 }  // namespace dnnmem

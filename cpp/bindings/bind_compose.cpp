@@ -1,0 +1,105 @@
+// The policy parts' registries (compose.hpp) and prepared compositions. Option values arrive in
+// base units: parsing "200GB/s" is the Python layer's, from the unit each option declares here.
+#include <pybind11/stl.h>
+
+#include <cmath>
+#include <stdexcept>
+
+#include "bindings.hpp"
+#include "dnnmem/compose.hpp"
+
+namespace dnnmem::bindings {
+
+OptionMap option_map(const py::dict& options, const std::string& part) {
+  OptionMap m;
+  for (const auto& [key, value] : options) {
+    const std::string name = py::str(key);
+    if (py::isinstance<py::bool_>(value))
+      throw std::invalid_argument(part + ": option '" + name + "' must be a number or a name, got a bool");
+    if (py::isinstance<py::str>(value)) m.emplace_back(name, value.cast<std::string>());
+    else if (py::isinstance<py::int_>(value) || py::isinstance<py::float_>(value))
+      m.emplace_back(name, value.cast<double>());
+    else
+      throw std::invalid_argument(part + ": option '" + name + "' must be a number or a name, got " +
+                                  std::string(py::str(py::type::of(value).attr("__name__"))));
+  }
+  return m;
+}
+
+namespace {
+
+py::list describe_options(const std::vector<OptionSpec>& specs) {
+  py::list out;
+  for (const OptionSpec& s : specs) {
+    py::dict d;
+    d["name"] = std::string(s.name);
+    d["type"] = s.type == OptionType::Number ? "number" : s.type == OptionType::Integer ? "integer" : "choice";
+    d["unit"] = std::string(s.unit);
+    d["description"] = std::string(s.description);
+    if (s.type == OptionType::Choice) {
+      d["default"] = std::string(s.default_choice);
+      py::list choices;
+      for (auto c : s.choices) choices.append(std::string(c));
+      d["choices"] = choices;
+    } else {
+      d["default"] = s.default_number;
+      d["min"] = s.min;
+      d["max"] = s.max;
+      d["min_exclusive"] = s.min_exclusive;
+    }
+    out.append(d);
+  }
+  return out;
+}
+
+template <class Part>
+void describe(py::list& out, const char* kind, const std::vector<const Part*>& parts) {
+  for (const Part* p : parts) {
+    py::dict d;
+    d["kind"] = kind;
+    d["name"] = std::string(p->name);
+    d["description"] = std::string(p->description);
+    d["options"] = describe_options(p->options);
+    out.append(d);
+  }
+}
+
+}  // namespace
+
+void bind_compose(py::module_& m) {
+  m.def("parts", [] {
+    py::list out;
+    describe(out, "scheduler", scheduler_parts());
+    describe(out, "cache", cache_parts());
+    describe(out, "link", link_parts());
+    describe(out, "compute", compute_parts());
+    return out;
+  }, "Every registered part: kind, name, description and declared options.");
+
+  py::class_<PreparedPolicy, std::shared_ptr<PreparedPolicy>>(
+      m, "PreparedPolicy", "A composition checked and prepared for one schedule.")
+      .def_property_readonly("cache", [](const PreparedPolicy& p) { return std::string(p.cache->name); })
+      .def_property_readonly("ops_per_mac", [](const PreparedPolicy& p) { return p.ops_per_mac; })
+      .def("link_wire_bytes", [](const PreparedPolicy& p, int tensor, std::int64_t bytes) {
+        return p.link.wire_bytes(tensor, bytes);
+      }, py::arg("tensor"), py::arg("bytes"), "Bytes on the link for `bytes` of tensor `tensor`.")
+      .def_property_readonly("compute_work", [](const PreparedPolicy& p) { return to_array(p.compute.work); },
+                             "Per step: the FLOPs that take as long at peak throughput.");
+
+  m.def("prepare_policy", [](std::shared_ptr<const Schedule> s, const std::string& cache,
+                             const py::dict& cache_options, const std::string& link,
+                             const py::dict& link_options, const std::string& compute,
+                             const py::dict& compute_options, int ops_per_mac) {
+    PolicySpec spec;
+    spec.cache = {cache, option_map(cache_options, part_label("cache manager", cache))};
+    spec.link = {link, option_map(link_options, part_label("link", link))};
+    spec.compute = {compute, option_map(compute_options, part_label("compute model", compute))};
+    py::gil_scoped_release release;
+    return std::make_shared<PreparedPolicy>(prepare_policy(*s, spec, ops_per_mac));
+  }, py::arg("schedule"), py::arg("cache") = "lookahead", py::arg("cache_options") = py::dict(),
+     py::arg("link") = "raw", py::arg("link_options") = py::dict(), py::arg("compute") = "peak",
+     py::arg("compute_options") = py::dict(), py::arg("ops_per_mac") = 2,
+     "Check a composition against a schedule and build its per-schedule tables.");
+}
+
+}  // namespace dnnmem::bindings

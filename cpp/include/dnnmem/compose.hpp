@@ -1,0 +1,99 @@
+// A policy is a composition of four parts, each from a registry of its own (docs/policies.md):
+//   scheduler      network -> steps and their accesses            (cpp/src/schedulers/)
+//   cache manager  steps -> plan: what stays on chip, every transfer (cpp/src/policies/)
+//   link           what a transfer costs: wire bytes and time       (cpp/src/links/)
+//   compute model  how long a step computes                         (cpp/src/compute/)
+// Adding a part is one file in its folder plus one line in cpp/src/registry.cpp. The timeline
+// never changes when a part is added: it times whatever plan it is given, asking the link for
+// each transfer's time and taking each step's compute time from the compute model.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dnnmem/compute.hpp"
+#include "dnnmem/link.hpp"
+#include "dnnmem/options.hpp"
+#include "dnnmem/plan.hpp"
+#include "dnnmem/schedule.hpp"
+
+namespace dnnmem {
+
+// What a schedule offers, and what a cache manager may require of it.
+enum Capability : unsigned {
+  kTraining = 1,  // a loss and a backward pass (gradients, weight gradients)
+};
+
+struct SchedulerPart {
+  std::string_view name, description;
+  std::vector<OptionSpec> options;
+  // Fills `out` (empty on entry) with the steps and accesses; build_schedule does the rest.
+  void (*build)(const Network& net, const ScheduleOptions& options, const Options& own, Schedule& out);
+};
+
+struct CachePart {
+  std::string_view name, description;
+  std::vector<OptionSpec> options;
+  unsigned requires_capabilities = 0;
+  // Writes the plan into `out` (its storage reused), with `scratch` for working buffers; its
+  // options are in in.options.
+  void (*plan)(const PlanInput& in, PlanScratch& scratch, Plan& out);
+};
+
+struct LinkPart {
+  std::string_view name, description;
+  std::vector<OptionSpec> options;
+  // Throws std::invalid_argument when the options make no sense for this schedule.
+  LinkModel (*prepare)(const Schedule& s, const Options& own);
+};
+
+struct ComputePart {
+  std::string_view name, description;
+  std::vector<OptionSpec> options;
+  ComputeModel (*prepare)(const Schedule& s, const Options& own, int ops_per_mac);
+};
+
+const std::vector<const SchedulerPart*>& scheduler_parts();
+const std::vector<const CachePart*>& cache_parts();
+const std::vector<const LinkPart*>& link_parts();
+const std::vector<const ComputePart*>& compute_parts();
+
+// Throw std::invalid_argument listing the valid names of that registry.
+const SchedulerPart& find_scheduler(std::string_view name);
+const CachePart& find_cache(std::string_view name);
+const LinkPart& find_link(std::string_view name);
+const ComputePart& find_compute(std::string_view name);
+
+// A part as a user names it: the name and the options given.
+struct PartSpec {
+  std::string name;
+  OptionMap options;
+};
+
+// The parts after the scheduler (the schedule carries its scheduler).
+struct PolicySpec {
+  PartSpec cache{"lookahead", {}};
+  PartSpec link{"raw", {}};
+  PartSpec compute{"peak", {}};
+};
+
+// A policy ready to evaluate design points of one schedule: options checked, the link's and the
+// compute model's per-schedule tables built once and shared by every point of a sweep.
+struct PreparedPolicy {
+  const CachePart* cache = nullptr;
+  Options cache_options;
+  LinkModel link;
+  ComputeModel compute;
+  int ops_per_mac = 2;
+};
+
+// Throws std::invalid_argument naming the part and the option, or both parts and why for a
+// combination that makes no sense (a cache manager that needs a backward pass on an inference
+// schedule); ops_per_mac not 1 or 2.
+PreparedPolicy prepare_policy(const Schedule& s, const PolicySpec& spec, int ops_per_mac);
+
+// "scheduler 'inference'", "link 'ratio'", ... for messages.
+std::string part_label(std::string_view kind, std::string_view name);
+
+}  // namespace dnnmem

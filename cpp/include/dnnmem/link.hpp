@@ -1,0 +1,46 @@
+// What a transfer costs on the link between the cache and off-chip memory: the bytes on the wire
+// and the time they take. A link part prepares one LinkModel per schedule (its per-tensor
+// factors depend on the tensors' roles and sizes, never on the design point); the planners and
+// the timeline then ask it for every transfer's time, so latency-aware prefetch and look-ahead
+// offload use the real cost.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "dnnmem/hardware.hpp"
+
+namespace dnnmem {
+
+struct LinkModel {
+  // Per tensor: a transfer of b bytes of it puts ceil(b · num / den) bytes on the wire. Empty:
+  // the bytes themselves (num = den = 1), the thesis's link.
+  std::vector<std::int64_t> num, den;
+  // The rate at which the link's front end (a compressor) reads uncompressed data, whole
+  // bytes/s; 0 = no such limit. A transfer then takes max(wire / bandwidth, bytes / cap).
+  std::int64_t cap = 0;
+
+  bool identity() const { return num.empty() && cap == 0; }
+  std::int64_t wire_bytes(int tensor, std::int64_t bytes) const {
+    if (num.empty()) return bytes;
+    const auto t = static_cast<std::size_t>(tensor);
+    const Ticks q = static_cast<Ticks>(bytes) * num[t];
+    return static_cast<std::int64_t>((q + den[t] - 1) / den[t]);
+  }
+  // Exact: wire · throughput ticks for the wire, ceil(bytes · bandwidth · throughput / cap) for
+  // the cap (1 tick = 1 / (bandwidth · throughput) s).
+  Ticks ticks(const TimeBase& time, int tensor, std::int64_t bytes) const {
+    if (identity()) return time.transfer(bytes);
+    const Ticks wire = time.transfer(wire_bytes(tensor, bytes));
+    if (cap == 0) return wire;
+    return wire > cap_ticks(time, bytes) ? wire : cap_ticks(time, bytes);
+  }
+
+ private:
+  Ticks cap_ticks(const TimeBase& time, std::int64_t bytes) const;
+};
+
+// The thesis's link: bytes / bandwidth.
+const LinkModel& identity_link();
+
+}  // namespace dnnmem

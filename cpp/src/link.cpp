@@ -1,0 +1,24 @@
+#include "dnnmem/link.hpp"
+
+#include <stdexcept>
+
+namespace dnnmem {
+
+const LinkModel& identity_link() {
+  static const LinkModel link;
+  return link;
+}
+
+Ticks LinkModel::cap_ticks(const TimeBase& time, std::int64_t bytes) const {
+  // ceil(bytes · P / cap) with P = bandwidth · throughput (< 2^124): split P = q · cap + r so
+  // that no product exceeds 128 bits for realistic rates; refuse the rest.
+  const Ticks per_second = static_cast<Ticks>(time.bandwidth) * time.throughput;
+  const Ticks q = per_second / cap, r = per_second % cap;
+  Ticks whole = 0;
+  if (__builtin_mul_overflow(static_cast<Ticks>(bytes), q, &whole) || whole > (Ticks{1} << 125))
+    throw std::overflow_error("link: a transfer's time at the compressor cap is too large to count "
+                              "exactly (cap far below bandwidth)");
+  return whole + (static_cast<Ticks>(bytes) * r + cap - 1) / cap;
+}
+
+}  // namespace dnnmem

@@ -1,0 +1,79 @@
+// Link `ratio`: a fixed compression ratio per tensor role. A transfer of b bytes of a tensor of
+// role r puts ceil(b / ratio_r) bytes on the wire (its on-chip footprint stays b); with a
+// compressor that reads uncompressed data at most at `cap` bytes/s, it takes
+// max(wire / bandwidth, b / cap). The compressed-DMA links (ZVC, RLE, zlib) build on it.
+#include <cmath>
+#include <stdexcept>
+
+#include "dnnmem/compose.hpp"
+
+namespace dnnmem {
+namespace {
+
+constexpr const char* kRoles[] = {"activation", "weight", "state", "gradient", "weight_grad"};
+
+OptionSpec role_ratio(std::string_view role, std::string_view description) {
+  return number_option(role, "", description, 1.0, 1.0 / 64, 1 << 20);
+}
+
+// A ratio r (a double) as the exact fraction num / den with den = r's 53-bit mantissa and num a
+// power of two, so that ceil(b / r) = ceil(b · num / den) is exact in 128-bit arithmetic for
+// r in [1/64, 2^20] and b < 2^62.
+void as_fraction(double r, std::int64_t& num, std::int64_t& den) {
+  int e = 0;
+  const double m = std::frexp(r, &e);                      // r = m · 2^e, m in [0.5, 1)
+  std::int64_t mant = static_cast<std::int64_t>(std::ldexp(m, 53));  // r = mant · 2^(e-53)
+  int shift = 53 - e;                                       // b / r = b · 2^shift / mant
+  while ((mant & 1) == 0 && shift > 0) {                    // lowest terms keep the numbers small
+    mant >>= 1;
+    --shift;
+  }
+  num = std::int64_t{1} << shift;  // shift <= 59 for r >= 1/64
+  den = mant;
+}
+
+LinkModel prepare(const Schedule& s, const Options& own) {
+  std::int64_t num[5], den[5];
+  for (int r = 0; r < 5; ++r) {
+    double ratio = own.number(kRoles[r]);
+    if (!own.given(kRoles[r]) && own.given("all")) ratio = own.number("all");
+    as_fraction(ratio, num[r], den[r]);
+  }
+  // A ratio for a role the schedule has no tensor of is a mistake (e.g. gradients with the
+  // inference scheduler): say so rather than ignore it.
+  bool present[5] = {};
+  for (const Tensor& t : s.tensors) present[static_cast<int>(t.role)] = true;
+  for (int r = 0; r < 5; ++r)
+    if (own.given(kRoles[r]) && !present[r])
+      throw std::invalid_argument("link 'ratio' with scheduler '" + s.scheduler + "': option '" +
+                                  kRoles[r] + "' has no effect, the schedule has no " + kRoles[r] +
+                                  " tensor");
+  LinkModel m;
+  m.num.resize(s.tensors.size());
+  m.den.resize(s.tensors.size());
+  for (std::size_t t = 0; t < s.tensors.size(); ++t) {
+    const auto r = static_cast<std::size_t>(s.tensors[t].role);
+    m.num[t] = num[r];
+    m.den[t] = den[r];
+  }
+  m.cap = static_cast<std::int64_t>(std::llround(own.number("cap")));
+  return m;
+}
+
+}  // namespace
+
+extern const LinkPart link_ratio{
+    "ratio",
+    "a fixed compression ratio per tensor role (wire bytes = bytes / ratio), optionally capped "
+    "by the compressor's rate",
+    {role_ratio("all", "the ratio of every role not given on its own"),
+     role_ratio("activation", "ratio for activations (Y)"),
+     role_ratio("weight", "ratio for weights (W)"),
+     role_ratio("state", "ratio for non-trainable state (S)"),
+     role_ratio("gradient", "ratio for activation gradients (dY)"),
+     role_ratio("weight_grad", "ratio for weight gradients (dW)"),
+     number_option("cap", "bytes/s",
+                   "rate at which the compressor reads uncompressed data (0 = unlimited)", 0, 0, 0x1p62)},
+    &prepare};
+
+}  // namespace dnnmem

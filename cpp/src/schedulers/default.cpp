@@ -1,0 +1,15 @@
+// Scheduler `default`: the thesis's training iteration (SPEC §3), one step per layer and pass.
+#include "dnnmem/compose.hpp"
+#include "steps.hpp"
+
+namespace dnnmem {
+
+extern const SchedulerPart scheduler_default{
+    "default",
+    "training iteration, one step per layer: forward (depth-first with joins), loss, backward",
+    {},
+    [](const Network& net, const ScheduleOptions& options, const Options&, Schedule& out) {
+      detail::build_steps(net, options, {}, out);
+    }};
+
+}  // namespace dnnmem
