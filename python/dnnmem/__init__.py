@@ -13,6 +13,7 @@ from .estimate import Result, estimate, policies
 from .hardware import Hardware
 from .network import Flops, Network, NetworkError, load_network
 from .pareto import pareto
+from .policy import Part, Policy, parts
 from .presets import hardware, hardware_presets
 from .sweep import SweepInterrupted, sweep
 from .units import (
@@ -37,6 +38,9 @@ __all__ = [
     "Result",
     "estimate",
     "policies",
+    "Policy",
+    "Part",
+    "parts",
     "sweep",
     "SweepInterrupted",
     "Network",

@@ -43,7 +43,10 @@ def _parser() -> argparse.ArgumentParser:
     e.add_argument("--bandwidth", help="off-chip bandwidth (default: the preset's, else 616GB/s)")
     e.add_argument("--throughput",
                    help="compute throughput (default: the preset's, else 13.45TFLOPS)")
-    e.add_argument("--policy", default="lookahead", help="cache policy (default lookahead)")
+    e.add_argument("--policy", default="lookahead",
+                   help="a policy: a cache manager's name, or parts joined by '+', e.g. "
+                        "'split-backward + lru + ratio(activation=2)' (see `dnnmem policies`; "
+                        "default lookahead)")
     e.add_argument("--ops-per-mac", type=int, default=2, choices=(1, 2), help="FLOPs per MAC")
     e.add_argument("--by-kind", action="store_true", help="also print the time by layer kind")
     w = sub.add_parser("sweep", help="evaluate a grid of design points from a YAML file",
@@ -69,7 +72,8 @@ def _parser() -> argparse.ArgumentParser:
     i.add_argument("--no-strict", dest="strict", action="store_false",
                    help="import unsupported operators as zero-FLOP placeholders (warns)")
     sub.add_parser("networks", help="list the built-in networks")
-    sub.add_parser("policies", help="list the cache policies")
+    sub.add_parser("policies", help="list the parts a policy is composed of: schedulers, "
+                                    "cache managers, links, compute models, with their options")
     return p
 
 
@@ -156,8 +160,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "networks":
             print("\n".join(networks()))
         elif args.command == "policies":
-            for name, text in policies().items():
-                print(f"{name:<14} {text}")
+            table = policies()
+            for kind, rows in table.groupby("kind", sort=False):
+                print(f"{kind}:")
+                for row in rows.itertuples():
+                    print(f"  {row.name:<15} {row.description}")
+                    if row.options:
+                        print(f"  {'':<15} options: {row.options}")
         elif args.command == "estimate":
             net = _load(args.network, args.batch, 4)
             hw = _hardware(args)

@@ -17,6 +17,8 @@ import pandas as pd
 from . import _core
 from .hardware import Hardware
 from .network import Network, load_network
+from .policy import Policy, PolicyLike, parts
+from .policy import policy as as_policy
 from .units import format_bandwidth, format_bytes, format_count, format_time
 
 __all__ = ["estimate", "policies", "Result"]
@@ -24,9 +26,34 @@ __all__ = ["estimate", "policies", "Result"]
 NetworkLike = Union[Network, str, "os.PathLike[str]", dict]
 
 
-def policies() -> dict[str, str]:
-    """Policy names and one-line descriptions (SPEC §5)."""
-    return dict(_core.policies())
+def policies(kind: str | None = None) -> pd.DataFrame:
+    """Every part a policy can be composed of (docs/policies.md): one row per part with
+    ``kind`` (scheduler, cache, link, compute), ``name``, ``description`` and ``options``
+    (a one-line summary: name, unit, default). The cache managers' names alone are the
+    thesis's six policies."""
+    rows = []
+    for name, p in parts(kind).items():
+        opts = []
+        for o in p["options"]:
+            if o["type"] == "choice":
+                opts.append(f"{o['name']}={'|'.join(o['choices'])} (default {o['default']})")
+            else:
+                unit = f" {o['unit']}" if o["unit"] else ""
+                default = o["default"]
+                shown = int(default) if float(default).is_integer() else default
+                opts.append(f"{o['name']}{unit} (default {shown})")
+        rows.append({"kind": p["kind"], "name": name, "description": p["description"],
+                     "options": "; ".join(opts)})
+    return pd.DataFrame(rows, columns=["kind", "name", "description", "options"])
+
+
+def _resolve_policy(value: PolicyLike, hardware: Hardware) -> Policy:
+    """The policy to run: ``value`` parsed, its compute model the hardware's when it names none."""
+    try:
+        p = as_policy(value)
+    except TypeError as e:
+        raise TypeError(str(e)) from None
+    return p.with_compute(hardware.compute)
 
 
 def _network(network: NetworkLike, batch: int | None) -> Network:
@@ -53,7 +80,8 @@ def _check_has_steps(net: Network) -> None:
                          f"input or a re-indexing of one)")
 
 
-def estimate(network: NetworkLike, hardware: Hardware | None = None, policy: str = "lookahead",
+def estimate(network: NetworkLike, hardware: Hardware | None = None,
+             policy: PolicyLike = "lookahead",
              *, batch: int | None = None, capacity: str | float | None = None,
              bandwidth: str | float | None = None, throughput: str | float | None = None,
              ops_per_mac: int = 2) -> Result:
@@ -66,8 +94,11 @@ def estimate(network: NetworkLike, hardware: Hardware | None = None, policy: str
     hardware : Hardware, optional
         The design point. Keyword arguments ``capacity``, ``bandwidth``, ``throughput`` build
         one (or override fields of the one given); unit strings such as ``"24MiB"`` work.
-    policy : str
-        One of :func:`policies` (default ``"lookahead"``, the thesis's).
+    policy : str or Policy
+        A composition of scheduler, cache manager, link and compute model: a
+        :class:`dnnmem.Policy` or its string form (``"split-backward + lru"``); a cache
+        manager's name alone (default ``"lookahead"``, the thesis's) keeps the other parts at
+        their defaults. See :func:`policies` and docs/policies.md.
     batch : int, optional
         Mini-batch size (default: the network's own, or 1 for a file / name).
     ops_per_mac : int
@@ -81,7 +112,8 @@ def estimate(network: NetworkLike, hardware: Hardware | None = None, policy: str
     Raises
     ------
     ValueError
-        Naming the argument for invalid hardware, an unknown policy or a bad ``ops_per_mac``.
+        Naming the argument for invalid hardware, an unknown part or option, a combination
+        of parts that makes no sense, or a bad ``ops_per_mac``.
     """
     net = _network(network, batch)
     _check_has_steps(net)
@@ -93,13 +125,15 @@ def estimate(network: NetworkLike, hardware: Hardware | None = None, policy: str
         raise TypeError(f"hardware: expected dnnmem.Hardware, got {type(hardware).__name__}")
     elif overrides:
         hardware = hardware.replace(**overrides)
-    if not isinstance(policy, str) or policy not in _core.policies():
-        raise ValueError(f"policy: unknown policy {policy!r} (valid: {', '.join(_core.policies())})")
+    composition = _resolve_policy(policy, hardware)
     if ops_per_mac not in (1, 2) or isinstance(ops_per_mac, bool):
         raise ValueError(f"ops_per_mac: must be 1 or 2, got {ops_per_mac!r}")
-    core = _core.estimate(net.schedule, hardware.capacity, hardware.bandwidth,
-                          hardware.throughput, policy, ops_per_mac)
-    return Result(net, hardware, policy, ops_per_mac, core)
+    scheduled = net.with_scheduler(composition.scheduler)
+    _check_has_steps(scheduled)
+    prepared = composition.prepare(scheduled.schedule, ops_per_mac)
+    core = _core.estimate(scheduled.schedule, hardware.capacity, hardware.bandwidth,
+                          hardware.throughput, prepared)
+    return Result(scheduled, hardware, composition, ops_per_mac, core)
 
 
 class Result:
@@ -110,9 +144,14 @@ class Result:
     time : float
         Seconds for the iteration, drain included.
     traffic_in, traffic_out : int
-        Bytes loaded from / written to off-chip memory.
+        Bytes loaded into / written out of the cache (the tensors' sizes).
+    link_in, link_out : int
+        The same transfers' bytes on the link: equal to traffic_in / traffic_out for the
+        ``raw`` link, fewer when the link compresses.
     avg_bandwidth : float
-        (traffic in + out) / time, bytes/s (thesis Eq. 4.1).
+        (link in + out) / time, bytes/s (thesis Eq. 4.1).
+    policy : str
+        The composition's string form; :attr:`composition` is the :class:`dnnmem.Policy`.
     active_time : float
         avg_bandwidth / peak bandwidth: the fraction of time the memory is busy (Eq. 4.2).
     utilization : float
@@ -124,22 +163,25 @@ class Result:
         waiting for offloads to free capacity; off-chip writes still running after the last step.
     """
 
-    def __init__(self, network: Network, hardware: Hardware, policy: str, ops_per_mac: int,
+    def __init__(self, network: Network, hardware: Hardware, policy: Policy, ops_per_mac: int,
                  core: _core.Estimate) -> None:
         self.network = network
         self.hardware = hardware
-        self.policy = policy
+        self.composition: Policy = policy
+        self.policy: str = str(policy)
         self.ops_per_mac = ops_per_mac
         self._core = core
         self.time: float = core.seconds
         self.traffic_in: int = int(core.traffic_in)
         self.traffic_out: int = int(core.traffic_out)
+        self.link_in: int = int(core.wire_in)
+        self.link_out: int = int(core.wire_out)
         self.compute_time: float = core.compute_seconds
         self.stall_time: float = core.stall_seconds
         self.capacity_stall_time: float = core.capacity_stall_seconds
         self.drain_time: float = core.drain_seconds
         self.flops: int = int(network.schedule.total_ops(ops_per_mac))
-        self.avg_bandwidth: float = (self.traffic_in + self.traffic_out) / self.time
+        self.avg_bandwidth: float = (self.link_in + self.link_out) / self.time
         self.active_time: float = self.avg_bandwidth / hardware.bandwidth
         self.utilization: float = self.flops / (hardware.throughput * self.time)
         self.samples_per_s: float = network.batch / self.time
@@ -153,9 +195,10 @@ class Result:
     @cached_property
     def steps(self) -> pd.DataFrame:
         """One row per step (SPEC §7): ``step``, ``name``, ``layer``, ``kind``, ``class``,
-        ``phase``, ``flops``, ``start``, ``end``, ``time`` (end − previous end, s),
+        ``phase``, ``part``, ``flops``, ``start``, ``end``, ``time`` (end − previous end, s),
         ``compute_time``, ``stall`` (time − compute_time), ``capacity_stall`` (s),
         ``bytes_in``, ``bytes_out`` (issued at the step's start, or its end for offloads),
+        ``link_in``, ``link_out`` (the same transfers' bytes on the link),
         ``resident_bytes`` (on chip at its start, data being written out included), and
         ``bytes_in_<role>`` / ``bytes_out_<role>`` for each tensor role (activation, weight,
         state, gradient, weight_grad), which add up to ``bytes_in`` / ``bytes_out``."""
@@ -164,6 +207,7 @@ class Result:
         df = pd.DataFrame({
             "step": base["step"], "name": base["name"], "layer": base["layer"],
             "kind": base["kind"], "class": base["class"], "phase": base["phase"],
+            "part": base["part"],
             "flops": self.ops_per_mac * base["macs"] + (base["flops"] - 2 * base["macs"]),
             "start": t["start"], "end": t["end"], "time": t["time"],
             "compute_time": t["compute_time"],
@@ -172,6 +216,8 @@ class Result:
         df["capacity_stall"] = t["capacity_stall"]
         df["bytes_in"] = t["bytes_in"]
         df["bytes_out"] = t["bytes_out"]
+        df["link_in"] = t["wire_in"]
+        df["link_out"] = t["wire_out"]
         df["resident_bytes"] = t["resident_bytes"]
         for role in ("activation", "weight", "state", "gradient", "weight_grad"):
             df[f"bytes_in_{role}"] = t[f"bytes_in_{role}"]
@@ -200,9 +246,11 @@ class Result:
         """The totals as a flat dict (SI base units), e.g. for a DataFrame row."""
         return {
             "network": self.network.name, "batch": self.network.batch, "policy": self.policy,
+            **self.composition.columns(),
             "capacity": self.hardware.capacity, "bandwidth": self.hardware.bandwidth,
             "throughput": self.hardware.throughput, "time": self.time,
             "traffic_in": self.traffic_in, "traffic_out": self.traffic_out,
+            "link_in": self.link_in, "link_out": self.link_out,
             "avg_bandwidth": self.avg_bandwidth, "active_time": self.active_time,
             "utilization": self.utilization, "samples_per_s": self.samples_per_s,
             "compute_time": self.compute_time, "stall_time": self.stall_time,
@@ -213,6 +261,8 @@ class Result:
         return [
             ("time", format_time(self.time)),
             ("traffic in / out", f"{format_bytes(self.traffic_in)} / {format_bytes(self.traffic_out)}"),
+            *([("on the link in / out", f"{format_bytes(self.link_in)} / {format_bytes(self.link_out)}")]
+              if (self.link_in, self.link_out) != (self.traffic_in, self.traffic_out) else []),
             ("average bandwidth", f"{format_bandwidth(self.avg_bandwidth)} "
                                   f"({self.active_time:.1%} of peak)"),
             ("compute utilization", f"{self.utilization:.1%}"),

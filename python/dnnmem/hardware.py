@@ -31,15 +31,20 @@ class Hardware:
 
     ``capacity`` may be 0 (no cache); bandwidth and throughput must be positive and finite.
     The core counts time exactly in whole bytes/s and FLOP/s, so both are rounded to integers.
+    ``compute`` names the chip's compute model in a policy's part syntax
+    (``"systolic(rows=45, cols=45)"``): a policy that names none uses it; ``""`` means
+    ``peak`` (FLOPs / throughput).
     """
 
     capacity: int
     bandwidth: float
     throughput: float
     name: str
+    compute: str
 
     def __init__(self, capacity: str | float = 0, bandwidth: str | float = "616GB/s",
-                 throughput: str | float = "13.45TFLOPS", name: str = "") -> None:
+                 throughput: str | float = "13.45TFLOPS", name: str = "",
+                 compute: str = "") -> None:
         cap = _field("capacity", parse_bytes, capacity)
         bw = _field("bandwidth", parse_bandwidth, bandwidth)
         thr = _field("throughput", parse_throughput, throughput)
@@ -54,11 +59,16 @@ class Hardware:
         object.__setattr__(self, "bandwidth", float(round(bw)))
         object.__setattr__(self, "throughput", float(round(thr)))
         object.__setattr__(self, "name", str(name))
+        if compute:
+            from .policy import _as_part
+
+            compute = str(_as_part("compute", compute))
+        object.__setattr__(self, "compute", str(compute or ""))
 
     def replace(self, **changes: str | float) -> Hardware:
         """A copy with some fields changed (values parsed as in the constructor)."""
         fields = {"capacity": self.capacity, "bandwidth": self.bandwidth,
-                  "throughput": self.throughput, "name": self.name}
+                  "throughput": self.throughput, "name": self.name, "compute": self.compute}
         unknown = set(changes) - set(fields)
         if unknown:
             raise TypeError(f"Hardware.replace: unknown field(s) {sorted(unknown)}")
@@ -74,7 +84,8 @@ class Hardware:
         label = f"{self.name}: " if self.name else ""
         return (f"Hardware({label}capacity={format_bytes(self.capacity)}, "
                 f"bandwidth={format_bandwidth(self.bandwidth)}, "
-                f"throughput={format_throughput(self.throughput)})")
+                f"throughput={format_throughput(self.throughput)}"
+                + (f", compute={self.compute}" if self.compute else "") + ")")
 
 
 def _field(label: str, parse, value):  # type: ignore[no-untyped-def]

@@ -87,10 +87,19 @@ class Network:
     operation counts FLOPs with 1 multiply-accumulate = 2 FLOPs, all for the whole batch.
     """
 
-    def __init__(self, core: _core.Network, batch: int = 1, bytes_per_element: int = 4) -> None:
+    def __init__(self, core: _core.Network, batch: int = 1, bytes_per_element: int = 4,
+                 scheduler: str = "default") -> None:
         self._core = core
         self.batch: int = _check_batch(batch)
         self.bytes_per_element: int = _check_element_size(bytes_per_element)
+        from .policy import _as_part
+
+        part = _as_part("scheduler", scheduler)
+        assert part is not None
+        #: The scheduler that turns it into steps (a policy part, ``"default"``: the thesis's).
+        self.scheduler: str = str(part)
+        self._scheduler_part = part
+        self._variants: dict[str, Network] = {}
 
     # -- identity ---------------------------------------------------------------------------
     @property
@@ -105,13 +114,30 @@ class Network:
 
     def with_batch(self, batch: int) -> Network:
         """The same network at another batch size (the parsed graph is shared)."""
-        return Network(self._core, batch, self.bytes_per_element)
+        return Network(self._core, batch, self.bytes_per_element, self.scheduler)
+
+    def with_scheduler(self, scheduler: Any) -> Network:
+        """The same network scheduled by another scheduler (a name, ``"name(options)"`` or a
+        :class:`dnnmem.Part`; see ``dnnmem.parts("scheduler")``). Its schedule, steps,
+        tensors and accesses are that scheduler's; the result is cached."""
+        from .policy import _as_part
+
+        part = _as_part("scheduler", scheduler)
+        key = str(part)
+        if key == self.scheduler:
+            return self
+        if key not in self._variants:
+            self._variants[key] = Network(self._core, self.batch, self.bytes_per_element, key)
+        return self._variants[key]
 
     # -- the schedule (C++), built once --------------------------------------------------------
     @cached_property
     def schedule(self) -> _core.Schedule:
-        """The compiled schedule of one training iteration (SPEC §3)."""
-        return _core.build_schedule(self._core, self.batch, self.bytes_per_element)
+        """The compiled schedule (SPEC §3): one training iteration with the default scheduler,
+        or whatever :attr:`scheduler` makes of it."""
+        part = self._scheduler_part
+        return _core.build_schedule(self._core, self.batch, self.bytes_per_element, part.name,
+                                    part.option_dict)
 
     # -- tables --------------------------------------------------------------------------------
     @cached_property
@@ -201,8 +227,10 @@ class Network:
     def steps(self) -> pd.DataFrame:
         """The schedule: one row per step (forward, loss, backward), in execution order.
 
-        Columns: ``step``, ``name`` (``F:conv1``, ``loss:fc``, ``B:conv1``), ``phase``
-        ("fwd", "loss", "bwd"), ``layer``, ``kind``, ``class``, ``flops`` (2 per MAC),
+        Columns: ``step``, ``name`` (``F:conv1``, ``loss:fc``, ``B:conv1``; a split backward
+        ``B:conv1/dx`` and ``B:conv1/dw``), ``phase`` ("fwd", "loss", "bwd"), ``part`` ("" for
+        a whole layer's step, "dx" / "dw" for the halves of a split backward), ``layer``,
+        ``kind``, ``class``, ``flops`` (2 per MAC),
         ``macs``, ``bytes_read``, ``bytes_written`` (if every access were streamed; a
         read-modify-write counts in both), ``accesses`` (how many tensors it touches),
         ``rf`` (FLOP/byte, Eq. 3.4).
@@ -216,11 +244,14 @@ class Network:
         phase = _PHASES[s["phase"]]
         layer = lt["name"][s["layer"]]
         prefix = np.array(["F:", "loss:", "B:"], dtype=object)[s["phase"]]
+        part = np.array(["", "dx", "dw"], dtype=object)[s["part"]]
+        suffix = np.array(["", "/dx", "/dw"], dtype=object)[s["part"]]
         is_loss = s["phase"] == 1
         return pd.DataFrame({
             "step": np.arange(len(phase)),
-            "name": prefix + layer,
+            "name": prefix + layer + suffix,
             "phase": phase,
+            "part": part,
             "layer": layer,
             "kind": np.where(is_loss, "loss", lt["kind"][s["layer"]]),
             "class": np.where(is_loss, "", lt["class"][s["layer"]]),
@@ -314,7 +345,8 @@ class Network:
         if not isinstance(other, Network):
             return NotImplemented
         return (self.to_dict() == other.to_dict() and self.batch == other.batch
-                and self.bytes_per_element == other.bytes_per_element)
+                and self.bytes_per_element == other.bytes_per_element
+                and self.scheduler == other.scheduler)
 
     __hash__ = None  # type: ignore[assignment]
 

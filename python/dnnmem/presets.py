@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pandas is a dependency, but keep import dnnmem light
 __all__ = ["hardware", "hardware_presets", "load_presets"]
 
 _DATA = "hardware.json"
-_OVERRIDABLE = ("capacity", "bandwidth", "throughput", "name")
+_OVERRIDABLE = ("capacity", "bandwidth", "throughput", "name", "compute")
 
 
 @functools.lru_cache(maxsize=1)
@@ -136,6 +136,7 @@ def hardware(name: str, /, precision: str | None = None, **overrides: str | floa
         "bandwidth": entry["bandwidth"],
         "throughput": _rate(entry["throughput"][prec]),
         "name": f"{entry['name']} ({prec})",
+        "compute": entry.get("compute") or "",
     }
     fields.update(overrides)
     if fields["capacity"] is None:

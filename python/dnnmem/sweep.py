@@ -1,7 +1,8 @@
 """Sweeps: many design points at once, one DataFrame row per point (``dnnmem.sweep``).
 
-The grid (or an explicit list of points) is grouped by (network, batch); each group's schedule
-is built once and its points go to the C++ sweep engine (``cpp/src/sweep.cpp``) in one call,
+The grid (or an explicit list of points) is grouped by (network, batch, scheduler); each
+group's schedule is built once, each policy of the group is prepared once for it (its link's and
+compute model's tables), and its points go to the C++ sweep engine (``cpp/src/sweep.cpp``) in one call,
 which evaluates them in parallel with OpenMP without the GIL. Every row equals
 :func:`dnnmem.estimate` at that point exactly: the engine and ``estimate()`` share one code path,
 and the derived columns are computed here with the same arithmetic as :class:`dnnmem.Result`.
@@ -24,23 +25,28 @@ from . import _core
 from .estimate import NetworkLike, _check_has_steps, _network
 from .hardware import Hardware
 from .network import Network, _check_batch
+from .policy import KINDS, Policy
+from .policy import policy as as_policy
 
 __all__ = ["sweep", "SweepInterrupted", "INPUT_COLUMNS", "RESULT_COLUMNS"]
 
 #: The columns that name a point (the key of ``out=`` resume).
 INPUT_COLUMNS = ["network", "batch", "policy", "capacity", "bandwidth", "throughput"]
 #: The totals of :meth:`dnnmem.Result.to_dict` (same names, SI units) and the plan counts.
-RESULT_COLUMNS = ["time", "traffic_in", "traffic_out", "avg_bandwidth", "active_time",
+RESULT_COLUMNS = ["time", "traffic_in", "traffic_out", "link_in", "link_out", "avg_bandwidth",
+                  "active_time",
                   "utilization", "samples_per_s", "compute_time", "stall_time",
                   "capacity_stall_time", "drain_time", "flops", "kept", "prefetched", "born",
                   "offloads"]
 
 # Engine column -> DataFrame column.
 _ENGINE = {"seconds": "time", "traffic_in": "traffic_in", "traffic_out": "traffic_out",
+           "wire_in": "link_in", "wire_out": "link_out",
            "compute_seconds": "compute_time", "stall_seconds": "stall_time",
            "capacity_stall_seconds": "capacity_stall_time", "drain_seconds": "drain_time",
            "kept": "kept", "prefetched": "prefetched", "born": "born", "offloads": "offloads"}
-_INT_ENGINE = ("traffic_in", "traffic_out", "kept", "prefetched", "born", "offloads")
+_INT_ENGINE = ("traffic_in", "traffic_out", "wire_in", "wire_out", "kept", "prefetched", "born",
+               "offloads")
 
 
 class SweepInterrupted(UserWarning):
@@ -90,11 +96,27 @@ def _parse_field(name: str, values: Iterable[Any]) -> list | np.ndarray:
     return out
 
 
-def _check_policy(p: Any) -> str:
-    names = _core.policies()
-    if not isinstance(p, str) or p not in names:
-        raise ValueError(f"policy: unknown policy {p!r} (valid: {', '.join(names)})")
-    return p
+class _Policies:
+    """The policies of a sweep by their string form (the ``policy`` column), each parsed once,
+    its compute model the hardware's when it names none."""
+
+    def __init__(self, hardware_compute: str) -> None:
+        self.compute = hardware_compute
+        self.by_label: dict[str, Policy] = {}
+        self._seen: dict[Any, str] = {}
+
+    def label(self, p: Any) -> str:
+        key = p if isinstance(p, (str, Policy)) else id(p)
+        if key not in self._seen:
+            try:
+                composition = as_policy(p).with_compute(self.compute)
+            except TypeError:
+                raise ValueError(f"policy: expected a policy name, a string form or a "
+                                 f"dnnmem.Policy, got {type(p).__name__}") from None
+            label = str(composition)
+            self.by_label[label] = composition
+            self._seen[key] = label
+        return self._seen[key]
 
 
 def _check_threads(threads: int | None) -> int:
@@ -205,21 +227,25 @@ def _engine_columns(n: int) -> dict[str, np.ndarray]:
 
 def _run(schedule: _core.Schedule, capacity: np.ndarray, bandwidth: np.ndarray,
          throughput: np.ndarray, policy: np.ndarray, threads: int, ops_per_mac: int,
-         progress: Callable[[int], None] | None, out: dict[str, np.ndarray]) -> None:
-    """One call of the engine (the seam tests use to count evaluated points)."""
+         progress: Callable[[int], None] | None, out: dict[str, np.ndarray],
+         policies: list[_core.PreparedPolicy]) -> None:
+    """One call of the engine (the seam tests use to count evaluated points); ``policy``
+    indexes ``policies``, each prepared for ``schedule``."""
     _core.sweep(schedule, capacity, bandwidth, throughput, policy, threads, ops_per_mac,
-                progress, out)
+                progress, out, policies=policies)
 
 
 @lru_cache(maxsize=8)
-def _worker_schedule(document: str, batch: int, bytes_per_element: int) -> _core.Schedule:
-    net = Network(_core.parse_network(document, "<sweep>"), batch, bytes_per_element)
+def _worker_schedule(document: str, batch: int, bytes_per_element: int,
+                     scheduler: str = "default") -> _core.Schedule:
+    net = Network(_core.parse_network(document, "<sweep>"), batch, bytes_per_element, scheduler)
     return net.schedule
 
 
 def evaluate_chunk(document: str, batch: int, bytes_per_element: int, capacity: np.ndarray,
                    bandwidth: np.ndarray, throughput: np.ndarray, policy: np.ndarray,
-                   threads: int, ops_per_mac: int) -> dict[str, np.ndarray]:
+                   threads: int, ops_per_mac: int,
+                   policies: tuple[str, ...] = ("lookahead",)) -> dict[str, np.ndarray]:
     """Evaluate points of one network in a worker (an executor's task; picklable).
 
     Parameters
@@ -232,18 +258,26 @@ def evaluate_chunk(document: str, batch: int, bytes_per_element: int, capacity: 
     capacity, bandwidth, throughput : numpy.ndarray
         Bytes, bytes/s (whole), FLOP/s (whole), one per point.
     policy : numpy.ndarray
-        Indices into ``dnnmem.policies()``.
+        Indices into ``policies``.
     threads, ops_per_mac : int
         OpenMP threads for this chunk (0 = default); FLOPs per MAC.
+    policies : tuple of str
+        The policies' string forms, all with the same scheduler (the schedule's).
 
     Returns
     -------
     dict of numpy.ndarray
         The engine's columns (``seconds``, ``traffic_in``, …, ``done``).
     """
-    schedule = _worker_schedule(document, batch, bytes_per_element)
+    compositions = [as_policy(p) for p in policies]
+    schedulers = {str(c.scheduler) for c in compositions}
+    if len(schedulers) != 1:
+        raise ValueError(f"policies: one chunk takes one scheduler, got {sorted(schedulers)}")
+    schedule = _worker_schedule(document, batch, bytes_per_element, schedulers.pop())
+    prepared = [c.prepare(schedule, ops_per_mac) for c in compositions]
     out = _engine_columns(len(capacity))
-    _run(schedule, capacity, bandwidth, throughput, policy, threads, ops_per_mac, None, out)
+    _run(schedule, capacity, bandwidth, throughput, policy, threads, ops_per_mac, None, out,
+         prepared)
     return out
 
 
@@ -251,7 +285,7 @@ def _derive(df: pd.DataFrame) -> None:
     """Result's derived totals, with its arithmetic (int sums, then float division)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         t = df["time"].to_numpy()
-        traffic = df["traffic_in"].to_numpy() + df["traffic_out"].to_numpy()
+        traffic = df["link_in"].to_numpy() + df["link_out"].to_numpy()
         df["avg_bandwidth"] = traffic / t
         df["active_time"] = df["avg_bandwidth"].to_numpy() / df["bandwidth"].to_numpy()
         df["utilization"] = df["flops"].to_numpy() / (df["throughput"].to_numpy() * t)
@@ -299,8 +333,11 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
         Default: ``hardware``'s value (or :class:`Hardware`'s default).
     batch : int or list of int, optional
         Mini-batch sizes (default: each network's own; 1 for a name or a file).
-    policy : str or list of str
-        Policies (default ``"lookahead"``).
+    policy : str, Policy, or a list of them
+        Policies (default ``"lookahead"``): compositions of scheduler, cache manager, link and
+        compute model, as :class:`dnnmem.Policy` objects or their string forms
+        (``"split-backward + lru"``); see docs/policies.md. Two spellings of one policy are
+        one policy. A policy that names no compute model takes ``hardware``'s.
     points : DataFrame or list of dicts, optional
         Explicit points instead of the grid, with columns among ``network``, ``batch``,
         ``policy``, ``capacity``, ``bandwidth``, ``throughput``; a missing column takes the
@@ -329,8 +366,11 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
     -------
     pandas.DataFrame
         One row per point, in grid order (capacity fastest) or in the order of ``points``:
-        the input columns, then every total of :meth:`Result.to_dict` with the same name and
-        unit, ``flops``, and the plan counts ``kept``, ``prefetched``, ``born``, ``offloads``.
+        the input columns (``policy`` holds each policy's string form), one column per part
+        (``scheduler``, ``cache``, ``link``, ``compute``) and one per option that some policy
+        of the sweep sets (``<part>_<option>``, NaN / None where another policy leaves it at
+        its default), then every total of :meth:`Result.to_dict` with the same name and unit,
+        ``flops``, and the plan counts ``kept``, ``prefetched``, ``born``, ``offloads``.
         ``df.attrs["evaluated"]`` is the number of points evaluated by this call.
 
     Raises
@@ -346,6 +386,7 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
     if hardware is not None and not isinstance(hardware, Hardware):
         raise TypeError(f"hardware: expected dnnmem.Hardware, got {type(hardware).__name__}")
     hw = hardware or Hardware()
+    pols = _Policies(hw.compute)
     if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int)
                                    or chunk_size < 1):
         raise ValueError(f"chunk_size: must be an integer >= 1, got {chunk_size!r}")
@@ -362,7 +403,7 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
             raise ValueError("network: no network given")
         for name in ("capacity", "bandwidth", "throughput"):
             axes[name] = list(dict.fromkeys(_parse_field(name, axes[name])))
-        axes["policy"] = [_check_policy(p) for p in axes["policy"]]
+        axes["policy"] = list(dict.fromkeys(pols.label(p) for p in axes["policy"]))
         axes["batch"] = [None if b is None else _check_batch(b) for b in axes["batch"]]
         grid = _grid(nets, axes["batch"], axes["policy"], axes["capacity"], axes["bandwidth"],
                      axes["throughput"])
@@ -371,7 +412,7 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
         grid = _explicit(points, defaults)
         for name in ("capacity", "bandwidth", "throughput"):
             grid[name] = _parse_field(name, grid[name])
-        grid["policy"] = [_check_policy(p) for p in grid["policy"]]
+        grid["policy"] = [pols.label(p) for p in grid["policy"]]
         grid["batch"] = [None if b is None or (isinstance(b, float) and math.isnan(b))
                          else _check_batch(b) for b in grid["batch"]]
     # Resolve each (network, batch) once: the batch column holds the batch used.
@@ -385,9 +426,19 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
     grid["capacity"] = grid["capacity"].astype(np.int64)
     grid["bandwidth"] = grid["bandwidth"].astype(np.float64)
     grid["throughput"] = grid["throughput"].astype(np.float64)
-    row_flops = np.array([n.schedule.total_ops(ops_per_mac) for n in group_nets],
-                         dtype=np.int64)[code]
-    key_of = {(n.name, n.batch): n for n in group_nets}
+    # Each (network, batch) group splits by scheduler: one schedule per (network, batch,
+    # scheduler), the policies of that sub-group prepared once for it.
+    sched_of = {label: str(c.scheduler) for label, c in pols.by_label.items()}
+    scheduler = grid["policy"].map(sched_of).to_numpy(object)
+    key_of: dict[tuple[str, int, str], Network] = {}
+    row_flops = np.zeros(len(grid), dtype=np.int64)
+    for g, net in enumerate(group_nets):
+        rows = code == g
+        for s in dict.fromkeys(scheduler[rows]):
+            scheduled = net.with_scheduler(s)
+            _check_has_steps(scheduled)
+            key_of[(net.name, net.batch, s)] = scheduled
+            row_flops[rows & (scheduler == s)] = scheduled.schedule.total_ops(ops_per_mac)
 
     # Resume: rows of `out` with the same key are reused.
     previous = None
@@ -401,23 +452,31 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
 
     results = _engine_columns(len(grid))
     results["done"][:] = ~todo
-    policy_index = {p: i for i, p in enumerate(_core.policies())}
-    pol = grid["policy"].map(policy_index).to_numpy(np.int32)
     cap = grid["capacity"].to_numpy()
     bw = grid["bandwidth"].to_numpy()
     thr = grid["throughput"].to_numpy()
-    groups = [(k, np.flatnonzero(todo & (grid["network"].to_numpy() == k[0])
-                                 & (grid["batch"].to_numpy() == k[1]))) for k in key_of]
-    groups = [(k, idx) for k, idx in groups if len(idx)]
+    labels = grid["policy"].to_numpy(object)
+    pol = np.zeros(len(grid), dtype=np.int32)  # index into its group's policies
+    groups = []
+    for k in key_of:
+        idx = np.flatnonzero(todo & (grid["network"].to_numpy() == k[0])
+                             & (grid["batch"].to_numpy() == k[1]) & (scheduler == k[2]))
+        if not len(idx):
+            continue
+        names = list(dict.fromkeys(labels[idx]))
+        pol[idx] = pd.Index(names).get_indexer(labels[idx])
+        groups.append((k, idx, names))
+    prepared = {k: [pols.by_label[n].prepare(key_of[k].schedule, ops_per_mac) for n in names]
+                for k, _, names in groups}
     bar = _Progress(int(todo.sum()), progress)
     interrupted = False
     try:
         if executor is None:
-            for k, idx in groups:
+            for k, idx, _ in groups:
                 part = _engine_columns(len(idx))
                 try:
                     _run(key_of[k].schedule, cap[idx], bw[idx], thr[idx], pol[idx], nthreads,
-                         ops_per_mac, bar.group, part)
+                         ops_per_mac, bar.group, part, prepared[k])
                 finally:
                     for c, v in part.items():
                         results[c][idx] = v
@@ -428,11 +487,11 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
     except KeyboardInterrupt:
         interrupted = True
         if on_interrupt == "raise":
-            _finish(grid, results, todo, previous, out, row_flops)
+            _finish(grid, results, todo, previous, out, row_flops, pols)
             raise
     finally:
         bar.close()
-    df = _finish(grid, results, todo, previous, out, row_flops)
+    df = _finish(grid, results, todo, previous, out, row_flops, pols)
     if interrupted:
         warnings.warn(SweepInterrupted(
             f"sweep interrupted: returning the {len(df)} of {len(grid)} points that finished"),
@@ -450,17 +509,18 @@ def _run_executor(executor: Executor, groups: list, key_of: dict, cap: np.ndarra
                               else getattr(executor, "threads", None) or 1)
     size = chunk_size or getattr(executor, "chunk_size", None)
     if size is None:
-        total = sum(len(idx) for _, idx in groups)
+        total = sum(len(idx) for _, idx, _ in groups)
         workers = getattr(executor, "_max_workers", None) or os.cpu_count() or 1
         size = max(64, math.ceil(total / (8 * workers)))
     futures: dict[Any, np.ndarray] = {}
-    for k, idx in groups:
+    for k, idx, names in groups:
         net = key_of[k]
         doc = net.to_json()
         for start in range(0, len(idx), size):
             part = idx[start:start + size]
             f = executor.submit(evaluate_chunk, doc, net.batch, net.bytes_per_element, cap[part],
-                                bw[part], thr[part], pol[part], per_task, ops_per_mac)
+                                bw[part], thr[part], pol[part], per_task, ops_per_mac,
+                                tuple(names))
             futures[f] = part
     pending = set(futures)
     try:
@@ -491,8 +551,22 @@ def _read_previous(out: str | os.PathLike[str]) -> pd.DataFrame | None:
     return df
 
 
+def _part_columns(policy: pd.Series, pols: _Policies) -> pd.DataFrame:
+    """One column per part and per option that some policy sets, from the policy labels."""
+    rows = {label: c.columns() for label, c in pols.by_label.items()}
+    names: list[str] = []
+    for cols in rows.values():
+        names += [n for n in cols if n not in names]
+    order = {k: i for i, k in enumerate(KINDS)}
+    names.sort(key=lambda n: (order[n.split("_", 1)[0]], n.count("_") > 0))
+    table = pd.DataFrame.from_dict({label: [cols.get(n) for n in names]
+                                    for label, cols in rows.items()}, orient="index",
+                                   columns=names)
+    return table.reindex(policy.astype(str).to_numpy()).reset_index(drop=True)
+
+
 def _finish(grid: pd.DataFrame, results: dict, todo: np.ndarray, previous: pd.DataFrame | None,
-            out: Any, row_flops: np.ndarray) -> pd.DataFrame:
+            out: Any, row_flops: np.ndarray, pols: _Policies) -> pd.DataFrame:
     """The DataFrame of the finished points, in grid order; writes `out`."""
     fresh = todo & results["done"]
     new = grid[fresh].copy()
@@ -509,13 +583,18 @@ def _finish(grid: pd.DataFrame, results: dict, todo: np.ndarray, previous: pd.Da
     else:
         df = new
     df = df.reset_index(drop=True)
-    for c in ("traffic_in", "traffic_out", "flops", "kept", "prefetched", "born", "offloads",
-              "capacity", "batch"):
+    for c in ("traffic_in", "traffic_out", "link_in", "link_out", "flops", "kept", "prefetched",
+              "born", "offloads", "capacity", "batch"):
         df[c] = df[c].astype(np.int64)
     if out is not None:
         _write(out, previous, df)
+    parts = _part_columns(df["policy"], pols)
+    at = INPUT_COLUMNS.index("policy") + 1
+    df = pd.concat([df.iloc[:, :at], parts, df.iloc[:, at:]], axis=1)
     for c in ("network", "policy"):
         df[c] = pd.Categorical(df[c], categories=list(dict.fromkeys(grid[c])))
+    for c in KINDS:
+        df[c] = pd.Categorical(df[c], categories=list(dict.fromkeys(df[c])))
     df.attrs["evaluated"] = len(new)
     return df
 

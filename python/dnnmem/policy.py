@@ -1,0 +1,336 @@
+"""Policies as compositions of four parts (docs/policies.md).
+
+A policy says how one training iteration (or inference pass) runs on the memory system:
+
+=============  =================================================  ==================
+part           what it decides                                    default
+=============  =================================================  ==================
+scheduler      how the iteration becomes steps and accesses       ``default``
+cache          what stays on chip and when each transfer happens  ``lookahead``
+link           what a transfer costs: bytes on the wire, time     ``raw``
+compute        how long a step computes                           ``peak`` (or the
+                                                                  hardware's own)
+=============  =================================================  ==================
+
+Each part comes from a registry of its own in the C++ core, with declared options. A
+:class:`Policy` is written as a string of parts joined by ``+``, in any order, each a name
+with optional options in parentheses; part names are unique across the four registries::
+
+    "lookahead"                                   # the thesis's policy (all else default)
+    "split-backward(first=dw) + lru"
+    "inference + belady + ratio(activation=2, cap=200GB/s)"
+
+Option values take units where the option has one (``cap=200GB/s``, ``capacity=1MiB``); a bare
+number is in base units (bytes, bytes/s, FLOP/s).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from functools import lru_cache
+from typing import Any, Mapping, Union
+
+from . import _core
+from .units import parse_bandwidth, parse_bytes, parse_throughput
+
+__all__ = ["Part", "Policy", "PolicyLike", "parts", "policy"]
+
+#: The four kinds of part, in the order a policy's string form lists them.
+KINDS = ("scheduler", "cache", "link", "compute")
+#: What each kind's name is in messages.
+KIND_LABELS = {"scheduler": "scheduler", "cache": "cache manager", "link": "link",
+               "compute": "compute model"}
+DEFAULTS = {"scheduler": "default", "cache": "lookahead", "link": "raw", "compute": "peak"}
+
+_UNIT_PARSERS = {"bytes": parse_bytes, "bytes/s": parse_bandwidth, "FLOP/s": parse_throughput}
+_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
+
+
+@lru_cache(maxsize=1)
+def _registry() -> dict[str, dict[str, Any]]:
+    """name -> the core's description of that part (kind, description, options)."""
+    return {p["name"]: p for p in _core.parts()}
+
+
+def parts(kind: str | None = None) -> dict[str, dict[str, Any]]:
+    """Every registered part (or those of one ``kind``): name -> ``kind``, ``description`` and
+    ``options`` (each with ``name``, ``type``, ``unit``, ``description``, ``default`` and its
+    range or ``choices``)."""
+    if kind is not None and kind not in KINDS:
+        raise ValueError(f"kind: must be one of {', '.join(KINDS)}, got {kind!r}")
+    return {n: p for n, p in _registry().items() if kind is None or p["kind"] == kind}
+
+
+# Prefixes to write an option's value with its unit, largest first (binary ones for bytes).
+_PREFIXES = {
+    "bytes": [(2.0**40, "TiB"), (2.0**30, "GiB"), (2.0**20, "MiB"), (2.0**10, "KiB"),
+              (1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")],
+    "bytes/s": [(1e12, "TB/s"), (1e9, "GB/s"), (1e6, "MB/s"), (1e3, "kB/s")],
+    "FLOP/s": [(1e15, "PFLOPS"), (1e12, "TFLOPS"), (1e9, "GFLOPS"), (1e6, "MFLOPS")],
+}
+
+
+def _format_value(v: float | str, unit: str = "") -> str:
+    """An option's value as the string form writes it: with its unit when that reads back to
+    exactly the same number (``200GB/s``), else as a plain number."""
+    if isinstance(v, str):
+        return v
+    parse = _UNIT_PARSERS.get(unit)
+    for scale, suffix in _PREFIXES.get(unit, []):
+        short = f"{v / scale:.6g}"
+        if v >= scale and "e" not in short and parse is not None and float(parse(short + suffix)) == v:
+            return short + suffix
+    if float(v).is_integer() and abs(v) < 1e15:
+        return str(int(v))
+    return repr(float(v))
+
+
+def _unit_of(kind: str, name: str, option: str) -> str:
+    for o in _registry().get(name, {}).get("options", []):
+        if o["name"] == option:
+            return str(o["unit"])
+    return ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Part:
+    """One part of a policy: its kind, its name and the options given (base units)."""
+
+    kind: str
+    name: str
+    options: tuple[tuple[str, float | str], ...] = ()
+
+    @property
+    def option_dict(self) -> dict[str, float | str]:
+        """The options given, as a dict."""
+        return dict(self.options)
+
+    def __str__(self) -> str:
+        if not self.options:
+            return self.name
+        shown = (f"{k}={_format_value(v, _unit_of(self.kind, self.name, k))}" for k, v in self.options)
+        return f"{self.name}({', '.join(shown)})"
+
+
+def _option_value(part: str, spec: Mapping[str, Any], value: Any) -> float | str:
+    """One option's value checked for type and converted to base units."""
+    where = f"{part}: option {spec['name']!r}"
+    if spec["type"] == "choice":
+        if not isinstance(value, str) or value not in spec["choices"]:
+            raise ValueError(f"{where} must be one of {', '.join(spec['choices'])}, got {value!r}")
+        return value
+    if isinstance(value, bool):
+        raise ValueError(f"{where} must be a number, got {value!r}")
+    if isinstance(value, str):
+        parse = _UNIT_PARSERS.get(spec["unit"])
+        try:
+            number = float(value)  # a bare number: base units
+        except ValueError:
+            if parse is None:
+                raise ValueError(f"{where} must be a number, got {value!r}") from None
+            try:
+                number = float(parse(value))
+            except ValueError as e:
+                raise ValueError(f"{where} must be a number in {spec['unit']} or a value with "
+                                 f"a unit, got {value!r}: {str(e).split(': ', 1)[-1]}") from None
+    elif isinstance(value, (int, float)) or hasattr(value, "__float__"):
+        number = float(value)
+    else:
+        raise ValueError(f"{where} must be a number, got {type(value).__name__}")
+    if not math.isfinite(number):
+        raise ValueError(f"{where} must be finite, got {value!r}")
+    return number
+
+
+def _make_part(kind: str | None, name: str, options: Mapping[str, Any]) -> Part:
+    """A Part of `kind` (None: whatever kind `name` is), its options checked against the
+    registry (names and types here; ranges when the core prepares it)."""
+    reg = _registry()
+    if name not in reg:
+        valid = sorted(n for n, p in reg.items() if kind is None or p["kind"] == kind)
+        label = KIND_LABELS[kind] if kind else "part"
+        raise ValueError(f"policy: unknown {label} {name!r} (valid: {', '.join(valid)})")
+    entry = reg[name]
+    if kind is not None and entry["kind"] != kind:
+        raise ValueError(f"policy: {name!r} is a {KIND_LABELS[entry['kind']]}, not a "
+                         f"{KIND_LABELS[kind]}")
+    label = f"{KIND_LABELS[entry['kind']]} {name!r}"
+    specs = {o["name"]: o for o in entry["options"]}
+    out = []
+    for key, value in options.items():
+        if key not in specs:
+            valid = ", ".join(specs) or "none"
+            raise ValueError(f"{label}: unknown option {key!r} (valid: {valid})")
+        out.append((key, _option_value(label, specs[key], value)))
+    order = list(specs)
+    out.sort(key=lambda kv: order.index(kv[0]))  # one canonical order: the declaration's
+    return Part(entry["kind"], name, tuple(out))
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    """Split at `sep` outside parentheses."""
+    out, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                raise ValueError(f"policy: unbalanced ')' in {text!r}")
+        elif ch == sep and depth == 0:
+            out.append(text[start:i])
+            start = i + 1
+    if depth != 0:
+        raise ValueError(f"policy: unbalanced '(' in {text!r}")
+    out.append(text[start:])
+    return out
+
+
+def _parse_part(text: str, kind: str | None = None) -> Part:
+    """``name`` or ``name(k=v, ...)``."""
+    text = text.strip()
+    m = re.fullmatch(r"([^()\s]+)\s*(?:\((.*)\))?", text, flags=re.S)
+    if not m or not _NAME.match(m.group(1)):
+        raise ValueError(f"policy: cannot read part {text!r} (expected name or name(key=value, ...))")
+    options: dict[str, str] = {}
+    if m.group(2) is not None and m.group(2).strip():
+        for item in _split_top(m.group(2), ","):
+            if "=" not in item:
+                raise ValueError(f"policy: option {item.strip()!r} of {m.group(1)!r} has no '='")
+            k, v = (s.strip() for s in item.split("=", 1))
+            if k in options:
+                raise ValueError(f"policy: option {k!r} of {m.group(1)!r} given twice")
+            options[k] = v
+    return _make_part(kind, m.group(1), options)
+
+
+PartLike = Union[str, Part, "tuple[str, Mapping[str, Any]]", None]
+
+
+def _as_part(kind: str, value: PartLike) -> Part | None:
+    if value is None:
+        return None
+    if isinstance(value, Part):
+        if value.kind != kind:
+            raise ValueError(f"policy: {value.name!r} is a {KIND_LABELS[value.kind]}, not a "
+                             f"{KIND_LABELS[kind]}")
+        return value
+    if isinstance(value, str):
+        return _parse_part(value, kind)
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], Mapping):
+        return _make_part(kind, value[0], value[1])
+    raise TypeError(f"policy: {kind} must be a name, 'name(options)', (name, dict) or a Part, "
+                    f"got {type(value).__name__}")
+
+
+@dataclasses.dataclass(frozen=True, init=False)
+class Policy:
+    """A composition: scheduler × cache manager × link × compute model.
+
+    Each argument is a part name (``"lru"``), a name with options (``"ratio(activation=2)"``),
+    a ``(name, {option: value})`` pair or a :class:`Part`. ``compute=None`` means the
+    hardware's own compute model (NPU presets: ``systolic``), else ``peak``.
+
+    Examples
+    --------
+    >>> Policy("lru", scheduler="split-backward")
+    Policy('split-backward + lru')
+    >>> str(Policy.parse("ratio(activation=2) + belady"))
+    'belady + ratio(activation=2)'
+    """
+
+    scheduler: Part
+    cache: Part
+    link: Part
+    compute: Part | None
+
+    def __init__(self, cache: PartLike = "lookahead", *, scheduler: PartLike = "default",
+                 link: PartLike = "raw", compute: PartLike = None) -> None:
+        object.__setattr__(self, "scheduler", _as_part("scheduler", scheduler or "default"))
+        object.__setattr__(self, "cache", _as_part("cache", cache or "lookahead"))
+        object.__setattr__(self, "link", _as_part("link", link or "raw"))
+        object.__setattr__(self, "compute", _as_part("compute", compute))
+
+    @classmethod
+    def parse(cls, text: str) -> Policy:
+        """A policy from its string form: parts joined by ``+`` in any order, each at most
+        once; parts not named take their defaults."""
+        if not isinstance(text, str):
+            raise TypeError(f"policy: expected a string, got {type(text).__name__}")
+        found: dict[str, Part] = {}
+        for piece in _split_top(text, "+"):
+            if not piece.strip():
+                raise ValueError(f"policy: empty part in {text!r}")
+            part = _parse_part(piece)
+            if part.kind in found:
+                raise ValueError(f"policy: two {KIND_LABELS[part.kind]}s in {text!r}: "
+                                 f"{found[part.kind].name!r} and {part.name!r}")
+            found[part.kind] = part
+        return cls(**found)  # type: ignore[arg-type]
+
+    def replace(self, **changes: PartLike) -> Policy:
+        """A copy with some parts changed (``scheduler=``, ``cache=``, ``link=``, ``compute=``)."""
+        unknown = set(changes) - set(KINDS)
+        if unknown:
+            raise TypeError(f"Policy.replace: unknown part(s) {sorted(unknown)} (valid: {', '.join(KINDS)})")
+        fields: dict[str, Any] = {k: getattr(self, k) for k in KINDS}
+        fields.update(changes)
+        return Policy(**fields)
+
+    def with_compute(self, default: PartLike) -> Policy:
+        """This policy, its compute model ``default`` when it names none (the hardware's)."""
+        return self if self.compute is not None else self.replace(compute=default or "peak")
+
+    def __str__(self) -> str:
+        """The canonical string form: the parts that differ from their defaults, in the order
+        scheduler, cache, link, compute; the cache manager always."""
+        out = []
+        for kind in KINDS:
+            part = getattr(self, kind)
+            if part is None:
+                continue
+            if kind == "cache" or part.name != DEFAULTS[kind] or part.options:
+                out.append(str(part))
+        return " + ".join(out)
+
+    def __repr__(self) -> str:
+        return f"Policy({str(self)!r})"
+
+    def columns(self) -> dict[str, Any]:
+        """One column per part (its name) and one per option given
+        (``<kind>_<option>``), for result rows."""
+        out: dict[str, Any] = {}
+        for kind in KINDS:
+            part = getattr(self, kind)
+            name = part.name if part is not None else DEFAULTS[kind]
+            out[kind] = name
+            if part is not None:
+                for k, v in part.options:
+                    out[f"{kind}_{k}"] = v
+        return out
+
+    def prepare(self, schedule: _core.Schedule, ops_per_mac: int = 2) -> _core.PreparedPolicy:
+        """Check this policy against a schedule (built by its scheduler) and build the link's and
+        the compute model's per-schedule tables. Raises ValueError naming the part."""
+        if schedule.scheduler != self.scheduler.name:
+            raise ValueError(f"policy: the schedule was built by scheduler {schedule.scheduler!r}, "
+                             f"the policy names {self.scheduler.name!r}")
+        compute = self.compute or Part("compute", "peak")
+        return _core.prepare_policy(schedule, self.cache.name, self.cache.option_dict,
+                                    self.link.name, self.link.option_dict, compute.name,
+                                    compute.option_dict, ops_per_mac)
+
+
+PolicyLike = Union[str, Policy]
+
+
+def policy(value: PolicyLike) -> Policy:
+    """A :class:`Policy` from a string form (``"split-backward + lru"``) or a Policy."""
+    if isinstance(value, Policy):
+        return value
+    if isinstance(value, str):
+        return Policy.parse(value)
+    raise TypeError(f"policy: expected a name, a string form or a dnnmem.Policy, got "
+                    f"{type(value).__name__}")
