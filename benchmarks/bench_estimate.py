@@ -30,7 +30,7 @@ def per_point_us(schedule, policy: str, points: int = 300, repeat: int = 5) -> f
 
 def main() -> None:
     nets = [("resnet50", 32), ("transformer", 128)]
-    pols = list(dnnmem.policies())
+    pols = list(dnnmem.parts("cache"))
     print(f"{'network':<12}" + "".join(f"{p:>15}" for p in pols) + "   (µs per point)")
     for name, batch in nets:
         s = dnnmem.network(name, batch=batch).schedule

@@ -60,7 +60,7 @@ def main() -> None:
     repeat = 3 if args.quick else 5
     nets = thesis_networks()
     schedules = {name: dnnmem.network(name, batch=THESIS_BATCH[name]).schedule for name in nets}
-    pols = list(dnnmem.policies())
+    pols = list(dnnmem.parts("cache"))
     print(f"OpenMP: {_core.openmp_enabled()}; networks {nets}; {n} points per cell")
     print(f"\n1. µs per point, 1 thread\n{'network':<13}" + "".join(f"{p:>14}" for p in pols))
     for name in nets:

@@ -49,11 +49,7 @@ def policies(kind: str | None = None) -> pd.DataFrame:
 
 def _resolve_policy(value: PolicyLike, hardware: Hardware) -> Policy:
     """The policy to run: ``value`` parsed, its compute model the hardware's when it names none."""
-    try:
-        p = as_policy(value)
-    except TypeError as e:
-        raise TypeError(str(e)) from None
-    return p.with_compute(hardware.compute)
+    return as_policy(value).with_compute(hardware.compute)
 
 
 def _network(network: NetworkLike, batch: int | None) -> Network:

@@ -45,7 +45,6 @@ KIND_LABELS = {"scheduler": "scheduler", "cache": "cache manager", "link": "link
 DEFAULTS = {"scheduler": "default", "cache": "lookahead", "link": "raw", "compute": "peak"}
 
 _UNIT_PARSERS = {"bytes": parse_bytes, "bytes/s": parse_bandwidth, "FLOP/s": parse_throughput}
-_NAME = re.compile(r"^[a-z][a-z0-9_-]*$")
 
 
 @lru_cache(maxsize=1)
@@ -149,9 +148,8 @@ def _make_part(kind: str | None, name: str, options: Mapping[str, Any]) -> Part:
     registry (names and types here; ranges when the core prepares it)."""
     reg = _registry()
     if name not in reg:
-        valid = sorted(n for n, p in reg.items() if kind is None or p["kind"] == kind)
         label = KIND_LABELS[kind] if kind else "part"
-        raise ValueError(f"policy: unknown {label} {name!r} (valid: {', '.join(valid)})")
+        raise ValueError(f"policy: unknown {label} {name!r} ({_valid_names(kind)})")
     entry = reg[name]
     if kind is not None and entry["kind"] != kind:
         raise ValueError(f"policy: {name!r} is a {KIND_LABELS[entry['kind']]}, not a "
@@ -167,6 +165,15 @@ def _make_part(kind: str | None, name: str, options: Mapping[str, Any]) -> Part:
     order = list(specs)
     out.sort(key=lambda kv: order.index(kv[0]))  # one canonical order: the declaration's
     return Part(entry["kind"], name, tuple(out))
+
+
+def _valid_names(kind: str | None = None) -> str:
+    """The registered names, by kind, for messages."""
+    out = []
+    for k in KINDS if kind is None else (kind,):
+        names = [n for n, p in _registry().items() if p["kind"] == k]
+        out.append(f"{KIND_LABELS[k]}s: {', '.join(names)}")
+    return "; ".join(out)
 
 
 def _split_top(text: str, sep: str) -> list[str]:
@@ -192,8 +199,9 @@ def _parse_part(text: str, kind: str | None = None) -> Part:
     """``name`` or ``name(k=v, ...)``."""
     text = text.strip()
     m = re.fullmatch(r"([^()\s]+)\s*(?:\((.*)\))?", text, flags=re.S)
-    if not m or not _NAME.match(m.group(1)):
-        raise ValueError(f"policy: cannot read part {text!r} (expected name or name(key=value, ...))")
+    if not m:
+        raise ValueError(f"policy: cannot read part {text!r} (expected name or "
+                         f"name(key=value, ...); {_valid_names(kind)})")
     options: dict[str, str] = {}
     if m.group(2) is not None and m.group(2).strip():
         for item in _split_top(m.group(2), ","):
@@ -262,7 +270,7 @@ class Policy:
         found: dict[str, Part] = {}
         for piece in _split_top(text, "+"):
             if not piece.strip():
-                raise ValueError(f"policy: empty part in {text!r}")
+                raise ValueError(f"policy: empty part in {text!r} ({_valid_names()})")
             part = _parse_part(piece)
             if part.kind in found:
                 raise ValueError(f"policy: two {KIND_LABELS[part.kind]}s in {text!r}: "
@@ -332,5 +340,5 @@ def policy(value: PolicyLike) -> Policy:
         return value
     if isinstance(value, str):
         return Policy.parse(value)
-    raise TypeError(f"policy: expected a name, a string form or a dnnmem.Policy, got "
-                    f"{type(value).__name__}")
+    raise ValueError(f"policy: expected a name, a string form or a dnnmem.Policy, got "
+                     f"{type(value).__name__} ({_valid_names()})")

@@ -108,11 +108,7 @@ class _Policies:
     def label(self, p: Any) -> str:
         key = p if isinstance(p, (str, Policy)) else id(p)
         if key not in self._seen:
-            try:
-                composition = as_policy(p).with_compute(self.compute)
-            except TypeError:
-                raise ValueError(f"policy: expected a policy name, a string form or a "
-                                 f"dnnmem.Policy, got {type(p).__name__}") from None
+            composition = as_policy(p).with_compute(self.compute)
             label = str(composition)
             self.by_label[label] = composition
             self._seen[key] = label

@@ -24,7 +24,12 @@ def test_networks_and_policies(capsys):
     code, out, _ = run(capsys, "networks")
     assert code == 0 and out.split() == dnnmem.networks()
     code, out, _ = run(capsys, "policies")
-    assert code == 0 and [line.split()[0] for line in out.splitlines()] == list(dnnmem.policies())
+    lines = out.splitlines()
+    assert code == 0 and [x for x in lines if not x.startswith(" ")] == [
+        "scheduler:", "cache:", "link:", "compute:"]
+    cache = lines[lines.index("cache:") + 1:lines.index("link:")]
+    assert [x.split()[0] for x in cache if not x.startswith("   ")] == list(dnnmem.parts("cache"))
+    assert "first=dx|dw (default dx)" in out
 
 
 def test_estimate_prints_the_result_of_the_api(capsys):

@@ -63,9 +63,9 @@ STEP_FLOPS = [48, 6, 24, 12, 48, 6, 48]
 STEP_IN = [92, 24, 56, 16, 72, 48, 56]
 STEP_OUT = [24, 24, 16, 16, 56, 24, 60]
 
-STEP_COLUMNS = ["step", "name", "layer", "kind", "class", "phase", "flops", "start", "end",
-                "time", "compute_time", "stall", "capacity_stall", "bytes_in", "bytes_out",
-                "resident_bytes"] + [f"bytes_{d}_{role}" for role in
+STEP_COLUMNS = ["step", "name", "layer", "kind", "class", "phase", "part", "flops", "start",
+                "end", "time", "compute_time", "stall", "capacity_stall", "bytes_in", "bytes_out",
+                "link_in", "link_out", "resident_bytes"] + [f"bytes_{d}_{role}" for role in
                                      ("activation", "weight", "state", "gradient", "weight_grad")
                                      for d in ("in", "out")]
 
@@ -252,9 +252,13 @@ def test_hardware_argument_and_keyword_overrides(tiny):
 
 
 def test_policies_and_default_policy(tiny):
-    p = dnnmem.policies()
-    assert {"lookahead", "belady", "prefetch-next", "no-lookahead", "none"} <= set(p)
-    assert all(isinstance(v, str) and v for v in p.values())
+    table = dnnmem.policies()
+    assert list(table.columns) == ["kind", "name", "description", "options"]
+    assert list(dict.fromkeys(table["kind"])) == ["scheduler", "cache", "link", "compute"]
+    assert table["description"].str.len().min() > 0
+    p = dnnmem.parts("cache")
+    assert list(p) == ["lookahead", "belady", "prefetch-next", "no-lookahead", "lru", "none"]
+    assert list(table.loc[table["kind"] == "cache", "name"]) == list(p)
     r = dnnmem.estimate(tiny, capacity=MiB)
     assert r.policy == "lookahead"
     same(r, dnnmem.estimate(tiny, policy="lookahead", capacity=MiB))
@@ -380,7 +384,7 @@ def test_bad_hardware_names_the_argument(tiny, arg, value):
 def test_unknown_policy_lists_the_choices(tiny, policy):
     with pytest.raises(ValueError, match=r"^policy: ") as e:
         dnnmem.estimate(tiny, policy=policy)  # type: ignore[arg-type]
-    for name in dnnmem.policies():
+    for name in dnnmem.parts("cache"):
         assert name in str(e.value)
 
 

@@ -248,7 +248,7 @@ def test_unpublished_capacity_needs_an_override() -> None:
 
 def test_bad_arguments() -> None:
     with pytest.raises(TypeError, match=r"^hardware: unknown override\(s\) \['cache'\]; valid: "
-                                        r"capacity, bandwidth, throughput, name$"):
+                                        r"capacity, bandwidth, throughput, name, compute$"):
         dnnmem.hardware("a100", cache="1MiB")
     with pytest.raises(TypeError, match=r"^name: expected a chip name string, got int$"):
         dnnmem.hardware(100)  # type: ignore[arg-type]

@@ -42,12 +42,12 @@ REL = Fraction(1, 10**12)
 
 # Every policy that uses the cache; lru only if the core has it.
 CACHE_POLICIES = tuple(p for p in ("lookahead", "belady", "prefetch-next", "no-lookahead", "lru")
-                       if p in dnnmem.policies())
+                       if p in dnnmem.parts("cache"))
 ALL_POLICIES = CACHE_POLICIES + ("none",)
 # Policies whose readings the oracle shares with SPEC-reference.md: asserted equal to the oracle.
 ORACLE_EXACT = ("lookahead", "belady", "prefetch-next", "none")
 # Ablations with no reference values: compared with the oracle and reported, not asserted.
-ORACLE_COMPARED = tuple(p for p in ("no-lookahead", "lru") if p in dnnmem.policies())
+ORACLE_COMPARED = tuple(p for p in ("no-lookahead", "lru") if p in dnnmem.parts("cache"))
 
 HYPOTHESIS = settings(max_examples=100, deadline=None, database=None,
                       suppress_health_check=[HealthCheck.too_slow])

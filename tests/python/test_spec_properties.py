@@ -10,7 +10,7 @@ import dnnmem
 
 MiB = 2**20
 BW, THR = 616e9, 13.45e12
-POLICIES = list(dnnmem.policies())
+POLICIES = list(dnnmem.parts("cache"))
 CAPACITIES = [1 * MiB, 8 * MiB, 64 * MiB, 512 * MiB]
 
 

@@ -25,12 +25,14 @@ BWS = ["616GB/s", 1555e9]
 @pytest.fixture(scope="module")
 def grid() -> pd.DataFrame:
     return dnnmem.sweep(NET, capacity=CAPS, bandwidth=BWS, throughput="13.45TFLOPS",
-                        policy=list(dnnmem.policies()), threads=2, progress=False)
+                        policy=list(dnnmem.parts("cache")), threads=2, progress=False)
 
 
 def test_each_row_equals_estimate(grid: pd.DataFrame) -> None:
-    assert len(grid) == len(CAPS) * len(BWS) * len(dnnmem.policies())
-    assert list(grid.columns) == sweep_module.INPUT_COLUMNS + sweep_module.RESULT_COLUMNS
+    assert len(grid) == len(CAPS) * len(BWS) * len(dnnmem.parts("cache"))
+    inputs = sweep_module.INPUT_COLUMNS
+    assert list(grid.columns) == (inputs[:3] + ["scheduler", "cache", "link", "compute"]
+                                  + inputs[3:] + sweep_module.RESULT_COLUMNS)
     for row in grid.itertuples(index=False):
         r = dnnmem.estimate(NET, policy=row.policy, capacity=row.capacity,
                             bandwidth=row.bandwidth, throughput=row.throughput)
@@ -59,7 +61,7 @@ def test_dtypes_and_units(grid: pd.DataFrame) -> None:
 
 def test_threads_and_point_order_change_nothing(grid: pd.DataFrame) -> None:
     one = dnnmem.sweep(NET, capacity=CAPS, bandwidth=BWS, throughput="13.45TFLOPS",
-                       policy=list(dnnmem.policies()), threads=1, progress=False)
+                       policy=list(dnnmem.parts("cache")), threads=1, progress=False)
     pd.testing.assert_frame_equal(one, grid, check_exact=True)
     shuffled = grid[sweep_module.INPUT_COLUMNS].sample(frac=1.0, random_state=3)
     shuffled["network"] = shuffled["network"].astype(str)
@@ -102,7 +104,7 @@ def test_several_networks_and_batches() -> None:
     ({"capacity": -1}, "capacity"),
     ({"bandwidth": 0}, "bandwidth: must be >= 1"),
     ({"throughput": "fast"}, "throughput: cannot read"),
-    ({"policy": "fifo"}, "policy: unknown policy 'fifo'"),
+    ({"policy": "fifo"}, "policy: unknown part 'fifo' \\(schedulers: default"),
     ({"batch": 0}, "batch: must be an integer"),
     ({"threads": 0}, "threads: must be an integer >= 1"),
     ({"ops_per_mac": 3}, "ops_per_mac"),
@@ -164,7 +166,7 @@ def test_executor_equals_local(grid: pd.DataFrame, kind: str) -> None:
         ex = concurrent.futures.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"))
     with ex:
         df = dnnmem.sweep(NET, capacity=CAPS, bandwidth=BWS, throughput="13.45TFLOPS",
-                          policy=list(dnnmem.policies()), executor=ex, chunk_size=5,
+                          policy=list(dnnmem.parts("cache")), executor=ex, chunk_size=5,
                           progress=False)
     pd.testing.assert_frame_equal(df, grid, check_exact=True)
 
@@ -179,7 +181,7 @@ def test_dask_local_cluster_equals_local(grid: pd.DataFrame) -> None:
         ex = dnnmem.cluster.dask(client, threads_per_worker=1, chunk_size=7)
         assert ex.threads == 1 and ex._max_workers == 2
         df = dnnmem.sweep(NET, capacity=CAPS, bandwidth=BWS, throughput="13.45TFLOPS",
-                          policy=list(dnnmem.policies()), executor=ex, progress=False)
+                          policy=list(dnnmem.parts("cache")), executor=ex, progress=False)
     pd.testing.assert_frame_equal(df, grid, check_exact=True)
 
 
@@ -200,12 +202,12 @@ def test_interrupt_returns_finished_rows(monkeypatch, tmp_path) -> None:
     calls = []
 
     def interrupting_run(schedule, capacity, bandwidth, throughput, policy, threads, ops,
-                         progress, out):  # type: ignore[no-untyped-def]
+                         progress, out, policies):  # type: ignore[no-untyped-def]
         calls.append(len(capacity))
         if len(calls) == 2:  # Ctrl-C as the second group starts
             raise KeyboardInterrupt
         return real_run(schedule, capacity, bandwidth, throughput, policy, threads, ops,
-                        progress, out)
+                        progress, out, policies)
 
     monkeypatch.setattr(sweep_module, "_run", interrupting_run)
     path = tmp_path / "partial.parquet"
