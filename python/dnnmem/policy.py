@@ -288,18 +288,20 @@ class Policy:
         return Policy(**fields)
 
     def with_compute(self, default: PartLike) -> Policy:
-        """This policy, its compute model ``default`` when it names none (the hardware's)."""
-        return self if self.compute is not None else self.replace(compute=default or "peak")
+        """This policy, its compute model ``default`` when it names none (the hardware's;
+        ``""`` or None: none, i.e. ``peak``)."""
+        return self if self.compute is not None or not default else self.replace(compute=default)
 
     def __str__(self) -> str:
         """The canonical string form: the parts that differ from their defaults, in the order
-        scheduler, cache, link, compute; the cache manager always."""
+        scheduler, cache, link, compute; the cache manager always, and a compute model whenever
+        one is named (``peak`` named overrides the hardware's own)."""
         out = []
         for kind in KINDS:
             part = getattr(self, kind)
             if part is None:
                 continue
-            if kind == "cache" or part.name != DEFAULTS[kind] or part.options:
+            if kind in ("cache", "compute") or part.name != DEFAULTS[kind] or part.options:
                 out.append(str(part))
         return " + ".join(out)
 

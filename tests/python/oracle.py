@@ -135,13 +135,55 @@ L5. Partial accesses are streamed and leave a cached copy alone, as in every oth
 L6. Dirty dW still cached after the last step are written out then (drain).
     Diagnostics: ``kept`` = cache hits, ``born`` = write-only allocations, ``offloads`` = dirty
     write-outs, ``prefetched`` = 0.
+
+Links (docs/policies.md, written from that page alone)
+------------------------------------------------------
+``link=None`` is the thesis's link: b bytes cross it as b bytes in b × throughput units.
+``link={"ratio": {role: r, ...}, "cap": c}`` is the ``ratio`` link: a transfer of b bytes of a
+tensor of role ρ puts ceil(b / r_ρ) bytes on the wire (r_ρ = 1 for a role not given; exact, as
+a Fraction of the float given) and takes max(wire × throughput, ceil(b × bandwidth × throughput
+/ c)) units (no second term when c = 0). Rules 3 and 4 use that time for "write time" and
+"load time"; the timeline serves it; ``link_in`` / ``link_out`` add up the wire bytes.
+``traffic_in`` / ``traffic_out`` stay the bytes leaving and entering the cache.
+
+Schedulers
+----------
+The oracle reads whatever schedule ``net.schedule`` holds, so a network from
+``net.with_scheduler(...)`` is estimated under that scheduler; ``expected_steps`` below derives
+the ``inference`` and ``split-backward`` schedules from the default one, independently of the
+C++ schedulers, for the tests to compare.
 """
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 POLICIES = ("lookahead", "belady", "prefetch-next", "none", "no-lookahead", "lru")
+ROLES = ("activation", "weight", "state", "gradient", "weight_grad")
+
+
+class _Link:
+    """What a transfer costs (module docstring, "Links")."""
+
+    def __init__(self, link: dict | None, roles: list[str], bandwidth: int, throughput: int):
+        self.throughput, self.per_second = throughput, bandwidth * throughput
+        link = link or {}
+        unknown = set(link) - {"ratio", "cap"}
+        if unknown:
+            raise ValueError(f"link: unknown key(s) {sorted(unknown)}")
+        ratios = {role: Fraction(r) for role, r in link.get("ratio", {}).items()}
+        self.ratio = [ratios.get(role, Fraction(1)) for role in roles]
+        self.cap = int(link.get("cap", 0))
+
+    def wire(self, tensor: int, nbytes: int) -> int:
+        return math.ceil(nbytes / self.ratio[tensor])
+
+    def units(self, tensor: int, nbytes: int) -> int:
+        t = self.wire(tensor, nbytes) * self.throughput
+        if self.cap:
+            t = max(t, -(-nbytes * self.per_second // self.cap))
+        return t
 
 
 # ---------------------------------------------------------------------------------------------
@@ -157,9 +199,10 @@ class _Use:
 
 class _Tensor:
     def __init__(self, index: int, name: str, size: int, starts_offchip: bool,
-                 must_end_offchip: bool) -> None:
+                 must_end_offchip: bool, role: str = "activation") -> None:
         self.index = index            # position in the SPEC §3 tensor order
         self.name = name
+        self.role = role
         self.size = size
         self.starts_offchip = starts_offchip
         self.must_end_offchip = must_end_offchip
@@ -180,7 +223,8 @@ def _read_schedule(net, ops_per_mac: int):
 
     tt = sched.tensor_table()
     tensors = [_Tensor(i, str(tt["name"][i]), int(tt["bytes"][i]), bool(tt["starts_offchip"][i]),
-                       bool(tt["must_end_offchip"][i])) for i in range(len(tt["name"]))]
+                       bool(tt["must_end_offchip"][i]), ROLES[int(tt["role"][i])])
+               for i in range(len(tt["name"]))]
 
     # Accesses in step / access-list order; partial ones are kept apart (always streamed).
     at = sched.access_table()
@@ -217,7 +261,7 @@ class _Plan:
         self.offloads: list[tuple[int, int, int]] = []     # (after step u, tensor, deadline w)
 
 
-def _plan(n, flops, tensors, capacity, bandwidth, throughput, policy) -> _Plan:
+def _plan(n, flops, tensors, capacity, bandwidth, link: _Link, policy) -> _Plan:
     plan = _Plan(n)
     compute = [f * bandwidth for f in flops]           # units, see module docstring
     prefix = [0]
@@ -236,16 +280,16 @@ def _plan(n, flops, tensors, capacity, bandwidth, throughput, policy) -> _Plan:
                 t.resident.add(s)
                 plan.occ[s] += t.size
 
-    def write_deadline(u: int, size: int) -> int:
+    def write_deadline(u: int, t: _Tensor) -> int:
         """Rule 3: the first w with compute(u+1 … w−1) ≥ write time; n if none (R4)."""
         for w in range(u + 1, n):
-            if compute_between(u + 1, w) >= size * throughput:
+            if compute_between(u + 1, w) >= link.units(t.index, t.size):
                 return w
         return n
 
     def offload_after(t: _Tensor, u: int) -> None:
         """Rule 3: write t out right after u, deadline w; reserve u+1 … w−1 without fit check."""
-        w = write_deadline(u, t.size)
+        w = write_deadline(u, t)
         for s in range(u + 1, w):
             plan.occ[s] += t.size
         plan.offloads.append((u, t.index, w))
@@ -298,7 +342,7 @@ def _plan(n, flops, tensors, capacity, bandwidth, throughput, policy) -> _Plan:
         for _, t, j in cands:
             v = t.uses[j].step
             u = t.uses[j - 1].step if j > 0 else -1
-            load = t.size * throughput
+            load = link.units(t.index, t.size)
             if policy == "prefetch-next":
                 k = 1
             else:
@@ -330,7 +374,7 @@ def _plan(n, flops, tensors, capacity, bandwidth, throughput, policy) -> _Plan:
             if s in t.resident:
                 continue                               # kept or prefetched: not "born" (R6)
             has_next = j + 1 < len(t.uses)             # then [s, next] was rejected
-            if not has_next and t.must_end_offchip and write_deadline(s, t.size) >= n:
+            if not has_next and t.must_end_offchip and write_deadline(s, t) >= n:
                 continue                               # dW with no qualifying w: streamed
             if plan.occ[s] + t.size > capacity:
                 continue                               # does not fit: streamed out during s
@@ -374,8 +418,8 @@ class _Channel:
         self.same_tensor_blocks = 0   # service decisions in which the same-tensor ordering (R8)
         # held a transfer back
 
-    def issue(self, tensor, nbytes, throughput, is_load, is_offload, deadline) -> _Transfer:
-        tr = _Transfer(self.seq, tensor, nbytes, nbytes * throughput, is_load, is_offload,
+    def issue(self, tensor, nbytes, link: _Link, is_load, is_offload, deadline) -> _Transfer:
+        tr = _Transfer(self.seq, tensor, nbytes, link.units(tensor, nbytes), is_load, is_offload,
                        deadline)
         self.seq += 1
         self.pending.append(tr)
@@ -567,7 +611,7 @@ def _lru(n, tensors, accesses, capacity) -> tuple[_Work, dict]:
 # The timeline (SPEC §6)
 # ---------------------------------------------------------------------------------------------
 
-def _simulate(n, compute, tensors, work: _Work, capacity, throughput, wait_rule):
+def _simulate(n, compute, tensors, work: _Work, capacity, link: _Link, wait_rule):
     ch = _Channel(wait_rule)
     steps = []
     prev_end = 0
@@ -579,11 +623,12 @@ def _simulate(n, compute, tensors, work: _Work, capacity, throughput, wait_rule)
         return sum(tr.nbytes for tr in offloads_inflight if tr.done_at is None)
 
     for s in range(n):
-        bytes_in = bytes_out = 0
+        bytes_in = bytes_out = wire_in = wire_out = 0
         # no-lookahead / lru: write-outs forced by this step (issued when it wants to start).
         for ti in work.evict_before[s]:
-            offloads_inflight.append(ch.issue(ti, tensors[ti].size, throughput, False, True, s))
+            offloads_inflight.append(ch.issue(ti, tensors[ti].size, link, False, True, s))
             bytes_out += tensors[ti].size
+            wire_out += link.wire(ti, tensors[ti].size)
         # Capacity: data on-chip during s + data still being written out ≤ capacity (§6).
         if work.onchip[s] + pending_out() > capacity:
             ch.serve(until=lambda: work.onchip[s] + pending_out() <= capacity, waiting=True)
@@ -593,14 +638,17 @@ def _simulate(n, compute, tensors, work: _Work, capacity, throughput, wait_rule)
         # Issue order at the start of s: streamed loads, streamed stores, prefetches (§6).
         needed = []
         for ti, nb in work.streamed_loads[s]:
-            needed.append(ch.issue(ti, nb, throughput, True, False, s))
+            needed.append(ch.issue(ti, nb, link, True, False, s))
             bytes_in += nb
+            wire_in += link.wire(ti, nb)
         for ti, nb in work.streamed_stores[s]:
-            needed.append(ch.issue(ti, nb, throughput, False, False, s))
+            needed.append(ch.issue(ti, nb, link, False, False, s))
             bytes_out += nb
+            wire_out += link.wire(ti, nb)
         for ti, v in work.prefetch_at[s]:
-            tr = ch.issue(ti, tensors[ti].size, throughput, True, False, v)
+            tr = ch.issue(ti, tensors[ti].size, link, True, False, v)
             bytes_in += tensors[ti].size
+            wire_in += link.wire(ti, tensors[ti].size)
             prefetch_for.setdefault(v, []).append(tr)
         needed += prefetch_for.get(s, [])    # R9: a late prefetch delays the end like a stream
 
@@ -611,17 +659,20 @@ def _simulate(n, compute, tensors, work: _Work, capacity, throughput, wait_rule)
         ch.serve(until_time=end)
         # Issue order at the end of s: the offloads after s, in tensor order.
         for ti, w in work.offload_after[s]:
-            offloads_inflight.append(ch.issue(ti, tensors[ti].size, throughput, False, True, w))
+            offloads_inflight.append(ch.issue(ti, tensors[ti].size, link, False, True, w))
             bytes_out += tensors[ti].size
+            wire_out += link.wire(ti, tensors[ti].size)
         steps.append({"start": start, "end": end, "compute": compute[s],
-                      "bytes_in": bytes_in, "bytes_out": bytes_out, "onchip": work.onchip[s]})
+                      "bytes_in": bytes_in, "bytes_out": bytes_out, "wire_in": wire_in,
+                      "wire_out": wire_out, "onchip": work.onchip[s]})
         prev_end = end
     ch.serve(until=lambda: not ch.pending)            # rule 7: drain
     return steps, prev_end, max(prev_end, ch.clock), capacity_stall, ch.same_tensor_blocks
 
 
 def estimate(net, capacity: int, bandwidth: int, throughput: int, policy: str = "lookahead",
-             ops_per_mac: int = 2, *, capacity_wait: str = "offloads-first") -> dict:
+             ops_per_mac: int = 2, *, capacity_wait: str = "offloads-first",
+             link: dict | None = None) -> dict:
     """One training iteration of ``net`` on (capacity B, bandwidth B/s, throughput FLOP/s)
     under ``policy``; see the module docstring for the result and the readings of SPEC.md.
 
@@ -637,12 +688,13 @@ def estimate(net, capacity: int, bandwidth: int, throughput: int, policy: str = 
     capacity, bandwidth, throughput = int(capacity), int(bandwidth), int(throughput)
     n, flops, tensors, accesses = _read_schedule(net, ops_per_mac)
     compute = [f * bandwidth for f in flops]           # units, see module docstring
+    cost = _Link(link, [t.role for t in tensors], bandwidth, throughput)
     if policy == "none":
         capacity = 0                                   # R10: capacity unused
     if policy == "lru":
         work, diag = _lru(n, tensors, accesses, capacity)
     else:
-        plan = _plan(n, flops, tensors, capacity, bandwidth, throughput,
+        plan = _plan(n, flops, tensors, capacity, bandwidth, cost,
                      "lookahead" if policy == "no-lookahead" else policy)
         work = _work_from_plan(n, tensors, accesses, plan)
         diag = {"kept": plan.kept, "prefetched": len(plan.prefetches), "born": len(plan.born),
@@ -651,7 +703,7 @@ def estimate(net, capacity: int, bandwidth: int, throughput: int, policy: str = 
             _linger(n, tensors, work, capacity)
 
     steps, last_end, total, stall, blocks = _simulate(n, compute, tensors, work, capacity,
-                                                      throughput, capacity_wait)
+                                                      cost, capacity_wait)
     unit = Fraction(1, throughput * bandwidth)
     for d in steps:
         for key in ("start", "end", "compute"):
@@ -660,6 +712,8 @@ def estimate(net, capacity: int, bandwidth: int, throughput: int, policy: str = 
         "time": total * unit,
         "traffic_in": sum(d["bytes_in"] for d in steps),
         "traffic_out": sum(d["bytes_out"] for d in steps),
+        "link_in": sum(d["wire_in"] for d in steps),
+        "link_out": sum(d["wire_out"] for d in steps),
         **diag,
         "capacity_stall": stall * unit,
         "drain": (total - last_end) * unit,

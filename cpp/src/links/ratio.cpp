@@ -39,15 +39,15 @@ LinkModel prepare(const Schedule& s, const Options& own) {
     if (!own.given(kRoles[r]) && own.given("all")) ratio = own.number("all");
     as_fraction(ratio, num[r], den[r]);
   }
-  // A ratio for a role the schedule has no tensor of is a mistake (e.g. gradients with the
-  // inference scheduler): say so rather than ignore it.
-  bool present[5] = {};
-  for (const Tensor& t : s.tensors) present[static_cast<int>(t.role)] = true;
-  for (int r = 0; r < 5; ++r)
-    if (own.given(kRoles[r]) && !present[r])
-      throw std::invalid_argument("link 'ratio' with scheduler '" + s.scheduler + "': option '" +
-                                  kRoles[r] + "' has no effect, the schedule has no " + kRoles[r] +
-                                  " tensor");
+  // A ratio for gradients with a scheduler that makes none (inference) is a mistake in the
+  // composition: say so rather than ignore it. (A network that happens to lack a role, e.g. no
+  // weights, is not: the same policy must sweep over many networks.)
+  if (!(s.capabilities & kTraining))
+    for (int r : {3, 4})
+      if (own.given(kRoles[r]))
+        throw std::invalid_argument("link 'ratio' with scheduler '" + s.scheduler + "': option '" +
+                                    kRoles[r] + "' has no effect, the schedule has no " +
+                                    kRoles[r] + " tensor (no backward pass)");
   LinkModel m;
   m.num.resize(s.tensors.size());
   m.den.resize(s.tensors.size());

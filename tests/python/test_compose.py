@@ -1,0 +1,341 @@
+"""Policies as compositions (docs/policies.md): the string form, the registries, bad
+compositions, the new schedulers against oracle_schedulers.py, every cache manager with the new
+parts against the pure-Python oracle exactly, and SPEC §8-style properties of each new part."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_policies_oracle import random_network
+
+import dnnmem
+import oracle
+from oracle_schedulers import default_steps, expected_steps
+
+MiB = 2**20
+CACHES = list(dnnmem.parts("cache"))
+SCHEDULERS = ["default", "inference", "split-backward", "split-backward(first=dw)"]
+RATIO = {"activation": 2, "weight": 3, "gradient": 1.5, "weight_grad": 1.25, "state": 4}
+
+
+# -- the string form and the registries ---------------------------------------------------------
+
+def test_part_names_are_unique_across_registries() -> None:
+    every = dnnmem._core.parts()
+    assert len({p["name"] for p in every}) == len(every)
+    assert {p["kind"] for p in every} == {"scheduler", "cache", "link", "compute"}
+    assert all(p["description"] for p in every)
+
+
+@pytest.mark.parametrize("text, canonical", [
+    ("lookahead", "lookahead"),
+    ("lru", "lru"),
+    ("split-backward", "split-backward + lookahead"),
+    ("lru + split-backward(first=dw)", "split-backward(first=dw) + lru"),
+    ("ratio(cap=200GB/s, activation=2) + belady", "belady + ratio(activation=2, cap=200GB/s)"),
+    ("inference+none+raw+peak", "inference + none + peak"),
+    ("ratio(cap=48e9)", "lookahead + ratio(cap=48GB/s)"),
+    ("ratio( all = 2.5 )", "lookahead + ratio(all=2.5)"),
+])
+def test_string_form_is_canonical_and_round_trips(text: str, canonical: str) -> None:
+    p = dnnmem.Policy.parse(text)
+    assert str(p) == canonical
+    assert dnnmem.Policy.parse(str(p)) == p
+    assert hash(dnnmem.Policy.parse(canonical)) == hash(p)
+
+
+def test_policy_object_and_columns() -> None:
+    p = dnnmem.Policy("lru", scheduler="split-backward(first=dw)",
+                      link=("ratio", {"activation": 2, "cap": "12.8GB/s"}))
+    assert str(p) == "split-backward(first=dw) + lru + ratio(activation=2, cap=12.8GB/s)"
+    assert p.link.option_dict == {"activation": 2.0, "cap": 12.8e9}
+    assert p.columns() == {"scheduler": "split-backward", "scheduler_first": "dw", "cache": "lru",
+                           "link": "ratio", "link_activation": 2.0, "link_cap": 12.8e9,
+                           "compute": "peak"}
+    assert str(p.with_compute("peak")) == str(p) + " + peak"
+    assert p.with_compute("") == p
+    assert str(p.replace(cache="none", link="raw")) == "split-backward(first=dw) + none"
+
+
+@pytest.mark.parametrize("text, message", [
+    ("lru + none", r"^policy: two cache managers in 'lru \+ none': 'lru' and 'none'$"),
+    ("fifo", r"^policy: unknown part 'fifo' \(schedulers: default, inference, split-backward; "
+             r"cache managers: lookahead, belady"),
+    ("ratio(foo=1)", r"^link 'ratio': unknown option 'foo' \(valid: all, activation, weight, "
+                     r"state, gradient, weight_grad, cap\)$"),
+    ("ratio(cap=fast)", r"^link 'ratio': option 'cap' must be a number in bytes/s or a value "
+                        r"with a unit, got 'fast'"),
+    ("split-backward(first=dy)", r"^scheduler 'split-backward': option 'first' must be one of "
+                                 r"dx, dw, got 'dy'$"),
+    ("lru(x=1)", r"^cache manager 'lru': unknown option 'x' \(valid: none\)$"),
+    ("ratio(activation)", r"^policy: option 'activation' of 'ratio' has no '='$"),
+    ("ratio(activation=2", r"^policy: unbalanced '\('"),
+    ("lru + ", r"^policy: empty part"),
+])
+def test_bad_compositions_name_the_part_and_option(text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        dnnmem.Policy.parse(text)
+
+
+@pytest.mark.parametrize("policy, message", [
+    # Ranges are the core's to check: the part's declaration in C++ is the one source.
+    ("ratio(activation=0.001)", r"^link 'ratio': option 'activation' must be >= 0.015625 and "
+                                r"<= 1048576, got 0.001$"),
+    ("ratio(cap=-1)", r"^link 'ratio': option 'cap' must be >= 0"),
+    # A combination that makes no sense names both parts and why.
+    ("inference + ratio(gradient=2)", r"^link 'ratio' with scheduler 'inference': option "
+                                      r"'gradient' has no effect, the schedule has no gradient"),
+    ("inference + ratio(weight_grad=2)", r"scheduler 'inference'.*no weight_grad tensor"),
+])
+def test_bad_options_at_estimate_time(policy: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        dnnmem.estimate("resnet18", batch=1, policy=policy)
+
+
+def test_policies_table_lists_every_part_with_its_options() -> None:
+    t = dnnmem.policies()
+    assert list(t["kind"].unique()) == ["scheduler", "cache", "link", "compute"]
+    row = t.set_index("name").loc["ratio"]
+    assert "cap bytes/s (default 0)" in row["options"]
+    assert t.set_index("name").loc["split-backward", "options"] == "first=dx|dw (default dx)"
+    assert list(dnnmem.policies("link")["name"]) == ["raw", "ratio"]
+
+
+# -- the thesis's policies are unchanged -------------------------------------------------------
+
+@pytest.mark.parametrize("cache", CACHES)
+def test_identity_ratio_link_is_the_raw_link_bit_for_bit(cache: str) -> None:
+    net = dnnmem.network("resnet18", batch=2)
+    for capacity in (0, 4 * MiB, 64 * MiB):
+        a = dnnmem.estimate(net, capacity=capacity, policy=cache)
+        b = dnnmem.estimate(net, capacity=capacity, policy=f"{cache} + ratio(all=1)")
+        assert (a.time, a.traffic_in, a.traffic_out, a.counts) == (
+            b.time, b.traffic_in, b.traffic_out, b.counts)
+        assert (b.link_in, b.link_out) == (b.traffic_in, b.traffic_out)
+
+
+# -- schedulers against oracle_schedulers.py ---------------------------------------------------
+
+def _check_schedule(net: dnnmem.Network, scheduler: str) -> None:
+    first = "dw" if "first=dw" in scheduler else "dx"
+    name = scheduler.split("(")[0]
+    got = default_steps(net.with_scheduler(scheduler))
+    want = expected_steps(net, name, first)
+    assert len(got) == len(want), scheduler
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert g == w, f"{net.name} {scheduler}: step {i} differs"
+    t = net.with_scheduler(scheduler).tensors
+    if name == "inference":
+        outputs = {f"Y:{o}" for o in net.steps.loc[net.steps["phase"] == "loss", "layer"]}
+        assert set(t.loc[t["must_end_offchip"], "name"]) == outputs
+        assert not t["role"].isin(["gradient", "weight_grad"]).any()
+
+
+@pytest.mark.parametrize("network, batch", [("resnet50", 2), ("mobilenet_v2", 1),
+                                            ("transformer", 1), ("gpt2", 1), ("gnmt", 1)])
+@pytest.mark.parametrize("scheduler", SCHEDULERS[1:])
+def test_zoo_schedules_match_the_oracle(network: str, batch: int, scheduler: str) -> None:
+    _check_schedule(dnnmem.network(network, batch=batch), scheduler)
+
+
+def test_split_backward_on_a_conv_chain_by_hand() -> None:
+    """x -> conv a -> relu r -> dense d: a's backward needs no dX (x has no gradient), so it
+    stays one step; d's backward splits into dX (reads dY:d, W:d, writes dY:r) and dW (reads
+    dY:d, Y:flat, writes dW:d)."""
+    doc = {"name": "chain", "layers": [
+        {"name": "x", "kind": "input", "shape": [4, 4, 1]},
+        {"name": "a", "kind": "conv2d", "inputs": ["x"], "filters": 2, "kernel_size": 3,
+         "padding": "same"},
+        {"name": "r", "kind": "relu", "inputs": ["a"]},
+        {"name": "flat", "kind": "flatten", "inputs": ["r"]},
+        {"name": "d", "kind": "dense", "inputs": ["flat"], "units": 3}]}
+    net = dnnmem.load_network(doc, batch=2).with_scheduler("split-backward")
+    s = net.steps
+    assert list(s["name"]) == ["F:a", "F:r", "F:d", "loss:d", "B:d/dx", "B:d/dw", "B:r", "B:a"]
+    acc = net.accesses
+    by = {n: list(zip(g["tensor"], g["read"], g["write"])) for n, g in
+          acc.assign(n=s["name"].to_numpy()[acc["step"]]).groupby("n")}
+    assert by["B:d/dx"] == [("dY:d", True, False), ("W:d", True, False), ("dY:r", False, True)]
+    assert by["B:d/dw"] == [("dY:d", True, False), ("Y:r", True, False), ("dW:d", False, True)]
+    assert by["B:a"] == [("dY:a", True, False), ("Y:x", True, False), ("dW:a", False, True)]
+    # FLOPs are the whole step's, split: dX 2·(32·3)·N, dW 2·(32·3)·N with N = 2.
+    assert list(s.loc[s["part"] != "", "flops"]) == [384, 384]
+    first_dw = dnnmem.load_network(doc, batch=2).with_scheduler("split-backward(first=dw)")
+    assert list(first_dw.steps["name"])[4:6] == ["B:d/dw", "B:d/dx"]
+
+
+# -- every cache manager with the new parts against the oracle ----------------------------------
+
+def _oracle_link(policy: dnnmem.Policy) -> dict | None:
+    if policy.link.name == "raw":
+        return None
+    opts = policy.link.option_dict
+    ratios = {r: opts.get(r, opts.get("all", 1.0)) for r in
+              ("activation", "weight", "state", "gradient", "weight_grad")}
+    return {"ratio": ratios, "cap": opts.get("cap", 0)}
+
+
+def _close(a: float, b: float, scale: float) -> bool:
+    return abs(a - b) <= 1e-12 * max(abs(scale), 1e-300)
+
+
+def check_close(r: dnnmem.Result, o: dict, where: str) -> None:
+    """Times to a relative 1e-12 of the iteration; per-step bytes exactly."""
+    time = float(o["time"])
+    assert _close(r.time, time, time), where
+    assert _close(r.capacity_stall_time, float(o["capacity_stall"]), time), where
+    assert _close(r.drain_time, float(o["drain"]), time), where
+    steps = r.steps
+    assert list(steps["bytes_in"]) == [d["bytes_in"] for d in o["steps"]], where
+    assert list(steps["link_out"]) == [d["wire_out"] for d in o["steps"]], where
+    for key in ("start", "end"):
+        mine, ref = list(steps[key]), [float(d[key]) for d in o["steps"]]
+        bad = [i for i, (a, b) in enumerate(zip(mine, ref)) if not _close(a, b, time)]
+        assert not bad, f"{where}: step {key} differs at steps {bad[:5]}"
+
+
+def check_composition(net: dnnmem.Network, policy: str, capacity: int, bandwidth: int,
+                      throughput: int) -> None:
+    p = dnnmem.Policy.parse(policy)
+    scheduled = net.with_scheduler(p.scheduler)
+    o = oracle.estimate(scheduled, capacity, bandwidth, throughput, p.cache.name,
+                        link=_oracle_link(p))
+    r = dnnmem.estimate(net, policy=p, capacity=capacity, bandwidth=bandwidth,
+                        throughput=throughput)
+    where = f"{net.name} N={net.batch} {policy} capacity={capacity}"
+    assert (r.traffic_in, r.traffic_out) == (o["traffic_in"], o["traffic_out"]), where
+    assert (r.link_in, r.link_out) == (o["link_in"], o["link_out"]), where
+    assert r.counts == {k: o[k] for k in ("kept", "prefetched", "born", "offloads")}, where
+    check_close(r, o, where)
+
+
+def _random_policy() -> st.SearchStrategy[str]:
+    link = st.sampled_from(["", " + ratio(activation=2, weight=3, gradient=1.5, "
+                                "weight_grad=1.25)",
+                            " + ratio(all=2.5, cap=40000000)", " + ratio(activation=0.5)"])
+    return st.builds(lambda s, c, lk: f"{s} + {c}{lk}", st.sampled_from(SCHEDULERS),
+                     st.sampled_from(CACHES), link)
+
+
+@st.composite
+def _network_with_matmul(draw) -> dict:
+    """random_network, sometimes with an attention-like matmul of two dense projections (a
+    split-backward matmul: both operands need a gradient)."""
+    doc = draw(random_network())
+    if draw(st.booleans()):
+        seq, dim = draw(st.integers(1, 5)), draw(st.integers(1, 6))
+        doc["layers"] += [
+            {"name": "tok", "kind": "input", "shape": [seq, dim]},
+            {"name": "q", "kind": "dense", "inputs": ["tok"], "units": dim},
+            {"name": "k", "kind": "dense", "inputs": ["tok"], "units": dim},
+            {"name": "qk", "kind": "matmul", "inputs": ["q", "k"], "transpose_b": True}]
+    return doc
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(doc=_network_with_matmul(), batch=st.integers(1, 3), policy=_random_policy(),
+       cap_choice=st.sampled_from(["zero", "peak", "half", "huge", "largest"]),
+       bandwidth=st.sampled_from([10**6, 616 * 10**9]),
+       throughput=st.sampled_from([10**8, 1345 * 10**10]))
+def test_random_networks_every_composition(doc, batch, policy, cap_choice, bandwidth,
+                                           throughput) -> None:
+    net = dnnmem.load_network(doc, batch=batch)
+    scheduled = net.with_scheduler(dnnmem.Policy.parse(policy).scheduler)
+    if scheduled.num_steps == 0:
+        return
+    _check_schedule(net, str(dnnmem.Policy.parse(policy).scheduler))
+    peak = scheduled.peak_alive_bytes
+    capacity = {"zero": 0, "peak": peak, "half": peak // 2, "huge": 2**50,
+                "largest": int(scheduled.tensors["bytes"].max())}[cap_choice]
+    try:
+        check_composition(net, policy, capacity, bandwidth, throughput)
+    except ValueError as e:  # a ratio for a role this schedule lacks: refused, by design
+        assert "has no effect" in str(e) and "inference" in policy
+
+
+@pytest.mark.parametrize("policy", [
+    "split-backward + lookahead + ratio(activation=2, gradient=1.5)",
+    "split-backward(first=dw) + lru",
+    "inference + lookahead + ratio(activation=3, weight=1.25, cap=50GB/s)",
+    "inference + no-lookahead",
+    "lookahead + ratio(all=2, cap=200GB/s)",
+    "prefetch-next + ratio(activation=2)",
+])
+@pytest.mark.parametrize("capacity", [0, 24 * MiB, 128 * MiB])
+def test_resnet50_compositions_match_the_oracle(policy: str, capacity: int) -> None:
+    check_composition(dnnmem.network("resnet50", batch=4), policy, capacity, 616 * 10**9,
+                      1345 * 10**10)
+
+
+# -- SPEC §8-style properties of each new part ---------------------------------------------------
+
+@pytest.mark.parametrize("cache", [c for c in CACHES if c != "none"])
+def test_inference_at_unlimited_capacity_moves_inputs_weights_states_once(cache: str) -> None:
+    net = dnnmem.network("resnet50", batch=2)
+    inf = net.with_scheduler("inference")
+    t = inf.tensors
+    r = dnnmem.estimate(net, capacity=2**50, policy=f"inference + {cache}")
+    assert r.traffic_in == int(t.loc[t["starts_offchip"], "bytes"].sum())
+    assert r.traffic_out == int(t.loc[t["must_end_offchip"], "bytes"].sum()) == 2 * 1000 * 4
+    assert r.traffic_in == 2 * 224 * 224 * 3 * 4 + 4 * net.params  # input + weights + states
+
+
+def test_split_backward_at_capacity_zero_reads_every_split_dy_twice() -> None:
+    net = dnnmem.network("resnet50", batch=2)
+    whole = dnnmem.estimate(net, capacity=0, policy="none")
+    split = dnnmem.estimate(net, capacity=0, policy="split-backward + none")
+    steps = net.with_scheduler("split-backward").steps
+    acc = net.with_scheduler("split-backward").accesses
+    dw_steps = steps.loc[steps["part"] == "dw", "step"]
+    extra = int(acc.loc[acc["step"].isin(dw_steps) & (acc["role"] == "gradient"), "bytes"].sum())
+    assert extra > 0 and len(dw_steps) == 53  # the 53 conv / dense layers with dX and dW
+    assert split.traffic_in == whole.traffic_in + extra
+    assert split.traffic_out == whole.traffic_out
+    g_whole = whole.steps["bytes_in_gradient"].sum()
+    g_split = split.steps["bytes_in_gradient"].sum()
+    assert g_split == g_whole + extra
+    # Same FLOPs, one more step per split layer.
+    assert split.flops == whole.flops and len(split.steps) == len(whole.steps) + 53
+
+
+@pytest.mark.parametrize("scheduler", ["default", "inference", "split-backward"])
+def test_ratio_link_at_capacity_zero_is_streamed_bytes_over_ratio(scheduler: str) -> None:
+    net = dnnmem.network("transformer", batch=1).with_scheduler(scheduler)
+    ratios = dict(RATIO)
+    if scheduler == "inference":
+        del ratios["gradient"], ratios["weight_grad"]
+    opts = ", ".join(f"{k}={v}" for k, v in ratios.items())
+    r = dnnmem.estimate(net, capacity=0, policy=f"{scheduler} + none + ratio({opts})")
+    acc = net.accesses
+    ratio = acc["role"].map(lambda role: ratios.get(role, 1)).to_numpy()
+    wire = np.array([math.ceil(b / q) for b, q in zip(acc["bytes"], ratio)])
+    assert r.link_in == int(wire[acc["read"].to_numpy()].sum())
+    assert r.link_out == int(wire[acc["write"].to_numpy()].sum())
+    assert r.traffic_in == int(acc.loc[acc["read"], "bytes"].sum())
+
+
+def test_compression_with_ratios_above_one_never_adds_link_bytes() -> None:
+    net = dnnmem.network("mobilenet_v2", batch=4)
+    for cap in (0, 2 * MiB, 16 * MiB):
+        raw = dnnmem.estimate(net, capacity=cap)
+        comp = dnnmem.estimate(net, capacity=cap, policy="lookahead + ratio(activation=2.7)")
+        assert comp.link_in <= comp.traffic_in and comp.link_out <= comp.traffic_out
+        assert comp.link_in < raw.link_in
+        # The cache decisions (kept intervals) do not depend on the link: same footprints.
+        assert comp.counts["kept"] == raw.counts["kept"]
+
+
+def test_compressor_cap_slows_transfers_and_vanishes_when_fast() -> None:
+    net = dnnmem.network("resnet18", batch=8)
+    base = dnnmem.estimate(net, capacity=0, policy="none + ratio(all=4)")
+    slow = dnnmem.estimate(net, capacity=0, policy="none + ratio(all=4, cap=100GB/s)")
+    fast = dnnmem.estimate(net, capacity=0, policy="none + ratio(all=4, cap=5TB/s)")
+    # At capacity 0 every byte streams. Ratio 4 on 616 GB/s carries 2.464 TB/s of uncompressed
+    # data: a 100 GB/s compressor is the limit, a 5 TB/s one never is.
+    assert slow.time > base.time
+    assert fast.time == base.time
+    assert slow.link_in == base.link_in  # the cap costs time, not bytes
