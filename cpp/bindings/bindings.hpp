@@ -14,6 +14,7 @@ void bind_network(py::module_& m);
 void bind_schedule(py::module_& m);
 void bind_estimate(py::module_& m);
 void bind_sweep(py::module_& m);
+void bind_compute(py::module_& m);
 
 template <class T>
 py::array_t<T> to_array(const std::vector<T>& v) {

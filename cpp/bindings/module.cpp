@@ -61,4 +61,5 @@ PYBIND11_MODULE(_core, m) {
   dnnmem::bindings::bind_schedule(m);
   dnnmem::bindings::bind_estimate(m);
   dnnmem::bindings::bind_sweep(m);
+  dnnmem::bindings::bind_compute(m);
 }
