@@ -62,4 +62,5 @@ PYBIND11_MODULE(_core, m) {
   dnnmem::bindings::bind_estimate(m);
   dnnmem::bindings::bind_sweep(m);
   dnnmem::bindings::bind_compose(m);
+  dnnmem::bindings::bind_compute(m);
 }

@@ -10,7 +10,7 @@
 #define DNNMEM_CACHE_MANAGERS(X) \
   X(cache_lookahead) X(cache_belady) X(cache_prefetch_next) X(cache_no_lookahead) X(cache_lru) X(cache_none)
 #define DNNMEM_LINKS(X) X(link_raw) X(link_ratio)
-#define DNNMEM_COMPUTE_MODELS(X) X(compute_peak)
+#define DNNMEM_COMPUTE_MODELS(X) X(compute_peak) X(compute_systolic)
 
 namespace dnnmem {
 

@@ -184,6 +184,7 @@ class ScheduleBuilder {
   std::vector<int> w_, dw_;           // tensor per weight: W, dW
   std::vector<char> created_;         // gradient tensors already written once
   std::vector<Access> step_acc_;      // accesses of the step being built
+  std::vector<Gemm> step_gemms_;      // and its GEMMs
 
   const Layer& layer(int i) const { return net_.layers[static_cast<std::size_t>(i)]; }
   bool trainable_weight(const Layer& l) const {
@@ -310,11 +311,31 @@ class ScheduleBuilder {
     access(tensor, existed, true, partial_bytes);
   }
 
+  // The step's GEMMs (gemm.hpp): `pass` of layer l, for each input that has a gradient when
+  // pass is BackwardData (a matmul has two).
+  void gemm(int l, GemmPass pass, int input = -1) {
+    const Layer& L = layer(l);
+    const auto add = [&](int i) {
+      const Gemm g = layer_gemm(net_, L, pass, s_.batch, i);
+      if (g.count > 0) step_gemms_.push_back(g);
+    };
+    if (pass != GemmPass::BackwardData || input >= 0) {
+      add(input < 0 ? 0 : input);
+      return;
+    }
+    for (std::size_t i = 0; i < L.inputs.size(); ++i)
+      if (has_grad_[static_cast<std::size_t>(net_.resolve(L.inputs[i]))]) add(static_cast<int>(i));
+  }
+
   void emit(Phase phase, int l, OpCount ops, StepPart part = StepPart::Whole) {
     Step st;
     st.phase = phase;
     st.layer = l;
     st.part = part;
+    st.first_gemm = static_cast<int>(s_.gemms.size());
+    st.num_gemms = static_cast<int>(step_gemms_.size());
+    s_.gemms.insert(s_.gemms.end(), step_gemms_.begin(), step_gemms_.end());
+    step_gemms_.clear();
     st.ops = ops;
     st.first_access = static_cast<int>(s_.accesses.size());
     st.num_accesses = static_cast<int>(step_acc_.size());
@@ -337,6 +358,7 @@ class ScheduleBuilder {
              L.kind == Kind::Embedding ? gathered_bytes(L) : 0);
     if (s_t_[static_cast<std::size_t>(l)] >= 0) access(s_t_[static_cast<std::size_t>(l)], true, false);
     access(y_[static_cast<std::size_t>(l)], false, true);
+    gemm(l, GemmPass::Forward);
     emit(Phase::Forward, l, scaled(L.fwd, s_.batch));
   }
 
@@ -385,6 +407,8 @@ class ScheduleBuilder {
                  L.kind == Kind::Embedding ? gathered_bytes(L) : 0);
     OpCount ops = scaled(L.bwd_dx, n_dx * s_.batch);
     if (has_dw) ops += scaled(L.bwd_dw, s_.batch);
+    if (n_dx > 0) gemm(l, GemmPass::BackwardData);
+    if (has_dw) gemm(l, GemmPass::BackwardWeight);
     emit(Phase::Backward, l, ops);
   }
 
@@ -407,10 +431,12 @@ class ScheduleBuilder {
           access(w, true, false);
           for (int in : L.inputs)
             if (has_grad_[static_cast<std::size_t>(net_.resolve(in))]) accumulate(dy_of(in));
+          gemm(l, GemmPass::BackwardData);
           emit(Phase::Backward, l, scaled(L.bwd_dx, n_dx * s_.batch), part);
         } else {
           access(y_of(L.inputs[0]), true, false);
           accumulate(dw_[static_cast<std::size_t>(L.weight)]);
+          gemm(l, GemmPass::BackwardWeight);
           emit(Phase::Backward, l, scaled(L.bwd_dw, s_.batch), part);
         }
       }
@@ -423,6 +449,7 @@ class ScheduleBuilder {
         access(dy, true, false);
         access(y_of(L.inputs[static_cast<std::size_t>(1 - grad_of)]), true, false);
         accumulate(dy_of(L.inputs[static_cast<std::size_t>(grad_of)]));
+        gemm(l, GemmPass::BackwardData, grad_of);
         emit(Phase::Backward, l, scaled(L.bwd_dx, s_.batch), part);
       }
       return true;

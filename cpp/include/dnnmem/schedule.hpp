@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "dnnmem/gemm.hpp"
 #include "dnnmem/network.hpp"
 #include "dnnmem/options.hpp"
 
@@ -42,6 +43,8 @@ struct Step {
   OpCount ops;             // whole batch: FLOPs = ops.total(ops_per_mac)
   int first_access = 0;    // accesses [first_access, first_access + num_accesses)
   int num_accesses = 0;
+  int first_gemm = 0;      // its matrix products [first_gemm, first_gemm + num_gemms) of
+  int num_gemms = 0;       // Schedule::gemms (what a shape-aware compute model needs)
 };
 
 struct Use {
@@ -120,6 +123,7 @@ struct Schedule {
   std::vector<Access> accesses;
   std::vector<Tensor> tensors;     // in the tensor order of SPEC §3
   std::vector<Use> uses;           // grouped by tensor, in step order
+  std::vector<Gemm> gemms;         // per step, the GEMMs its MACs are (layer_gemm, gemm.hpp)
   UseIndex index;                  // derived from the above by build_schedule
 
   // Consecutive full-use pairs (the reuse intervals of SPEC §5 rule 1).

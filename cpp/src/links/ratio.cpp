@@ -2,10 +2,10 @@
 // role r puts ceil(b / ratio_r) bytes on the wire (its on-chip footprint stays b); with a
 // compressor that reads uncompressed data at most at `cap` bytes/s, it takes
 // max(wire / bandwidth, b / cap). The compressed-DMA links (ZVC, RLE, zlib) build on it.
-#include <cmath>
 #include <stdexcept>
 
 #include "dnnmem/compose.hpp"
+#include "../exact.hpp"
 
 namespace dnnmem {
 namespace {
@@ -16,28 +16,12 @@ OptionSpec role_ratio(std::string_view role, std::string_view description) {
   return number_option(role, "", description, 1.0, 1.0 / 64, 1 << 20);
 }
 
-// A ratio r (a double) as the exact fraction num / den with den = r's 53-bit mantissa and num a
-// power of two, so that ceil(b / r) = ceil(b · num / den) is exact in 128-bit arithmetic for
-// r in [1/64, 2^20] and b < 2^62.
-void as_fraction(double r, std::int64_t& num, std::int64_t& den) {
-  int e = 0;
-  const double m = std::frexp(r, &e);                      // r = m · 2^e, m in [0.5, 1)
-  std::int64_t mant = static_cast<std::int64_t>(std::ldexp(m, 53));  // r = mant · 2^(e-53)
-  int shift = 53 - e;                                       // b / r = b · 2^shift / mant
-  while ((mant & 1) == 0 && shift > 0) {                    // lowest terms keep the numbers small
-    mant >>= 1;
-    --shift;
-  }
-  num = std::int64_t{1} << shift;  // shift <= 59 for r >= 1/64
-  den = mant;
-}
-
 LinkModel prepare(const Schedule& s, const Options& own) {
   std::int64_t num[5], den[5];
   for (int r = 0; r < 5; ++r) {
     double ratio = own.number(kRoles[r]);
     if (!own.given(kRoles[r]) && own.given("all")) ratio = own.number("all");
-    as_fraction(ratio, num[r], den[r]);
+    detail::ratio_as_fraction(ratio, num[r], den[r]);
   }
   // A ratio for gradients with a scheduler that makes none (inference) is a mistake in the
   // composition: say so rather than ignore it. (A network that happens to lack a role, e.g. no

@@ -1,0 +1,63 @@
+// _core.layer_gemm and _core.systolic_cycles: the compute model's arithmetic (gemm.hpp,
+// systolic.hpp), exposed for tests that check it on the built-in networks and against SCALE-Sim.
+#include <pybind11/stl.h>
+
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "bindings.hpp"
+#include "dnnmem/gemm.hpp"
+#include "dnnmem/systolic.hpp"
+
+namespace dnnmem::bindings {
+namespace {
+
+// As in bind_sweep.cpp: set the ValueError directly, so no global translator another extension
+// registered can turn std::invalid_argument into RuntimeError.
+[[noreturn]] void raise_value_error(const std::string& message) {
+  PyErr_SetString(PyExc_ValueError, message.c_str());
+  throw py::error_already_set();
+}
+
+}  // namespace
+
+void bind_compute(py::module_& m) {
+  m.def("layer_gemm", [](const Network& net, int layer, const std::string& pass, std::int64_t batch,
+                         int input) {
+    if (layer < 0 || static_cast<std::size_t>(layer) >= net.layers.size())
+      raise_value_error("layer: index " + std::to_string(layer) + " out of range (the network has " +
+                        std::to_string(net.layers.size()) + " layers)");
+    const auto p = gemm_pass_from_name(pass);
+    if (!p)
+      raise_value_error("pass: unknown pass '" + pass +
+                        "' (valid: forward, backward_data, backward_weight)");
+    try {
+      const Gemm g = layer_gemm(net, net.layers[static_cast<std::size_t>(layer)], *p, batch, input);
+      return std::make_tuple(g.m, g.n, g.k, g.count);
+    } catch (const std::invalid_argument& e) {
+      raise_value_error(e.what());
+    }
+  }, py::arg("network"), py::arg("layer"), py::arg("pass_"), py::arg("batch"), py::arg("input") = 0,
+  "(m, n, k, count) of a layer's GEMM: `count` products of m x k . k x n; (0, 0, 0, 0) when the "
+  "pass does no MACs. pass_: 'forward', 'backward_data' or 'backward_weight'; input: which "
+  "input's gradient backward_data computes (matmul: 0 or 1).");
+
+  m.def("systolic_cycles", [](std::int64_t m_, std::int64_t n, std::int64_t k, std::int64_t count,
+                              std::int64_t rows, std::int64_t cols, const std::string& dataflow) {
+    const auto d = dataflow_from_name(dataflow);
+    if (!d) raise_value_error("dataflow: unknown dataflow '" + dataflow + "' (valid: ws, os, is)");
+    try {
+      const Gemm g{m_, n, k, count};
+      const SystolicArray a{rows, cols, *d};
+      return std::make_tuple(systolic_cycles(g, a), systolic_utilization(g, a));
+    } catch (const std::invalid_argument& e) {
+      raise_value_error(e.what());
+    }
+  }, py::arg("m"), py::arg("n"), py::arg("k"), py::arg("count"), py::arg("rows"), py::arg("cols"),
+  py::arg("dataflow"),
+  "(cycles, utilisation) of `count` m x k . k x n GEMMs on a rows x cols systolic array with "
+  "dataflow 'ws', 'os' or 'is' (SCALE-Sim v2's compute-cycle model).");
+}
+
+}  // namespace dnnmem::bindings

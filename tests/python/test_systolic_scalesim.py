@@ -1,0 +1,122 @@
+"""Cross-check of the systolic compute model (``cpp/src/compute/systolic.cpp``) and the layer ->
+GEMM mapping (``cpp/src/gemm.cpp``) against SCALE-Sim v2 (PyPI ``scalesim``, 2.x;
+https://github.com/scalesim-project/scale-sim-v2), the simulator whose compute-cycle model ours
+reproduces (docs/model/compute-systolic.md).
+
+Each shape is a real layer: a dnnmem network is built, ``layer_gemm`` gives its GEMM, and the
+same layer is given to SCALE-Sim in its own topology format (a convolution row for conv layers,
+batch 1 and valid padding as SCALE-Sim assumes; an M, N, K row for dense, matmul and the
+backward GEMMs). SCALE-Sim runs in its CALC bandwidth mode (no memory stalls), so its total is
+the compute cycles. Checked, for every shape, array and dataflow:
+
+- SCALE-Sim's operand matrices have our GEMM's shape: ifmap m x k, filter k x n (the im2col
+  mapping agrees);
+- our cycles = count * (SCALE-Sim's total + 1): SCALE-Sim reports the index of the last cycle
+  (its trace starts at cycle 0), we report the number of cycles; ``count`` because SCALE-Sim has
+  no grouped or batched GEMM, so one group / head is simulated and the products run one after
+  another (our model's definition of ``count``);
+- our utilisation = SCALE-Sim's overall utilisation rescaled by total / (total + 1) (the same
+  MACs over the same array, with the cycle count differing by the one above).
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import metadata
+
+import pytest
+
+scalesim = pytest.importorskip(
+    "scalesim", reason="SCALE-Sim is not installed (pip install 'scalesim>=2.0.2,<3')")
+if not metadata.version("scalesim").startswith("2."):
+    pytest.skip(f"SCALE-Sim {metadata.version('scalesim')} installed; this cross-check is for v2",
+                allow_module_level=True)
+
+from scalesim.scale_config import scale_config  # noqa: E402
+from scalesim.single_layer_sim import single_layer_sim  # noqa: E402
+from scalesim.topology_utils import topologies  # noqa: E402
+
+from dnnmem import _core  # noqa: E402
+
+
+def _net(*layers: dict) -> _core.Network:
+    return _core.parse_network(json.dumps({"name": "t", "layers": list(layers)}), "test.json")
+
+
+def _conv(h: int, w: int, c: int, filters: int, kernel: int, stride: int = 1) -> _core.Network:
+    return _net({"name": "x", "kind": "input", "shape": [h, w, c]},
+                {"name": "l", "kind": "conv2d", "inputs": ["x"], "filters": filters,
+                 "kernel_size": kernel, "strides": stride})
+
+
+def _gemm_row(m: int, n: int, k: int) -> list:
+    # SCALE-Sim's GEMM topology (topology_utils.load_arrays_gemm): an m x k ifmap, a 1 x k filter
+    # with one channel, n filters, stride 1 -> ofmap m x 1 x n, window k.
+    return [m, k, 1, k, 1, n, 1, 1]
+
+
+# name -> (network, layer index, pass, batch, SCALE-Sim topology row of ONE of the `count`
+# products: ifmap h, w, filter h, w, channels, filters, stride h, w).
+SHAPES = {
+    # 16x16x16 -> 32 filters 3x3 valid: 14x14 outputs. m = 196, k = 144, n = 32.
+    "conv 3x3": (_conv(16, 16, 16, 32, 3), 1, "forward", 1, [16, 16, 3, 3, 16, 32, 1, 1]),
+    # Pointwise: m = 196, k = 32, n = 64.
+    "conv 1x1": (_conv(14, 14, 32, 64, 1), 1, "forward", 1, [14, 14, 1, 1, 32, 64, 1, 1]),
+    # A stem: 37x37x3, 7x7 stride 2 -> 16x16: m = 256, k = 147, n = 16.
+    "conv 7x7/2": (_conv(37, 37, 3, 16, 7, 2), 1, "forward", 1, [37, 37, 7, 7, 3, 16, 2, 2]),
+    # The 3x3 conv's backward GEMMs: dX (column form) m = 196, k = 32, n = 144; dW m = 144,
+    # k = 196, n = 32.
+    "conv 3x3 dX": (_conv(16, 16, 16, 32, 3), 1, "backward_data", 1, _gemm_row(196, 144, 32)),
+    "conv 3x3 dW": (_conv(16, 16, 16, 32, 3), 1, "backward_weight", 1, _gemm_row(144, 32, 196)),
+    # Depthwise 3x3 on 10x10x8: 8 products (one per channel) of m = 64, k = 9, n = 1.
+    "depthwise 3x3": (_net({"name": "x", "kind": "input", "shape": [10, 10, 8]},
+                           {"name": "l", "kind": "depthwise_conv2d", "inputs": ["x"],
+                            "kernel_size": 3}),
+                      1, "forward", 1, [10, 10, 3, 3, 1, 1, 1, 1]),
+    # A classifier: batch 8, 256 -> 100: m = 8, k = 256, n = 100.
+    "dense": (_net({"name": "x", "kind": "input", "shape": [256]},
+                   {"name": "l", "kind": "dense", "inputs": ["x"], "units": 100}),
+              1, "forward", 8, _gemm_row(8, 100, 256)),
+    # Attention scores, 32 tokens, 4 heads of 16: 4 products of m = 32, k = 16, n = 32.
+    "attention QK^T": (_net({"name": "q", "kind": "input", "shape": [32, 64]},
+                            {"name": "k", "kind": "input", "shape": [32, 64]},
+                            {"name": "l", "kind": "matmul", "inputs": ["q", "k"], "heads": 4,
+                             "transpose_b": True}),
+                       2, "forward", 1, _gemm_row(32, 32, 16)),
+}
+
+ARRAYS = [(16, 16), (8, 16)]  # rows x cols; the second is not square, so S_R and S_C can't swap
+
+
+def _scalesim(row: list, rows: int, cols: int, dataflow: str) -> tuple[int, float, tuple]:
+    """(total cycles, overall utilisation in %, (ifmap, filter) operand shapes) of one layer."""
+    cfg = scale_config()
+    cfg.set_arr_dims(rows=rows, cols=cols)
+    cfg.set_dataflow(dataflow)
+    cfg.force_valid()
+    cfg.set_bw_mode_to_calc()  # SCALE-Sim's default: bandwidth sized so memory never stalls
+    topo = topologies()
+    topo.load_layer_params_from_list("l", ["l", *row])
+    sim = single_layer_sim()
+    sim.set_params(layer_id=0, config_obj=cfg, topology_obj=topo, verbose=False)
+    sim.run()
+    sim.calc_report_data()
+    total, stalls, overall_util, _, _ = sim.get_compute_report_items()
+    assert stalls == 0
+    shapes = (sim.compute_system.ifmap_op_mat.shape, sim.compute_system.filter_op_mat.shape)
+    return int(total), float(overall_util), shapes
+
+
+@pytest.mark.parametrize("rows,cols", ARRAYS)
+@pytest.mark.parametrize("dataflow", ["ws", "os", "is"])
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_compute_cycles_match_scalesim(shape: str, dataflow: str, rows: int, cols: int) -> None:
+    net, layer, pass_, batch, row = SHAPES[shape]
+    m, n, k, count = _core.layer_gemm(net, layer, pass_, batch)
+    total, overall_util, (ifmap, filt) = _scalesim(row, rows, cols, dataflow)
+    assert (ifmap, filt) == ((m, k), (k, n))
+    cycles, util = _core.systolic_cycles(m, n, k, count, rows, cols, dataflow)
+    assert cycles == count * (total + 1)
+    assert util == pytest.approx(overall_util / 100 * total / (total + 1), rel=1e-12)
+    # Partial folds and fill / drain leave MAC-slots idle in every one of these shapes.
+    assert 0 < util < 1
