@@ -30,6 +30,18 @@ void bind_schedule(py::module_& m) {
         d["num_accesses"] = column<std::int32_t>(s.steps, [](const Step& x) { return x.num_accesses; });
         return d;
       })
+      .def("gemm_table", [](const Schedule& s) {
+        std::vector<std::int32_t> step;
+        for (std::size_t i = 0; i < s.steps.size(); ++i)
+          step.insert(step.end(), static_cast<std::size_t>(s.steps[i].num_gemms), static_cast<std::int32_t>(i));
+        py::dict d;
+        d["step"] = to_array(step);
+        d["m"] = column<std::int64_t>(s.gemms, [](const Gemm& g) { return g.m; });
+        d["n"] = column<std::int64_t>(s.gemms, [](const Gemm& g) { return g.n; });
+        d["k"] = column<std::int64_t>(s.gemms, [](const Gemm& g) { return g.k; });
+        d["count"] = column<std::int64_t>(s.gemms, [](const Gemm& g) { return g.count; });
+        return d;
+      }, "Each step's GEMMs (m x k . k x n, `count` of them), steps in order.")
       .def("access_table", [](const Schedule& s) {
         py::dict d;
         d["tensor"] = column<std::int32_t>(s.accesses, [](const Access& a) { return a.tensor; });

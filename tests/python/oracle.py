@@ -146,6 +146,17 @@ a Fraction of the float given) and takes max(wire × throughput, ceil(b × bandw
 "load time"; the timeline serves it; ``link_in`` / ``link_out`` add up the wire bytes.
 ``traffic_in`` / ``traffic_out`` stay the bytes leaving and entering the cache.
 
+Compute models
+--------------
+``compute=None`` is the thesis's: a step computes for its FLOPs × bandwidth units.
+``compute={"systolic": {"rows": R, "cols": C, "dataflow": "ws"|"os"|"is", "arrays": A,
+"vector": v}}`` (defaults 128, 128, "ws", 1, 1) is the ``systolic`` compute model: a step's
+GEMMs (``schedule.gemm_table()``: m × k · k × n, ``count`` of them) take SCALE-Sim's cycles —
+spatial (S_R, S_C) and temporal T dimensions (k, n, m) for ws, (m, n, k) for os, (k, m, n) for
+is; ceil(count · ⌈S_R/R⌉ · ⌈S_C/C⌉ / A) folds of 2R + C + T − 2 cycles (R + C + T − 2 for os) —
+and one cycle is worth ops_per_mac · R · C · A FLOPs at peak; the step's other FLOPs (all of them
+for a step with no GEMM, the non-MAC ones otherwise) take ceil(FLOPs / v).
+
 Schedulers
 ----------
 The oracle reads whatever schedule ``net.schedule`` holds, so a network from
@@ -670,9 +681,32 @@ def _simulate(n, compute, tensors, work: _Work, capacity, link: _Link, wait_rule
     return steps, prev_end, max(prev_end, ch.clock), capacity_stall, ch.same_tensor_blocks
 
 
+def _systolic_work(net, ops_per_mac: int, rows: int = 128, cols: int = 128,
+                   dataflow: str = "ws", arrays: int = 1, vector: float = 1.0) -> list[int]:
+    """Per step, peak-equivalent FLOPs under the systolic compute model (module docstring)."""
+    st = net.schedule.step_table()
+    gt = net.schedule.gemm_table()
+    n = len(st["macs"])
+    cycles = [0] * n
+    has_gemm = [False] * n
+    for s, m, nn, k, count in zip(gt["step"], gt["m"], gt["n"], gt["k"], gt["count"]):
+        sr, sc, t = {"ws": (k, nn, m), "os": (m, nn, k), "is": (k, m, nn)}[dataflow]
+        per_fold = (rows if dataflow == "os" else 2 * rows) + cols + t - 2
+        folds = int(count) * -(-int(sr) // rows) * -(-int(sc) // cols)
+        cycles[int(s)] += -(-folds // arrays) * int(per_fold)
+        has_gemm[int(s)] = True
+    v = Fraction(vector)
+    work = []
+    for s in range(n):
+        rest = int(st["flops"][s]) if has_gemm[s] else \
+            ops_per_mac * int(st["macs"][s]) + int(st["flops"][s])
+        work.append(cycles[s] * ops_per_mac * rows * cols * arrays + math.ceil(rest / v))
+    return work
+
+
 def estimate(net, capacity: int, bandwidth: int, throughput: int, policy: str = "lookahead",
              ops_per_mac: int = 2, *, capacity_wait: str = "offloads-first",
-             link: dict | None = None) -> dict:
+             link: dict | None = None, compute: dict | None = None) -> dict:
     """One training iteration of ``net`` on (capacity B, bandwidth B/s, throughput FLOP/s)
     under ``policy``; see the module docstring for the result and the readings of SPEC.md.
 
@@ -687,6 +721,10 @@ def estimate(net, capacity: int, bandwidth: int, throughput: int, policy: str = 
         raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
     capacity, bandwidth, throughput = int(capacity), int(bandwidth), int(throughput)
     n, flops, tensors, accesses = _read_schedule(net, ops_per_mac)
+    if compute:
+        (model, options), = compute.items()
+        assert model == "systolic", model
+        flops = _systolic_work(net, ops_per_mac, **options)
     compute = [f * bandwidth for f in flops]           # units, see module docstring
     cost = _Link(link, [t.role for t in tensors], bandwidth, throughput)
     if policy == "none":

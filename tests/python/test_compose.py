@@ -198,14 +198,22 @@ def check_close(r: dnnmem.Result, o: dict, where: str) -> None:
         assert not bad, f"{where}: step {key} differs at steps {bad[:5]}"
 
 
+def _oracle_compute(policy: dnnmem.Policy) -> dict | None:
+    if policy.compute is None or policy.compute.name == "peak":
+        return None
+    opts = {k: (int(v) if k in ("rows", "cols", "arrays") else v)
+            for k, v in policy.compute.option_dict.items()}
+    return {"systolic": opts}
+
+
 def check_composition(net: dnnmem.Network, policy: str, capacity: int, bandwidth: int,
-                      throughput: int) -> None:
+                      throughput: int, ops_per_mac: int = 2) -> None:
     p = dnnmem.Policy.parse(policy)
     scheduled = net.with_scheduler(p.scheduler)
-    o = oracle.estimate(scheduled, capacity, bandwidth, throughput, p.cache.name,
-                        link=_oracle_link(p))
+    o = oracle.estimate(scheduled, capacity, bandwidth, throughput, p.cache.name, ops_per_mac,
+                        link=_oracle_link(p), compute=_oracle_compute(p))
     r = dnnmem.estimate(net, policy=p, capacity=capacity, bandwidth=bandwidth,
-                        throughput=throughput)
+                        throughput=throughput, ops_per_mac=ops_per_mac)
     where = f"{net.name} N={net.batch} {policy} capacity={capacity}"
     assert (r.traffic_in, r.traffic_out) == (o["traffic_in"], o["traffic_out"]), where
     assert (r.link_in, r.link_out) == (o["link_in"], o["link_out"]), where
@@ -217,8 +225,11 @@ def _random_policy() -> st.SearchStrategy[str]:
     link = st.sampled_from(["", " + ratio(activation=2, weight=3, gradient=1.5, "
                                 "weight_grad=1.25)",
                             " + ratio(all=2.5, cap=40000000)", " + ratio(activation=0.5)"])
-    return st.builds(lambda s, c, lk: f"{s} + {c}{lk}", st.sampled_from(SCHEDULERS),
-                     st.sampled_from(CACHES), link)
+    compute = st.sampled_from(["", "", " + systolic(rows=4, cols=4)",
+                               " + systolic(rows=3, cols=5, dataflow=os, arrays=2, vector=0.25)",
+                               " + systolic(rows=2, cols=8, dataflow=is, vector=0.5)"])
+    return st.builds(lambda s, c, lk, cm: f"{s} + {c}{lk}{cm}", st.sampled_from(SCHEDULERS),
+                     st.sampled_from(CACHES), link, compute)
 
 
 @st.composite
@@ -240,9 +251,9 @@ def _network_with_matmul(draw) -> dict:
 @given(doc=_network_with_matmul(), batch=st.integers(1, 3), policy=_random_policy(),
        cap_choice=st.sampled_from(["zero", "peak", "half", "huge", "largest"]),
        bandwidth=st.sampled_from([10**6, 616 * 10**9]),
-       throughput=st.sampled_from([10**8, 1345 * 10**10]))
+       throughput=st.sampled_from([10**8, 1345 * 10**10]), ops_per_mac=st.sampled_from([1, 2]))
 def test_random_networks_every_composition(doc, batch, policy, cap_choice, bandwidth,
-                                           throughput) -> None:
+                                           throughput, ops_per_mac) -> None:
     net = dnnmem.load_network(doc, batch=batch)
     scheduled = net.with_scheduler(dnnmem.Policy.parse(policy).scheduler)
     if scheduled.num_steps == 0:
@@ -252,7 +263,7 @@ def test_random_networks_every_composition(doc, batch, policy, cap_choice, bandw
     capacity = {"zero": 0, "peak": peak, "half": peak // 2, "huge": 2**50,
                 "largest": int(scheduled.tensors["bytes"].max())}[cap_choice]
     try:
-        check_composition(net, policy, capacity, bandwidth, throughput)
+        check_composition(net, policy, capacity, bandwidth, throughput, ops_per_mac)
     except ValueError as e:  # a ratio for a role this schedule lacks: refused, by design
         assert "has no effect" in str(e) and "inference" in policy
 
@@ -264,6 +275,8 @@ def test_random_networks_every_composition(doc, batch, policy, cap_choice, bandw
     "inference + no-lookahead",
     "lookahead + ratio(all=2, cap=200GB/s)",
     "prefetch-next + ratio(activation=2)",
+    "split-backward + lookahead + systolic(rows=45, cols=45)",
+    "inference + belady + systolic(rows=32, cols=64, dataflow=os, vector=0.125)",
 ])
 @pytest.mark.parametrize("capacity", [0, 24 * MiB, 128 * MiB])
 def test_resnet50_compositions_match_the_oracle(policy: str, capacity: int) -> None:
@@ -339,3 +352,56 @@ def test_compressor_cap_slows_transfers_and_vanishes_when_fast() -> None:
     assert slow.time > base.time
     assert fast.time == base.time
     assert slow.link_in == base.link_in  # the cap costs time, not bytes
+
+
+# -- the systolic compute model, by hand --------------------------------------------------------
+
+def _dense(inputs: int, units: int) -> dict:
+    return {"name": "fc", "layers": [
+        {"name": "x", "kind": "input", "shape": [inputs]},
+        {"name": "d", "kind": "dense", "inputs": ["x"], "units": units, "use_bias": False},
+        {"name": "r", "kind": "relu", "inputs": ["d"]}]}
+
+
+def test_systolic_gemm_that_fills_the_array() -> None:
+    """A 4x4 weight-stationary array, dense 4 -> 4 at batch 4: forward GEMM m = 4 (batch),
+    k = 4, n = 4 -- one fold, 2·4 + 4 + 4 - 2 = 14 cycles; throughput 2·4·4 FLOP/cycle at 1 GHz =
+    32 GFLOP/s, so 14 ns. Its utilisation: 64 MACs / (16 · 14) = 2/7. The relu (16 FLOPs) runs
+    on the vector unit at half the peak: 16 / 16e9 s = 1 ns."""
+    net = dnnmem.load_network(_dense(4, 4), batch=4)
+    r = dnnmem.estimate(net, policy="inference + none + systolic(rows=4, cols=4, vector=0.5)",
+                        throughput=32e9, bandwidth=1e15)
+    compute = dict(zip(r.steps["name"], r.steps["compute_time"]))
+    assert compute["F:d"] == pytest.approx(14e-9, rel=1e-12)
+    assert compute["F:r"] == pytest.approx(1e-9, rel=1e-12)
+    # Peak would be 2·64 FLOPs / 32e9 = 4 ns: the array reaches 4 / 14 = 2/7 of it.
+    peak = dnnmem.estimate(net, policy="inference + none", throughput=32e9, bandwidth=1e15)
+    assert dict(zip(peak.steps["name"], peak.steps["compute_time"]))["F:d"] == pytest.approx(4e-9)
+
+
+def test_systolic_gemm_that_does_not_fill_the_array() -> None:
+    """The same array, dense 5 -> 6 at batch 3: m = 3, k = 5, n = 6. Weight stationary: S_R = k
+    = 5 -> 2 row folds, S_C = n = 6 -> 2 column folds, 4 folds of 2·4 + 4 + 3 - 2 = 13 cycles =
+    52 cycles. Output stationary: S_R = m = 3 (1 fold), S_C = n = 6 (2 folds), T = k = 5: 2 folds
+    of 4 + 4 + 5 - 2 = 11 = 22 cycles. Two arrays share the ws folds: ceil(4/2) · 13 = 26 cycles
+    at a peak of 2·4·4·2 FLOP/cycle."""
+    net = dnnmem.load_network(_dense(5, 6), batch=3)
+    for options, cycles, per_cycle in (("", 52, 32), ("dataflow=os", 22, 32),
+                                       ("arrays=2", 26, 64)):
+        sep = ", " if options else ""
+        r = dnnmem.estimate(net, policy=f"inference + none + systolic(rows=4, cols=4{sep}{options})",
+                            throughput=per_cycle * 1e9, bandwidth=1e15)
+        got = dict(zip(r.steps["name"], r.steps["compute_time"]))["F:d"]
+        assert got == pytest.approx(cycles * 1e-9, rel=1e-12), options
+
+
+def test_npu_presets_bring_their_systolic_array() -> None:
+    hw = dnnmem.hardware("igo-edge-npu")
+    assert hw.compute == "systolic(rows=45, cols=45)"
+    r = dnnmem.estimate("resnet18", hardware=hw, batch=2)
+    assert r.composition.compute is not None and r.composition.compute.name == "systolic"
+    assert r.policy == "lookahead + systolic(rows=45, cols=45)"
+    # An explicit compute model wins over the hardware's.
+    assert dnnmem.estimate("resnet18", hardware=hw, batch=2,
+                           policy="lookahead + peak").policy == "lookahead + peak"
+    assert dnnmem.hardware("a100").compute == ""
