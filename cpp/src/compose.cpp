@@ -17,6 +17,14 @@ std::string part_label(std::string_view kind, std::string_view name) {
   return std::string(kind) + " '" + std::string(name) + "'";
 }
 
+void check_capabilities(const CachePart& cache, const Schedule& s) {
+  const unsigned missing = cache.requires_capabilities & ~s.capabilities;
+  if (missing & kTraining)
+    throw std::invalid_argument(part_label("cache manager", cache.name) + " needs a training "
+                                "schedule (loss and backward pass); " +
+                                part_label("scheduler", s.scheduler) + " has none");
+}
+
 PreparedPolicy prepare_policy(const Schedule& s, const PolicySpec& spec, int ops_per_mac) {
   if (ops_per_mac != 1 && ops_per_mac != 2)
     throw std::invalid_argument("ops_per_mac: must be 1 or 2, got " + std::to_string(ops_per_mac));
@@ -25,11 +33,7 @@ PreparedPolicy prepare_policy(const Schedule& s, const PolicySpec& spec, int ops
   p.cache = &find_cache(spec.cache.name);
   p.cache_options = resolve_options(part_label("cache manager", p.cache->name), p.cache->options,
                                     spec.cache.options);
-  const unsigned missing = p.cache->requires_capabilities & ~s.capabilities;
-  if (missing & kTraining)
-    throw std::invalid_argument(part_label("cache manager", p.cache->name) + " needs a training "
-                                "schedule (loss and backward pass); " +
-                                part_label("scheduler", s.scheduler) + " has none");
+  check_capabilities(*p.cache, s);
   const LinkPart& link = find_link(spec.link.name);
   p.link = link.prepare(s, resolve_options(part_label("link", link.name), link.options, spec.link.options));
   const ComputePart& compute = find_compute(spec.compute.name);

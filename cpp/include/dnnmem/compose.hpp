@@ -93,6 +93,9 @@ struct PreparedPolicy {
 // schedule); ops_per_mac not 1 or 2.
 PreparedPolicy prepare_policy(const Schedule& s, const PolicySpec& spec, int ops_per_mac);
 
+// Throws std::invalid_argument naming both parts when `cache` needs what the schedule lacks.
+void check_capabilities(const CachePart& cache, const Schedule& s);
+
 // "scheduler 'inference'", "link 'ratio'", ... for messages.
 std::string part_label(std::string_view kind, std::string_view name);
 

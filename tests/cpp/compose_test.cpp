@@ -1,0 +1,219 @@
+// Policies as compositions (compose.hpp): option checking, the registries, the new schedulers on
+// a hand-written chain, the ratio link's exact cost, and sweep = estimate for compositions.
+#include <set>
+#include <string>
+#include <vector>
+
+#include "../../cpp/src/exact.hpp"
+#include "catch.hpp"
+#include "dnnmem/compose.hpp"
+#include "dnnmem/estimate.hpp"
+#include "dnnmem/sweep.hpp"
+#include "helpers.hpp"
+
+using namespace dnnmem;
+using namespace dnnmem::test;
+
+namespace {
+
+const char* kChain = R"({"name":"x","kind":"input","shape":[4]},
+    {"name":"fc1","kind":"dense","inputs":["x"],"units":3},
+    {"name":"r","kind":"relu","inputs":["fc1"]},
+    {"name":"fc2","kind":"dense","inputs":["r"],"units":2})";
+
+std::string what(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no exception)";
+}
+
+Schedule schedule(const Network& n, const std::string& scheduler, OptionMap options = {}) {
+  ScheduleOptions o;
+  o.batch = 2;
+  o.scheduler = scheduler;
+  o.scheduler_options = std::move(options);
+  return build_schedule(n, o);
+}
+
+}  // namespace
+
+TEST_CASE("options: defaults, types, ranges, choices, unknown names") {
+  const std::vector<OptionSpec> specs = {
+      number_option("ratio", "", "a ratio", 1.0, 0.5, 8.0),
+      integer_option("rows", "rows", 4, 1, 64),
+      choice_option("order", "which first", "dx", {"dx", "dw"}),
+      number_option("rate", "bytes/s", "a rate", 0, 0, 1e12, /*min_exclusive=*/true)};
+  const Options d = resolve_options("link 't'", specs, {});
+  CHECK(d.number("ratio") == 1.0);
+  CHECK(d.integer("rows") == 4);
+  CHECK(d.choice("order") == "dx");
+  CHECK_FALSE(d.given("ratio"));
+  const Options o = resolve_options("link 't'", specs, {{"order", std::string("dw")}, {"ratio", 2.5}});
+  CHECK(o.number("ratio") == 2.5);
+  CHECK(o.choice("order") == "dw");
+  CHECK(o.given("ratio"));
+  CHECK(what([&] { resolve_options("link 't'", specs, {{"foo", 1.0}}); }) ==
+        "link 't': unknown option 'foo' (valid: ratio, rows, order, rate)");
+  CHECK(what([&] { resolve_options("link 't'", specs, {{"ratio", 9.0}}); }) ==
+        "link 't': option 'ratio' must be >= 0.5 and <= 8, got 9");
+  CHECK(what([&] { resolve_options("link 't'", specs, {{"rows", 2.5}}); }) ==
+        "link 't': option 'rows' must be a whole number, got 2.5");
+  CHECK(what([&] { resolve_options("link 't'", specs, {{"order", std::string("dy")}}); }) ==
+        "link 't': option 'order' must be one of dx, dw, got 'dy'");
+  CHECK(what([&] { resolve_options("link 't'", specs, {{"order", 1.0}}); }) ==
+        "link 't': option 'order' must be one of dx, dw, got 1");
+  CHECK(what([&] { resolve_options("link 't'", specs, {{"ratio", std::string("x")}}); }) ==
+        "link 't': option 'ratio' must be a number, got 'x'");
+  CHECK(what([&] { resolve_options("link 't'", specs, {{"rate", 0.0}}); }) ==
+        "link 't': option 'rate' must be > 0 and <= 1000000000000, got 0");
+  CHECK(what([&] { resolve_options("link 't'", specs, {{"ratio", 2.0}, {"ratio", 3.0}}); }) ==
+        "link 't': option 'ratio' given twice");
+  CHECK(what([&] { resolve_options("scheduler 'default'", {}, {{"x", 1.0}}); }) ==
+        "scheduler 'default': unknown option 'x' (it takes no options)");
+}
+
+TEST_CASE("registries: names unique across the four kinds, unknown names listed") {
+  std::set<std::string_view> names;
+  std::size_t n = 0;
+  for (auto* p : scheduler_parts()) names.insert(p->name), ++n;
+  for (auto* p : cache_parts()) names.insert(p->name), ++n;
+  for (auto* p : link_parts()) names.insert(p->name), ++n;
+  for (auto* p : compute_parts()) names.insert(p->name), ++n;
+  CHECK(names.size() == n);
+  CHECK(cache_parts().size() == 6);
+  CHECK(what([] { find_link("zvc"); }) == "link: unknown link 'zvc' (valid: raw, ratio)");
+  CHECK(what([] { find_scheduler("mbs"); }) ==
+        "scheduler: unknown scheduler 'mbs' (valid: default, inference, split-backward)");
+}
+
+TEST_CASE("exact ceil(b / r) for a ratio given as a double") {
+  CHECK(detail::ceil_div_ratio(10, 2.5) == 4);
+  CHECK(detail::ceil_div_ratio(10, 2.0) == 5);
+  CHECK(detail::ceil_div_ratio(9, 3.0) == 3);
+  CHECK(detail::ceil_div_ratio(10, 3.0) == 4);
+  CHECK(detail::ceil_div_ratio(7, 0.5) == 14);
+  CHECK(detail::ceil_div_ratio(7, 1.0 / 64) == 448);
+  // 0.1 is 0.1000000000000000055511151231257827...: 1 / that is just below 10.
+  CHECK(detail::ceil_div_ratio(1, 0.1) == 10);
+  CHECK(detail::ceil_div_ratio(std::int64_t{1} << 61, 1 << 20) == std::int64_t{1} << 41);
+  CHECK(detail::ceil_div_ratio((std::int64_t{1} << 61) + 1, 1 << 20) == (std::int64_t{1} << 41) + 1);
+}
+
+TEST_CASE("inference: forward steps only, outputs end off-chip, no gradients") {
+  const Network n = net(kChain);
+  const Schedule s = schedule(n, "inference");
+  REQUIRE(s.steps.size() == 3);
+  CHECK(accesses(s, 0) == "r:Y:x r:W:fc1 w:Y:fc1");
+  CHECK(accesses(s, 2) == "r:Y:r r:W:fc2 w:Y:fc2");
+  CHECK(s.capabilities == 0u);
+  CHECK(s.scheduler == "inference");
+  for (const Tensor& t : s.tensors) {
+    CHECK(t.role != Role::Gradient);
+    CHECK(t.role != Role::WeightGrad);
+    CHECK(t.must_end_offchip == (t.name == "Y:fc2"));
+  }
+  // A cache manager that needs a backward pass refuses it, naming both parts.
+  const CachePart needs_training{"test-needs-training", "", {}, kTraining, nullptr};
+  CHECK(what([&] { check_capabilities(needs_training, s); }) ==
+        "cache manager 'test-needs-training' needs a training schedule (loss and backward pass); "
+        "scheduler 'inference' has none");
+  CHECK_NOTHROW(check_capabilities(needs_training, schedule(n, "default")));
+}
+
+TEST_CASE("split-backward: fc2's backward as dX then dW (or dW then dX), each reading dY") {
+  const Network n = net(kChain);
+  const Schedule whole = schedule(n, "default");
+  const Schedule s = schedule(n, "split-backward");
+  REQUIRE(s.steps.size() == whole.steps.size() + 1);
+  // Default step 4 is "r:dY:fc2 r:Y:r r:W:fc2 w:dY:r w:dW:fc2" (schedule_test.cpp).
+  CHECK(accesses(s, 4) == "r:dY:fc2 r:W:fc2 w:dY:r");
+  CHECK(s.steps[4].part == StepPart::Data);
+  CHECK(accesses(s, 5) == "r:dY:fc2 r:Y:r w:dW:fc2");
+  CHECK(s.steps[5].part == StepPart::Weight);
+  // fc1 has no dX (x has no gradient): one step.
+  CHECK(accesses(s, 7) == accesses(whole, 6));
+  CHECK(s.steps[7].part == StepPart::Whole);
+  // MACs split: dX 2·3·2 = 12, dW 3·2·2 = 12 (batch 2).
+  CHECK(s.steps[4].ops.macs == 12);
+  CHECK(s.steps[5].ops.macs == 12);
+  CHECK(s.steps[4].ops.macs + s.steps[5].ops.macs == whole.steps[4].ops.macs);
+  const Schedule dw = schedule(n, "split-backward", {{"first", std::string("dw")}});
+  CHECK(accesses(dw, 4) == "r:dY:fc2 r:Y:r w:dW:fc2");
+  CHECK(accesses(dw, 5) == "r:dY:fc2 r:W:fc2 w:dY:r");
+  CHECK(what([&] { schedule(n, "split-backward", {{"first", std::string("dy")}}); }) ==
+        "scheduler 'split-backward': option 'first' must be one of dx, dw, got 'dy'");
+}
+
+TEST_CASE("ratio link: wire bytes and time by hand, cap binding and not") {
+  const Network n = net(kChain);
+  const Schedule s = schedule(n, "default");
+  PolicySpec spec;
+  spec.link = {"ratio", {{"activation", 4.0}, {"cap", 200.0}}};
+  const PreparedPolicy p = prepare_policy(s, spec, 2);
+  // Y:fc1 is 2·3·4 = 24 bytes: 6 on the wire. bandwidth 100 B/s, throughput 10 FLOP/s: a tick
+  // is 1/1000 s. Wire: 6 B / 100 B/s = 60 ms = 60 ticks; cap: 24 B / 200 B/s = 120 ms = 120.
+  int y_fc1 = -1;
+  for (std::size_t t = 0; t < s.tensors.size(); ++t)
+    if (s.tensors[t].name == "Y:fc1") y_fc1 = static_cast<int>(t);
+  REQUIRE(y_fc1 >= 0);
+  const TimeBase tb{100, 10};
+  CHECK(p.link.wire_bytes(y_fc1, 24) == 6);
+  CHECK(p.link.ticks(tb, y_fc1, 24) == 120);  // the compressor is the limit
+  PolicySpec fast = spec;
+  fast.link.options[1].second = 1000.0;         // 24 ms: the wire (60 ms) is the limit
+  CHECK(prepare_policy(s, fast, 2).link.ticks(tb, y_fc1, 24) == 60);
+  // A weight is not compressed (ratio 1): W:fc1 is 4·3·4 + 3·4 = 60 bytes, 600 ticks on the wire.
+  int w_fc1 = -1;
+  for (std::size_t t = 0; t < s.tensors.size(); ++t)
+    if (s.tensors[t].name == "W:fc1") w_fc1 = static_cast<int>(t);
+  CHECK(p.link.wire_bytes(w_fc1, 60) == 60);
+  CHECK(p.link.ticks(tb, w_fc1, 60) == 600);
+}
+
+TEST_CASE("sweep over prepared compositions equals estimate, point by point") {
+  const Network n = net(kChain);
+  const Schedule s = schedule(n, "split-backward");
+  std::vector<PreparedPolicy> policies;
+  for (const char* cache : {"lookahead", "lru", "none"}) {
+    PolicySpec spec;
+    spec.cache.name = cache;
+    spec.link = {"ratio", {{"all", 2.5}, {"cap", 5e9}}};
+    spec.compute = {"systolic", {{"rows", 2.0}, {"cols", 3.0}, {"vector", 0.5}}};
+    policies.push_back(prepare_policy(s, spec, 2));
+  }
+  std::vector<SweepPoint> points;
+  for (int p = 0; p < 3; ++p)
+    for (std::int64_t cap : {0, 40, 100, 1000}) points.push_back({cap, 1e9, 1e10, p});
+  const std::size_t k = points.size();
+  std::vector<double> seconds(k);
+  std::vector<std::int64_t> in(k), out(k), wire_in(k), wire_out(k);
+  std::vector<std::uint8_t> done(k);
+  SweepColumns cols;
+  cols.seconds = seconds.data();
+  cols.traffic_in = in.data();
+  cols.traffic_out = out.data();
+  cols.wire_in = wire_in.data();
+  cols.wire_out = wire_out.data();
+  cols.done = done.data();
+  SweepOptions o;
+  o.threads = 2;
+  CHECK(sweep(s, policies, points, cols, o) == static_cast<std::int64_t>(k));
+  for (std::size_t i = 0; i < k; ++i) {
+    const auto& pt = points[i];
+    const Estimate e = estimate(s, {pt.capacity, pt.bandwidth, pt.throughput},
+                                policies[static_cast<std::size_t>(pt.policy)]);
+    INFO("point " << i);
+    CHECK(seconds[i] == e.seconds);
+    CHECK(in[i] == e.traffic_in);
+    CHECK(wire_in[i] == e.wire_in);
+    CHECK(wire_out[i] == e.wire_out);
+    CHECK(wire_in[i] < in[i]);  // ratio 2.5 > 1
+  }
+  CHECK(what([&] {
+          std::vector<SweepPoint> bad = {{0, 1e9, 1e10, 3}};
+          sweep(s, policies, bad, cols, o);
+        }) == "point 0: policy: index 3 out of range (0..2)");
+}
