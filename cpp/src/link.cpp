@@ -9,6 +9,18 @@ const LinkModel& identity_link() {
   return link;
 }
 
+void LinkModel::finish(const std::vector<std::int64_t>& tensor_bytes) {
+  size.clear();
+  size_wire.clear();
+  if (num.empty()) return;
+  size = tensor_bytes;
+  size_wire.resize(size.size());
+  for (std::size_t t = 0; t < size.size(); ++t) {
+    const Ticks q = static_cast<Ticks>(size[t]) * num[t];
+    size_wire[t] = static_cast<std::int64_t>((q + den[t] - 1) / den[t]);
+  }
+}
+
 Ticks LinkModel::cap_ticks(const TimeBase& time, std::int64_t bytes) const {
   // ceil(bytes · P / cap) with P = bandwidth · throughput (< 2^124): split P = q · cap + r so
   // that no product exceeds 128 bits for realistic rates; refuse the rest.

@@ -34,7 +34,8 @@ class Channel {
 
   void issue(int id) {
     const Transfer& x = plan_.transfers[static_cast<std::size_t>(id)];
-    remaining_[static_cast<std::size_t>(id)] = in_.transfer_ticks(x.tensor, x.bytes);
+    remaining_[static_cast<std::size_t>(id)] =
+        raw_link_ ? in_.time.transfer(x.bytes) : in_.transfer_ticks(x.tensor, x.bytes);
     push(heap_, key(x, id));
     ++pending_;
     if (x.writes_out()) {
@@ -68,6 +69,7 @@ class Channel {
  private:
   const PlanInput& in_;
   const Plan& plan_;
+  const bool raw_link_ = in_.link->identity();
   // In the caller's TimelineScratch:
   std::vector<Ticks>& remaining_;
   std::vector<std::uint8_t>& done_;
@@ -146,8 +148,10 @@ TimelineTotals simulate(const PlanInput& in, const Plan& plan, TimelineScratch& 
   const bool by_role = steps != nullptr;
   const LinkModel& link = *in.link;
   const bool raw = link.identity();
+  // The raw link puts every byte on the wire: its wire totals are the byte totals, set once at
+  // the end instead of added per transfer.
   const auto count = [&s, by_role, &link, raw](StepTiming& st, const Transfer& x) {
-    const std::int64_t wire = raw ? x.bytes : link.wire_bytes(x.tensor, x.bytes);
+    const std::int64_t wire = raw ? 0 : link.wire_bytes(x.tensor, x.bytes);
     if (x.is_load()) {
       st.bytes_in += x.bytes;
       st.wire_in += wire;
@@ -195,6 +199,10 @@ TimelineTotals simulate(const PlanInput& in, const Plan& plan, TimelineScratch& 
     }
     tl.traffic_in += st.bytes_in;
     tl.traffic_out += st.bytes_out;
+    if (raw) {
+      st.wire_in = st.bytes_in;
+      st.wire_out = st.bytes_out;
+    }
     tl.wire_in += st.wire_in;
     tl.wire_out += st.wire_out;
     tl.compute += st.compute;

@@ -16,6 +16,9 @@ struct LinkModel {
   // Per tensor: a transfer of b bytes of it puts ceil(b · num / den) bytes on the wire. Empty:
   // the bytes themselves (num = den = 1), the thesis's link.
   std::vector<std::int64_t> num, den;
+  // Per tensor: its size and the wire bytes of a whole-tensor transfer, precomputed (most
+  // transfers move whole tensors; this spares them a 128-bit division). Filled by finish().
+  std::vector<std::int64_t> size, size_wire;
   // The rate at which the link's front end (a compressor) reads uncompressed data, whole
   // bytes/s; 0 = no such limit. A transfer then takes max(wire / bandwidth, bytes / cap).
   std::int64_t cap = 0;
@@ -24,9 +27,13 @@ struct LinkModel {
   std::int64_t wire_bytes(int tensor, std::int64_t bytes) const {
     if (num.empty()) return bytes;
     const auto t = static_cast<std::size_t>(tensor);
+    if (bytes == size[t]) return size_wire[t];
     const Ticks q = static_cast<Ticks>(bytes) * num[t];
     return static_cast<std::int64_t>((q + den[t] - 1) / den[t]);
   }
+  // Fills size / size_wire from the tensors' sizes (a link part's prepare calls it last).
+  void finish(const std::vector<std::int64_t>& tensor_bytes);
+
   // Exact: wire · throughput ticks for the wire, ceil(bytes · bandwidth · throughput / cap) for
   // the cap (1 tick = 1 / (bandwidth · throughput) s).
   Ticks ticks(const TimeBase& time, int tensor, std::int64_t bytes) const {

@@ -41,6 +41,9 @@ LinkModel prepare(const Schedule& s, const Options& own) {
     m.den[t] = den[r];
   }
   m.cap = static_cast<std::int64_t>(std::llround(own.number("cap")));
+  std::vector<std::int64_t> sizes(s.tensors.size());
+  for (std::size_t t = 0; t < sizes.size(); ++t) sizes[t] = s.tensors[t].bytes;
+  m.finish(sizes);
   return m;
 }
 
