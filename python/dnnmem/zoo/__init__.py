@@ -10,13 +10,17 @@ from typing import Any, Callable
 
 from ..network import Network, load_network
 from .bert import bert_base
+from .classic import nin, overfeat
 from .densenet import densenet121
 from .efficientnet import efficientnet_b0
 from .gnmt import gnmt
+from .googlenet import googlenet
 from .gpt2 import gpt2
 from .inception import inception_v3
+from .inception_v4 import inception_v4
 from .mobilenet import mobilenet_v1, mobilenet_v2
 from .resnet import resnet50, resnet101
+from .squeezenet import squeezenet
 from .torchvision_nets import alexnet, resnet18
 from .transformer import transformer
 from .vgg import vgg16
@@ -41,6 +45,12 @@ _BUILDERS: dict[str, Callable[..., dict]] = {
     "vit_b16": vit_b16,
     "resnet18": resnet18,
     "alexnet": alexnet,
+    # networks of the seed papers (docs/networks.md, "Networks of the seed papers")
+    "googlenet": googlenet,
+    "inception_v4": inception_v4,
+    "squeezenet": squeezenet,
+    "nin": nin,
+    "overfeat": overfeat,
 }
 
 
