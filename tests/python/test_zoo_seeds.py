@@ -1,0 +1,265 @@
+"""Networks of the seed papers (docs/networks.md, "Networks of the seed papers").
+
+Each network is checked against a figure published by its paper or computed by a framework,
+with the source next to the number:
+
+(a) trainable parameters exactly equal to the published / framework count;
+(b) forward MACs (``Network.layers["fwd_macs"]``, per sample: conv, dense and matmul
+    multiply-accumulates) pinned exactly, and within a stated tolerance of the published
+    figure where one exists (papers and torchvision's "GFLOPS" column count multiply-adds);
+(c) each network builds and ``dnnmem.estimate`` runs at the batch of the paper that uses it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+import dnnmem
+
+
+def macs(net) -> int:
+    """Forward multiply-accumulates per sample."""
+    return int(net.layers["fwd_macs"].sum()) // net.batch
+
+
+# name, builder options, trainable parameters, source of the count.
+PUBLISHED_PARAMS = [
+    # torchvision.models.googlenet docs table (pretrained layout, aux_logits=False): 6,624,904.
+    ("googlenet", {"variant": "torchvision"}, 6_624_904),
+    # torchvision.models.googlenet(aux_logits=True, weights=None): 13,004,888 (the pretrained
+    # count + the two auxiliary heads, 3,188,968 + 3,191,016).
+    ("googlenet", {"variant": "torchvision", "aux_logits": True}, 13_004_888),
+    # Caffe Model Zoo bvlc_googlenet (deploy.prototxt, no auxiliary heads): 6,998,552 —
+    # Szegedy et al. 2015 Table 1's layout with every bias (checked by hand below).
+    ("googlenet", {}, 6_998_552),
+    # timm inception_v4 (model card inception_v4.tf_in1k: "Params (M): 42.7"); exact count of
+    # timm.create_model("inception_v4").parameters(): 42,679,816.
+    ("inception_v4", {}, 42_679_816),
+    # Iandola et al. 2016 Table 1, total of SqueezeNet (1.0); torchvision squeezenet1_0 docs
+    # table: 1,248,424.
+    ("squeezenet", {}, 1_248_424),
+    # torchvision.models.squeezenet1_1 docs table: 1,235,496.
+    ("squeezenet", {"version": "1.1"}, 1_235_496),
+]
+
+
+@pytest.mark.parametrize("name, options, count", PUBLISHED_PARAMS,
+                         ids=[f"{n}-{'-'.join(map(str, o.values())) or 'default'}"
+                              for n, o, _ in PUBLISHED_PARAMS])
+def test_trainable_params_equal_the_published_count(name, options, count):
+    assert dnnmem.network(name, **options).trainable_params == count
+
+
+# name, options, our exact MACs, published MACs, tolerance, source.
+PUBLISHED_MACS = [
+    # torchvision googlenet docs table: 1.50 GFLOPS (multiply-adds, 224×224).
+    ("googlenet", {"variant": "torchvision"}, 1_498_376_192, 1.50e9, 0.01),
+    # timm model card inception_v4.tf_in1k: 12.3 GMACs (299×299).
+    ("inception_v4", {}, 12_253_974_624, 12.3e9, 0.01),
+    # torchvision squeezenet1_0 / squeezenet1_1 docs table: 0.82 / 0.35 GFLOPS at 224×224.
+    ("squeezenet", {"input_shape": (224, 224, 3)}, 818_924_576, 0.82e9, 0.01),
+    ("squeezenet", {"version": "1.1", "input_shape": (224, 224, 3)}, 349_151_936, 0.35e9,
+     0.01),
+    # Sermanet et al. 2014 Table 4: fast model, 2,810 M connections (multiply-adds).
+    ("overfeat", {}, 2_801_403_904, 2810e6, 0.01),
+]
+
+
+@pytest.mark.parametrize("name, options, ours, published, tol", PUBLISHED_MACS)
+def test_forward_macs_match_the_published_figure(name, options, ours, published, tol):
+    net = dnnmem.network(name, **options)
+    assert macs(net) == ours
+    assert abs(ours / published - 1) < tol
+
+
+def test_inception_v4_matches_openvino_tf_slim_figures():
+    """OpenVINO's googlenet-v4-tf (the TF-slim graph: 1,001 classes, batch norm with β only):
+    42.648 MParams, 24.584 GFLOPs. With 1,001 classes and γ removed (one per channel of every
+    batch norm) ours are within 0.1 % of both (FLOPs = 2·MACs there)."""
+    net = dnnmem.network("inception_v4", num_classes=1001)
+    layers = net.layers
+    gammas = int(layers.loc[layers["kind"] == "batchnorm", "output_shape"].map(
+        lambda s: s[-1]).sum())
+    assert abs((net.trainable_params - gammas) / 42.648e6 - 1) < 0.001
+    assert abs(2 * macs(net) / 24.584e9 - 1) < 0.005
+
+
+# --- GoogLeNet against Szegedy et al. 2015, Table 1 ------------------------------------------
+
+# Table 1: "params" (weights, in units of 1,024) and "ops" (multiply-adds, millions) per row.
+GOOGLENET_TABLE1 = {
+    "conv1": (2.7, 34), "conv2": (112, 360),
+    "3a": (159, 128), "3b": (380, 304), "4a": (364, 73), "4b": (437, 88), "4c": (463, 100),
+    "4d": (580, 119), "4e": (840, 170), "5a": (1072, 54), "5b": (1388, 71),
+    "linear": (1000, 1),
+}
+
+
+def _googlenet_rows():
+    layers = dnnmem.network("googlenet").layers
+
+    def row(name: str) -> str | None:
+        if name.startswith("inception_"):
+            return name.split("_")[1]
+        for prefix, key in (("conv1", "conv1"), ("conv2", "conv2"), ("loss3", "linear")):
+            if name.startswith(prefix):
+                return key
+        return None
+
+    layers = layers.assign(row=layers["name"].map(row))
+    weighted = layers[layers["kind"].isin(["conv2d", "dense"])]
+    # Weights only: a bias per output channel.
+    weights = weighted["params"] - weighted["output_shape"].map(lambda s: s[-1])
+    return (weights.groupby(weighted["row"]).sum() / 1024,
+            layers.groupby("row")["fwd_macs"].sum() / 1e6)
+
+
+def test_googlenet_caffe_matches_table1_row_by_row():
+    kweights, mmacs = _googlenet_rows()
+    # Rows that match to rounding: 3a is 163,328 weights (159.5 K) and 128.05 M MACs, …
+    for key in ("conv2", "3a", "3b", "4a", "4b", "4d", "4e", "5b", "linear"):
+        assert abs(mmacs[key] - GOOGLENET_TABLE1[key][1]) <= max(1.0, 0.01 *
+                                                                  GOOGLENET_TABLE1[key][1])
+    # The table's own slips: conv1 lists 2.7 K weights / 34 M ops for a 7×7×3×64 kernel
+    # (9.2 K / 118 M on 112×112); 5a lists 54 M ops where its shapes give 51.1 M; 4c and 5a
+    # list 463 K and 1,072 K weights where the shapes give 497.5 K and 1,018 K.
+    assert kweights["conv1"] == 7 * 7 * 3 * 64 / 1024
+    assert mmacs["conv1"] == 112 * 112 * 7 * 7 * 3 * 64 / 1e6
+    # Sums without conv1: weights 6,817 K against the table's 6,795 K, MACs 1,465 M against
+    # 1,468 M.
+    table_k = sum(p for k, (p, _) in GOOGLENET_TABLE1.items() if k != "conv1")
+    table_m = sum(m for k, (_, m) in GOOGLENET_TABLE1.items() if k != "conv1")
+    assert abs(kweights.drop("conv1").sum() / table_k - 1) < 0.004
+    assert abs(mmacs.drop("conv1").sum() / table_m - 1) < 0.004
+
+
+def test_googlenet_caffe_params_by_hand():
+    """bvlc_googlenet: every convolution and the classifier with a bias, 5×5 branches."""
+    def conv(cin: int, cout: int, k: int) -> int:
+        return k * k * cin * cout + cout
+
+    modules = [(192, 64, 96, 128, 16, 32, 32), (256, 128, 128, 192, 32, 96, 64),
+               (480, 192, 96, 208, 16, 48, 64), (512, 160, 112, 224, 24, 64, 64),
+               (512, 128, 128, 256, 24, 64, 64), (512, 112, 144, 288, 32, 64, 64),
+               (528, 256, 160, 320, 32, 128, 128), (832, 256, 160, 320, 32, 128, 128),
+               (832, 384, 192, 384, 48, 128, 128)]
+    total = conv(3, 64, 7) + conv(64, 64, 1) + conv(64, 192, 3) + 1024 * 1000 + 1000
+    for cin, n1, n3r, n3, n5r, n5, npool in modules:
+        total += (conv(cin, n1, 1) + conv(cin, n3r, 1) + conv(n3r, n3, 3) + conv(cin, n5r, 1)
+                  + conv(n5r, n5, 5) + conv(cin, npool, 1))
+    assert total == 6_998_552 == dnnmem.network("googlenet").params
+    # Auxiliary heads: 1×1 conv 128, dense 2048 → 1024, dense 1024 → 1000 each.
+    aux = sum(conv(c, 128, 1) + 2048 * 1024 + 1024 + 1024 * 1000 + 1000 for c in (512, 528))
+    assert dnnmem.network("googlenet", aux_logits=True).params == 6_998_552 + aux
+
+
+def test_googlenet_variants_differ_as_documented():
+    caffe = dnnmem.network("googlenet").layers
+    tv = dnnmem.network("googlenet", variant="torchvision").layers
+    assert set(caffe.loc[caffe["kind"] == "softmax", "name"]) == {"pool1_norm1", "conv2_norm2"}
+    assert (tv["kind"] == "softmax").sum() == 0 and (caffe["kind"] == "batchnorm").sum() == 0
+    # 57 convolutions each; torchvision's 3×3 "5×5" branch, Caffe's 5×5.
+    assert (tv["kind"] == "conv2d").sum() == (caffe["kind"] == "conv2d").sum() == 57
+    c, t = caffe.set_index("name"), tv.set_index("name")
+    assert c.loc["inception_3a_5x5", "params"] == 5 * 5 * 16 * 32 + 32
+    assert t.loc["inception3a_branch3_1_conv", "params"] == 3 * 3 * 16 * 32
+    # Caffe's ceil-rounded pools: 112 → 56 → 28 → 14 → 7.
+    for name, side in (("pool1_3x3_s2", 56), ("pool2_3x3_s2", 28), ("pool3_3x3_s2", 14),
+                       ("pool4_3x3_s2", 7)):
+        assert c.loc[name, "output_shape"][:2] == (side, side)
+    # Batch norm running statistics: state, not trainable (2·C per convolution).
+    net = dnnmem.network("googlenet", variant="torchvision")
+    assert net.params - net.trainable_params == 2 * int(
+        tv.loc[tv["kind"] == "conv2d", "output_shape"].map(lambda s: s[-1]).sum())
+
+
+def test_googlenet_aux_heads_are_outputs_with_loss_steps():
+    for variant, heads in (("caffe", {"loss1_classifier", "loss2_classifier",
+                                      "loss3_classifier"}),
+                           ("torchvision", {"aux1_fc2", "aux2_fc2", "fc"})):
+        net = dnnmem.network("googlenet", variant=variant, aux_logits=True)
+        steps = net.steps
+        assert set(steps.loc[steps["phase"] == "loss", "layer"]) == heads
+
+
+# --- by-hand counts of the single-path networks ----------------------------------------------
+
+def test_overfeat_by_hand():
+    """Sermanet et al. Table 1 (fast): shapes 56 → 28, 24 → 12, 12, 12, 12 → 6."""
+    convs = [(56, 11, 3, 96), (24, 5, 96, 256), (12, 3, 256, 512), (12, 3, 512, 1024),
+             (12, 3, 1024, 1024)]
+    fcs = [(6 * 6 * 1024, 3072), (3072, 4096), (4096, 1000)]
+    params = sum(k * k * ci * co + co for _, k, ci, co in convs) + sum(i * o + o for i, o in fcs)
+    mac = sum(s * s * k * k * ci * co for s, k, ci, co in convs) + sum(i * o for i, o in fcs)
+    net = dnnmem.network("overfeat")
+    assert net.params == params == 145_920_872
+    assert macs(net) == mac == 2_801_403_904
+    # Table 4: "145 M" parameters (fast model).
+    assert abs(net.params / 145e6 - 1) < 0.01
+
+
+def test_nin_by_hand():
+    """nin_imagenet: 224 → conv1 54 → 27 → 13 → 6 (Caffe's ceil pools)."""
+    layers = [(54, 11, 3, 96), (54, 1, 96, 96), (54, 1, 96, 96),
+              (27, 5, 96, 256), (27, 1, 256, 256), (27, 1, 256, 256),
+              (13, 3, 256, 384), (13, 1, 384, 384), (13, 1, 384, 384),
+              (6, 3, 384, 1024), (6, 1, 1024, 1024), (6, 1, 1024, 1000)]
+    net = dnnmem.network("nin")
+    assert net.params == sum(k * k * ci * co + co for _, k, ci, co in layers) == 7_595_176
+    assert macs(net) == sum(s * s * k * k * ci * co for s, k, ci, co in layers)
+    # Caffe Model Zoo: a 29 MB model file (FP32 weights): 29.0 MiB.
+    assert round(net.params * 4 / 2**20) == 29
+
+
+def test_squeezenet_input_sizes():
+    """227×227 (the Caffe prototxt's crop) gives Table 1's 111×111×96 conv1 and 55 / 27 / 13
+    after the pools; 224×224 gives torchvision's 109 / 54 / 27 / 13."""
+    for side, sizes in ((227, (111, 55, 27, 13)), (224, (109, 54, 27, 13))):
+        df = dnnmem.network("squeezenet", input_shape=(side, side, 3)).layers.set_index("name")
+        got = tuple(df.loc[n, "output_shape"][0] for n in ("conv1", "pool1", "pool4", "pool8"))
+        assert got == sizes
+        assert df.loc["pool10", "output_shape"] == (1000,)
+    # Parameters do not depend on the input size.
+    assert dnnmem.network("squeezenet", input_shape=(224, 224, 3)).params == 1_248_424
+
+
+# --- every network at the batch of the paper that uses it ------------------------------------
+
+# (name, options, batch, paper): cDMA (Rhu et al. 2018) Table II; MBS (Lym et al. 2019) §4.4:
+# 32 per core for the deep CNNs; OnSRAM (Pal et al.): batch-1 inference.
+PAPER_BATCHES = [
+    ("overfeat", {}, 256, "cDMA Table II"),
+    ("nin", {}, 128, "cDMA Table II"),
+    ("squeezenet", {}, 512, "cDMA Table II"),
+    ("googlenet", {"aux_logits": True}, 256, "cDMA Table II (Caffe training network)"),
+    ("googlenet", {}, 1, "OnSRAM Table I"),
+    ("inception_v4", {}, 32, "MBS §4.4"),
+    ("inception_v4", {}, 1, "OnSRAM Table I"),
+    ("squeezenet", {}, 1, "OnSRAM Table I"),
+]
+
+
+@pytest.mark.parametrize("name, options, batch, paper", PAPER_BATCHES)
+def test_estimate_runs_at_the_paper_batch(name, options, batch, paper):
+    net = dnnmem.network(name, batch=batch, **options)
+    result = dnnmem.estimate(net, capacity="24MiB")
+    assert result.time > 0
+    # Every byte of weights is read at least once per iteration.
+    assert result.traffic_in >= net.params * 4
+
+
+def test_registered():
+    assert {"googlenet", "inception_v4", "squeezenet", "nin", "overfeat"} <= set(
+        dnnmem.zoo.networks())
+
+
+@pytest.mark.parametrize("name, options, field", [
+    ("googlenet", {"variant": "keras"}, "variant"),
+    ("googlenet", {"aux_logits": True, "input_shape": (256, 256, 3)}, "input_shape"),
+    ("squeezenet", {"version": "1.2"}, "version"),
+    ("squeezenet", {"input_shape": (224, 200, 3)}, "input_shape"),
+    ("overfeat", {"input_shape": (224, 224, 3)}, "input_shape"),
+])
+def test_bad_options_name_the_argument(name, options, field):
+    with pytest.raises(ValueError, match=f"^{field}:"):
+        dnnmem.network(name, **options)
