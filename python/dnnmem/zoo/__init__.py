@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..network import Network, load_network
+from .attention_block import mha_block
 from .bert import bert_base
 from .classic import nin, overfeat
 from .densenet import densenet121
@@ -18,9 +19,12 @@ from .googlenet import googlenet
 from .gpt2 import gpt2
 from .inception import inception_v3
 from .inception_v4 import inception_v4
+from .lstm_lm import ptb_lstm
 from .mobilenet import mobilenet_v1, mobilenet_v2
 from .resnet import resnet50, resnet101
+from .resnext import resnext50_32x4d
 from .squeezenet import squeezenet
+from .ssd import ssd300
 from .torchvision_nets import alexnet, resnet18
 from .transformer import transformer
 from .vgg import vgg16
@@ -51,6 +55,10 @@ _BUILDERS: dict[str, Callable[..., dict]] = {
     "squeezenet": squeezenet,
     "nin": nin,
     "overfeat": overfeat,
+    "resnext50_32x4d": resnext50_32x4d,
+    "ssd300": ssd300,
+    "ptb_lstm": ptb_lstm,
+    "mha_block": mha_block,
 }
 
 
