@@ -40,6 +40,13 @@ PUBLISHED_PARAMS = [
     ("squeezenet", {}, 1_248_424),
     # torchvision.models.squeezenet1_1 docs table: 1,235,496.
     ("squeezenet", {"version": "1.1"}, 1_235_496),
+    # torchvision.models.resnext50_32x4d docs table: 25,028,904.
+    ("resnext50_32x4d", {}, 25_028_904),
+    # torchvision.models.detection.ssd300_vgg16 docs table (COCO, 91 classes): 35,641,826.
+    ("ssd300", {"num_classes": 91}, 35_641_826),
+    # torch.nn.MultiheadAttention(512, 8): in_proj 3·512·512 + 3·512, out_proj 512·512 + 512
+    # (cross-checked with torch below when it is installed).
+    ("mha_block", {}, 1_050_624),
 ]
 
 
@@ -62,6 +69,10 @@ PUBLISHED_MACS = [
      0.01),
     # Sermanet et al. 2014 Table 4: fast model, 2,810 M connections (multiply-adds).
     ("overfeat", {}, 2_801_403_904, 2810e6, 0.01),
+    # torchvision resnext50_32x4d docs table: 4.23 GFLOPS; Xie et al. 2017 Table 1: 4.2×10⁹.
+    ("resnext50_32x4d", {}, 4_230_479_872, 4.23e9, 0.01),
+    # torchvision ssd300_vgg16 docs table: 34.86 GFLOPS (91 classes, 300×300).
+    ("ssd300", {"num_classes": 91}, 34_858_153_472, 34.86e9, 0.01),
 ]
 
 
@@ -223,10 +234,96 @@ def test_squeezenet_input_sizes():
     assert dnnmem.network("squeezenet", input_shape=(224, 224, 3)).params == 1_248_424
 
 
+# --- ResNeXt, SSD300, the PTB LSTM and the attention block -----------------------------------
+
+def test_resnext_grouped_convolutions():
+    df = dnnmem.network("resnext50_32x4d").layers.set_index("name")
+    # 3×3 grouped convolution: 32 groups of (width/32 → width/32) channels, no bias.
+    for p, width in (("layer1_0", 128), ("layer2_0", 256), ("layer3_0", 512), ("layer4_0", 1024)):
+        assert df.loc[f"{p}_conv2", "params"] == 3 * 3 * (width // 32) * width
+    # The stride sits on the 3×3 convolution (torchvision's v1.5): 56 → 28 there.
+    assert df.loc["layer2_0_conv1", "output_shape"] == (56, 56, 256)
+    assert df.loc["layer2_0_conv2", "output_shape"] == (28, 28, 256)
+    assert df.loc["fc", "output_shape"] == (1000,)
+
+
+def ssd_params(num_classes: int) -> int:
+    """SSD300 by hand: VGG-16 convolutions, L2 scale, fc6 / fc7, extras, heads."""
+    conv = lambda ci, co, k: k * k * ci * co + co  # noqa: E731
+    vgg = [(3, 64), (64, 64), (64, 128), (128, 128), (128, 256), (256, 256), (256, 256),
+           (256, 512), (512, 512), (512, 512), (512, 512), (512, 512), (512, 512)]
+    total = sum(conv(ci, co, 3) for ci, co in vgg) + 512
+    total += conv(512, 1024, 3) + conv(1024, 1024, 1)
+    total += (conv(1024, 256, 1) + conv(256, 512, 3) + conv(512, 128, 1) + conv(128, 256, 3)
+              + 2 * (conv(256, 128, 1) + conv(128, 256, 3)))
+    for channels, boxes in ((512, 4), (1024, 6), (512, 6), (256, 6), (256, 4), (256, 4)):
+        total += conv(channels, boxes * 4, 3) + conv(channels, boxes * num_classes, 3)
+    return total
+
+
+def test_ssd300_by_hand_and_its_outputs():
+    for k in (21, 81, 91):
+        assert dnnmem.network("ssd300", num_classes=k).params == ssd_params(k)
+    assert ssd_params(21) == 26_285_486 == 22_943_936 + 133_662 * 25
+    net = dnnmem.network("ssd300")
+    df = net.layers.set_index("name")
+    # 8,732 default boxes: 38²·4 + 19²·6 + 10²·6 + 5²·6 + 3²·4 + 1²·4.
+    assert df.loc["mbox_loc", "output_shape"] == (8732, 4)
+    assert df.loc["mbox_conf", "output_shape"] == (8732, 21)
+    steps = net.steps
+    assert set(steps.loc[steps["phase"] == "loss", "layer"]) == {"mbox_loc", "mbox_conf"}
+    # Feature-map sides of the paper's Figure 2.
+    for name, side in (("relu4_3", 38), ("relu7", 19), ("conv6_2", 10), ("conv7_2", 5),
+                       ("conv8_2", 3), ("conv9_2", 1)):
+        assert df.loc[name, "output_shape"][:2] == (side, side)
+    # The L2Norm stand-in: 512 scale weights, no shift.
+    assert df.loc["conv4_3_norm", "params"] == 512
+
+
+def zaremba_params(units: int, layers: int = 2, vocab: int = 10000) -> int:
+    return vocab * units + layers * 4 * (2 * units * units + units) + units * vocab + vocab
+
+
+def test_ptb_lstm_sizes_match_the_published_counts():
+    medium, large = dnnmem.network("ptb_lstm"), dnnmem.network("ptb_lstm", size="large")
+    assert medium.params == zaremba_params(650) == 19_775_200
+    assert large.params == zaremba_params(1500) == 66_022_000
+    # Merity et al. 2018, Table 1: Zaremba et al. (2014) LSTM medium 20M, large 66M.
+    assert round(medium.params / 1e6) == 20 and round(large.params / 1e6) == 66
+    # Forward MACs per sample: T steps of 4 gate FCs on [x, h] per layer + the softmax.
+    T, d = 35, 650
+    assert macs(medium) == T * (2 * 4 * 2 * d * d + d * 10000) == 464_100_000
+
+
+def test_ptb_lstm_shares_weights_over_steps():
+    net = dnnmem.network("ptb_lstm", batch=20)
+    readers = net.layers[net.layers["weight"] != ""].groupby("weight").size()
+    for layer in ("lstm1", "lstm2"):
+        for gate in "ifgo":
+            assert readers[f"{layer}/W_{gate}"] == 35
+    assert readers["embedding"] == 35
+    df = net.layers.set_index("name")
+    assert df.loc["softmax", "output_shape"] == (35, 10000)
+    assert df.loc["emb_drop1", "kind"] == "dropout"
+    small = dnnmem.network("ptb_lstm", size="small", seq_len=20).layers
+    assert (small["kind"] == "dropout").sum() == 0
+
+
+def test_mha_block_macs_and_torch_count():
+    net = dnnmem.network("mha_block")
+    T, d = 50, 512
+    assert macs(net) == 4 * T * d * d + 2 * T * T * d == 54_988_800
+    torch = pytest.importorskip("torch")
+    with torch.device("meta"):
+        mha = torch.nn.MultiheadAttention(512, 8)
+    assert net.params == sum(p.numel() for p in mha.parameters())
+
+
 # --- every network at the batch of the paper that uses it ------------------------------------
 
 # (name, options, batch, paper): cDMA (Rhu et al. 2018) Table II; MBS (Lym et al. 2019) §4.4:
-# 32 per core for the deep CNNs; OnSRAM (Pal et al.): batch-1 inference.
+# 32 per core for the deep CNNs; OnSRAM (Pal et al.): batch-1 inference (estimated here as a
+# training iteration at batch 1: the inference scheduler is not in this branch).
 PAPER_BATCHES = [
     ("overfeat", {}, 256, "cDMA Table II"),
     ("nin", {}, 128, "cDMA Table II"),
@@ -236,6 +333,11 @@ PAPER_BATCHES = [
     ("inception_v4", {}, 32, "MBS §4.4"),
     ("inception_v4", {}, 1, "OnSRAM Table I"),
     ("squeezenet", {}, 1, "OnSRAM Table I"),
+    ("resnext50_32x4d", {}, 1, "OnSRAM Table I"),
+    ("ssd300", {}, 1, "OnSRAM Table I"),
+    ("ptb_lstm", {}, 1, "OnSRAM Table I"),
+    ("ptb_lstm", {}, 20, "Zaremba et al. §4.1 (training minibatch)"),
+    ("mha_block", {}, 1, "OnSRAM Table I"),
 ]
 
 
@@ -249,7 +351,8 @@ def test_estimate_runs_at_the_paper_batch(name, options, batch, paper):
 
 
 def test_registered():
-    assert {"googlenet", "inception_v4", "squeezenet", "nin", "overfeat"} <= set(
+    assert {"googlenet", "inception_v4", "squeezenet", "nin", "overfeat", "resnext50_32x4d",
+            "ssd300", "ptb_lstm", "mha_block"} <= set(
         dnnmem.zoo.networks())
 
 
@@ -259,6 +362,9 @@ def test_registered():
     ("squeezenet", {"version": "1.2"}, "version"),
     ("squeezenet", {"input_shape": (224, 200, 3)}, "input_shape"),
     ("overfeat", {"input_shape": (224, 224, 3)}, "input_shape"),
+    ("ptb_lstm", {"size": "huge"}, "size"),
+    ("ptb_lstm", {"seq_len": 0}, "seq_len"),
+    ("mha_block", {"d_model": 500}, "d_model"),
 ])
 def test_bad_options_name_the_argument(name, options, field):
     with pytest.raises(ValueError, match=f"^{field}:"):
