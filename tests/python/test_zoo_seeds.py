@@ -323,7 +323,7 @@ def test_mha_block_macs_and_torch_count():
 
 # (name, options, batch, paper): cDMA (Rhu et al. 2018) Table II; MBS (Lym et al. 2019) §4.4:
 # 32 per core for the deep CNNs; OnSRAM (Pal et al.): batch-1 inference (estimated here as a
-# training iteration at batch 1: the inference scheduler is not in this branch).
+# training iteration at batch 1: dnnmem has no inference scheduler yet).
 PAPER_BATCHES = [
     ("overfeat", {}, 256, "cDMA Table II"),
     ("nin", {}, 128, "cDMA Table II"),
