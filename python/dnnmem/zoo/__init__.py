@@ -11,6 +11,7 @@ from typing import Any, Callable
 from ..network import Network, load_network
 from .attention_block import mha_block
 from .bert import bert_base
+from .bert_sizes import bert_large, bert_tiny
 from .classic import nin, overfeat
 from .densenet import densenet121
 from .efficientnet import efficientnet_b0
@@ -23,6 +24,7 @@ from .lstm_lm import ptb_lstm
 from .mobilenet import mobilenet_v1, mobilenet_v2
 from .resnet import resnet50, resnet101
 from .resnext import resnext50_32x4d
+from .t5 import t5_large, t5_small
 from .squeezenet import squeezenet
 from .ssd import ssd300
 from .torchvision_nets import alexnet, resnet18
@@ -59,6 +61,10 @@ _BUILDERS: dict[str, Callable[..., dict]] = {
     "ssd300": ssd300,
     "ptb_lstm": ptb_lstm,
     "mha_block": mha_block,
+    "bert_large": bert_large,
+    "bert_tiny": bert_tiny,
+    "t5_small": t5_small,
+    "t5_large": t5_large,
 }
 
 
