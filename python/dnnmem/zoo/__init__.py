@@ -21,6 +21,7 @@ from .gpt2 import gpt2
 from .inception import inception_v3
 from .inception_v4 import inception_v4
 from .lstm_lm import ptb_lstm
+from .recommenders import dlrm, ncf
 from .mobilenet import mobilenet_v1, mobilenet_v2
 from .resnet import resnet50, resnet101
 from .resnext import resnext50_32x4d
@@ -65,6 +66,8 @@ _BUILDERS: dict[str, Callable[..., dict]] = {
     "bert_tiny": bert_tiny,
     "t5_small": t5_small,
     "t5_large": t5_large,
+    "ncf": ncf,
+    "dlrm": dlrm,
 }
 
 
