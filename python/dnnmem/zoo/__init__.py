@@ -15,6 +15,7 @@ from .bert_sizes import bert_large, bert_tiny
 from .classic import nin, overfeat
 from .densenet import densenet121
 from .efficientnet import efficientnet_b0
+from .faster_rcnn import faster_rcnn
 from .gnmt import gnmt
 from .googlenet import googlenet
 from .gpt2 import gpt2
@@ -68,6 +69,7 @@ _BUILDERS: dict[str, Callable[..., dict]] = {
     "t5_large": t5_large,
     "ncf": ncf,
     "dlrm": dlrm,
+    "faster_rcnn": faster_rcnn,
 }
 
 
