@@ -47,6 +47,17 @@ PUBLISHED_PARAMS = [
     # torch.nn.MultiheadAttention(512, 8): in_proj 3·512·512 + 3·512, out_proj 512·512 + 512
     # (cross-checked with torch below when it is installed).
     ("mha_block", {}, 1_050_624),
+    # transformers BertModel(BertConfig(hidden_size=1024, num_hidden_layers=24,
+    # num_attention_heads=16, intermediate_size=4096)) with pooler: 335,141,888; + classifier
+    # 1024·2 + 2 (BertForSequenceClassification). Devlin et al.: "340M".
+    ("bert_large", {}, 335_141_888 + 1024 * 2 + 2),
+    # transformers BertModel for TinyBERT-4's config (4 layers, 312, 12 heads, FFN 1200) with
+    # pooler: 14,350,248; + classifier 312·2 + 2. Jiao et al. 2020 Table 1: "14.5M".
+    ("bert_tiny", {}, 14_350_248 + 312 * 2 + 2),
+    # transformers T5ForConditionalGeneration for the t5-small / t5-large configs
+    # (Raffel et al.: "60 million" / "770 million").
+    ("t5_small", {}, 60_506_624),
+    ("t5_large", {}, 737_668_096),
 ]
 
 
@@ -319,6 +330,149 @@ def test_mha_block_macs_and_torch_count():
     assert net.params == sum(p.numel() for p in mha.parameters())
 
 
+# --- seed 001: BERT, T5, NCF, DLRM, Faster R-CNN ---------------------------------------------
+
+@pytest.fixture(scope="module")
+def hf_counts():
+    """Parameter counts of the HF models built from their configs on the meta device (no
+    weights allocated, nothing downloaded)."""
+    torch = pytest.importorskip("torch")
+    tf = pytest.importorskip("transformers")
+
+    def count(model) -> int:
+        return sum(p.numel() for p in model.parameters())
+
+    t5 = dict(d_kv=64, vocab_size=32128)
+    with torch.device("meta"):
+        return {
+            "bert_large": count(tf.BertForSequenceClassification(tf.BertConfig(
+                hidden_size=1024, num_hidden_layers=24, num_attention_heads=16,
+                intermediate_size=4096))),
+            "bert_tiny": count(tf.BertForSequenceClassification(tf.BertConfig(
+                hidden_size=312, num_hidden_layers=4, num_attention_heads=12,
+                intermediate_size=1200))),
+            "t5_small": count(tf.T5ForConditionalGeneration(tf.T5Config(
+                d_model=512, d_ff=2048, num_layers=6, num_heads=8, **t5))),
+            "t5_large": count(tf.T5ForConditionalGeneration(tf.T5Config(
+                d_model=1024, d_ff=4096, num_layers=24, num_heads=16, **t5))),
+        }
+
+
+@pytest.mark.parametrize("name", ["bert_large", "bert_tiny", "t5_small", "t5_large"])
+def test_params_equal_transformers(name, hf_counts):
+    assert dnnmem.network(name).trainable_params == hf_counts[name]
+
+
+def encoder_macs(layers: int, T: int, d: int, d_ff: int, inner: int | None = None) -> int:
+    """q, k, v, o projections + QKᵀ and softmax·V + the two FFN dense layers, per sample."""
+    inner = d if inner is None else inner
+    return layers * (4 * T * d * inner + 2 * T * T * inner + 2 * T * d * d_ff)
+
+
+def test_bert_sizes_macs():
+    for name, (L, d, ff) in {"bert_large": (24, 1024, 4096), "bert_tiny": (4, 312, 1200)}.items():
+        net = dnnmem.network(name)
+        assert net.name == name
+        # encoder + pooler (one row) + classifier
+        assert macs(net) == encoder_macs(L, 128, d, ff) + d * d + d * 2
+
+
+def t5_macs(L: int, S: int, T: int, d: int, ff: int, vocab: int = 32128) -> int:
+    enc = encoder_macs(L, S, d, ff)
+    # decoder self-attention, cross-attention (q, o on T tokens; k, v on S; T×S scores), FFN
+    dec = L * (4 * T * d * d + 2 * T * T * d
+               + 2 * T * d * d + 2 * S * d * d + 2 * T * S * d
+               + 2 * T * d * ff)
+    return enc + dec + T * d * vocab
+
+
+def test_t5_macs_and_shared_embedding():
+    small = dnnmem.network("t5_small", batch=2)
+    assert macs(small) == t5_macs(6, 512, 128, 512, 2048)
+    assert macs(dnnmem.network("t5_large")) == t5_macs(24, 512, 128, 1024, 4096)
+    df = small.layers.set_index("name")
+    # One table: the encoder and decoder lookups and the tied lm_head read `shared`.
+    assert set(df.loc[["enc_emb", "dec_emb", "lm_head"], "weight"]) == {"shared"}
+    assert df.loc["lm_head", "output_shape"] == (128, 32128)
+    # The relative position bias: computed once per stack, added in every block.
+    assert df.loc["enc_rel_bias", "params"] == 32 * 8
+    readers = small.layers[small.layers["inputs"].map(lambda i: "enc_rel_bias_t" in i)]
+    assert len(readers) == 6 and set(readers["kind"]) == {"add"}
+    # RMS norm: a scale per channel, no shift.
+    assert df.loc["enc1_sa_ln", "params"] == 512
+
+
+def test_ncf_by_hand():
+    net = dnnmem.network("ncf")
+    users, items = 6040, 3706  # MovieLens-1M, He et al. 2017 Table 1
+    dense = (64 * 32 + 32) + (32 * 16 + 16) + (16 * 8 + 8) + (16 + 1)
+    assert net.params == (users + items) * (8 + 32) + dense == 392_601
+    assert macs(net) == 64 * 32 + 32 * 16 + 16 * 8 + 16
+    df = net.layers.set_index("name")
+    assert df.loc["neumf_concat", "output_shape"] == (1, 16)
+    mlperf = dnnmem.network("ncf", users=138493, items=26744, factors=64,
+                            mlp_layers=(256, 256, 128, 64))
+    assert mlperf.params == (138493 + 26744) * (64 + 128) + (256 * 256 + 256) + (
+        256 * 128 + 128) + (128 * 64 + 64) + (128 + 1)
+
+
+def test_dlrm_configs_by_hand():
+    from dnnmem.zoo.recommenders import _TABLES
+
+    def mlp(dims):
+        return sum(i * o + o for i, o in zip(dims, dims[1:]))
+
+    mlperf = dnnmem.network("dlrm")
+    assert sum(_TABLES["mlperf"]) == 187_767_399
+    assert mlperf.params == 187_767_399 * 128 + mlp([13, 512, 256, 128]) + mlp(
+        [479, 1024, 1024, 512, 256, 1]) == 24_036_595_969
+    # Desai & Shrivastava 2022 on MLPerf's DLRM: "25+Billion parameters", 100 GB of
+    # embeddings (ours: 96.1 GB in FP32).
+    assert 24e9 < mlperf.params < 25e9 + 1e9
+    kaggle = dnnmem.network("dlrm", config="kaggle")
+    assert kaggle.params == sum(_TABLES["kaggle"]) * 16 + mlp([13, 512, 256, 64, 16]) + mlp(
+        [367, 512, 256, 1]) == 540_677_217
+    df = mlperf.layers.set_index("name")
+    # The interaction: 27 vectors, a full 27×27 product, 351 pairs kept, 128 + 351 = 479.
+    assert df.loc["interact_in", "output_shape"] == (27, 128)
+    assert df.loc["interact", "fwd_macs"] == 27 * 27 * 128
+    assert df.loc["interact_tril", "output_shape"] == (351,)
+    assert df.loc["top_in", "output_shape"] == (479,)
+    assert df.loc["top5", "output_shape"] == (1,)
+
+
+def test_dlrm_reads_only_the_gathered_rows():
+    """One lookup per table per sample: the 96 GB of tables are not streamed in full."""
+    net = dnnmem.network("dlrm", batch=8)
+    result = dnnmem.estimate(net, capacity="24MiB")
+    assert result.traffic_in < 1e9 < 4 * net.params
+
+
+def test_faster_rcnn_against_vgg16():
+    """The conv body and fc6 / fc7 are VGG-16's (the zoo's Keras VGG-16)."""
+    vgg = dnnmem.network("vgg16").layers.set_index("name")
+    frcnn = dnnmem.network("faster_rcnn")
+    df = frcnn.layers.set_index("name")
+    body = int(vgg.loc[vgg["kind"] == "conv2d", "params"].sum())
+    assert body == 14_714_688
+    assert int(df.loc[df.index.str.startswith("conv"), "params"].sum()) == body
+    assert df.loc["fc6", "params"] + df.loc["fc7", "params"] == (
+        vgg.loc["fc1", "params"] + vgg.loc["fc2", "params"])
+    rpn = 3 * 3 * 512 * 512 + 512 + 512 * 18 + 18 + 512 * 36 + 36
+    heads = 4096 * 21 + 21 + 4096 * 84 + 84
+    assert frcnn.params == body + rpn + 119_545_856 + heads == 137_078_239
+    assert dnnmem.network("faster_rcnn", head="rpn").params == body + rpn
+    # conv1_x and conv2_x frozen: 1,792 + 36,928 + 73,856 + 147,584.
+    assert frcnn.params - frcnn.trainable_params == 260_160
+    # 600×1000 → 38×63 at conv5_3; 9 anchors per position.
+    assert df.loc["relu5_3", "output_shape"] == (38, 63, 512)
+    assert df.loc["rpn_cls_score_flat", "output_shape"] == (38 * 63 * 9, 2)
+    assert df.loc["cls_score", "output_shape"] == (128, 21)
+    steps = frcnn.steps
+    assert set(steps.loc[steps["phase"] == "loss", "layer"]) == {
+        "rpn_cls_score", "rpn_bbox_pred", "cls_score", "bbox_pred"}
+
+
 # --- every network at the batch of the paper that uses it ------------------------------------
 
 # (name, options, batch, paper): cDMA (Rhu et al. 2018) Table II; MBS (Lym et al. 2019) §4.4:
@@ -338,6 +492,17 @@ PAPER_BATCHES = [
     ("ptb_lstm", {}, 1, "OnSRAM Table I"),
     ("ptb_lstm", {}, 20, "Zaremba et al. §4.1 (training minibatch)"),
     ("mha_block", {}, 1, "OnSRAM Table I"),
+    # The interleaved-gradient paper (Table 3): 4 on the small NPU, 8 per large-NPU core.
+    ("bert_large", {}, 8, "interleaved, large NPU"),
+    ("bert_tiny", {}, 4, "interleaved, small NPU"),
+    ("t5_large", {}, 8, "interleaved, large NPU"),
+    ("t5_small", {}, 4, "interleaved, small NPU"),
+    ("ncf", {}, 8, "interleaved"),
+    ("ncf", {}, 256, "He et al. 2017 (the authors' code)"),
+    ("dlrm", {}, 8, "interleaved"),
+    ("faster_rcnn", {}, 8, "interleaved"),
+    ("faster_rcnn", {"head": "rpn"}, 4, "interleaved"),
+    ("googlenet", {}, 8, "interleaved"),
 ]
 
 
@@ -346,13 +511,17 @@ def test_estimate_runs_at_the_paper_batch(name, options, batch, paper):
     net = dnnmem.network(name, batch=batch, **options)
     result = dnnmem.estimate(net, capacity="24MiB")
     assert result.time > 0
-    # Every byte of weights is read at least once per iteration.
-    assert result.traffic_in >= net.params * 4
+    # Every weight tensor read whole (all but embedding tables, which are read only at the
+    # gathered rows) is loaded at least once per iteration.
+    t = net.tensors
+    whole = t[(t["role"] == "weight") & (t["first_full_use"] >= 0)]
+    assert result.traffic_in >= int(whole["bytes"].sum()) > 0
 
 
 def test_registered():
     assert {"googlenet", "inception_v4", "squeezenet", "nin", "overfeat", "resnext50_32x4d",
-            "ssd300", "ptb_lstm", "mha_block"} <= set(
+            "ssd300", "ptb_lstm", "mha_block", "bert_large", "bert_tiny", "t5_small",
+            "t5_large", "ncf", "dlrm", "faster_rcnn"} <= set(
         dnnmem.zoo.networks())
 
 
@@ -365,6 +534,10 @@ def test_registered():
     ("ptb_lstm", {"size": "huge"}, "size"),
     ("ptb_lstm", {"seq_len": 0}, "seq_len"),
     ("mha_block", {"d_model": 500}, "d_model"),
+    ("t5_small", {"src_len": 0}, "src_len"),
+    ("ncf", {"mlp_layers": (63, 32)}, "mlp_layers"),
+    ("dlrm", {"config": "avazu"}, "config"),
+    ("faster_rcnn", {"head": "mask"}, "head"),
 ])
 def test_bad_options_name_the_argument(name, options, field):
     with pytest.raises(ValueError, match=f"^{field}:"):
