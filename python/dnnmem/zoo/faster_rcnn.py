@@ -1,4 +1,4 @@
-"""Faster R-CNN with the VGG-16 conv body as a dnnmem network document (``docs/network-format.md``)."""
+"""Faster R-CNN with the VGG-16 conv body as a dnnmem network document (docs/network-format.md)."""
 
 from __future__ import annotations
 

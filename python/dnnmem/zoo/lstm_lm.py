@@ -1,4 +1,4 @@
-"""The PTB word-level LSTM language model of Zaremba et al., unrolled (``docs/network-format.md``)."""
+"""The PTB word-level LSTM language model of Zaremba et al., unrolled (docs/network-format.md)."""
 
 from __future__ import annotations
 

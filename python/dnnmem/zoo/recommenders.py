@@ -103,10 +103,12 @@ def dlrm(config: str = "mlperf") -> dict:
     + 2,368,897 MLP parameters = 24,036,595,969. The interleaved-gradient paper's Table 4
     prints "25B" for DLRM: MLPerf's model is the published DLRM of that size (Desai &
     Shrivastava, NeurIPS 2022, describe it as "100GB of embedding memory (25+Billion
-    parameters)"). ``config="kaggle"``: the
-    Criteo Kaggle configuration of the DLRM reference code (facebookresearch/dlrm,
-    ``dlrm_s_criteo_kaggle.sh``; the setting of the paper's §6 comparison): width 16, bottom
-    13-512-256-64-16, top 367-512-256-1; 33,762,577 rows × 16 = 540,201,232 embedding + 475,985 MLP parameters = 540,677,217
+    parameters)").
+
+    ``config="kaggle"``: the Criteo Kaggle configuration of the DLRM reference code
+    (facebookresearch/dlrm, ``dlrm_s_criteo_kaggle.sh``; the setting of the paper's §6
+    comparison): width 16, bottom MLP 13-512-256-64-16, top MLP 367-512-256-1;
+    33,762,577 rows × 16 = 540,201,232 embedding + 475,985 MLP parameters = 540,677,217
     (derived from the reference code's configuration; no exact published count).
 
     Layers:

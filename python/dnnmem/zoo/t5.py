@@ -16,6 +16,18 @@ def t5_small(src_len: int = 512, tgt_len: int = 128) -> dict:
 
     Parameters: 60,506,624, exactly ``T5ForConditionalGeneration`` for that config (the
     paper's "60 million").
+
+    Parameters
+    ----------
+    src_len : int
+        Encoder tokens per sample (512: T5's pre-training input length).
+    tgt_len : int
+        Decoder tokens per sample (128, assumed; see :func:`_t5`).
+
+    Returns
+    -------
+    dict
+        The network document ``{"name": "t5_small", "layers": [...]}``.
     """
     doc = _t5(src_len, tgt_len, layers=6, d_model=512, d_ff=2048, heads=8, d_kv=64)
     doc["name"] = "t5_small"
@@ -28,6 +40,18 @@ def t5_large(src_len: int = 512, tgt_len: int = 128) -> dict:
 
     Parameters: 737,668,096, exactly ``T5ForConditionalGeneration`` for that config (the
     paper's "770 million" counts differently; the Hugging Face count is the reference).
+
+    Parameters
+    ----------
+    src_len : int
+        Encoder tokens per sample (512: T5's pre-training input length).
+    tgt_len : int
+        Decoder tokens per sample (128, assumed; see :func:`_t5`).
+
+    Returns
+    -------
+    dict
+        The network document ``{"name": "t5_large", "layers": [...]}``.
     """
     doc = _t5(src_len, tgt_len, layers=24, d_model=1024, d_ff=4096, heads=16, d_kv=64)
     doc["name"] = "t5_large"
