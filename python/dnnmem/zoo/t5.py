@@ -38,8 +38,10 @@ def t5_large(src_len: int = 512, tgt_len: int = 128) -> dict:
     """T5-large (Raffel et al. 2020; Hugging Face ``t5-large``): 24 + 24 layers, d_model
     1024, d_ff 4096, 16 heads of d_kv 64, vocabulary 32,128. See :func:`_t5` for the layout.
 
-    Parameters: 737,668,096, exactly ``T5ForConditionalGeneration`` for that config (the
-    paper's "770 million" counts differently; the Hugging Face count is the reference).
+    Parameters: 737,668,096, exactly ``T5ForConditionalGeneration`` for that config. The
+    paper says "770 million", 4.5 % more; it does not say what it counts (one more
+    32,128 × 1,024 matrix, an untied output layer, would give 770,566,144), so the Hugging
+    Face count is the reference.
 
     Parameters
     ----------
