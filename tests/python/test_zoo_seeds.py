@@ -243,6 +243,12 @@ def test_squeezenet_input_sizes():
         assert df.loc["pool10", "output_shape"] == (1000,)
     # Parameters do not depend on the input size.
     assert dnnmem.network("squeezenet", input_shape=(224, 224, 3)).params == 1_248_424
+    # Iandola et al. Table 1, "# parameter before pruning": conv1 14,208, fire2 11,920
+    # (squeeze 96 → 16, expand 16 → 64 + 64, with biases), conv10 513,000.
+    df = dnnmem.network("squeezenet").layers
+    fire2 = df.loc[df["name"].str.startswith("fire2_"), "params"].sum()
+    assert (df.loc[df["name"] == "conv1", "params"].item(), fire2) == (14_208, 11_920)
+    assert df.loc[df["name"] == "conv10", "params"].item() == 513_000
 
 
 # --- ResNeXt, SSD300, the PTB LSTM and the attention block -----------------------------------
