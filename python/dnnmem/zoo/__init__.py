@@ -22,13 +22,13 @@ from .gpt2 import gpt2
 from .inception import inception_v3
 from .inception_v4 import inception_v4
 from .lstm_lm import ptb_lstm
-from .recommenders import dlrm, ncf
 from .mobilenet import mobilenet_v1, mobilenet_v2
+from .recommenders import dlrm, ncf
 from .resnet import resnet50, resnet101
 from .resnext import resnext50_32x4d
-from .t5 import t5_large, t5_small
 from .squeezenet import squeezenet
 from .ssd import ssd300
+from .t5 import t5_large, t5_small
 from .torchvision_nets import alexnet, resnet18
 from .transformer import transformer
 from .vgg import vgg16
