@@ -9,14 +9,26 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..network import Network, load_network
+from .attention_block import mha_block
 from .bert import bert_base
+from .bert_sizes import bert_large, bert_tiny
+from .classic import nin, overfeat
 from .densenet import densenet121
 from .efficientnet import efficientnet_b0
+from .faster_rcnn import faster_rcnn
 from .gnmt import gnmt
+from .googlenet import googlenet
 from .gpt2 import gpt2
 from .inception import inception_v3
+from .inception_v4 import inception_v4
+from .lstm_lm import ptb_lstm
 from .mobilenet import mobilenet_v1, mobilenet_v2
+from .recommenders import dlrm, ncf
 from .resnet import resnet50, resnet101
+from .resnext import resnext50_32x4d
+from .squeezenet import squeezenet
+from .ssd import ssd300
+from .t5 import t5_large, t5_small
 from .torchvision_nets import alexnet, resnet18
 from .transformer import transformer
 from .vgg import vgg16
@@ -41,6 +53,23 @@ _BUILDERS: dict[str, Callable[..., dict]] = {
     "vit_b16": vit_b16,
     "resnet18": resnet18,
     "alexnet": alexnet,
+    # networks of the seed papers (docs/networks.md, "Networks of the seed papers")
+    "googlenet": googlenet,
+    "inception_v4": inception_v4,
+    "squeezenet": squeezenet,
+    "nin": nin,
+    "overfeat": overfeat,
+    "resnext50_32x4d": resnext50_32x4d,
+    "ssd300": ssd300,
+    "ptb_lstm": ptb_lstm,
+    "mha_block": mha_block,
+    "bert_large": bert_large,
+    "bert_tiny": bert_tiny,
+    "t5_small": t5_small,
+    "t5_large": t5_large,
+    "ncf": ncf,
+    "dlrm": dlrm,
+    "faster_rcnn": faster_rcnn,
 }
 
 
