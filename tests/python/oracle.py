@@ -1,5 +1,9 @@
-"""A small, plain pure-Python implementation of SPEC.md §4–7 (plan, timeline, report), written
-from the spec alone, to serve as a test oracle for the C++ estimator.
+"""A small, plain pure-Python implementation of stages 3–5 of dnnmem's model (plan, timeline,
+report), written from the model's specification alone, without looking at the C++, to serve as
+a test oracle for the C++ estimator. The model is docs/model/ (index.md: the pipeline and units;
+policies-thesis.md: rules 1–7 and the ablations; timeline.md; report.md); every reading listed
+below is stated there too, with its reason, on the page where it applies. (Comments below cite
+the model's first written form as "SPEC §n"; docs/model/index.md maps each section to its page.)
 
     import dnnmem, oracle
     net = dnnmem.network("resnet50", batch=32)
@@ -10,14 +14,15 @@ from the spec alone, to serve as a test oracle for the C++ estimator.
 Readability beats speed: per-step lists and plain loops, O(steps × intervals) at worst; one
 point takes 0.01–0.1 s on the reference networks.
 
-It reproduces every point of SPEC-reference.md exactly (ResNet-50 N=32 and Transformer N=128;
-lookahead, belady, prefetch-next, none at 0 / 24 / 128 / 500 MiB / inf; lookahead with
+It reproduces every reference point exactly — values of an independent implementation of the
+model, pinned in tests/python/test_reference_estimate.py (ResNet-50 N=32 and Transformer
+N=128; lookahead, belady, prefetch-next, none at 0 / 24 / 128 / 500 MiB / inf; lookahead with
 ops_per_mac = 1): traffic to the byte, the time as the same rounded ms, the diagnostics (kept,
-prefetched, born, offloads, capacity stall) and the five sensitivity statements about the
-capacity-wait rule (``capacity_wait`` below).
+prefetched, born, offloads, capacity stall) — and the five times of the capacity-wait
+alternatives listed in docs/model/timeline.md, Reading R8 (``capacity_wait`` below).
 
-Units (SPEC-reference.md, "Conventions")
----------------------------------------
+Units (docs/model/index.md, "Units")
+------------------------------------
 All time is an exact integer in units of 1/(throughput × bandwidth) seconds: a step with F
 FLOPs computes for F × bandwidth units, b bytes move in b × throughput units. Every comparison
 of the plan (rule 3's deadline w, rule 4's look-ahead k) and every event of the timeline is
@@ -26,21 +31,22 @@ exact on these integers; the result is converted to a ``Fraction`` of seconds at
 What comes out
 --------------
 ``estimate`` returns a dict: ``time`` (Fraction, s; end of the last step plus drain),
-``traffic_in`` / ``traffic_out`` (bytes), the plan diagnostics of SPEC-reference.md ``kept``
-(intervals kept by rule 2), ``prefetched`` (rule 4 windows), ``born`` (rule 6), ``offloads``
-(rule 3, final write-outs included), ``capacity_stall`` (Fraction, s), ``drain`` (Fraction, s),
-``same_tensor_blocks`` (service decisions in which §6's same-tensor ordering held a transfer
-back), and ``steps``: one dict per step with ``start``, ``end``, ``compute`` (Fraction, s),
-``bytes_in``, ``bytes_out`` (SPEC §6: bytes belong to the step at whose start — streamed,
-prefetch — or end — offload — they are issued) and ``onchip`` (bytes planned on-chip during
-the step, R7).
+``traffic_in`` / ``traffic_out`` (bytes), the plan diagnostics of
+docs/model/policies-thesis.md: ``kept`` (intervals kept by rule 2), ``prefetched`` (rule 4
+windows), ``born`` (rule 6), ``offloads`` (rule 3, final write-outs included);
+``capacity_stall`` (Fraction, s), ``drain`` (Fraction, s), ``same_tensor_blocks`` (service
+decisions in which the timeline's same-tensor ordering held a transfer back), and ``steps``: one
+dict per step with ``start``, ``end``, ``compute`` (Fraction, s), ``bytes_in``, ``bytes_out``
+(docs/model/timeline.md: bytes belong to the step at whose start — streamed, prefetch — or end
+— offload — they are issued) and ``onchip`` (bytes planned on-chip during the step, R7).
 
 Readings
 --------
-Points on which SPEC.md can be read two ways, the reading taken here, and what decided it.
-"ref" = SPEC-reference.md; "decided by" lists the reference values that the other reading
-gets wrong (checked by running this file with the other reading patched in); "not decided"
-means the other reading gives the same numbers at every reference point.
+Points on which the model's first written form could be read two ways, the reading taken here
+(now stated in docs/model/), and what decided it. "ref" = the reference values of
+tests/python/test_reference_estimate.py; "decided by" lists the reference values that the
+other reading gets wrong (checked by running this file with the other reading patched in); "not
+decided" means the other reading gives the same numbers at every reference point.
 
 R1. Intervals are consecutive *full* uses (partial embedding-row accesses are not uses for
     residency, SPEC §2); "previous use u" of rule 4 is likewise the previous full use (−1 if
@@ -105,7 +111,7 @@ R11. A must-end-off-chip tensor whose last interval is kept is offloaded after i
      when that interval is accepted (rule 7). Never happens here (every dW has one full use).
 
 Ablations with no reference values (readings are this file's own; treat disagreements with
-the C++ code as questions for SPEC.md, not as C++ bugs)
+the C++ code as questions for docs/model/, not as C++ bugs)
 -----------------------------------------------------------------------------------------
 ``no-lookahead`` (SPEC §5, Fig. 4.2a):
 N1. The plan (rules 1–7, reservations included) is lookahead's; only when the writes happen
