@@ -22,7 +22,7 @@ import pandas as pd
 
 from . import _core
 from .estimate import NetworkLike, _check_has_steps, _network
-from .hardware import Hardware
+from .hardware import Hardware, check_element_size
 from .network import Network, _check_batch
 
 __all__ = ["sweep", "SweepInterrupted", "INPUT_COLUMNS", "RESULT_COLUMNS"]
@@ -108,7 +108,9 @@ def _check_threads(threads: int | None) -> int:
 class _Networks:
     """The networks of a sweep by label, each resolved once per batch."""
 
-    def __init__(self, network: Any) -> None:
+    def __init__(self, network: Any, bytes_per_element: int | None = None) -> None:
+        # Names, files and documents are loaded at this element size (None: 4 bytes).
+        self.bytes_per_element = bytes_per_element
         self.sources: dict[str, NetworkLike] = {}
         # The batches of Network objects given under one name (None: a name, file or dict):
         # [resnet50 at N=8, resnet50 at N=16] is one network at two batches, not one.
@@ -117,7 +119,7 @@ class _Networks:
         items = [] if network is None else (
             list(network) if isinstance(network, (list, tuple)) else [network])
         for item in items:
-            net = _network(item, None)  # a Network as given, at its own batch
+            net = _network(item, None, bytes_per_element)  # a Network as given, at its batch
             label = net.name
             if label in self.sources and not self._same(label, net):
                 raise ValueError(f"network: two different networks are both named {label!r}")
@@ -138,7 +140,7 @@ class _Networks:
             raise TypeError(f"points: column 'network' holds names (str), got "
                             f"{type(label).__name__}; pass networks as network=")
         if label not in self.sources:
-            net = _network(label, None)
+            net = _network(label, None, self.bytes_per_element)
             self.sources[label] = label
             self._cache[(label, None)] = net
         key = (label, batch)
@@ -306,7 +308,10 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
         ``policy``, ``capacity``, ``bandwidth``, ``throughput``; a missing column takes the
         (single) value of the keyword argument.
     hardware : Hardware, optional
-        Default capacity, bandwidth and throughput.
+        Default capacity, bandwidth and throughput (default: ``Hardware()``: 24 MiB,
+        616 GB/s, 13.45 TFLOPS). Its ``precision`` (``dnnmem.hardware("a100",
+        precision="bf16")``) also sets the element size of the networks given by name, file or
+        document, as in :func:`dnnmem.estimate`.
     threads : int, optional
         OpenMP threads (default: all cores, or ``OMP_NUM_THREADS``). With an executor: threads
         per task (default 1, or the executor's ``threads`` attribute).
@@ -349,7 +354,7 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
     if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int)
                                    or chunk_size < 1):
         raise ValueError(f"chunk_size: must be an integer >= 1, got {chunk_size!r}")
-    nets = _Networks(network)
+    nets = _Networks(network, hw.bytes_per_element)
     axes = {
         "capacity": _values("capacity", hw.capacity if capacity is None else capacity),
         "bandwidth": _values("bandwidth", hw.bandwidth if bandwidth is None else bandwidth),
@@ -385,6 +390,8 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
     grid["capacity"] = grid["capacity"].astype(np.int64)
     grid["bandwidth"] = grid["bandwidth"].astype(np.float64)
     grid["throughput"] = grid["throughput"].astype(np.float64)
+    for n in group_nets:
+        check_element_size(hw, n, stacklevel=3)
     row_flops = np.array([n.schedule.total_ops(ops_per_mac) for n in group_nets],
                          dtype=np.int64)[code]
     key_of = {(n.name, n.batch): n for n in group_nets}

@@ -102,6 +102,9 @@ def read_sweep_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
         candidate = path.parent / str(n)
         resolved.append(str(candidate) if isinstance(n, str) and candidate.is_file() else n)
     args["network"] = resolved if isinstance(args["network"], list) else resolved[0]
+    if "precision" in doc and "hardware" not in doc:
+        raise ValueError(f"{path}: precision: needs a hardware preset (key 'hardware'), whose "
+                         f"peak at that precision it selects")
     if "hardware" in doc:
         from .presets import hardware as preset
 
@@ -110,6 +113,7 @@ def read_sweep_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
                                             if "precision" in doc else {}))
         except ValueError as e:
             raise ValueError(f"{path}: hardware: {e}") from None
-        for key in ("capacity", "bandwidth", "throughput"):
-            args.setdefault(key, getattr(hw, key))
+        # The preset gives the defaults of capacity, bandwidth and throughput, and its precision
+        # the element size of the networks (dnnmem.sweep's hardware=).
+        args["hardware"] = hw
     return args

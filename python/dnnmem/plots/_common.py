@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
+from .._optional import require
 from ..hardware import FIELD_PARSERS
 from ..sweep import INPUT_COLUMNS
 from ..units import format_bandwidth, format_bytes, format_throughput
@@ -112,6 +113,7 @@ def new_axes(ax: Axes | None, figsize: tuple[float, float] = (6.4, 4.5)) -> Axes
     """``ax``, or the axes of a new figure (matplotlib imported only here)."""
     if ax is not None:
         return ax
+    require("matplotlib", "drawing plots")
     import matplotlib.pyplot as plt
 
     _, new = plt.subplots(figsize=figsize)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Sequence, Union
 import numpy as np
 import pandas as pd
 
+from .._optional import require
 from ..units import format_bandwidth, format_bytes, format_throughput
 from ._common import FLOPS, new_axes, title, unit
 
@@ -161,6 +162,7 @@ def modified_roofline_grid(networks: NetworksLike, *, ncols: int = 2,
     Figure
         With one axes per network (titles name them), sharing the y range.
     """
+    require("matplotlib", "drawing plots")
     import matplotlib.pyplot as plt
 
     if isinstance(ncols, bool) or not isinstance(ncols, int) or ncols < 1:
