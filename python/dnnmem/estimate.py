@@ -168,6 +168,9 @@ class Result:
         ``phase``, ``flops``, ``start``, ``end``, ``time`` (end − previous end, s),
         ``compute_time``, ``stall`` (time − compute_time), ``capacity_stall`` (s),
         ``bytes_in``, ``bytes_out`` (issued at the step's start, or its end for offloads),
+        ``bytes_streamed_in``, ``bytes_streamed_out`` (the part of them that is the step's own
+        accesses going off-chip: issued at its start and due at its end, so the step lasts at
+        least their bytes / bandwidth; :func:`dnnmem.plots.roofline` uses them),
         ``resident_bytes`` (on chip at its start, data being written out included), and
         ``bytes_in_<role>`` / ``bytes_out_<role>`` for each tensor role (activation, weight,
         state, gradient, weight_grad), which add up to ``bytes_in`` / ``bytes_out``."""
@@ -184,6 +187,8 @@ class Result:
         df["capacity_stall"] = t["capacity_stall"]
         df["bytes_in"] = t["bytes_in"]
         df["bytes_out"] = t["bytes_out"]
+        df["bytes_streamed_in"] = t["bytes_streamed_in"]
+        df["bytes_streamed_out"] = t["bytes_streamed_out"]
         df["resident_bytes"] = t["resident_bytes"]
         for role in ("activation", "weight", "state", "gradient", "weight_grad"):
             df[f"bytes_in_{role}"] = t[f"bytes_in_{role}"]

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from . import _core
+from ._optional import require
 from .estimate import NetworkLike, _check_has_steps, _network
 from .hardware import Hardware, check_element_size
 from .network import Network, _check_batch
@@ -321,7 +322,8 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
         Evaluate chunks of points on it (processes, threads, :func:`dnnmem.cluster.dask`).
     out : path, optional
         A Parquet file: points already in it are not evaluated again (the key is the input
-        columns), and the file is rewritten with every row, also after an interrupt.
+        columns), and the file is rewritten with every row, also after an interrupt. Needs
+        pyarrow (the ``parquet`` extra), checked before any point is evaluated.
     ops_per_mac : int
         FLOPs per multiply-accumulate: 2 (default) or 1.
     on_interrupt : {"return", "raise"}
@@ -348,6 +350,8 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
     if ops_per_mac not in (1, 2) or isinstance(ops_per_mac, bool):
         raise ValueError(f"ops_per_mac: must be 1 or 2, got {ops_per_mac!r}")
     nthreads = _check_threads(threads)
+    if out is not None:  # before the work, not after it
+        require("pyarrow", "out= (a Parquet file)", "fastparquet")
     if hardware is not None and not isinstance(hardware, Hardware):
         raise TypeError(f"hardware: expected dnnmem.Hardware, got {type(hardware).__name__}")
     hw = hardware or Hardware()
