@@ -1,6 +1,6 @@
 """Figures of the thesis's Chapter 5 and more, from sweep DataFrames and estimates.
 
-matplotlib is imported only when a function draws (``pip install dnnmem[plot]``). Every
+matplotlib is imported only when a function draws (``pip install ".[plot]"`` in a clone). Every
 function takes ``ax=None`` (a new figure when None) and returns the Axes it drew on, except
 :func:`modified_roofline_grid` and :func:`sweep_overview`, which return a Figure; none calls
 ``plt.show()``. Legends sit outside the axes (new figures use constrained layout to make room;

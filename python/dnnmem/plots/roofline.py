@@ -121,7 +121,8 @@ def modified_roofline(networks: NetworksLike, *, bandwidth: float = RTX_2080_TI_
     Returns
     -------
     Axes
-        Log-log; legend: roof, ridge point, then "<network> type I (n)" and "type II (n)".
+        Log-log; legend (outside the axes): roof, ridge point, then "<network> type I (n)" and
+        "type II (n)".
 
     Raises
     ------
@@ -152,7 +153,7 @@ def modified_roofline(networks: NetworksLike, *, bandwidth: float = RTX_2080_TI_
     ax.grid(True, which="both", alpha=0.25)
     sub = ", ".join(f"{n.name} N={n.batch}" for n in nets) + f" · {'+'.join(phases)} steps"
     title(ax, "Modified roofline (thesis Fig. 5.1)", sub)
-    ax.legend(fontsize=8, loc="lower right")
+    outside_legend(ax)
     return ax
 
 

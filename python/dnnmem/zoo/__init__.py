@@ -55,7 +55,10 @@ def unknown_network_message(name: str, files: bool = True) -> str:
     networks: …"``: the closest built-in names (difflib) and all of them. ``files=False``:
     ``"unknown network 'resnet5' …"`` (where only built-in names are accepted)."""
     close = difflib.get_close_matches(name.lower(), networks(), n=3, cutoff=0.6)
-    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    hint = ""
+    if close:  # closest first
+        hint = f" (did you mean {', '.join(close[:-1])} or {close[-1]}?)" if len(close) > 1 \
+            else f" (did you mean {close[0]}?)"
     head = f"{name!r} is neither a file nor a built-in network" if files else \
         f"unknown network {name!r}"
     return f"{head}{hint}; built-in networks: {', '.join(networks())}"
