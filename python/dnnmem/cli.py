@@ -41,8 +41,9 @@ _NUMBERS = "a unit string or a plain number in {}"
 def _load(name_or_path: str, batch: int, bytes_per_element: int) -> Network:
     if name_or_path.lower() in networks():
         return network(name_or_path, batch=batch, bytes_per_element=bytes_per_element)
-    if not os.path.exists(name_or_path):
-        raise ValueError(unknown_network_message(name_or_path))
+    looks_like_a_path = os.sep in name_or_path or "/" in name_or_path or "." in name_or_path
+    if not looks_like_a_path and not os.path.exists(name_or_path):
+        raise ValueError(unknown_network_message(name_or_path))  # a mistyped name
     return load_network(name_or_path, batch=batch, bytes_per_element=bytes_per_element)
 
 

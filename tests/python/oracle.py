@@ -614,7 +614,10 @@ def _simulate(n, compute, tensors, work: _Work, capacity, throughput, wait_rule)
             offloads_inflight.append(ch.issue(ti, tensors[ti].size, throughput, False, True, w))
             bytes_out += tensors[ti].size
         steps.append({"start": start, "end": end, "compute": compute[s],
-                      "bytes_in": bytes_in, "bytes_out": bytes_out, "onchip": work.onchip[s]})
+                      "bytes_in": bytes_in, "bytes_out": bytes_out, "onchip": work.onchip[s],
+                      # the step's own streamed accesses (Result.steps bytes_streamed_in/out)
+                      "streamed_in": sum(nb for _, nb in work.streamed_loads[s]),
+                      "streamed_out": sum(nb for _, nb in work.streamed_stores[s])})
         prev_end = end
     ch.serve(until=lambda: not ch.pending)            # rule 7: drain
     return steps, prev_end, max(prev_end, ch.clock), capacity_stall, ch.same_tensor_blocks

@@ -65,7 +65,7 @@ STEP_OUT = [24, 24, 16, 16, 56, 24, 60]
 
 STEP_COLUMNS = ["step", "name", "layer", "kind", "class", "phase", "flops", "start", "end",
                 "time", "compute_time", "stall", "capacity_stall", "bytes_in", "bytes_out",
-                "resident_bytes"] + [f"bytes_{d}_{role}" for role in
+                "bytes_streamed_in", "bytes_streamed_out", "resident_bytes"] + [f"bytes_{d}_{role}" for role in
                                      ("activation", "weight", "state", "gradient", "weight_grad")
                                      for d in ("in", "out")]
 
