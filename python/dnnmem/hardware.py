@@ -19,7 +19,8 @@ from .units import (
 if TYPE_CHECKING:
     from .network import Network
 
-__all__ = ["Hardware", "PrecisionWarning", "PRECISIONS", "DEFAULT_CAPACITY", "DEFAULT_BANDWIDTH", "DEFAULT_THROUGHPUT"]
+__all__ = ["Hardware", "PrecisionWarning", "PRECISIONS", "DEFAULT_CAPACITY", "DEFAULT_BANDWIDTH",
+           "DEFAULT_THROUGHPUT"]
 
 #: Bytes per tensor element of each precision a throughput can be quoted at (``None``: the
 #: source names no data type). A :class:`Hardware` with a precision makes :func:`dnnmem.estimate`
