@@ -38,6 +38,8 @@ void bind_estimate(py::module_& m) {
         d["bytes_out"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.bytes_out; });
         d["wire_in"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.wire_in; });
         d["wire_out"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.wire_out; });
+        d["bytes_streamed_in"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.streamed_in; });
+        d["bytes_streamed_out"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.streamed_out; });
         d["resident_bytes"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.resident; });
         for (std::size_t r = 0; r < 5; ++r) {
           const std::string role(role_name(static_cast<Role>(r)));

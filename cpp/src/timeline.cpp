@@ -161,6 +161,8 @@ TimelineTotals simulate(const PlanInput& in, const Plan& plan, TimelineScratch& 
       st.wire_out += wire;
       if (by_role) st.out_by_role[static_cast<std::size_t>(s.tensors[static_cast<std::size_t>(x.tensor)].role)] += x.bytes;
     }
+    if (by_role && x.kind == TransferKind::StreamLoad) st.streamed_in += x.bytes;
+    if (by_role && x.kind == TransferKind::StreamStore) st.streamed_out += x.bytes;
   };
   const std::size_t n = s.steps.size();
   TimelineTotals tl;

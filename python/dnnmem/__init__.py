@@ -10,7 +10,7 @@ from __future__ import annotations
 from . import _core, plots
 from .area import sram_area, with_area
 from .estimate import Result, estimate, policies
-from .hardware import Hardware
+from .hardware import Hardware, PrecisionWarning
 from .network import Flops, Network, NetworkError, load_network
 from .pareto import pareto
 from .policy import Part, Policy, parts
@@ -33,6 +33,7 @@ __all__ = [
     "__version__",
     "Flops",
     "Hardware",
+    "PrecisionWarning",
     "hardware",
     "hardware_presets",
     "Result",

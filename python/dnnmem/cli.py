@@ -1,60 +1,100 @@
-"""The ``dnnmem`` command line. Errors are one clear line on stderr and exit code 2."""
+"""The ``dnnmem`` command line. Errors are one clear line on stderr and exit code 2.
+
+Defaults are those of the Python API (``docs/estimator.md``): batch 1 unless ``--batch`` says
+otherwise, and the design point of ``dnnmem.Hardware()`` (24 MiB, 616 GB/s, 13.45 TFLOPS).
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import warnings
 from pathlib import Path
 from typing import Sequence
 
 import pandas as pd
 
 from . import __version__
+from ._optional import MissingDependency, install_hint, require
 from .estimate import estimate, policies
-from .hardware import Hardware
+from .hardware import (
+    DEFAULT_BANDWIDTH,
+    DEFAULT_CAPACITY,
+    DEFAULT_THROUGHPUT,
+    PRECISIONS,
+    Hardware,
+    PrecisionWarning,
+)
 from .network import Network, NetworkError, load_network
 from .units import format_bandwidth, format_bytes, format_throughput, format_time
-from .zoo import network, networks
+from .zoo import network, networks, unknown_network_message
+
+# The help texts are plain text: argparse prints them as written.
+_DESCRIPTION = ("dnnmem: estimate one training iteration of a DNN on an accelerator's memory "
+                "subsystem (on-chip capacity, off-chip bandwidth, compute throughput, cache "
+                "policy). Errors are one line on stderr with exit code 2. Defaults are those "
+                "of the Python API: batch 1, and 24MiB, 616GB/s, 13.45TFLOPS (FP32).")
+_NUMBERS = "a unit string or a plain number in {}"
 
 
 def _load(name_or_path: str, batch: int, bytes_per_element: int) -> Network:
     if name_or_path.lower() in networks():
         return network(name_or_path, batch=batch, bytes_per_element=bytes_per_element)
+    looks_like_a_path = os.sep in name_or_path or "/" in name_or_path or "." in name_or_path
+    if not looks_like_a_path and not os.path.exists(name_or_path):
+        raise ValueError(unknown_network_message(name_or_path))  # a mistyped name
     return load_network(name_or_path, batch=batch, bytes_per_element=bytes_per_element)
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="dnnmem", description=__doc__)
+    p = argparse.ArgumentParser(prog="dnnmem", description=_DESCRIPTION)
     p.add_argument("--version", action="version", version=f"dnnmem {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
+    names = f"a JSON network file or one of: {', '.join(networks())}"
     s = sub.add_parser("summary", help="summarise a network (built-in name or JSON file)")
-    s.add_argument("network", help=f"a JSON file or one of: {', '.join(networks())}")
-    s.add_argument("--batch", type=int, default=32, help="mini-batch size (default 32)")
-    s.add_argument("--bytes-per-element", type=int, default=4, help="4 = FP32 (default), 2 = FP16")
+    s.add_argument("network", help=names)
+    s.add_argument("--batch", type=int, default=1, help="mini-batch size (default 1)")
+    s.add_argument("--bytes-per-element", type=int, default=4,
+                   help="bytes per tensor element: 4 = FP32 (default), 2 = FP16 / BF16")
     s.add_argument("--steps", type=int, default=0, metavar="K",
                    help="also print the first K steps of the schedule")
     e = sub.add_parser("estimate", help="estimate one training iteration at one design point")
-    e.add_argument("--network", required=True, help=f"a JSON file or one of: {', '.join(networks())}")
-    e.add_argument("--batch", type=int, default=32, help="mini-batch size (default 32)")
+    e.add_argument("--network", required=True, help=names)
+    e.add_argument("--batch", type=int, default=1, help="mini-batch size (default 1)")
     e.add_argument("--hardware", metavar="PRESET",
-                   help="a hardware preset (dnnmem presets) giving the three values below")
-    e.add_argument("--precision", help="the preset's throughput for this precision (default fp32)")
-    e.add_argument("--capacity", help="on-chip capacity (default: the preset's, else 24MiB)")
-    e.add_argument("--bandwidth", help="off-chip bandwidth (default: the preset's, else 616GB/s)")
-    e.add_argument("--throughput",
-                   help="compute throughput (default: the preset's, else 13.45TFLOPS)")
+                   help="a hardware preset (dnnmem presets) giving capacity, bandwidth and "
+                        "throughput (and, for an NPU, its compute model)")
+    e.add_argument("--precision", choices=list(PRECISIONS),
+                   help="with --hardware: the data type. It sets both the throughput (the "
+                        "preset's peak at this precision) and the element size (4 bytes for "
+                        "fp32 / tf32, 2 for bf16 / fp16, 1 for fp8 / int8). Default: the "
+                        "preset's default precision (fp32 on most chips)")
+    e.add_argument("--bytes-per-element", type=int, metavar="B",
+                   help="bytes per tensor element (default: the precision's, else 4 = FP32); "
+                        "a value other than the precision's is a mixed-precision estimate and "
+                        "is noted on stderr")
+    e.add_argument("--capacity", help="on-chip capacity, " + _NUMBERS.format("bytes") +
+                   f" (default: the preset's, else {DEFAULT_CAPACITY})")
+    e.add_argument("--bandwidth", help="off-chip bandwidth, " + _NUMBERS.format("bytes/s") +
+                   f" (default: the preset's, else {DEFAULT_BANDWIDTH})")
+    e.add_argument("--throughput", help="compute throughput, " + _NUMBERS.format("FLOP/s") +
+                   f" (default: the preset's, else {DEFAULT_THROUGHPUT})")
     e.add_argument("--policy", default="lookahead",
                    help="a policy: a cache manager's name, or parts joined by '+', e.g. "
                         "'split-backward + lru + ratio(activation=2)' (see `dnnmem policies`; "
                         "default lookahead)")
-    e.add_argument("--ops-per-mac", type=int, default=2, choices=(1, 2), help="FLOPs per MAC")
+    e.add_argument("--ops-per-mac", type=int, default=2, choices=(1, 2),
+                   help="FLOPs per multiply-accumulate (default 2)")
     e.add_argument("--by-kind", action="store_true", help="also print the time by layer kind")
     w = sub.add_parser("sweep", help="evaluate a grid of design points from a YAML file",
                        description="Evaluate the grid of a YAML sweep specification "
-                                   "(docs/sweeps.md) and write one row per design point.")
+                                   "(format: docs/sweeps.md) and write one row per design "
+                                   "point.")
     w.add_argument("spec", help="the YAML sweep specification")
     w.add_argument("-o", "--out", required=True,
-                   help="output file: .parquet (re-runs skip points already there) or .csv")
+                   help="output file: .parquet (needs pyarrow; re-runs skip points already "
+                        "there) or .csv")
     w.add_argument("--threads", type=int, help="C++ threads (default: all cores)")
     w.add_argument("--executor", choices=("local", "dask"), default="local",
                    help="where to evaluate: this machine (default) or a Dask cluster")
@@ -62,11 +102,16 @@ def _parser() -> argparse.ArgumentParser:
                    help="the Dask scheduler address (with --executor dask)")
     w.add_argument("--no-progress", action="store_true", help="no progress bar")
     w.add_argument("--plot", metavar="PNG",
-                   help="also draw traffic and time vs capacity into this image file")
+                   help="also draw traffic and time vs capacity into this image file, one "
+                        "panel pair per network (needs matplotlib)")
     pr = sub.add_parser("presets", help="list the hardware presets")
     pr.add_argument("--group", help="only this group (e.g. thesis)")
-    i = sub.add_parser("import", help="convert a model file (.cfg, .onnx, …) to a JSON network")
-    i.add_argument("model", help="darknet .cfg, .onnx (see docs/importers.md for the others)")
+    formats = ("darknet .cfg, ONNX .onnx (needs onnx), Keras .keras / .h5 (needs keras), "
+               "PyTorch .pt2 / .pt / .pth saved by torch.export (needs torch)")
+    i = sub.add_parser("import", help="convert a model file to a JSON network: " + formats,
+                       description="Convert a model file to a JSON network (docs/importers.md)."
+                                   " Formats: " + formats + ".")
+    i.add_argument("model", help="the model file: " + formats)
     i.add_argument("-o", "--output", required=True, help="the JSON network file to write")
     i.add_argument("--batch", type=int, default=1, help="batch of the printed summary (default 1)")
     i.add_argument("--no-strict", dest="strict", action="store_false",
@@ -83,8 +128,7 @@ def _hardware(args: argparse.Namespace) -> Hardware:
     if args.hardware is None:
         if args.precision is not None:
             raise ValueError("--precision needs --hardware")
-        return Hardware(**{"capacity": "24MiB", "bandwidth": "616GB/s",
-                           "throughput": "13.45TFLOPS", **given})
+        return Hardware(**given)  # the defaults are Hardware()'s
     from .presets import hardware
 
     options = {} if args.precision is None else {"precision": args.precision}
@@ -106,51 +150,85 @@ def _print_presets(group: str | None) -> None:
 
 
 def _plot_sweep(df: pd.DataFrame, path: str) -> None:
-    """Traffic and time vs capacity side by side (thesis Figs. 5.2 and 5.3), one line a group."""
-    from matplotlib.figure import Figure  # no pyplot: no GUI backend, nothing global
-
+    """Traffic and time vs capacity (thesis Figs. 5.2 and 5.3), one row of two panels per
+    network, so that no panel carries more lines than a legend can hold."""
     from . import plots
 
-    fig = Figure(figsize=(13, 4.8), layout="constrained")
-    left, right = fig.subplots(1, 2)
-    plots.traffic_vs_capacity(df, ax=left)
-    plots.time_vs_capacity(df, ax=right, speedup=False)
+    fig = plots.sweep_overview(df)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
     print(f"plot -> {path}")
+
+
+def _summary(df: pd.DataFrame, out: str) -> str:
+    """One line per (network, batch): its fastest design point. Times of different networks
+    or batches are different amounts of work, so they are not compared with each other."""
+    lines = [f"{len(df)} design points -> {out}; fastest design point of each network "
+             f"(time per iteration):"]
+    for (name, batch), g in df.groupby(["network", "batch"], sort=False, observed=True):
+        best = g.loc[g["time"].idxmin()]
+        lines.append(f"  {name} (batch {batch}): {format_time(best['time'])} at "
+                     f"{format_bytes(best['capacity'])}, {format_bandwidth(best['bandwidth'])}, "
+                     f"{format_throughput(best['throughput'])}, {best['policy']}")
+    return "\n".join(lines)
 
 
 def _sweep(args: argparse.Namespace) -> None:
     from .sweep import sweep
     from .sweep_spec import read_sweep_spec
 
-    kwargs = read_sweep_spec(args.spec)
-    if args.threads is not None:
-        kwargs["threads"] = args.threads
     out = str(args.out)
     if not out.endswith((".parquet", ".csv")):
         raise ValueError(f"--out: {out!r} must end in .parquet or .csv")
+    if args.scheduler and args.executor != "dask":
+        raise ValueError("--scheduler needs --executor dask")
+    if args.executor == "dask" and not args.scheduler:
+        raise ValueError("--executor dask needs --scheduler ADDRESS")
+    # Every optional package the run will need, before the sweep runs.
+    if out.endswith(".parquet"):
+        require("pyarrow", f"--out {out} (Parquet)", "fastparquet")
+    if args.plot:
+        require("matplotlib", "--plot")
+    if args.executor == "dask":
+        require("distributed", "--executor dask")
+    kwargs = read_sweep_spec(args.spec)
+    if args.threads is not None:
+        kwargs["threads"] = args.threads
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     executor = None
     if args.executor == "dask":
-        if not args.scheduler:
-            raise ValueError("--executor dask needs --scheduler ADDRESS")
         from distributed import Client
 
         from .cluster import dask
 
         executor = dask(Client(args.scheduler))
-    elif args.scheduler:
-        raise ValueError("--scheduler needs --executor dask")
     df = sweep(**kwargs, executor=executor, progress=not args.no_progress,
                out=out if out.endswith(".parquet") else None)
     if out.endswith(".csv"):
         df.to_csv(out, index=False)
     if args.plot:
         _plot_sweep(df, args.plot)
-    best = df.loc[df["time"].idxmin()]
-    print(f"{len(df)} design points -> {out}; fastest: {best['network']} "
-          f"{format_bytes(best['capacity'])} {best['policy']}: {format_time(best['time'])}")
+    print(_summary(df, out))
+
+
+def _estimate(args: argparse.Namespace) -> None:
+    hw = _hardware(args)
+    size = args.bytes_per_element
+    if size is None:
+        size = hw.bytes_per_element or 4
+    elif hw.bytes_per_element is not None and size != hw.bytes_per_element:
+        print(f"dnnmem: note: --bytes-per-element {size} with precision {hw.precision} "
+              f"({hw.bytes_per_element} B/element): the throughput is the {hw.precision} peak, "
+              f"the traffic that of {size}-byte elements (mixed precision)", file=sys.stderr)
+    net = _load(args.network, args.batch, size)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrecisionWarning)  # said above, in one line
+        r = estimate(net, hw, args.policy, ops_per_mac=args.ops_per_mac)
+    print(r)
+    if args.by_kind:
+        share = r.by_kind() / r.time
+        for kind, sec in r.by_kind().items():
+            print(f"  {kind:<16} {format_time(sec):>10}  {share[kind]:6.1%}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -168,14 +246,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     if row.options:
                         print(f"  {'':<15} options: {row.options}")
         elif args.command == "estimate":
-            net = _load(args.network, args.batch, 4)
-            hw = _hardware(args)
-            r = estimate(net, hw, args.policy, ops_per_mac=args.ops_per_mac)
-            print(r)
-            if args.by_kind:
-                share = r.by_kind() / r.time
-                for kind, sec in r.by_kind().items():
-                    print(f"  {kind:<16} {format_time(sec):>10}  {share[kind]:6.1%}")
+            _estimate(args)
         elif args.command == "presets":
             _print_presets(args.group)
         elif args.command == "sweep":
@@ -184,7 +255,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .importers import import_model
             try:
                 doc = import_model(args.model, strict=args.strict, document=True)
-            except ImportError as e:  # an optional dependency (dnnmem[onnx], …) is missing
+            except MissingDependency:
+                raise  # names the extra to install (below)
+            except ImportError as e:  # an importer's package failing inside (e.g. no backend)
                 raise ValueError(str(e)) from None
             net = load_network(doc, batch=args.batch)
             net.save(args.output)
@@ -207,8 +280,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError as e:
         if (e.name or "dnnmem").split(".")[0] == "dnnmem":
             raise  # a bug of ours, not a missing optional package
-        print(f"dnnmem: error: the package {e.name!r} is needed for this command "
-              f"(pip install 'dnnmem[all]'; see README.md)", file=sys.stderr)
+        if isinstance(e, MissingDependency):
+            print(f"dnnmem: error: {e}", file=sys.stderr)
+        else:
+            print(f"dnnmem: error: this command needs the package {e.name!r} ({e}): "
+                  f"{install_hint(e.name or '')}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("dnnmem: interrupted", file=sys.stderr)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from . import _core
-from .hardware import Hardware
+from .hardware import Hardware, check_element_size
 from .network import Network, load_network
 from .policy import Policy, PolicyLike, parts
 from .policy import policy as as_policy
@@ -52,18 +52,22 @@ def _resolve_policy(value: PolicyLike, hardware: Hardware) -> Policy:
     return as_policy(value).with_compute(hardware.compute)
 
 
-def _network(network: NetworkLike, batch: int | None) -> Network:
+def _network(network: NetworkLike, batch: int | None,
+             bytes_per_element: int | None = None) -> Network:
+    """``network`` as a Network at ``batch`` (None: its own, or 1); a name, file or document is
+    loaded at ``bytes_per_element`` (None: 4)."""
+    size = 4 if bytes_per_element is None else bytes_per_element
     if isinstance(network, Network):
         return network if batch is None or batch == network.batch else network.with_batch(batch)
     if isinstance(network, str) and not os.path.exists(network):
-        from .zoo import network as zoo_network, networks
+        from .zoo import network as zoo_network, networks, unknown_network_message
 
         if network.lower() in networks():
-            return zoo_network(network, batch=1 if batch is None else batch)
-        raise ValueError(f"network: {network!r} is neither a file nor a built-in network "
-                         f"({', '.join(networks())})")
+            return zoo_network(network, batch=1 if batch is None else batch,
+                               bytes_per_element=size)
+        raise ValueError(f"network: {unknown_network_message(network)}")
     if isinstance(network, (str, os.PathLike, dict)):
-        return load_network(network, batch=1 if batch is None else batch)
+        return load_network(network, batch=1 if batch is None else batch, bytes_per_element=size)
     raise TypeError(f"network: expected a Network, a built-in name, a JSON path or a dict, "
                     f"got {type(network).__name__}")
 
@@ -87,16 +91,23 @@ def estimate(network: NetworkLike, hardware: Hardware | None = None,
     ----------
     network : Network, str, path or dict
         A loaded :class:`Network`, a built-in name (``"resnet50"``), a JSON file or a document.
+        A name, file or document is loaded at the element size of ``hardware.precision``
+        (``hardware("a100", precision="bf16")``: 2 bytes), else 4 bytes (FP32); a loaded
+        Network keeps its own and draws a :class:`~dnnmem.PrecisionWarning` if the
+        hardware's precision implies another.
     hardware : Hardware, optional
-        The design point. Keyword arguments ``capacity``, ``bandwidth``, ``throughput`` build
-        one (or override fields of the one given); unit strings such as ``"24MiB"`` work.
+        The design point (default: ``Hardware()``, dnnmem's default design point: 24 MiB,
+        616 GB/s, 13.45 TFLOPS). Keyword arguments ``capacity``, ``bandwidth``,
+        ``throughput`` build one (or override fields of the one given); unit strings such as
+        ``"24MiB"`` work.
     policy : str or Policy
         A composition of scheduler, cache manager, link and compute model: a
         :class:`dnnmem.Policy` or its string form (``"split-backward + lru"``); a cache
         manager's name alone (default ``"lookahead"``, the thesis's) keeps the other parts at
         their defaults. See :func:`policies` and docs/policies.md.
     batch : int, optional
-        Mini-batch size (default: the network's own, or 1 for a file / name).
+        Mini-batch size (default: the network's own, or 1 for a file / name, as everywhere in
+        dnnmem, the command line included).
     ops_per_mac : int
         FLOPs per multiply-accumulate: 2 (default) or 1 (SPEC §2).
 
@@ -111,8 +122,6 @@ def estimate(network: NetworkLike, hardware: Hardware | None = None,
         Naming the argument for invalid hardware, an unknown part or option, a combination
         of parts that makes no sense, or a bad ``ops_per_mac``.
     """
-    net = _network(network, batch)
-    _check_has_steps(net)
     overrides = {k: v for k, v in (("capacity", capacity), ("bandwidth", bandwidth),
                                     ("throughput", throughput)) if v is not None}
     if hardware is None:
@@ -121,6 +130,9 @@ def estimate(network: NetworkLike, hardware: Hardware | None = None,
         raise TypeError(f"hardware: expected dnnmem.Hardware, got {type(hardware).__name__}")
     elif overrides:
         hardware = hardware.replace(**overrides)
+    net = _network(network, batch, hardware.bytes_per_element)
+    _check_has_steps(net)
+    check_element_size(hardware, net)
     composition = _resolve_policy(policy, hardware)
     if ops_per_mac not in (1, 2) or isinstance(ops_per_mac, bool):
         raise ValueError(f"ops_per_mac: must be 1 or 2, got {ops_per_mac!r}")
@@ -195,6 +207,9 @@ class Result:
         ``compute_time``, ``stall`` (time − compute_time), ``capacity_stall`` (s),
         ``bytes_in``, ``bytes_out`` (issued at the step's start, or its end for offloads),
         ``link_in``, ``link_out`` (the same transfers' bytes on the link),
+        ``bytes_streamed_in``, ``bytes_streamed_out`` (the part of them that is the step's own
+        accesses going off-chip: issued at its start and due at its end, so the step lasts at
+        least their bytes / bandwidth; :func:`dnnmem.plots.roofline` uses them),
         ``resident_bytes`` (on chip at its start, data being written out included), and
         ``bytes_in_<role>`` / ``bytes_out_<role>`` for each tensor role (activation, weight,
         state, gradient, weight_grad), which add up to ``bytes_in`` / ``bytes_out``."""
@@ -214,6 +229,8 @@ class Result:
         df["bytes_out"] = t["bytes_out"]
         df["link_in"] = t["wire_in"]
         df["link_out"] = t["wire_out"]
+        df["bytes_streamed_in"] = t["bytes_streamed_in"]
+        df["bytes_streamed_out"] = t["bytes_streamed_out"]
         df["resident_bytes"] = t["resident_bytes"]
         for role in ("activation", "weight", "state", "gradient", "weight_grad"):
             df[f"bytes_in_{role}"] = t[f"bytes_in_{role}"]
@@ -268,9 +285,15 @@ class Result:
             ("FLOPs", format_count(self.flops, "FLOP")),
         ]
 
+    def _point(self) -> str:
+        """The design point in words: every input the totals depend on, defaults included."""
+        net = self.network
+        flops = "" if self.ops_per_mac == 2 else f", ops_per_mac={self.ops_per_mac}"
+        return (f"{net.name}, batch={net.batch}, {net.bytes_per_element} B/element, "
+                f"policy={self.policy}{flops}, {self.hardware!r}")
+
     def __repr__(self) -> str:
-        head = (f"<dnnmem.Result {self.network.name} N={self.network.batch}, {self.policy}, "
-                f"{self.hardware!r}>")
+        head = f"<dnnmem.Result {self._point()}>"
         return head + "".join(f"\n  {k:<20} {v}" for k, v in self._rows())
 
     def _repr_html_(self) -> str:
@@ -279,6 +302,5 @@ class Result:
         rows = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
                        f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
                        for k, v in self._rows())
-        title = html.escape(f"{self.network.name} N={self.network.batch} · {self.policy} · "
-                            f"{self.hardware!r}")
+        title = html.escape(self._point())
         return f"<div><b>{title}</b><table>{rows}</table></div>"

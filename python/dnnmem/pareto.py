@@ -163,15 +163,17 @@ def pareto(df: pd.DataFrame, minimize: str | Iterable[str] | None = None,
 
 
 def plot_pareto(df: pd.DataFrame, x: str, y: str, *, maximize: Sequence[str] = (),
-                ax: Axes | None = None, xscale: float = 1.0, yscale: float = 1.0,
-                xlabel: str | None = None, ylabel: str | None = None,
-                title: str | None = None, label: str = "Pareto front",
-                **style: Any) -> Axes:
+                ax: Axes | None = None, xscale: float | None = None,
+                yscale: float | None = None, xlabel: str | None = None,
+                ylabel: str | None = None, title: str | None = None,
+                label: str = "Pareto front", **style: Any) -> Axes:
     """Scatter all rows of ``df`` faintly and draw the Pareto front of (``x``, ``y``) on top.
 
     Both columns are minimized unless named in ``maximize``. Values are divided by ``xscale`` /
-    ``yscale`` for display (e.g. ``yscale=1e-3`` with ``ylabel="time (ms)"``); the front is
-    computed on the raw values.
+    ``yscale`` for display; the front is computed on the raw values. By default the columns of
+    a sweep get a display unit and an axis label with it (``time`` in ms: "time per iteration
+    (ms)"; ``area_mm2``: "SRAM area (mm²)"; ``capacity`` in MiB; bandwidths in GB/s; ...);
+    another column keeps its name as label and is not scaled.
 
     Parameters
     ----------
@@ -183,10 +185,12 @@ def plot_pareto(df: pd.DataFrame, x: str, y: str, *, maximize: Sequence[str] = (
         The subset of (``x``, ``y``) to maximize.
     ax : matplotlib Axes, optional
         Where to draw (a new figure if None).
-    xscale, yscale : float
-        Display units: plotted value = column / scale.
+    xscale, yscale : float, optional
+        Display units: plotted value = column / scale (default: the unit chosen for the column,
+        as above; 1 for an unknown column).
     xlabel, ylabel, title : str, optional
-        Default to the column names (write the unit in your label).
+        Default: the column's label with its unit, and "Pareto front: <y> vs <x>". Pass your
+        own label with the unit of your own ``xscale`` / ``yscale``.
     label : str
         Legend label of the front.
     **style
@@ -195,7 +199,7 @@ def plot_pareto(df: pd.DataFrame, x: str, y: str, *, maximize: Sequence[str] = (
     Returns
     -------
     Axes
-        With two legend entries: "all points (n)" and ``label``.
+        With two legend entries, outside the axes: "all points (n)" and ``label``.
 
     Raises
     ------
@@ -210,21 +214,29 @@ def plot_pareto(df: pd.DataFrame, x: str, y: str, *, maximize: Sequence[str] = (
     hi = [c for c in (x, y) if c in maximize]
     front = pareto(df, minimize=lo, maximize=hi)
     front = front.sort_values([x, y])
-    from .plots._common import new_axes  # here: dnnmem.plots imports this module
+    # here: dnnmem.plots imports this module
+    from .plots._common import column_axis, new_axes, outside_legend
 
-    ax = new_axes(ax, figsize=(6, 4.5))
-    ax.scatter(df[x] / xscale, df[y] / yscale, s=12, color="0.6", alpha=0.35,
+    xf, xname = column_axis(x, df[x])
+    yf, yname = column_axis(y, df[y])
+    if xscale is not None:
+        xf, xname = xscale, x
+    if yscale is not None:
+        yf, yname = yscale, y
+    ax = new_axes(ax, figsize=(7.5, 4.5))
+    ax.scatter(df[x] / xf, df[y] / yf, s=12, color="0.6", alpha=0.35,
                label=f"all points ({len(df)})")
     style.setdefault("marker", "o")
     style.setdefault("color", "C3")
     # The front is a staircase: between two front points (sorted by x) the best y reachable is
     # the left one's when x is minimized, the right one's when x is maximized.
-    ax.plot(front[x] / xscale, front[y] / yscale,
+    ax.plot(front[x] / xf, front[y] / yf,
             drawstyle="steps-pre" if x in maximize else "steps-post",
             label=f"{label} ({len(front)})", **style)
-    ax.set_xlabel(xlabel or x)
-    ax.set_ylabel(ylabel or y)
-    ax.set_title(title or f"Pareto front: {y} vs {x}")
+    ax.set_xlabel(xlabel or xname)
+    ax.set_ylabel(ylabel or yname)
+    ax.set_title(title or f"Pareto front: {yname.split(' (')[0]} vs {xname.split(' (')[0]}",
+                 fontsize=10)
     ax.grid(True, alpha=0.3)
-    ax.legend()
+    outside_legend(ax)
     return ax

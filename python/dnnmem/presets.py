@@ -98,10 +98,15 @@ def hardware(name: str, /, precision: str | None = None, **overrides: str | floa
         ``"A100"``, ``"h100-sxm"``, ``"TPU v4"``. See :func:`hardware_presets` for the list.
         Positional-only, so that ``name=`` can override the design point's label.
     precision : str, optional
-        Which peak to use as ``throughput``: ``"fp32"``, ``"tf32"``, ``"bf16"``, ``"fp16"``,
-        ``"fp8"``, ``"int8"`` or ``"unspecified"`` (research NPUs whose paper gives no data
-        type), whichever the chip lists. Default: the chip's ``default_precision`` (``"fp32"``
-        where the chip has it, else its main precision, e.g. ``"bf16"`` on TPUs).
+        The data type, which sets both halves of a precision: the ``throughput`` (the chip's
+        peak at that precision) and the element size (:attr:`Hardware.precision`): networks
+        that :func:`dnnmem.estimate` and :func:`dnnmem.sweep` load by name or file get 2 bytes
+        per element for bf16 / fp16, 1 for fp8 / int8, 4 for fp32 / tf32, and a loaded
+        :class:`Network` of another element size draws a :class:`~dnnmem.PrecisionWarning`.
+        One of ``"fp32"``, ``"tf32"``, ``"bf16"``, ``"fp16"``, ``"fp8"``, ``"int8"`` or
+        ``"unspecified"`` (research NPUs whose paper gives no data type: no element size
+        implied), whichever the chip lists. Default: the chip's ``default_precision``
+        (``"fp32"`` where the chip has it, else its main precision, e.g. ``"bf16"`` on TPUs).
     **overrides
         ``capacity``, ``bandwidth``, ``throughput`` or ``name``, parsed as in
         :class:`Hardware` (``capacity="80MiB"``). Needed for ``capacity`` on chips whose
@@ -137,6 +142,7 @@ def hardware(name: str, /, precision: str | None = None, **overrides: str | floa
         "throughput": _rate(entry["throughput"][prec]),
         "name": f"{entry['name']} ({prec})",
         "compute": entry.get("compute") or "",
+        "precision": prec,
     }
     fields.update(overrides)
     if fields["capacity"] is None:

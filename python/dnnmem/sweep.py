@@ -22,8 +22,9 @@ import numpy as np
 import pandas as pd
 
 from . import _core
+from ._optional import require
 from .estimate import NetworkLike, _check_has_steps, _network
-from .hardware import Hardware
+from .hardware import Hardware, check_element_size
 from .network import Network, _check_batch
 from .policy import KINDS, Policy
 from .policy import policy as as_policy
@@ -126,7 +127,9 @@ def _check_threads(threads: int | None) -> int:
 class _Networks:
     """The networks of a sweep by label, each resolved once per batch."""
 
-    def __init__(self, network: Any) -> None:
+    def __init__(self, network: Any, bytes_per_element: int | None = None) -> None:
+        # Names, files and documents are loaded at this element size (None: 4 bytes).
+        self.bytes_per_element = bytes_per_element
         self.sources: dict[str, NetworkLike] = {}
         # The batches of Network objects given under one name (None: a name, file or dict):
         # [resnet50 at N=8, resnet50 at N=16] is one network at two batches, not one.
@@ -135,7 +138,7 @@ class _Networks:
         items = [] if network is None else (
             list(network) if isinstance(network, (list, tuple)) else [network])
         for item in items:
-            net = _network(item, None)  # a Network as given, at its own batch
+            net = _network(item, None, bytes_per_element)  # a Network as given, at its batch
             label = net.name
             if label in self.sources and not self._same(label, net):
                 raise ValueError(f"network: two different networks are both named {label!r}")
@@ -156,7 +159,7 @@ class _Networks:
             raise TypeError(f"points: column 'network' holds names (str), got "
                             f"{type(label).__name__}; pass networks as network=")
         if label not in self.sources:
-            net = _network(label, None)
+            net = _network(label, None, self.bytes_per_element)
             self.sources[label] = label
             self._cache[(label, None)] = net
         key = (label, batch)
@@ -339,7 +342,10 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
         ``policy``, ``capacity``, ``bandwidth``, ``throughput``; a missing column takes the
         (single) value of the keyword argument.
     hardware : Hardware, optional
-        Default capacity, bandwidth and throughput.
+        Default capacity, bandwidth and throughput (default: ``Hardware()``: 24 MiB,
+        616 GB/s, 13.45 TFLOPS). Its ``precision`` (``dnnmem.hardware("a100",
+        precision="bf16")``) also sets the element size of the networks given by name, file or
+        document, as in :func:`dnnmem.estimate`.
     threads : int, optional
         OpenMP threads (default: all cores, or ``OMP_NUM_THREADS``). With an executor: threads
         per task (default 1, or the executor's ``threads`` attribute).
@@ -349,7 +355,8 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
         Evaluate chunks of points on it (processes, threads, :func:`dnnmem.cluster.dask`).
     out : path, optional
         A Parquet file: points already in it are not evaluated again (the key is the input
-        columns), and the file is rewritten with every row, also after an interrupt.
+        columns), and the file is rewritten with every row, also after an interrupt. Needs
+        pyarrow (the ``parquet`` extra), checked before any point is evaluated.
     ops_per_mac : int
         FLOPs per multiply-accumulate: 2 (default) or 1.
     on_interrupt : {"return", "raise"}
@@ -379,6 +386,8 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
     if ops_per_mac not in (1, 2) or isinstance(ops_per_mac, bool):
         raise ValueError(f"ops_per_mac: must be 1 or 2, got {ops_per_mac!r}")
     nthreads = _check_threads(threads)
+    if out is not None:  # before the work, not after it
+        require("pyarrow", "out= (a Parquet file)", "fastparquet")
     if hardware is not None and not isinstance(hardware, Hardware):
         raise TypeError(f"hardware: expected dnnmem.Hardware, got {type(hardware).__name__}")
     hw = hardware or Hardware()
@@ -386,7 +395,7 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
     if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int)
                                    or chunk_size < 1):
         raise ValueError(f"chunk_size: must be an integer >= 1, got {chunk_size!r}")
-    nets = _Networks(network)
+    nets = _Networks(network, hw.bytes_per_element)
     axes = {
         "capacity": _values("capacity", hw.capacity if capacity is None else capacity),
         "bandwidth": _values("bandwidth", hw.bandwidth if bandwidth is None else bandwidth),
@@ -422,6 +431,8 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
     grid["capacity"] = grid["capacity"].astype(np.int64)
     grid["bandwidth"] = grid["bandwidth"].astype(np.float64)
     grid["throughput"] = grid["throughput"].astype(np.float64)
+    for n in group_nets:
+        check_element_size(hw, n, stacklevel=3)
     # Each (network, batch) group splits by scheduler: one schedule per (network, batch,
     # scheduler), the policies of that sub-group prepared once for it.
     sched_of = {label: str(c.scheduler) for label, c in pols.by_label.items()}

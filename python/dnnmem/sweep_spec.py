@@ -1,18 +1,21 @@
 """Sweep specifications in YAML, for ``dnnmem sweep SPEC.yaml``.
 
-A specification names the grid ``dnnmem.sweep`` evaluates::
+A specification names the grid ``dnnmem.sweep`` evaluates (every key: docs/sweeps.md, "The YAML
+format")::
 
     network: [resnet50, mobilenet_v2]   # built-in names or JSON files (relative to the YAML)
     batch: 32                           # a value or a list
     hardware: rtx2080ti                 # optional preset: defaults for the three below
+    precision: fp32                     # with hardware: its peak and the element size
     capacity: {start: 24MiB, stop: 1000MiB, step: 2MiB}   # a range (stop included) ...
     bandwidth: [616GB/s, 1555GB/s]      # ... or a list, or one value
     throughput: 13.45TFLOPS
     policy: [lookahead, belady]
     threads: 2                          # optional
+    ops_per_mac: 2                      # optional
 
-Every value accepts the unit strings of :mod:`dnnmem.units`. Unknown keys are errors naming the
-file and the key.
+Every value accepts the unit strings of :mod:`dnnmem.units` (or plain numbers in base units).
+Unknown keys are errors naming the file and the key.
 """
 
 from __future__ import annotations
@@ -70,7 +73,8 @@ def read_sweep_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read a YAML sweep specification into keyword arguments of :func:`dnnmem.sweep`.
 
     Network entries that are files are resolved relative to the YAML file. A ``hardware``
-    preset (and ``precision``) fills in capacity, bandwidth and throughput not given.
+    preset (and ``precision``) becomes the ``hardware=`` argument: it fills in capacity,
+    bandwidth and throughput not given, and its precision sets the networks' element size.
 
     Raises
     ------
@@ -102,6 +106,9 @@ def read_sweep_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
         candidate = path.parent / str(n)
         resolved.append(str(candidate) if isinstance(n, str) and candidate.is_file() else n)
     args["network"] = resolved if isinstance(args["network"], list) else resolved[0]
+    if "precision" in doc and "hardware" not in doc:
+        raise ValueError(f"{path}: precision: needs a hardware preset (key 'hardware'), whose "
+                         f"peak at that precision it selects")
     if "hardware" in doc:
         from .presets import hardware as preset
 
@@ -110,6 +117,7 @@ def read_sweep_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
                                             if "precision" in doc else {}))
         except ValueError as e:
             raise ValueError(f"{path}: hardware: {e}") from None
-        for key in ("capacity", "bandwidth", "throughput"):
-            args.setdefault(key, getattr(hw, key))
+        # The preset gives the defaults of capacity, bandwidth and throughput, and its precision
+        # the element size of the networks (dnnmem.sweep's hardware=).
+        args["hardware"] = hw
     return args

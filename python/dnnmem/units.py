@@ -72,8 +72,9 @@ def _rate_units(suffixes: tuple[str, ...]) -> dict[str, float]:
 
 
 _BYTES = _byte_units()
-_BANDWIDTH = _rate_units(("B/s", "Bps", "B/S"))
-_THROUGHPUT = _rate_units(("FLOPS", "FLOP/s", "flops", "FLOP/S"))
+# A plain number ("616e9") is in base units, as it is for sizes.
+_BANDWIDTH = {"": 1.0, **_rate_units(("B/s", "Bps", "B/S"))}
+_THROUGHPUT = {"": 1.0, **_rate_units(("FLOPS", "FLOP/s", "flops", "FLOP/S"))}
 
 
 def parse_bytes(value: str | float) -> int:
@@ -82,7 +83,8 @@ def parse_bytes(value: str | float) -> int:
     Parameters
     ----------
     value : str or number
-        ``"24MiB"`` (binary), ``"40MB"`` (SI), ``"512 KiB"``, or a number of bytes.
+        ``"24MiB"`` (binary), ``"40MB"`` (SI), ``"512 KiB"``, or a number of bytes (also as
+        a string without a unit: ``"25165824"``, ``"2.5e7"``).
 
     Returns
     -------
@@ -102,14 +104,16 @@ def parse_bytes(value: str | float) -> int:
 
 
 def parse_bandwidth(value: str | float) -> float:
-    """Parse a bandwidth into bytes/s (``"616GB/s"`` → 616e9; ``"1TiB/s"`` → 2**40)."""
+    """Parse a bandwidth into bytes/s (``"616GB/s"`` → 616e9; ``"1TiB/s"`` → 2**40; a number,
+    or a string without a unit such as ``"616e9"``, is bytes/s)."""
     if isinstance(value, str):
         return _split(value, "bandwidth", _BANDWIDTH, "616GB/s")
     return _check_number(value, "bandwidth")
 
 
 def parse_throughput(value: str | float) -> float:
-    """Parse a compute throughput into FLOP/s (``"13.45TFLOPS"`` → 13.45e12)."""
+    """Parse a compute throughput into FLOP/s (``"13.45TFLOPS"`` → 13.45e12; a number, or a
+    string without a unit such as ``"13.45e12"``, is FLOP/s)."""
     if isinstance(value, str):
         return _split(value, "throughput", _THROUGHPUT, "13.45TFLOPS")
     return _check_number(value, "throughput")

@@ -183,7 +183,9 @@ def panels(names: Sequence[str], ncols: int = 2) -> tuple[Figure, list[Any]]:
         raise ValueError("names: no network to plot (none of them is built in)")
     ncols = min(ncols, len(names))
     nrows = -(-len(names) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(6.0 * ncols, 4.4 * nrows), squeeze=False)
+    # Constrained layout: it makes room for the legends dnnmem.plots draws outside each panel.
+    fig, axes = plt.subplots(nrows, ncols, figsize=(7.5 * ncols, 4.4 * nrows), squeeze=False,
+                             layout="constrained")
     flat = list(axes.flat)
     for ax in flat[len(names):]:
         ax.set_visible(False)
@@ -200,7 +202,6 @@ def per_network_figure(df: pd.DataFrame, draw: Callable[..., Any], title: str) -
         ax.set_title(f"{name} (N={int(df.loc[df.network == name, 'batch'].iloc[0])})",
                      fontsize=10)
     fig.suptitle(title)
-    fig.tight_layout()
     return fig
 
 

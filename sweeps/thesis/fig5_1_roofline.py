@@ -84,7 +84,6 @@ def plot(df: pd.DataFrame) -> Figure:
                           ax=ax)
         ax.set_title(f"{name} (N={batch})", fontsize=10)
     fig.suptitle("Fig. 5.1 — modified roofline, RTX 2080 Ti roof (13.45 TFLOP/s, 616 GB/s)")
-    fig.tight_layout()
     return fig
 
 

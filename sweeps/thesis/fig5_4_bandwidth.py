@@ -41,11 +41,15 @@ def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
 
 
 def plot(df: pd.DataFrame) -> Figure:
-    """One :func:`dnnmem.plots.bandwidth_vs_capacity` panel per network (peaks dotted)."""
+    """One :func:`dnnmem.plots.bandwidth_vs_capacity` panel per network in GB/s, as the thesis
+    draws it (a log axis, so that the lines are not squashed under the 1555 GB/s peak; peaks
+    dotted)."""
+    from functools import partial
+
     from dnnmem.plots import bandwidth_vs_capacity
 
     return C.per_network_figure(
-        df, bandwidth_vs_capacity,
+        df, partial(bandwidth_vs_capacity, relative=False),
         "Fig. 5.4 — average off-chip bandwidth vs capacity at 616 and 1555 GB/s "
         "(13.45 TFLOP/s)")
 

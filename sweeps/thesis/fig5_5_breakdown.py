@@ -92,7 +92,6 @@ def plot(df: pd.DataFrame) -> Figure:
                      fontsize=10)
     fig.suptitle("Fig. 5.5 — iteration time by layer kind vs capacity "
                  "(RTX 2080 Ti: 13.45 TFLOP/s, 616 GB/s; lookahead)")
-    fig.tight_layout()
     return fig
 
 

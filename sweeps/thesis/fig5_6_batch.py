@@ -64,7 +64,6 @@ def plot(df: pd.DataFrame) -> Figure:
         ax.set_title(name, fontsize=10)
     fig.suptitle("Fig. 5.6 — training throughput vs batch size at 24 and 400 MiB "
                  "(RTX 2080 Ti: 13.45 TFLOP/s, 616 GB/s; lookahead)")
-    fig.tight_layout()
     return fig
 
 

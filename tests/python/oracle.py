@@ -681,7 +681,10 @@ def _simulate(n, compute, tensors, work: _Work, capacity, link: _Link, wait_rule
             wire_out += link.wire(ti, tensors[ti].size)
         steps.append({"start": start, "end": end, "compute": compute[s],
                       "bytes_in": bytes_in, "bytes_out": bytes_out, "wire_in": wire_in,
-                      "wire_out": wire_out, "onchip": work.onchip[s]})
+                      "wire_out": wire_out, "onchip": work.onchip[s],
+                      # the step's own streamed accesses (Result.steps bytes_streamed_in/out)
+                      "streamed_in": sum(nb for _, nb in work.streamed_loads[s]),
+                      "streamed_out": sum(nb for _, nb in work.streamed_stores[s])})
         prev_end = end
     ch.serve(until=lambda: not ch.pending)            # rule 7: drain
     return steps, prev_end, max(prev_end, ch.clock), capacity_stall, ch.same_tensor_blocks

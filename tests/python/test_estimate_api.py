@@ -65,7 +65,8 @@ STEP_OUT = [24, 24, 16, 16, 56, 24, 60]
 
 STEP_COLUMNS = ["step", "name", "layer", "kind", "class", "phase", "part", "flops", "start",
                 "end", "time", "compute_time", "stall", "capacity_stall", "bytes_in", "bytes_out",
-                "link_in", "link_out", "resident_bytes"] + [f"bytes_{d}_{role}" for role in
+                "link_in", "link_out", "bytes_streamed_in", "bytes_streamed_out",
+                "resident_bytes"] + [f"bytes_{d}_{role}" for role in
                                      ("activation", "weight", "state", "gradient", "weight_grad")
                                      for d in ("in", "out")]
 
@@ -209,8 +210,9 @@ def test_hardware_from_strings_and_numbers():
     assert Hardware(capacity="1.5MB").capacity == 1_500_000  # MB = 10^6 B
     assert Hardware(bandwidth="1TB/s").bandwidth == 1e12
     assert a.ridge_point == 13.45e12 / 616e9
-    d = Hardware()
-    assert (d.capacity, d.bandwidth, d.throughput) == (0, 616e9, 13.45e12)
+    d = Hardware()  # dnnmem's one default design point, also the command line's
+    assert (d.capacity, d.bandwidth, d.throughput, d.precision) == (24 * MiB, 616e9, 13.45e12,
+                                                                    None)
 
 
 def test_hardware_replace():
@@ -338,7 +340,8 @@ def test_breakdowns_sum_to_the_time():
 def test_repr_and_html_carry_units(resnet):
     r = dnnmem.estimate(resnet, capacity="24MiB")
     text = repr(r)
-    assert text.startswith("<dnnmem.Result resnet50 N=2, lookahead, Hardware(")
+    assert text.startswith("<dnnmem.Result resnet50, batch=2, 4 B/element, policy=lookahead, "
+                           "Hardware(capacity=24 MiB, ")
     assert "capacity=24 MiB" in text and "616 GB/s" in text and "13.45 TFLOPS" in text
     assert re.search(r"time\s+[\d.]+ ms", text), text
     assert re.search(r"traffic in / out\s+[\d.]+ [MG]iB / [\d.]+ [MG]iB", text), text

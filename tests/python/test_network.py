@@ -641,11 +641,12 @@ def test_cli_summary(small_path, capsys):
     assert out == load_network(SMALL, batch=2).summary() + "\n"
 
 
-def test_cli_summary_default_batch_is_32(small_path, capsys):
+def test_cli_summary_default_batch_is_1(small_path, capsys):
+    # The same default as load_network() and dnnmem.network() (docs/sweeps.md, "Defaults").
     assert cli_main(["summary", str(small_path)]) == 0
     out, _ = capsys.readouterr()
-    assert out.splitlines()[0] == "small: 7 layers (5 with a step), batch 32, 4 B/element"
-    assert f"forward {dnnmem.units.format_count(16 * 33_792, 'FLOP')}" in out
+    assert out.splitlines()[0] == "small: 7 layers (5 with a step), batch 1, 4 B/element"
+    assert f"forward {dnnmem.units.format_count(16 * 33_792 // 32, 'FLOP')}" in out
 
 
 def test_cli_summary_steps(small_path, capsys):

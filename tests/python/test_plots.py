@@ -75,11 +75,16 @@ def test_traffic_vs_capacity(sweep):
     assert ax.get_title().splitlines()[1] == "resnet50 · N=2 · 616 GB/s · 13.45 TFLOPS"
     assert ax.get_xlabel() == "on-chip capacity (MiB)"
     assert ax.get_ylabel() == "traffic per iteration (MiB)"
-    # Two policies remain: one in / out pair each.
-    # Groups in category order; "none" has no rows and no line.
-    assert legend_labels(ax) == ["lookahead: in", "lookahead: out", "belady: in", "belady: out"]
+    # Two policies remain ("none" has no rows and no line), and at these capacities their
+    # traffic is the same: one in / out pair, whose legend entry names both, then the styles.
     rows = sweep[(sweep.batch == 2) & (sweep.bandwidth == GDDR6) & (sweep.throughput == T2080)
                  & (sweep.policy == "lookahead")].sort_values("capacity")
+    other = sweep[(sweep.batch == 2) & (sweep.bandwidth == GDDR6) & (sweep.throughput == T2080)
+                  & (sweep.policy == "belady")].sort_values("capacity")
+    assert list(rows["traffic_in"]) == list(other["traffic_in"])
+    assert list(rows["traffic_out"]) == list(other["traffic_out"])
+    assert legend_labels(ax) == ["lookahead / belady", "traffic in", "traffic out"]
+    assert len(ax.get_lines()) == 2
     line_in, line_out = ax.get_lines()[0:2]
     np.testing.assert_allclose(line_in.get_xdata(), [4, 16, 64])
     np.testing.assert_allclose(line_in.get_ydata(), rows["traffic_in"] / MIB)
@@ -118,18 +123,29 @@ def test_time_vs_capacity_without_speedup(sweep):
 
 
 def test_bandwidth_vs_capacity(sweep):
+    # Default: % of each line's own peak, so that 616 GB/s and 1555 GB/s share one 0-100 scale.
     ax = plots.bandwidth_vs_capacity(sweep, batch=2, throughput=T2080, policy="lookahead")
     assert ax.get_title().startswith("Average off-chip bandwidth vs capacity")
-    assert ax.get_ylabel() == "average bandwidth (GB/s)"
-    assert legend_labels(ax) == ["average 616 GB/s", "peak 616 GB/s", "average 1.555 TB/s",
-                                 "peak 1.555 TB/s"]  # format_bandwidth's own choice of unit
+    assert ax.get_ylabel() == "average bandwidth (% of peak)"
+    assert legend_labels(ax) == ["average 616 GB/s", "average 1.555 TB/s",
+                                 "peak bandwidth (100 %)"]  # format_bandwidth's own unit
+    assert ax.get_ylim() == (0, 105)
     lines = ax.get_lines()
-    np.testing.assert_allclose(lines[1].get_ydata(), [616, 616])
-    np.testing.assert_allclose(lines[3].get_ydata(), [1555, 1555])
     rows = sweep[(sweep.batch == 2) & (sweep.throughput == T2080) & (sweep.policy == "lookahead")
                  & (sweep.bandwidth == HBM2E)].sort_values("capacity")
-    np.testing.assert_allclose(lines[2].get_ydata(), rows["avg_bandwidth"] / 1e9)
-    assert np.all(lines[2].get_ydata() <= 1555 * (1 + 1e-12))  # never above the peak
+    np.testing.assert_allclose(lines[1].get_ydata(), 100 * rows["avg_bandwidth"] / HBM2E)
+    np.testing.assert_allclose(lines[2].get_ydata(), [100, 100])
+    assert np.all(lines[1].get_ydata() <= 100 * (1 + 1e-12))  # never above the peak
+    # Absolute, as the thesis draws it: GB/s on a log axis, each peak dotted and named on it.
+    ax = plots.bandwidth_vs_capacity(sweep, batch=2, throughput=T2080, policy="lookahead",
+                                     relative=False)
+    assert ax.get_ylabel() == "average bandwidth (GB/s)" and ax.get_yscale() == "log"
+    assert legend_labels(ax) == ["average 616 GB/s", "average 1.555 TB/s"]
+    lines = ax.get_lines()
+    np.testing.assert_allclose(lines[1].get_ydata(), rows["avg_bandwidth"] / 1e9)
+    np.testing.assert_allclose(lines[2].get_ydata(), [616, 616])
+    np.testing.assert_allclose(lines[3].get_ydata(), [1555, 1555])
+    assert [t.get_text() for t in ax.texts] == ["peak 616 GB/s", "peak 1.555 TB/s"]
 
 
 def test_throughput_vs_batch(sweep):
@@ -196,17 +212,20 @@ def test_modified_roofline_several_networks_and_grid():
 def test_roofline_of_an_estimate(result):
     ax = plots.roofline(result)
     assert ax.get_title().splitlines()[0] == "Roofline: achieved performance per step"
-    assert ax.get_xlabel() == "operational intensity (FLOP/byte of off-chip traffic)"
+    assert ax.get_xlabel() == \
+        "operational intensity (FLOP/byte of the step's own off-chip accesses)"
     assert ax.get_ylabel() == "achieved performance (TFLOP/s)"
     s = result.steps
-    moved = s["bytes_in"] + s["bytes_out"]
+    moved = s["bytes_streamed_in"] + s["bytes_streamed_out"]
     shown = s[(s["flops"] > 0) & (s["time"] > 0) & (moved > 0)]
+    on_chip = int(((s["flops"] > 0) & (s["time"] > 0) & (moved == 0)).sum())
     counts = shown["class"].where(shown["phase"] != "loss", "loss").value_counts()
     expected = [f"type {c} steps ({counts[c]})" for c in ("I", "II") if c in counts]
     expected += [f"loss steps ({counts['loss']})"] if "loss" in counts else []
+    expected += [f"all data on chip ({on_chip}):\nx = ∞, drawn at the edge"] if on_chip else []
     assert legend_labels(ax)[2:] == expected
     points = np.concatenate([c.get_offsets() for c in ax.collections])
-    assert len(points) == len(shown)
+    assert len(points) == len(shown) + on_chip
     assert np.all(points[:, 1] <= 13.45 * (1 + 1e-9))  # no step beats the compute roof
     with pytest.raises(TypeError, match="result: expected a dnnmem.Result"):
         plots.roofline(result.to_dict())
@@ -219,7 +238,8 @@ def test_time_breakdown_from_results():
     net = dnnmem.network("resnet50", batch=2)
     results = {c: dnnmem.estimate(net, capacity=c) for c in (4 * MIB, 64 * MIB)}
     ax = plots.time_breakdown(results, top=3)
-    assert ax.get_title() == "Iteration time by layer kind"
+    assert ax.get_title() == ("Iteration time by layer kind\n"
+                              "resnet50 N=2 · lookahead · 616 GB/s · 13.45 TFLOPS")
     assert ax.get_ylabel() == "time per iteration (ms)"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["4 MiB", "64 MiB"]
     labels = legend_labels(ax)
@@ -305,3 +325,121 @@ def test_filters(sweep):
     doubled = pd.concat([sweep, sweep])
     with pytest.raises(ValueError, match="several rows share one capacity"):
         plots.traffic_vs_capacity(doubled)
+
+
+# --------------------------------------------------------------------------------------------
+# what a reviewer checks by eye: legends, hidden lines, the roof, units
+# --------------------------------------------------------------------------------------------
+from plot_checks import legend_problems  # noqa: E402
+
+POLICIES = ["lookahead", "lru", "none"]
+
+
+@pytest.fixture(scope="module")
+def grid() -> pd.DataFrame:
+    """A real grid: 2 networks x 3 policies x 2 bandwidths x 2 throughputs x 3 capacities."""
+    return dnnmem.sweep(["resnet50", "mobilenet_v2"], batch=2, capacity=CAPS,
+                        bandwidth=[GDDR6, HBM2E], throughput=[T2080, T6900], policy=POLICIES,
+                        progress=False, threads=1)
+
+
+def _figures(grid: pd.DataFrame, sweep: pd.DataFrame, result: dnnmem.Result) -> dict:
+    net = dnnmem.network("resnet50", batch=2)
+    res = {c: dnnmem.estimate(net, capacity=c) for c in CAPS}
+    one = grid[grid.network == "resnet50"]
+    return {
+        "traffic": lambda: plots.traffic_vs_capacity(one),
+        "time": lambda: plots.time_vs_capacity(one),
+        "speedup": lambda: plots.time_vs_capacity(one, policy="lookahead", bandwidth=GDDR6),
+        "bandwidth %": lambda: plots.bandwidth_vs_capacity(one, policy="lookahead"),
+        "bandwidth GB/s": lambda: plots.bandwidth_vs_capacity(one, policy="lookahead",
+                                                              relative=False),
+        "batch": lambda: plots.throughput_vs_batch(sweep, bandwidth=GDDR6, throughput=T2080,
+                                                   policy="lookahead"),
+        "breakdown": lambda: plots.time_breakdown(res),
+        "timeline": lambda: plots.timeline(result, steps=(0, 60)),
+        "roofline": lambda: plots.roofline(result),
+        "modified roofline": lambda: plots.modified_roofline(["resnet50", "mobilenet_v2"]),
+        "modified roofline grid": lambda: plots.modified_roofline_grid(["resnet50",
+                                                                         "transformer"]),
+        "pareto": lambda: plots.plot_pareto(dnnmem.with_area(one), "area_mm2", "time"),
+        "overview": lambda: plots.sweep_overview(grid),
+    }
+
+
+def test_no_legend_covers_data_or_is_cut_off(grid, sweep, result):
+    for name, draw in _figures(grid, sweep, result).items():
+        drawn = draw()
+        fig = getattr(drawn, "figure", drawn)
+        assert legend_problems(fig) == [], name
+        plt.close(fig)
+
+
+def test_no_legend_entry_for_a_hidden_line(grid, sweep, result):
+    for name, draw in _figures(grid, sweep, result).items():
+        drawn = draw()
+        fig = getattr(drawn, "figure", drawn)
+        for ax in fig.axes:
+            shown = [line for line in ax.get_lines() if not line.get_label().startswith("_")]
+            data = [line.get_xydata().tobytes() + str(line.get_linestyle()).encode()
+                    for line in shown]
+            assert len(set(data)) == len(data), (name, [line.get_label() for line in shown])
+        plt.close(fig)
+
+
+def test_identical_series_are_one_entry(grid):
+    # Without a cache nothing depends on the bandwidth's traffic: one pair of lines, named
+    # for both bandwidths; the times differ, so they stay two lines.
+    none = grid[(grid.network == "resnet50") & (grid.policy == "none")
+                & (grid.throughput == T2080)]
+    ax = plots.traffic_vs_capacity(none)
+    assert legend_labels(ax) == ["616 GB/s / 1.555 TB/s", "traffic in", "traffic out"]
+    assert len(ax.get_lines()) == 2
+    ax = plots.time_vs_capacity(none)
+    assert legend_labels(ax) == ["time 616 GB/s", "time 1.555 TB/s"]
+
+
+def test_sweep_overview_facets_a_real_grid(grid):
+    fig = plots.sweep_overview(grid)
+    # 3 policies x 2 bandwidths x 2 throughputs = 12 lines per network > 8: split by policy.
+    assert len(fig.axes) == 2 * 2 * 3
+    assert fig.get_suptitle() == ("Sweep: 72 design points, one row per network, batch, "
+                                  "policy")
+    for ax in fig.axes:
+        assert len(legend_labels(ax)) <= plots.capacity.OVERVIEW_MAX_LINES + 2
+    small = plots.sweep_overview(grid[grid.policy == "lookahead"])
+    assert len(small.axes) == 2 * 2  # 4 lines per panel: one row per network
+    assert [a.get_title().splitlines()[1] for a in small.axes[::2]] == \
+        ["resnet50 · N=2 · lookahead", "mobilenet_v2 · N=2 · lookahead"]
+
+
+@pytest.mark.parametrize("policy", list(dnnmem.policies()))
+def test_roofline_no_step_above_the_roof(policy):
+    for name, cap in (("resnet50", 4 * MIB), ("resnet50", 64 * MIB), ("transformer", 8 * MIB)):
+        r = dnnmem.estimate(name, batch=2, capacity=cap, policy=policy, bandwidth=GDDR6,
+                            throughput=T2080)
+        s = r.steps
+        streamed_in, streamed_out = s["bytes_streamed_in"], s["bytes_streamed_out"]
+        assert (streamed_in <= s["bytes_in"]).all() and (streamed_out <= s["bytes_out"]).all()
+        if policy == "none":  # every access streamed
+            assert (streamed_in == s["bytes_in"]).all()
+            assert (streamed_out == s["bytes_out"]).all()
+        ax = plots.roofline(r)
+        edge = ax.get_xlim()[1] / 1.6
+        for coll in ax.collections:
+            x, y = np.asarray(coll.get_offsets()).T
+            roof = np.where(np.isclose(x, edge), 13.45, np.minimum(13.45, GDDR6 * x / 1e12))
+            assert np.all(y <= roof * (1 + 1e-9)), (name, cap, coll.get_label())
+        plt.close(ax.figure)
+
+
+def test_plot_pareto_defaults_have_units(sweep):
+    df = dnnmem.with_area(sweep[sweep.batch == 2])
+    ax = plots.plot_pareto(df, "area_mm2", "time")
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("SRAM area (mm²)", "time per iteration (ms)")
+    assert ax.get_title() == "Pareto front: time per iteration vs SRAM area"
+    front = dnnmem.pareto(df, minimize=["area_mm2", "time"]).sort_values(["area_mm2", "time"])
+    np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), front["time"] * 1e3)
+    ax = plots.plot_pareto(df, "capacity", "avg_bandwidth", maximize=["avg_bandwidth"])
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("on-chip capacity (MiB)",
+                                                  "average off-chip bandwidth (GB/s)")

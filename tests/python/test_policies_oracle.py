@@ -46,6 +46,8 @@ def check_against_oracle(net: dnnmem.Network, policy: str, capacity: int,
     steps = r.steps
     assert list(steps["bytes_in"]) == [d["bytes_in"] for d in o["steps"]], where
     assert list(steps["bytes_out"]) == [d["bytes_out"] for d in o["steps"]], where
+    assert list(steps["bytes_streamed_in"]) == [d["streamed_in"] for d in o["steps"]], where
+    assert list(steps["bytes_streamed_out"]) == [d["streamed_out"] for d in o["steps"]], where
     for key in ("start", "end"):
         mine, ref = list(steps[key]), [float(d[key]) for d in o["steps"]]
         bad = [i for i, (a, b) in enumerate(zip(mine, ref)) if not _close(a, b, time)]

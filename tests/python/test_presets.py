@@ -80,8 +80,11 @@ def test_thesis_group_is_table_5_2() -> None:
 
 
 def test_default_hardware_is_the_thesis_rtx2080ti() -> None:
-    # Hardware()'s defaults (616 GB/s, 13.45 TFLOPS) are the thesis's default configuration.
-    assert dnnmem.hardware("rtx2080ti", capacity=0, name="") == dnnmem.Hardware()
+    # Hardware()'s defaults (616 GB/s, 13.45 TFLOPS) are the thesis's RTX 2080 Ti, with the
+    # 24 MiB on chip that the command line also defaults to; Hardware() states no precision.
+    hw = dnnmem.hardware("rtx2080ti", capacity="24MiB", name="")
+    assert hw.precision == "fp32" and hw.bytes_per_element == 4
+    assert hw.replace(precision=None) == dnnmem.Hardware()
 
 
 # --- the data -----------------------------------------------------------------------------------

@@ -474,8 +474,9 @@ def compare_with_oracle(net: dnnmem.Network, policy: str, capacity: int, bandwid
                                                          o["capacity_stall"]):
         diffs.append("drain or capacity stall")
     s = r.steps
-    for key in ("bytes_in", "bytes_out"):
-        if list(s[key]) != [d[key] for d in o["steps"]]:
+    for key, ref in (("bytes_in", "bytes_in"), ("bytes_out", "bytes_out"),
+                     ("bytes_streamed_in", "streamed_in"), ("bytes_streamed_out", "streamed_out")):
+        if list(s[key]) != [d[ref] for d in o["steps"]]:
             diffs.append(f"per-step {key}")
     for key in ("start", "end"):
         if not all(abs(Fraction(x) - d[key]) <= REL * o["time"] for x, d in zip(s[key], o["steps"])):

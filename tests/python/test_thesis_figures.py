@@ -215,10 +215,13 @@ def test_knee():
 
 
 def test_plots(mods):
+    from plot_checks import legend_problems
+
     for m in mods.figures:
         fig = m.plot(mods.data[m.NAME])
         assert len([a for a in fig.axes if a.get_visible() and a.get_label() != "<colorbar>"]) \
             >= len(networks())
+        assert legend_problems(fig) == [], m.NAME  # no legend over data, none cut off
         path = mods._common.save_figure(fig, m.NAME)
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

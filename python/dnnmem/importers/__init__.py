@@ -15,6 +15,7 @@ import importlib
 import os
 from typing import Any, Callable
 
+from .._optional import require
 from ..network import Network
 from ._common import ImporterWarning, UnsupportedOperatorError
 from .darknet import from_darknet
@@ -56,6 +57,11 @@ IMPORTERS: dict[str, Callable[..., Any]] = {
 }
 
 
+#: File extension → the optional package its importer needs (checked before importing).
+NEEDS: dict[str, str] = {".onnx": "onnx", ".keras": "keras", ".h5": "keras", ".pt": "torch",
+                         ".pth": "torch", ".pt2": "torch"}
+
+
 def import_model(path: str | os.PathLike[str], *, batch: int = 1, strict: bool = True,
                  document: bool = False) -> Network | dict[str, Any]:
     """Import a model file with the importer its extension selects (:data:`IMPORTERS`).
@@ -75,12 +81,17 @@ def import_model(path: str | os.PathLike[str], *, batch: int = 1, strict: bool =
     ------
     ValueError
         The extension has no importer (the message lists the known ones).
+    dnnmem._optional.MissingDependency
+        An ImportError: the importer's package (onnx, keras, torch) is not installed; the
+        message names the extra to install.
     """
     p = os.fspath(path)
     name = p.lower()
     # Longest extension first, so ".weights.h5"-style double extensions can be registered.
     for ext in sorted(IMPORTERS, key=len, reverse=True):
         if name.endswith(ext):
+            if ext in NEEDS:
+                require(NEEDS[ext], f"importing {ext} files")
             return IMPORTERS[ext](p, batch=batch, strict=strict, document=document)
     raise ValueError(f"{p}: no importer for this file extension (known: "
                      f"{', '.join(sorted(IMPORTERS))})")

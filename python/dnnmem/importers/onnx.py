@@ -55,8 +55,10 @@ def _onnx() -> Any:
     try:
         import onnx
     except ImportError as e:  # pragma: no cover - depends on the environment
-        raise ImportError("the ONNX importer needs the 'onnx' package: "
-                          "pip install 'dnnmem[onnx]'") from e
+        from .._optional import install_hint
+
+        raise ImportError(f"the ONNX importer needs the 'onnx' package: "
+                          f"{install_hint('onnx')}") from e
     return onnx
 
 

@@ -1,8 +1,11 @@
 """Figures of the thesis's Chapter 5 and more, from sweep DataFrames and estimates.
 
-matplotlib is imported only when a function draws (``pip install dnnmem[plot]``). Every
+matplotlib is imported only when a function draws (``pip install ".[plot]"`` in a clone). Every
 function takes ``ax=None`` (a new figure when None) and returns the Axes it drew on, except
-:func:`modified_roofline_grid`, which returns a Figure; none calls ``plt.show()``.
+:func:`modified_roofline_grid` and :func:`sweep_overview`, which return a Figure; none calls
+``plt.show()``. Legends sit outside the axes (new figures use constrained layout to make room;
+with axes of your own, use ``layout="constrained"`` or ``bbox_inches="tight"``), and series
+that coincide are drawn once with one legend entry naming them all.
 
 ========================== =================================================== ==============
 function                   what                                                thesis
@@ -15,6 +18,7 @@ time_vs_capacity           iteration time (+ speedup of two throughputs)       F
 bandwidth_vs_capacity      average bandwidth vs capacity                       Fig. 5.4
 time_breakdown             stacked time by layer kind at chosen capacities     Fig. 5.5
 throughput_vs_batch        samples/s vs batch size                             Fig. 5.6
+sweep_overview             traffic and time vs capacity, a row per network     Figs. 5.2, 5.3
 timeline                   per-step compute / stall / transfers of one estimate
 plot_pareto                all points faint, the Pareto front highlighted
 ========================== =================================================== ==============
@@ -23,8 +27,8 @@ plot_pareto                all points faint, the Pareto front highlighted
 from __future__ import annotations
 
 from ..pareto import plot_pareto
-from .capacity import bandwidth_vs_capacity, throughput_vs_batch, time_vs_capacity, \
-    traffic_vs_capacity
+from .capacity import bandwidth_vs_capacity, sweep_overview, throughput_vs_batch, \
+    time_vs_capacity, traffic_vs_capacity
 from .result import breakdown_table, time_breakdown, timeline
 from .roofline import layer_points, modified_roofline, modified_roofline_grid, roofline
 
@@ -37,6 +41,7 @@ __all__ = [
     "time_vs_capacity",
     "bandwidth_vs_capacity",
     "throughput_vs_batch",
+    "sweep_overview",
     "breakdown_table",
     "time_breakdown",
     "timeline",

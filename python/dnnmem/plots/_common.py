@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
+from .._optional import require
 from ..hardware import FIELD_PARSERS
 from ..sweep import INPUT_COLUMNS
 from ..units import format_bandwidth, format_bytes, format_throughput
@@ -92,30 +94,124 @@ def context(df: pd.DataFrame, exclude: Sequence[str]) -> str:
     return " · ".join(parts)
 
 
-def groups(df: pd.DataFrame, x: str, where: str) -> list[tuple[str, pd.DataFrame]]:
+def _factored(keys: Sequence[str], members: list[dict[str, Any]]) -> str:
+    """One label for several identical series: the values the members share once, then the
+    others — "lru, 616 GB/s / 1.555 TB/s" when the members are every combination of their
+    values, else each member's own values joined by "; " — wrapped to lines of 44 characters."""
+    if not keys:
+        return ""
+    values = {k: list(dict.fromkeys(m[k] for m in members)) for k in keys}
+    shared = [describe(k, values[k][0]) for k in keys if len(values[k]) == 1]
+    differ = [k for k in keys if len(values[k]) > 1]
+    if not differ:
+        text = ", ".join(shared)
+    elif len(members) == int(np.prod([len(values[k]) for k in differ])):
+        text = ", ".join(shared + [" / ".join(describe(k, v) for v in values[k])
+                                   for k in differ])
+    else:
+        own = "; ".join(" ".join(describe(k, m[k]) for k in differ) for m in members)
+        text = ", ".join(shared + [own])
+    return "\n".join(textwrap.wrap(text, 44, break_long_words=False)) or text
+
+
+def groups(df: pd.DataFrame, x: str, where: str, values: Sequence[str] = (),
+           keys: Sequence[str] | None = None) -> list[tuple[str, pd.DataFrame]]:
     """Split ``df`` into one (label, rows sorted by ``x``) per combination of the design-point
-    columns that vary (other than ``x``); raise if a group has two rows at the same ``x``."""
-    keys = varying(df, exclude=[x])
-    parts = [("", df)] if not keys else [
-        (", ".join(describe(k, v) for k, v in zip(keys, key if isinstance(key, tuple) else (key,))),
-         g) for key, g in df.groupby(keys, sort=True, observed=True)]
-    out = []
-    for label, g in parts:
+    columns that vary (other than ``x``; or of ``keys``); raise if a group has two rows at the
+    same ``x``.
+
+    Groups whose ``x`` and ``values`` columns are identical would be drawn on top of each other
+    and only the last one seen: they are merged into one, labelled with all their members
+    (``"616 GB/s / 1.555 TB/s, lru"``), so that the legend has no entry for a hidden line.
+    """
+    keys = varying(df, exclude=[x]) if keys is None else list(keys)
+    parts = [({}, df)] if not keys else [
+        (dict(zip(keys, key if isinstance(key, tuple) else (key,))), g)
+        for key, g in df.groupby(keys, sort=True, observed=True)]
+    merged: list[tuple[list[dict[str, Any]], pd.DataFrame, np.ndarray | None]] = []
+    for key, g in parts:
         if g[x].duplicated().any():
+            label = ", ".join(describe(k, v) for k, v in key.items())
             raise ValueError(f"{where}: several rows share one {x} for {label or 'the data'}; "
                              f"filter them (network=, batch=, policy=, bandwidth=, throughput=)")
-        out.append((label, g.sort_values(x)))
-    return out
+        g = g.sort_values(x)
+        data = g[[x, *values]].to_numpy(dtype=float) if values else None
+        for members, _, seen in merged:
+            if data is not None and seen is not None and seen.shape == data.shape \
+                    and np.array_equal(seen, data):
+                members.append(key)
+                break
+        else:
+            merged.append(([key], g, data))
+    return [(_factored(keys, members), g) for members, g, _ in merged]
 
 
-def new_axes(ax: Axes | None, figsize: tuple[float, float] = (6.4, 4.5)) -> Axes:
-    """``ax``, or the axes of a new figure (matplotlib imported only here)."""
+def new_axes(ax: Axes | None, figsize: tuple[float, float] = (8.0, 4.5)) -> Axes:
+    """``ax``, or the axes of a new figure (matplotlib imported only here). New figures use
+    matplotlib's constrained layout, which makes room for the legends drawn outside the axes."""
     if ax is not None:
         return ax
+    require("matplotlib", "drawing plots")
     import matplotlib.pyplot as plt
 
-    _, new = plt.subplots(figsize=figsize)
+    _, new = plt.subplots(figsize=figsize, layout="constrained")
     return new
+
+
+def outside_legend(ax: Axes, handles: list[Any] | None = None, labels: list[str] | None = None,
+                   *, below: bool = False, title: str | None = None) -> Any:
+    """A legend outside the axes, where it cannot cover data: right of them, or below them
+    (``below=True``, for axes with a second y axis on the right). Long legends get columns.
+    Returns the Legend, or None when there is nothing to label."""
+    if handles is None or labels is None:
+        handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return None
+    if below:
+        # Under the x label: constrained layout (new_axes) makes room for it.
+        return ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.16),
+                         ncol=min(len(handles), 3), fontsize=8, title=title,
+                         title_fontsize=8)
+    ncol = 1 + (len(handles) - 1) // 18
+    return ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                     borderaxespad=0.0, ncol=ncol, fontsize=8, title=title, title_fontsize=8)
+
+
+#: Display name and unit steps of the sweep columns (axis labels with units, e.g. for Pareto).
+COLUMN_UNITS: dict[str, tuple[str, list[tuple[float, str]] | None]] = {
+    "time": ("time per iteration", TIME),
+    "compute_time": ("compute time", TIME),
+    "stall_time": ("stall time", TIME),
+    "capacity_stall_time": ("capacity stall time", TIME),
+    "drain_time": ("drain time", TIME),
+    "capacity": ("on-chip capacity", BYTES),
+    "traffic_in": ("off-chip traffic in", BYTES),
+    "traffic_out": ("off-chip traffic out", BYTES),
+    "traffic": ("off-chip traffic", BYTES),
+    "bandwidth": ("peak off-chip bandwidth", BANDWIDTH),
+    "avg_bandwidth": ("average off-chip bandwidth", BANDWIDTH),
+    "throughput": ("peak throughput", FLOPS),
+    "flops": ("FLOPs per iteration", [(1e12, "TFLOP"), (1e9, "GFLOP"), (1e6, "MFLOP"),
+                                      (1.0, "FLOP")]),
+}
+_FIXED_UNITS = {"area_mm2": ("SRAM area", "mm²"), "samples_per_s": ("training throughput",
+                                                                    "samples/s"),
+                "utilization": ("compute utilization", "fraction"),
+                "active_time": ("memory active time", "fraction of the iteration"),
+                "batch": ("batch size", "samples")}
+
+
+def column_axis(col: str, values: Any) -> tuple[float, str]:
+    """(divisor, axis label with its unit) for a sweep column: ``("time", …)`` → (1e-3,
+    "time per iteration (ms)"); a column not known here keeps its name and no divisor."""
+    if col in COLUMN_UNITS:
+        name, steps = COLUMN_UNITS[col]
+        factor, u = unit(values, steps, headroom=1.0) if steps else (1.0, "")
+        return factor, f"{name} ({u})"
+    if col in _FIXED_UNITS:
+        name, u = _FIXED_UNITS[col]
+        return 1.0, f"{name} ({u})"
+    return 1.0, col
 
 
 def title(ax: Axes, main: str, sub: str) -> None:

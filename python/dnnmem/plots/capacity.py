@@ -14,15 +14,34 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from .._optional import require
 from ..units import format_throughput
-from ._common import BANDWIDTH, BYTES, TIME, context, describe, groups, new_axes, select, title, \
-    unit, varying
+from ._common import BANDWIDTH, BYTES, TIME, check_frame, context, describe, groups, new_axes, \
+    outside_legend, select, title, unit, varying
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 __all__ = ["traffic_vs_capacity", "time_vs_capacity", "bandwidth_vs_capacity",
-           "throughput_vs_batch"]
+           "throughput_vs_batch", "sweep_overview"]
+
+
+def _color(i: int, n: int) -> Any:
+    """The colour of series i of n: matplotlib's 10-colour cycle, or tab20 beyond 10 series."""
+    if n <= 10:
+        return f"C{i}"
+    import matplotlib
+
+    return matplotlib.colormaps["tab20"](i % 20)
+
+
+def _style_keys() -> list[Any]:
+    """Legend entries for the line styles of traffic plots: in solid, out dashed."""
+    from matplotlib.lines import Line2D
+
+    return [Line2D([], [], color="k", ls="-", label="traffic in"),
+            Line2D([], [], color="k", ls="--", label="traffic out")]
 
 
 def _capacity_axis(ax: Axes, df: pd.DataFrame) -> float:
@@ -39,7 +58,9 @@ def traffic_vs_capacity(df: pd.DataFrame, *, network: Any = None, batch: Any = N
 
     Needs the columns ``capacity``, ``traffic_in``, ``traffic_out`` (bytes), and any column used
     as a filter. Draws, per remaining group, "in" solid and "out" dashed in one colour; the gap
-    between them is the re-fetched data.
+    between them is the re-fetched data. Groups with identical traffic are one line with one
+    legend entry naming them all. The legend is outside the axes, on the right: one entry per
+    group (its colour) and the two line styles.
 
     Returns
     -------
@@ -58,16 +79,21 @@ def traffic_vs_capacity(df: pd.DataFrame, *, network: Any = None, batch: Any = N
     ax = new_axes(ax)
     xf = _capacity_axis(ax, d)
     yf, yname = unit(d[["traffic_in", "traffic_out"]].to_numpy(), BYTES, headroom=10)
-    for i, (label, g) in enumerate(groups(d, "capacity", where)):
-        prefix = f"{label}: " if label else ""
-        ax.plot(g["capacity"] / xf, g["traffic_in"] / yf, "-", color=f"C{i}",
-                label=f"{prefix}in")
-        ax.plot(g["capacity"] / xf, g["traffic_out"] / yf, "--", color=f"C{i}",
-                label=f"{prefix}out")
+    parts = groups(d, "capacity", where, values=["traffic_in", "traffic_out"])
+    for i, (label, g) in enumerate(parts):
+        color = _color(i, len(parts))
+        ax.plot(g["capacity"] / xf, g["traffic_in"] / yf, "-", color=color,
+                label=label or "traffic in")
+        ax.plot(g["capacity"] / xf, g["traffic_out"] / yf, "--", color=color,
+                label="_nolegend_" if label else "traffic out")
     ax.set_ylabel(f"traffic per iteration ({yname})")
     ax.set_ylim(bottom=0)
     title(ax, "Off-chip traffic vs capacity", context(d, ["capacity"]))
-    ax.legend(fontsize=8)
+    handles, labels = ax.get_legend_handles_labels()
+    if len(parts) > 1 or parts[0][0]:
+        keys = _style_keys()
+        handles, labels = handles + keys, labels + [k.get_label() for k in keys]
+    outside_legend(ax, handles, labels)
     return ax
 
 
@@ -105,8 +131,9 @@ def time_vs_capacity(df: pd.DataFrame, *, speedup: bool | None = None, network: 
     ax = new_axes(ax)
     xf = _capacity_axis(ax, d)
     tf, tname = unit(d["time"], TIME)
-    for i, (label, g) in enumerate(groups(d, "capacity", where)):
-        ax.plot(g["capacity"] / xf, g["time"] / tf, "-o", ms=3, color=f"C{i}",
+    parts = groups(d, "capacity", where, values=["time"])
+    for i, (label, g) in enumerate(parts):
+        ax.plot(g["capacity"] / xf, g["time"] / tf, "-o", ms=3, color=_color(i, len(parts)),
                 label=f"time {label}".strip())
     ax.set_ylabel(f"time per iteration ({tname})")
     ax.set_ylim(bottom=0)
@@ -117,7 +144,8 @@ def time_vs_capacity(df: pd.DataFrame, *, speedup: bool | None = None, network: 
         raise ValueError(f"{where}: speedup needs exactly two throughputs and nothing else "
                          f"varying besides capacity; filter the rows (varying now: "
                          f"{varying(d, ['capacity'])})")
-    if can and speedup is not False:
+    twin = can and speedup is not False
+    if twin:
         lo, hi = sorted(d["throughput"].unique())
         t = d.pivot(index="capacity", columns="throughput", values="time").dropna()
         right = ax.twinx()
@@ -131,22 +159,34 @@ def time_vs_capacity(df: pd.DataFrame, *, speedup: bool | None = None, network: 
         h2, l2 = right.get_legend_handles_labels()
         handles, labels = handles + h2, labels + l2
     title(ax, "Iteration time vs capacity", context(d, ["capacity"]))
-    ax.legend(handles, labels, fontsize=8, loc="center right")
+    # With the speedup's axis on the right, the legend goes below the axes.
+    outside_legend(ax, handles, labels, below=twin)
     return ax
 
 
-def bandwidth_vs_capacity(df: pd.DataFrame, *, peak: bool = True, network: Any = None,
-                          batch: Any = None, policy: Any = None, bandwidth: Any = None,
-                          throughput: Any = None, ax: Axes | None = None) -> Axes:
+def bandwidth_vs_capacity(df: pd.DataFrame, *, relative: bool = True, peak: bool = True,
+                          network: Any = None, batch: Any = None, policy: Any = None,
+                          bandwidth: Any = None, throughput: Any = None,
+                          ax: Axes | None = None) -> Axes:
     """Average off-chip bandwidth (Eq. 4.1) against capacity (thesis Fig. 5.4).
 
-    Needs ``capacity``, ``avg_bandwidth`` (bytes/s) and, with ``peak=True``, ``bandwidth``: each
-    group's peak is drawn dotted in its colour.
+    Needs ``capacity``, ``avg_bandwidth`` (bytes/s) and, with ``relative`` or ``peak``,
+    ``bandwidth`` (the peak).
+
+    Parameters
+    ----------
+    relative : bool
+        True (default): each line in % of its own peak bandwidth (the memory's active time,
+        Eq. 4.2), on 0–100 %, so that lines of different peaks share one scale and none is
+        squashed under a peak far above it. False: bytes/s (GB/s), as the thesis draws it, on a
+        log axis, with each peak dotted and named on its line.
+    peak : bool
+        Draw the peak: the 100 % line (relative), or one dotted line per peak (absolute).
 
     Returns
     -------
     Axes
-        y in GB/s (or the unit that fits); one legend entry per line.
+        One legend entry per line (identical lines merged into one), outside the axes.
 
     Raises
     ------
@@ -154,24 +194,46 @@ def bandwidth_vs_capacity(df: pd.DataFrame, *, peak: bool = True, network: Any =
         A needed column missing, no matching row, or duplicates.
     """
     where = "bandwidth_vs_capacity"
-    need = ["capacity", "avg_bandwidth"] + (["bandwidth"] if peak else [])
+    need = ["capacity", "avg_bandwidth"] + (["bandwidth"] if relative or peak else [])
     d = select(df, need, where, network=network, batch=batch, policy=policy,
                bandwidth=bandwidth, throughput=throughput)
     ax = new_axes(ax)
     xf = _capacity_axis(ax, d)
-    cols = ["avg_bandwidth"] + (["bandwidth"] if peak else [])
-    yf, yname = unit(d[cols].to_numpy(), BANDWIDTH, headroom=10)
-    for i, (label, g) in enumerate(groups(d, "capacity", where)):
-        ax.plot(g["capacity"] / xf, g["avg_bandwidth"] / yf, "-o", ms=3, color=f"C{i}",
+    if relative:
+        d = d.assign(_y=100.0 * d["avg_bandwidth"] / d["bandwidth"])
+        yf, ylabel = 1.0, "average bandwidth (% of peak)"
+    else:
+        cols = ["avg_bandwidth"] + (["bandwidth"] if peak else [])
+        yf, yname = unit(d[cols].to_numpy(), BANDWIDTH, headroom=10)
+        d = d.assign(_y=d["avg_bandwidth"])
+        ylabel = f"average bandwidth ({yname})"
+    parts = groups(d, "capacity", where, values=["_y"])
+    for i, (label, g) in enumerate(parts):
+        ax.plot(g["capacity"] / xf, g["_y"] / yf, "-o", ms=3, color=_color(i, len(parts)),
                 label=f"average {label}".strip())
-        if peak:
-            for bw in g["bandwidth"].unique():
-                ax.axhline(bw / yf, color=f"C{i}", ls=":", lw=1,
-                           label=f"peak {describe('bandwidth', bw)}")
-    ax.set_ylabel(f"average bandwidth ({yname})")
-    ax.set_ylim(bottom=0)
+    if peak and relative:
+        ax.axhline(100.0, color="k", ls=":", lw=1, label="peak bandwidth (100 %)")
+    elif peak:
+        # Each peak named on its line (one legend style could not tell several apart).
+        for bw in sorted(d["bandwidth"].unique()):
+            ax.axhline(bw / yf, color="0.3", ls=":", lw=1)
+            # At the right, where more capacity has brought the lines down.
+            ax.annotate(f"peak {describe('bandwidth', bw)}", (0.99, bw / yf),
+                        xycoords=("axes fraction", "data"), xytext=(0, 2),
+                        textcoords="offset points", fontsize=7, color="0.3", va="bottom",
+                        ha="right")
+    ax.set_ylabel(ylabel)
+    if relative:
+        ax.set_ylim(0, 105)
+    else:
+        from matplotlib.ticker import LogLocator, ScalarFormatter
+
+        ax.set_yscale("log")
+        ax.yaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0), numticks=30))
+        ax.yaxis.set_major_formatter(ScalarFormatter())
+        ax.yaxis.set_minor_formatter("")
     title(ax, "Average off-chip bandwidth vs capacity", context(d, ["capacity"]))
-    ax.legend(fontsize=8)
+    outside_legend(ax)
     return ax
 
 
@@ -186,7 +248,8 @@ def throughput_vs_batch(df: pd.DataFrame, *, network: Any = None, policy: Any = 
     Returns
     -------
     Axes
-        x the batch sizes, y in samples/s; one legend entry per bar series (none if only one).
+        x the batch sizes, y in samples/s; one legend entry per bar series (none if only one),
+        outside the axes.
 
     Raises
     ------
@@ -211,5 +274,52 @@ def throughput_vs_batch(df: pd.DataFrame, *, network: Any = None, policy: Any = 
     ax.grid(True, axis="y", alpha=0.3)
     title(ax, "Training throughput vs batch size", context(d, ["batch"]))
     if len(parts) > 1:
-        ax.legend(fontsize=8)
+        outside_legend(ax)
     return ax
+
+
+#: At most this many lines per panel of :func:`sweep_overview` before it also splits by policy.
+OVERVIEW_MAX_LINES = 8
+
+
+def sweep_overview(df: pd.DataFrame) -> Figure:
+    """Traffic (Fig. 5.2) and time (Fig. 5.3) against capacity for a whole sweep.
+
+    One row of two panels — :func:`traffic_vs_capacity` and :func:`time_vs_capacity` — per
+    network and batch, and also per policy when a row would otherwise hold more than
+    :data:`OVERVIEW_MAX_LINES` lines; each panel has its own legend outside it. A real grid (4
+    networks × 2 policies × 2 bandwidths × 2 throughputs) thus gives readable panels of 4 lines
+    each instead of one panel with a legend of a hundred entries. ``dnnmem sweep --plot`` draws
+    this.
+
+    Returns
+    -------
+    Figure
+        Constrained layout, ``2 × rows`` axes; a suptitle with the number of design points.
+
+    Raises
+    ------
+    ValueError
+        A needed column (``capacity``, ``traffic_in``, ``traffic_out``, ``time``) missing.
+    """
+    where = "sweep_overview"
+    check_frame(df, ["capacity", "traffic_in", "traffic_out", "time"], where)
+    if df.empty:
+        raise ValueError(f"{where}: no rows")
+    require("matplotlib", "drawing plots")
+    from matplotlib.figure import Figure
+
+    facets = [c for c in ("network", "batch") if c in df.columns]
+    inner = varying(df, exclude=["capacity", *facets])
+    per_row = len(df[inner].drop_duplicates()) if inner else 1
+    if per_row > OVERVIEW_MAX_LINES and "policy" in inner:
+        facets.append("policy")
+    rows = [df] if not facets else [g for _, g in df.groupby(facets, sort=False, observed=True)]
+    fig = Figure(figsize=(14.0, 3.9 * len(rows)), layout="constrained")
+    axes = fig.subplots(len(rows), 2, squeeze=False)
+    for g, (left, right) in zip(rows, axes):
+        traffic_vs_capacity(g, ax=left)
+        time_vs_capacity(g, ax=right, speedup=False)
+    fig.suptitle(f"Sweep: {len(df)} design points, one row per "
+                 f"{', '.join(facets) or 'sweep'}", fontsize=11)
+    return fig

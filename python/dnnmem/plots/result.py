@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, Any, Mapping
 import numpy as np
 import pandas as pd
 
-from ..units import format_bytes
-from ._common import TIME, check_frame, new_axes, title, unit
+from ..units import format_bandwidth, format_bytes, format_throughput
+from ._common import TIME, check_frame, new_axes, outside_legend, title, unit
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -79,7 +79,9 @@ def time_breakdown(data: Mapping[Any, Result] | pd.DataFrame, *, by: str = "kind
     -------
     Axes
         One bar per capacity (numeric ones written as ``24 MiB``), y in ms (or the unit that
-        fits), one legend entry per category shown (largest first).
+        fits); the legend, outside the axes, lists the categories largest first (the bottom of
+        the stack). The subtitle names the
+        network, batch, policy and hardware when the results share them.
 
     Raises
     ------
@@ -90,11 +92,13 @@ def time_breakdown(data: Mapping[Any, Result] | pd.DataFrame, *, by: str = "kind
         raise ValueError(f"by: expected 'kind' or 'class', got {by!r}")
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
         raise ValueError(f"top: must be an integer >= 1, got {top!r}")
+    sub = ""
     if isinstance(data, pd.DataFrame):
         check_frame(data, ["capacity", by, "time"], "time_breakdown")
         d = data
     else:
         d = breakdown_table(data, by)
+        sub = _shared_context(list(data.values()))
     if d.duplicated(["capacity", by]).any():
         raise ValueError(f"time_breakdown: a {by} appears twice for one capacity")
     table = d.pivot(index="capacity", columns=by, values="time").fillna(0.0)
@@ -117,9 +121,22 @@ def time_breakdown(data: Mapping[Any, Result] | pd.DataFrame, *, by: str = "kind
     ax.set_xlabel("on-chip capacity")
     ax.set_ylabel(f"time per iteration ({tname})")
     ax.grid(True, axis="y", alpha=0.3)
-    title(ax, f"Iteration time by layer {by}", "")
-    ax.legend(fontsize=8, loc="upper right")
+    title(ax, f"Iteration time by layer {by}", sub)
+    # Outside the axes: the tallest bar reaches the top, wherever it is.
+    outside_legend(ax)
     return ax
+
+
+def _shared_context(results: list[Result]) -> str:
+    """What the results have in common (network, batch, policy, bandwidth, throughput), or ""
+    if they differ in more than the capacity."""
+    keys = {(r.network.name, r.network.batch, r.policy, r.hardware.bandwidth,
+             r.hardware.throughput) for r in results}
+    if len(keys) != 1:
+        return ""
+    name, batch, policy, bw, thr = keys.pop()
+    return (f"{name} N={batch} · {policy} · {format_bandwidth(bw)} · "
+            f"{format_throughput(thr)}")
 
 
 def timeline(result: Result, *, steps: slice | tuple[int, int] | None = None,
@@ -203,5 +220,5 @@ def timeline(result: Result, *, steps: slice | tuple[int, int] | None = None,
     title(ax, "Timeline of one training iteration",
           f"{net.name} N={net.batch} · {result.policy} · {format_bytes(result.hardware.capacity)}"
           f" · steps {int(s.index[0])}–{int(s.index[-1])} of {len(full)}")
-    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    outside_legend(ax)
     return ax

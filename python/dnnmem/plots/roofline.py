@@ -6,9 +6,14 @@ FLOPs of its step over the bytes that step accesses), y = min(rf(l) × bandwidth
 compute-bound layers; type-I layers (convolution, dense: each output from many inputs) and type-II
 layers (point-wise: batch norm, activations, add) are coloured apart.
 
-Classic roofline of an estimate: each step at x = its FLOPs over the off-chip bytes issued in it
-(``bytes_in + bytes_out`` of :attr:`Result.steps`: its own streamed data plus the prefetches and
-offloads the plan put there), y = its FLOPs over its time.
+Classic roofline of an estimate: each step at x = its FLOPs over the off-chip bytes of its own
+accesses (``bytes_streamed_in + bytes_streamed_out`` of :attr:`Result.steps`: the operands that
+are not on chip, read and written while it computes), y = its FLOPs over its time. That is what
+the roof bounds: those bytes are issued at the step's start and due at its end, so the step
+lasts at least bytes / bandwidth and at least FLOPs / throughput, and every point lies on or
+under the roof. Prefetches and offloads are left out on purpose: they move while other steps
+compute (that overlap is the point of the policy), so counting them where they are issued (or
+where their data is used) would put steps above the roof.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ from typing import TYPE_CHECKING, Sequence, Union
 import numpy as np
 import pandas as pd
 
+from .._optional import require
 from ..units import format_bandwidth, format_bytes, format_throughput
-from ._common import FLOPS, new_axes, title, unit
+from ._common import FLOPS, new_axes, outside_legend, title, unit
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -115,7 +121,8 @@ def modified_roofline(networks: NetworksLike, *, bandwidth: float = RTX_2080_TI_
     Returns
     -------
     Axes
-        Log-log; legend: roof, ridge point, then "<network> type I (n)" and "type II (n)".
+        Log-log; legend (outside the axes): roof, ridge point, then "<network> type I (n)" and
+        "type II (n)".
 
     Raises
     ------
@@ -146,7 +153,7 @@ def modified_roofline(networks: NetworksLike, *, bandwidth: float = RTX_2080_TI_
     ax.grid(True, which="both", alpha=0.25)
     sub = ", ".join(f"{n.name} N={n.batch}" for n in nets) + f" · {'+'.join(phases)} steps"
     title(ax, "Modified roofline (thesis Fig. 5.1)", sub)
-    ax.legend(fontsize=8, loc="lower right")
+    outside_legend(ax)
     return ax
 
 
@@ -161,6 +168,7 @@ def modified_roofline_grid(networks: NetworksLike, *, ncols: int = 2,
     Figure
         With one axes per network (titles name them), sharing the y range.
     """
+    require("matplotlib", "drawing plots")
     import matplotlib.pyplot as plt
 
     if isinstance(ncols, bool) or not isinstance(ncols, int) or ncols < 1:
@@ -169,28 +177,32 @@ def modified_roofline_grid(networks: NetworksLike, *, ncols: int = 2,
     ncols = min(ncols, len(nets))
     nrows = -(-len(nets) // ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 4.2 * nrows), squeeze=False,
-                             sharey=True)
+                             sharey=True, layout="constrained")
     for net, ax in zip(nets, axes.flat):
         modified_roofline(net, bandwidth=bandwidth, throughput=throughput, phases=phases, ax=ax)
     for ax in list(axes.flat)[len(nets):]:
         ax.set_visible(False)
-    fig.tight_layout()
     return fig
 
 
 def roofline(result: Result, *, ax: Axes | None = None) -> Axes:
     """A classic roofline with the achieved performance of every step of one estimate.
 
-    Uses :attr:`Result.steps` (``flops``, ``time``, ``bytes_in``, ``bytes_out``, ``class``,
-    ``phase``) and the result's hardware for the roof. Steps with no FLOPs, no time or no
-    off-chip traffic issued have no place on log axes and are left out; their count is written
-    in the plot.
+    Each step is drawn at x = FLOPs / its streamed off-chip bytes (``bytes_streamed_in +
+    bytes_streamed_out`` of :attr:`Result.steps`: its own operands that are not on chip), y =
+    FLOPs / its time. The roof min(throughput, bandwidth × x) bounds every point (a step lasts at
+    least its compute time and at least its streamed bytes / bandwidth), so a point under the
+    roof shows time lost to other transfers or to capacity waits. Steps whose data is all on
+    chip (no streamed byte: x is infinite) are drawn at the right edge with a ▷ marker; steps
+    with no FLOPs or no time are left out and counted in the title.
 
     Returns
     -------
     Axes
-        Log-log; x "operational intensity (FLOP/byte)", y in TFLOP/s (or the unit that fits);
-        legend: roof, ridge point, one entry per step class present (type I, type II, loss).
+        Log-log; x "operational intensity (FLOP/byte of the step's own off-chip accesses)", y in
+        TFLOP/s (or the unit that fits); legend outside the axes: roof, ridge point, one entry
+        per step class present (type I, type II, loss) and one for the steps with all data on
+        chip.
 
     Raises
     ------
@@ -202,35 +214,45 @@ def roofline(result: Result, *, ax: Axes | None = None) -> Axes:
     if not isinstance(result, Result):
         raise TypeError(f"result: expected a dnnmem.Result, got {type(result).__name__}")
     s = result.steps
-    moved = (s["bytes_in"] + s["bytes_out"]).to_numpy(dtype=float)
-    ok = (s["flops"].to_numpy() > 0) & (s["time"].to_numpy() > 0) & (moved > 0)
-    q = s[ok]
-    oi = q["flops"].to_numpy(dtype=float) / moved[ok]
-    perf = q["flops"].to_numpy(dtype=float) / q["time"].to_numpy(dtype=float)
+    flops = s["flops"].to_numpy(dtype=float)
+    seconds = s["time"].to_numpy(dtype=float)
+    moved = (s["bytes_streamed_in"] + s["bytes_streamed_out"]).to_numpy(dtype=float)
+    ok = (flops > 0) & (seconds > 0)
+    with np.errstate(divide="ignore"):
+        oi = np.where(moved > 0, flops / np.where(moved > 0, moved, 1.0), np.inf)
+    perf = np.where(ok, flops / np.where(seconds > 0, seconds, 1.0), 0.0)
     hw = result.hardware
     ax = new_axes(ax)
     yf, yname = unit(hw.throughput, FLOPS)
-    lo = float(oi.min()) if oi.size else 1.0
-    hi = float(oi.max()) if oi.size else 1.0
+    finite = ok & np.isfinite(oi)
+    ridge = hw.throughput / hw.bandwidth
+    lo = float(oi[finite].min()) if finite.any() else ridge
+    hi = float(oi[finite].max()) if finite.any() else ridge
     _roof(ax, lo, hi, hw.bandwidth, hw.throughput, yf)
-    cls = q["class"].where(q["phase"] != "loss", "loss").to_numpy()
+    xmax = max(hi, ridge) * 2  # the roof's right end: where the on-chip-only steps go
+    cls = s["class"].where(s["phase"] != "loss", "loss").to_numpy()
     for c in ("I", "II", "loss"):
-        m = cls == c
+        m = finite & (cls == c)
         if m.any():
             name = "loss" if c == "loss" else f"type {c}"
             ax.scatter(oi[m], perf[m] / yf, s=14, alpha=0.7, color=_CLASS_COLOR[c],
                        label=f"{name} steps ({int(m.sum())})")
+    on_chip = ok & ~np.isfinite(oi)
+    if on_chip.any():
+        ax.scatter(np.full(int(on_chip.sum()), xmax), perf[on_chip] / yf, s=22, marker=">",
+                   facecolors="none", edgecolors="0.35",
+                   label=f"all data on chip ({int(on_chip.sum())}):\nx = ∞, drawn at the edge")
     ax.set_xscale("log")
     ax.set_yscale("log")
-    ax.set_xlabel("operational intensity (FLOP/byte of off-chip traffic)")
+    ax.set_xlim(right=xmax * 1.6)
+    ax.set_xlabel("operational intensity (FLOP/byte of the step's own off-chip accesses)")
     ax.set_ylabel(f"achieved performance ({yname})")
     ax.grid(True, which="both", alpha=0.25)
     skipped = int((~ok).sum())
-    if skipped:
-        ax.text(0.02, 0.02, f"{skipped} of {len(s)} steps without FLOPs or off-chip traffic "
-                            f"not shown", transform=ax.transAxes, va="bottom", fontsize=7)
+    note = f"\n{skipped} of {len(s)} steps have no FLOPs and are not shown" if skipped else ""
     net = result.network
     title(ax, "Roofline: achieved performance per step",
-          f"{net.name} N={net.batch} · {result.policy} · {format_bytes(hw.capacity)}")
-    ax.legend(fontsize=8, loc="lower right")
+          f"{net.name} N={net.batch} · {result.policy} · {format_bytes(hw.capacity)} · "
+          f"{format_bandwidth(hw.bandwidth)} · {format_throughput(hw.throughput)}{note}")
+    outside_legend(ax)
     return ax

@@ -6,6 +6,7 @@ Each network is defined once, by a builder returning the JSON document of
 
 from __future__ import annotations
 
+import difflib
 from typing import Any, Callable
 
 from ..network import Network, load_network
@@ -34,7 +35,7 @@ from .transformer import transformer
 from .vgg import vgg16
 from .vit import vit_b16
 
-__all__ = ["network", "networks", "network_document"]
+__all__ = ["network", "networks", "network_document", "unknown_network_message"]
 
 _BUILDERS: dict[str, Callable[..., dict]] = {
     "resnet50": resnet50,
@@ -78,13 +79,26 @@ def networks() -> list[str]:
     return sorted(_BUILDERS)
 
 
+def unknown_network_message(name: str, files: bool = True) -> str:
+    """``"'resnet5' is neither a file nor a built-in network (did you mean resnet50?); built-in
+    networks: …"``: the closest built-in names (difflib) and all of them. ``files=False``:
+    ``"unknown network 'resnet5' …"`` (where only built-in names are accepted)."""
+    close = difflib.get_close_matches(name.lower(), networks(), n=3, cutoff=0.6)
+    hint = ""
+    if close:  # closest first
+        hint = f" (did you mean {', '.join(close[:-1])} or {close[-1]}?)" if len(close) > 1 \
+            else f" (did you mean {close[0]}?)"
+    head = f"{name!r} is neither a file nor a built-in network" if files else \
+        f"unknown network {name!r}"
+    return f"{head}{hint}; built-in networks: {', '.join(networks())}"
+
+
 def network_document(name: str, **options: Any) -> dict:
     """The JSON document (a dict) of a built-in network; options go to its builder."""
     try:
         builder = _BUILDERS[name.lower()]
     except KeyError:
-        raise ValueError(f"unknown network {name!r}; built-in networks: "
-                         f"{', '.join(networks())}") from None
+        raise ValueError(unknown_network_message(name, files=False)) from None
     return builder(**options)
 
 
