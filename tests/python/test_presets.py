@@ -51,6 +51,8 @@ def _figures(entry: dict) -> set[str]:
         figs.add("memory")
     figs |= {f"throughput.{p}" for p in entry["throughput"]}
     figs |= {f"extra.{k}" for k in entry.get("extra", {})}
+    if entry.get("compute"):  # the compute model (array shape) is a figure of the paper too
+        figs.add("compute")
     return figs
 
 
@@ -103,6 +105,8 @@ def test_every_figure_has_a_source(key: str) -> None:
 @pytest.mark.parametrize("key", list(CHIPS))
 def test_schema(key: str) -> None:
     e = CHIPS[key]
+    if "compute" in e:  # a policy part of kind compute, in its string form
+        assert dnnmem.Policy(compute=e["compute"]).compute is not None
     for field, typ in (("name", str), ("vendor", str), ("year", int), ("kind", str),
                        ("capacity_kind", str), ("bandwidth", str), ("notes", str),
                        ("default_precision", str), ("throughput", dict), ("sources", dict)):
