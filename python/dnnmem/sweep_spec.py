@@ -10,7 +10,7 @@ format")::
     capacity: {start: 24MiB, stop: 1000MiB, step: 2MiB}   # a range (stop included) ...
     bandwidth: [616GB/s, 1555GB/s]      # ... or a list, or one value
     throughput: 13.45TFLOPS
-    policy: [lookahead, belady]
+    policy: [lookahead, "split-backward + lru + ratio(activation=2)"]   # policies (docs/policies.md)
     threads: 2                          # optional
     ops_per_mac: 2                      # optional
 

@@ -405,3 +405,29 @@ def test_npu_presets_bring_their_systolic_array() -> None:
     assert dnnmem.estimate("resnet18", hardware=hw, batch=2,
                            policy="lookahead + peak").policy == "lookahead + peak"
     assert dnnmem.hardware("a100").compute == ""
+
+
+def test_yaml_sweep_and_cli_take_compositions(tmp_path, capsys) -> None:
+    from dnnmem import cli
+
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("network: resnet18\nbatch: 2\ncapacity: [0, 8MiB]\n"
+                    "policy: [lookahead, 'split-backward(first=dw) + lru + ratio(activation=2)']\n")
+    out = tmp_path / "out.csv"
+    assert cli.main(["sweep", str(spec), "-o", str(out)]) == 0
+    import pandas as pd
+
+    df = pd.read_csv(out)
+    assert sorted(set(df["policy"])) == ["lookahead",
+                                         "split-backward(first=dw) + lru + ratio(activation=2)"]
+    api = dnnmem.sweep("resnet18", batch=2, capacity=[0, "8MiB"],
+                       policy=["lookahead", "lru + ratio(activation=2) + split-backward(first=dw)"],
+                       progress=False)
+    assert list(api["time"]) == list(df["time"])
+    assert list(api["link_in"]) == list(df["link_in"])
+    capsys.readouterr()
+    assert cli.main(["estimate", "--network", "resnet18", "--batch", "2", "--policy",
+                     "inference + belady + systolic(rows=64, cols=64)"]) == 0
+    assert "inference + belady + systolic(rows=64, cols=64)" in capsys.readouterr().out
+    assert cli.main(["estimate", "--network", "resnet18", "--policy", "lru + none"]) == 2
+    assert "two cache managers" in capsys.readouterr().err
