@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_policies_oracle import random_network
+from test_policies_oracle import compare_with_oracle, random_network
 
 import dnnmem
 import oracle
@@ -179,25 +179,6 @@ def _oracle_link(policy: dnnmem.Policy) -> dict | None:
     return {"ratio": ratios, "cap": opts.get("cap", 0)}
 
 
-def _close(a: float, b: float, scale: float) -> bool:
-    return abs(a - b) <= 1e-12 * max(abs(scale), 1e-300)
-
-
-def check_close(r: dnnmem.Result, o: dict, where: str) -> None:
-    """Times to a relative 1e-12 of the iteration; per-step bytes exactly."""
-    time = float(o["time"])
-    assert _close(r.time, time, time), where
-    assert _close(r.capacity_stall_time, float(o["capacity_stall"]), time), where
-    assert _close(r.drain_time, float(o["drain"]), time), where
-    steps = r.steps
-    assert list(steps["bytes_in"]) == [d["bytes_in"] for d in o["steps"]], where
-    assert list(steps["link_out"]) == [d["wire_out"] for d in o["steps"]], where
-    for key in ("start", "end"):
-        mine, ref = list(steps[key]), [float(d[key]) for d in o["steps"]]
-        bad = [i for i, (a, b) in enumerate(zip(mine, ref)) if not _close(a, b, time)]
-        assert not bad, f"{where}: step {key} differs at steps {bad[:5]}"
-
-
 def _oracle_compute(policy: dnnmem.Policy) -> dict | None:
     if policy.compute is None or policy.compute.name == "peak":
         return None
@@ -214,11 +195,7 @@ def check_composition(net: dnnmem.Network, policy: str, capacity: int, bandwidth
                         link=_oracle_link(p), compute=_oracle_compute(p))
     r = dnnmem.estimate(net, policy=p, capacity=capacity, bandwidth=bandwidth,
                         throughput=throughput, ops_per_mac=ops_per_mac)
-    where = f"{net.name} N={net.batch} {policy} capacity={capacity}"
-    assert (r.traffic_in, r.traffic_out) == (o["traffic_in"], o["traffic_out"]), where
-    assert (r.link_in, r.link_out) == (o["link_in"], o["link_out"]), where
-    assert r.counts == {k: o[k] for k in ("kept", "prefetched", "born", "offloads")}, where
-    check_close(r, o, where)
+    compare_with_oracle(r, o, f"{net.name} N={net.batch} {policy} capacity={capacity}")
 
 
 def _random_policy() -> st.SearchStrategy[str]:

@@ -36,18 +36,25 @@ def check_against_oracle(net: dnnmem.Network, policy: str, capacity: int,
     o = oracle.estimate(net, capacity, bandwidth, throughput, policy)
     r = dnnmem.estimate(net, policy=policy, capacity=capacity, bandwidth=bandwidth,
                         throughput=throughput)
-    where = f"{net.name} N={net.batch} {policy} capacity={capacity}"
+    compare_with_oracle(r, o, f"{net.name} N={net.batch} {policy} capacity={capacity}")
+
+
+def compare_with_oracle(r: dnnmem.Result, o: dict, where: str) -> None:
+    """A Result against an oracle run: bytes (the link's too), counts and per-step bytes
+    exactly, times to a relative 1e-12 of the iteration."""
     assert (r.traffic_in, r.traffic_out) == (o["traffic_in"], o["traffic_out"]), where
+    assert (r.link_in, r.link_out) == (o["link_in"], o["link_out"]), where
     assert r.counts == {k: o[k] for k in ("kept", "prefetched", "born", "offloads")}, where
     time = float(o["time"])
     assert _close(r.time, time, time), where
     assert _close(r.capacity_stall_time, float(o["capacity_stall"]), time), where
     assert _close(r.drain_time, float(o["drain"]), time), where
     steps = r.steps
-    assert list(steps["bytes_in"]) == [d["bytes_in"] for d in o["steps"]], where
-    assert list(steps["bytes_out"]) == [d["bytes_out"] for d in o["steps"]], where
-    assert list(steps["bytes_streamed_in"]) == [d["streamed_in"] for d in o["steps"]], where
-    assert list(steps["bytes_streamed_out"]) == [d["streamed_out"] for d in o["steps"]], where
+    for mine, theirs in (("bytes_in", "bytes_in"), ("bytes_out", "bytes_out"),
+                         ("link_in", "wire_in"), ("link_out", "wire_out"),
+                         ("bytes_streamed_in", "streamed_in"),
+                         ("bytes_streamed_out", "streamed_out")):
+        assert list(steps[mine]) == [d[theirs] for d in o["steps"]], (where, mine)
     for key in ("start", "end"):
         mine, ref = list(steps[key]), [float(d[key]) for d in o["steps"]]
         bad = [i for i, (a, b) in enumerate(zip(mine, ref)) if not _close(a, b, time)]
