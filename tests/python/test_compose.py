@@ -408,3 +408,19 @@ def test_yaml_sweep_and_cli_take_compositions(tmp_path, capsys) -> None:
     assert "inference + belady + systolic(rows=64, cols=64)" in capsys.readouterr().out
     assert cli.main(["estimate", "--network", "resnet18", "--policy", "lru + none"]) == 2
     assert "two cache managers" in capsys.readouterr().err
+
+
+def test_executor_chunks_carry_the_composition() -> None:
+    """With an executor, each chunk rebuilds the schedule of its scheduler and prepares its
+    policies in the worker: rows equal the in-process sweep exactly."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    policies = ["lookahead", "split-backward(first=dw) + lru + ratio(all=2)",
+                "inference + belady + systolic(rows=16, cols=16)"]
+    kwargs = dict(batch=2, capacity=[0, "4MiB", "32MiB"], policy=policies, progress=False)
+    local = dnnmem.sweep("resnet18", **kwargs)
+    with ThreadPoolExecutor(2) as ex:
+        remote = dnnmem.sweep("resnet18", executor=ex, chunk_size=2, **kwargs)
+    for col in ("policy", "time", "traffic_in", "link_in", "flops"):
+        assert list(local[col]) == list(remote[col]), col
+    assert set(local["scheduler"]) == {"default", "split-backward", "inference"}
