@@ -71,6 +71,11 @@ def _parse_field(name: str, values: Iterable[Any]) -> list | np.ndarray:
     """Parse and validate capacity / bandwidth / throughput values the way Hardware does (unit
     strings, rounding to whole bytes/s and FLOP/s), so a row equals estimate() exactly."""
     values = list(values)
+    if (name == "capacity" and values
+            and all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+                    and 0 <= v <= 2**62 for v in values)):
+        # Whole bytes, valid: exact (through float64, a capacity above 2^53 would round).
+        return np.array([int(v) for v in values], dtype=np.int64)
     if values and all(isinstance(v, (int, float, np.integer, np.floating))
                       and not isinstance(v, (bool, np.bool_)) for v in values):
         # Plain numbers, all valid: Hardware's checks and rounding (half to even), vectorised.
@@ -98,10 +103,18 @@ def _check_policy(p: Any) -> str:
 
 
 def _check_threads(threads: int | None) -> int:
+    """`threads` as the engine takes it (0: its default), capped with a warning at
+    ``_core.max_sweep_threads()`` (4 per processor): more only add overhead, and thousands can
+    exhaust the process's memory. (The engine also never starts more threads than points.)"""
     if threads is None:
         return 0
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
         raise ValueError(f"threads: must be an integer >= 1 (or None for all cores), got {threads!r}")
+    limit = int(_core.max_sweep_threads())
+    if threads > limit:
+        warnings.warn(f"threads: {int(threads)} requested, using {limit} (at most 4 per "
+                      f"processor)", RuntimeWarning, stacklevel=3)
+        return limit
     return int(threads)
 
 
@@ -349,55 +362,20 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
     if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int)
                                    or chunk_size < 1):
         raise ValueError(f"chunk_size: must be an integer >= 1, got {chunk_size!r}")
-    nets = _Networks(network)
-    axes = {
-        "capacity": _values("capacity", hw.capacity if capacity is None else capacity),
-        "bandwidth": _values("bandwidth", hw.bandwidth if bandwidth is None else bandwidth),
-        "throughput": _values("throughput", hw.throughput if throughput is None else throughput),
-        "batch": _values("batch", batch),
-        "policy": _values("policy", policy),
-    }
-    if points is None:
-        if not nets.sources:
-            raise ValueError("network: no network given")
-        for name in ("capacity", "bandwidth", "throughput"):
-            axes[name] = list(dict.fromkeys(_parse_field(name, axes[name])))
-        axes["policy"] = [_check_policy(p) for p in axes["policy"]]
-        axes["batch"] = [None if b is None else _check_batch(b) for b in axes["batch"]]
-        grid = _grid(nets, axes["batch"], axes["policy"], axes["capacity"], axes["bandwidth"],
-                     axes["throughput"])
-    else:
-        defaults = dict(axes, network=list(nets.sources) or [None])
-        grid = _explicit(points, defaults)
-        for name in ("capacity", "bandwidth", "throughput"):
-            grid[name] = _parse_field(name, grid[name])
-        grid["policy"] = [_check_policy(p) for p in grid["policy"]]
-        grid["batch"] = [None if b is None or (isinstance(b, float) and math.isnan(b))
-                         else _check_batch(b) for b in grid["batch"]]
-    # Resolve each (network, batch) once: the batch column holds the batch used.
-    keys = pd.DataFrame({"n": grid["network"].astype(object), "b": grid["batch"].astype(object)})
-    code = keys.groupby(["n", "b"], sort=False, dropna=False).ngroup().to_numpy()
-    first_row = np.unique(code, return_index=True)[1]  # groups numbered in order of appearance
-    group_nets = [nets.get(keys["n"].iat[i], None if pd.isna(keys["b"].iat[i])
-                           else int(keys["b"].iat[i])) for i in first_row]
-    grid["network"] = np.array([n.name for n in group_nets], dtype=object)[code]
-    grid["batch"] = np.array([n.batch for n in group_nets], dtype=np.int64)[code]
-    grid["capacity"] = grid["capacity"].astype(np.int64)
-    grid["bandwidth"] = grid["bandwidth"].astype(np.float64)
-    grid["throughput"] = grid["throughput"].astype(np.float64)
-    row_flops = np.array([n.schedule.total_ops(ops_per_mac) for n in group_nets],
-                         dtype=np.int64)[code]
-    key_of = {(n.name, n.batch): n for n in group_nets}
-
-    # Resume: rows of `out` with the same key are reused.
-    previous = None
-    todo = np.ones(len(grid), dtype=bool)
-    if out is not None:
-        previous = _read_previous(out)
-        if previous is not None and len(previous):
-            found = grid.merge(previous[INPUT_COLUMNS].drop_duplicates().assign(_found=True),
-                               on=INPUT_COLUMNS, how="left")["_found"].fillna(False).to_numpy(bool)
-            todo = ~found
+    # Ctrl-C while the grid and the schedules are prepared (seconds for large networks) counts
+    # like one during the evaluation: nothing is evaluated yet, so "return" gives no row.
+    try:
+        prepared = _prepare(network, capacity, bandwidth, throughput, batch, policy, points, hw,
+                            ops_per_mac, out)
+    except KeyboardInterrupt:
+        if on_interrupt == "raise":
+            raise
+        warnings.warn(SweepInterrupted("sweep interrupted while preparing the points: no point "
+                                       "was evaluated"), stacklevel=2)
+        df = pd.DataFrame({c: [] for c in INPUT_COLUMNS + RESULT_COLUMNS})
+        df.attrs["evaluated"] = 0
+        return df
+    grid, key_of, row_flops, previous, todo = prepared
 
     results = _engine_columns(len(grid))
     results["done"][:] = ~todo
@@ -438,6 +416,65 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
             f"sweep interrupted: returning the {len(df)} of {len(grid)} points that finished"),
             stacklevel=2)
     return df
+
+
+def _prepare(network: Any, capacity: Any, bandwidth: Any, throughput: Any, batch: Any,
+             policy: Any, points: Any, hw: Hardware, ops_per_mac: int,
+             out: str | os.PathLike[str] | None) -> tuple:
+    """The points of a sweep: (grid, networks by (name, batch), FLOPs per row, the rows of
+    `out` already there, which rows to evaluate). Builds every schedule."""
+    nets = _Networks(network)
+    axes = {
+        "capacity": _values("capacity", hw.capacity if capacity is None else capacity),
+        "bandwidth": _values("bandwidth", hw.bandwidth if bandwidth is None else bandwidth),
+        "throughput": _values("throughput", hw.throughput if throughput is None else throughput),
+        "batch": _values("batch", batch),
+        "policy": _values("policy", policy),
+    }
+    if points is None:
+        if not nets.sources:
+            raise ValueError("network: no network given")
+        for name in ("capacity", "bandwidth", "throughput"):
+            axes[name] = list(dict.fromkeys(_parse_field(name, axes[name])))
+        # A value given twice is one point, as for the hardware axes above.
+        axes["policy"] = list(dict.fromkeys(_check_policy(p) for p in axes["policy"]))
+        axes["batch"] = list(dict.fromkeys(None if b is None else _check_batch(b)
+                                           for b in axes["batch"]))
+        grid = _grid(nets, axes["batch"], axes["policy"], axes["capacity"], axes["bandwidth"],
+                     axes["throughput"])
+    else:
+        defaults = dict(axes, network=list(nets.sources) or [None])
+        grid = _explicit(points, defaults)
+        for name in ("capacity", "bandwidth", "throughput"):
+            grid[name] = _parse_field(name, grid[name])
+        grid["policy"] = [_check_policy(p) for p in grid["policy"]]
+        grid["batch"] = [None if b is None or (isinstance(b, float) and math.isnan(b))
+                         else _check_batch(b) for b in grid["batch"]]
+    # Resolve each (network, batch) once: the batch column holds the batch used.
+    keys = pd.DataFrame({"n": grid["network"].astype(object), "b": grid["batch"].astype(object)})
+    code = keys.groupby(["n", "b"], sort=False, dropna=False).ngroup().to_numpy()
+    first_row = np.unique(code, return_index=True)[1]  # groups numbered in order of appearance
+    group_nets = [nets.get(keys["n"].iat[i], None if pd.isna(keys["b"].iat[i])
+                           else int(keys["b"].iat[i])) for i in first_row]
+    grid["network"] = np.array([n.name for n in group_nets], dtype=object)[code]
+    grid["batch"] = np.array([n.batch for n in group_nets], dtype=np.int64)[code]
+    grid["capacity"] = grid["capacity"].astype(np.int64)
+    grid["bandwidth"] = grid["bandwidth"].astype(np.float64)
+    grid["throughput"] = grid["throughput"].astype(np.float64)
+    row_flops = np.array([n.schedule.total_ops(ops_per_mac) for n in group_nets],
+                         dtype=np.int64)[code]
+    key_of = {(n.name, n.batch): n for n in group_nets}
+
+    # Resume: rows of `out` with the same key are reused.
+    previous = None
+    todo = np.ones(len(grid), dtype=bool)
+    if out is not None:
+        previous = _read_previous(out)
+        if previous is not None and len(previous):
+            found = grid.merge(previous[INPUT_COLUMNS].drop_duplicates().assign(_found=True),
+                               on=INPUT_COLUMNS, how="left")["_found"].fillna(False).to_numpy(bool)
+            todo = ~found
+    return grid, key_of, row_flops, previous, todo
 
 
 def _run_executor(executor: Executor, groups: list, key_of: dict, cap: np.ndarray,
