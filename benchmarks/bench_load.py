@@ -1,11 +1,15 @@
-"""Benchmark loading long networks: a chain of N relu layers, N up to a million.
+"""Benchmark loading and scheduling long networks: chains of N layers, N up to a million.
 
 Run: ``.venv/bin/python benchmarks/bench_load.py [N ...]`` (default 25,000, 100,000 and
-1,000,000). For each N it prints the size of the JSON text (MB), the time the core takes to parse
-it and infer every shape (``_core.parse_network``, s), that time per layer (µs), and, for
-comparison, the time of Python's own ``json.loads`` on the same text (s). Loading is linear in
-the number of layers: the µs per layer stay flat as N grows. (Before the depth limit moved to a
-pre-scan, nlohmann's callback parser made it quadratic: 1M layers took minutes.)
+1,000,000). Three chains, each an input followed by N layers of one kind and a dense(4) head:
+``relu`` (no weights), ``dense`` (16 units: a weight per layer) and ``identity`` (folded: every
+layer re-indexes its input, so resolving a tensor walks the chain). For each it prints the JSON
+text's size (MB), the time the core takes to parse it and infer every shape
+(``_core.parse_network``, s), to build the schedule (``_core.build_schedule``, batch 4, s), and
+both per layer (µs). Both are linear in the number of layers: the µs per layer stay flat as N
+grows. (Before issue 19 three things were quadratic: nlohmann's callback parser, used for the
+depth limit, re-examined the layer list after every layer; a linear search looked up each
+weight's name; resolving a folded layer walked its chain. 1M relus took 379 s to parse.)
 """
 
 from __future__ import annotations
@@ -16,29 +20,34 @@ import time
 
 from dnnmem import _core
 
+KINDS = {"relu": {}, "dense": {"units": 16}, "identity": {}}
 
-def chain(n: int) -> str:
-    """The JSON text of an input followed by a chain of `n` relu layers."""
+
+def chain(n: int, kind: str) -> str:
+    """The JSON text of an input [16], `n` layers of `kind`, and a dense(4) head."""
+    extra = KINDS[kind]
     layers = [{"name": "x", "kind": "input", "shape": [16]}]
-    layers += [{"name": f"r{i}", "kind": "relu", "inputs": [f"r{i - 1}" if i else "x"]}
+    layers += [{"name": f"l{i}", "kind": kind, "inputs": [f"l{i - 1}" if i else "x"], **extra}
                for i in range(n)]
-    return json.dumps({"name": f"chain{n}", "layers": layers})
+    layers.append({"name": "head", "kind": "dense", "units": 4, "inputs": [f"l{n - 1}"]})
+    return json.dumps({"name": f"{kind}{n}", "layers": layers})
 
 
 def main(sizes: list[int]) -> None:
-    print(f"{'layers':>9} {'JSON MB':>8} {'parse s':>8} {'µs/layer':>9} {'json.loads s':>13}")
-    for n in sizes:
-        text = chain(n)
-        t0 = time.perf_counter()
-        net = _core.parse_network(text, "chain")
-        parse = time.perf_counter() - t0
-        assert net.num_layers == n + 1
-        del net
-        t0 = time.perf_counter()
-        json.loads(text)
-        plain = time.perf_counter() - t0
-        print(f"{n:>9,} {len(text) / 1e6:>8.1f} {parse:>8.2f} {parse / n * 1e6:>9.2f} "
-              f"{plain:>13.2f}")
+    print(f"{'chain':<9} {'layers':>9} {'JSON MB':>8} {'parse s':>8} {'schedule s':>11} "
+          f"{'parse µs/layer':>15} {'schedule µs/layer':>18}")
+    for kind in KINDS:
+        for n in sizes:
+            text = chain(n, kind)
+            t0 = time.perf_counter()
+            net = _core.parse_network(text, "chain")
+            t1 = time.perf_counter()
+            sched = _core.build_schedule(net, 4, 4)
+            t2 = time.perf_counter()
+            assert net.num_layers == n + 2 and sched.num_steps > 0
+            del sched, net
+            print(f"{kind:<9} {n:>9,} {len(text) / 1e6:>8.1f} {t1 - t0:>8.2f} {t2 - t1:>11.2f} "
+                  f"{(t1 - t0) / n * 1e6:>15.2f} {(t2 - t1) / n * 1e6:>18.2f}")
 
 
 if __name__ == "__main__":
