@@ -186,7 +186,7 @@ void bind_sweep(py::module_& m) {
      "Evaluate design points of one schedule in parallel; returns (or fills) the column arrays.");
 
   m.def("max_sweep_threads", &max_sweep_threads,
-        "The most threads a sweep starts (4 per processor; 1 without OpenMP).");
+        "The most threads a sweep starts: 4 per processor (a build without OpenMP runs one).");
 }
 
 }  // namespace dnnmem::bindings

@@ -39,10 +39,11 @@ void validate_sweep(std::span<const SweepPoint> points, int ops_per_mac) {
 
 int max_sweep_threads() {
 #ifdef DNNMEM_HAVE_OPENMP
-  return 4 * std::max(1, omp_get_num_procs());
+  const int procs = omp_get_num_procs();  // the processors this process may run on
 #else
-  return 1;
+  const int procs = static_cast<int>(std::thread::hardware_concurrency());
 #endif
+  return 4 * std::max(1, procs);
 }
 
 int sweep_threads(int requested, std::int64_t points) {

@@ -57,7 +57,8 @@ struct SweepOptions {
 // bad hardware (see validate(Hardware)), or ops_per_mac not 1 or 2.
 void validate_sweep(std::span<const SweepPoint> points, int ops_per_mac);
 
-// The most threads a sweep starts: 4 per processor the process may use (1 without OpenMP).
+// The most threads a sweep starts: 4 per processor the process may use (without OpenMP a
+// sweep runs on one thread whatever the request).
 int max_sweep_threads();
 // The threads a sweep of `points` points starts when asked for `requested` (0: the OpenMP
 // default): at least 1, at most the number of points and max_sweep_threads().
