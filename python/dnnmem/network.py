@@ -396,9 +396,13 @@ def load_network(source: NetworkSource, batch: int = 1, bytes_per_element: int =
     Raises
     ------
     NetworkError
-        (a ``ValueError``) naming the file, the layer and the field for any malformed network.
+        (a ``ValueError``) naming the file, the layer and the field for any malformed network,
+        including a file over :data:`MAX_FILE_BYTES` and lists / dicts nested more than 64
+        levels deep.
     ValueError
-        For a bad ``batch`` or ``bytes_per_element``.
+        For a bad ``batch`` or ``bytes_per_element``. (A network too large to count exactly
+        at this batch raises ``ValueError`` when its schedule is first built:
+        ``docs/estimator.md``, "Limits".)
     """
     batch = _check_batch(batch)
     bytes_per_element = _check_element_size(bytes_per_element)

@@ -321,8 +321,10 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
     hardware : Hardware, optional
         Default capacity, bandwidth and throughput.
     threads : int, optional
-        OpenMP threads (default: all cores, or ``OMP_NUM_THREADS``). With an executor: threads
-        per task (default 1, or the executor's ``threads`` attribute).
+        Threads (default: all cores, or ``OMP_NUM_THREADS``). With an executor: threads
+        per task (default 1, or the executor's ``threads`` attribute). At most
+        ``_core.max_sweep_threads()`` (4 per processor; more is capped with a
+        ``RuntimeWarning``) and never more than the points.
     progress : bool
         Show a tqdm progress bar if the sweep takes longer than a second.
     executor : concurrent.futures.Executor, optional
@@ -334,7 +336,8 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
         FLOPs per multiply-accumulate: 2 (default) or 1.
     on_interrupt : {"return", "raise"}
         On Ctrl-C: return the finished rows with a :class:`SweepInterrupted` warning (default),
-        or re-raise ``KeyboardInterrupt`` (after writing ``out``).
+        or re-raise ``KeyboardInterrupt`` (after writing ``out``). Ctrl-C while the points are
+        still being prepared returns no row (or re-raises).
     chunk_size : int, optional
         Points per executor task (default: about 8 tasks per worker, at least 64 points).
 
@@ -349,7 +352,10 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
     Raises
     ------
     ValueError, TypeError
-        Naming the argument for a bad value.
+        Naming the argument for a bad value; ``ValueError`` also for a network too large to
+        count exactly at a batch (``docs/estimator.md``, "Limits").
+    RuntimeError
+        When a thread cannot be started (the sweep stops; the process carries on).
     """
     if on_interrupt not in ("return", "raise"):
         raise ValueError(f"on_interrupt: must be 'return' or 'raise', got {on_interrupt!r}")
