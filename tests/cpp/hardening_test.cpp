@@ -174,7 +174,7 @@ TEST_CASE("hardening: the network's parameter count cannot wrap") {
   specs[0].params.shape = {std::int64_t{1} << 22};
   for (int i = 0; i < (1 << 18); ++i) {
     LayerSpec d;
-    d.name = "d" + std::to_string(i);
+    d.name = std::string("d").append(std::to_string(i));  // (not "d" + …: GCC 12 -Wrestrict false positive)
     d.kind = Kind::Dense;
     d.inputs = {specs.back().name};
     d.params.units = std::int64_t{1} << 22;
