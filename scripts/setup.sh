@@ -7,8 +7,14 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 DNNMEM_APT_PACKAGES="libeigen3-dev nlohmann-json3-dev catch2 g++ python3-venv"
 
 install_system_packages() {
+  install_packages $DNNMEM_APT_PACKAGES
+}
+
+# install_packages PACKAGE...: installs those of the Debian packages that are missing.
+install_packages() {
+  command -v dpkg >/dev/null 2>&1 || return 1
   local missing=()
-  for p in $DNNMEM_APT_PACKAGES; do
+  for p in "$@"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0

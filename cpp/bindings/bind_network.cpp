@@ -55,7 +55,11 @@ void bind_network(py::module_& m) {
 
   m.def("parse_network", &parse_network, py::arg("text"), py::arg("source") = "<string>",
         "Parse a network document (JSON text). Raises NetworkError naming source, layer, field.");
-  m.def("load_network_file", &load_network_file, py::arg("path"));
+  m.def("load_network_file", [](const std::string& path, std::size_t max_bytes) {
+    return load_network_file(path, max_bytes);
+  }, py::arg("path"), py::arg("max_bytes") = kMaxNetworkFileBytes,
+     "Read and parse a network file of at most max_bytes bytes.");
+  m.attr("MAX_NETWORK_FILE_BYTES") = kMaxNetworkFileBytes;
 
   m.def("kinds_table", [] {
     py::list rows;

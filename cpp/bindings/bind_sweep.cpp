@@ -5,11 +5,13 @@
 // for the worker, and propagates; the `out` arrays then hold every finished point (done = 1).
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -112,7 +114,7 @@ void bind_sweep(py::module_& m) {
   using InF = py::array_t<double, py::array::c_style | py::array::forcecast>;
   using In32 = py::array_t<std::int32_t, py::array::c_style | py::array::forcecast>;
   m.def("sweep", [](std::shared_ptr<const Schedule> s, In64 capacity, InF bandwidth, InF throughput,
-                    In32 policy, int threads, int ops_per_mac, py::object progress,
+                    In32 policy, std::int64_t threads, int ops_per_mac, py::object progress,
                     std::optional<py::dict> out, double interval, int chunk,
                     std::optional<std::vector<std::shared_ptr<const PreparedPolicy>>> prepared) {
     const py::ssize_t n = capacity.size();
@@ -123,6 +125,9 @@ void bind_sweep(py::module_& m) {
         raise(PyExc_ValueError, std::string(name) + ": " + std::to_string(size) +
                                     " values, but capacity has " + std::to_string(n));
     if (threads < 0) raise(PyExc_ValueError, "threads: must be >= 0 (0 = the OpenMP default)");
+    // Capped (sweep_threads): more threads than points, or than 4 per processor, only add
+    // overhead, and thousands of them can exhaust the process's memory.
+    const int team = sweep_threads(static_cast<int>(std::min<std::int64_t>(threads, max_sweep_threads())), n);
     if (!(interval > 0)) raise(PyExc_ValueError, "interval: must be > 0 seconds");
     std::vector<SweepPoint> points(static_cast<std::size_t>(n));
     for (py::ssize_t i = 0; i < n; ++i)
@@ -168,14 +173,19 @@ void bind_sweep(py::module_& m) {
 
     Worker w;
     SweepOptions o;
-    o.threads = threads;
+    o.threads = team;
     o.chunk = chunk;
     o.ops_per_mac = ops_per_mac;
     o.cancel = &w.cancel;
     o.done = &w.done;
     // The worker reads only C++ objects Python cannot mutate (the schedule, `points`) and
     // writes only into the column buffers, which `cols` keeps alive.
-    w.start([&s, &policies, &points, c, o] { sweep(*s, policies, points, c, o); });
+    try {
+      w.start([&s, &policies, &points, c, o] { sweep(*s, policies, points, c, o); });
+    } catch (const std::system_error& e) {
+      raise(PyExc_RuntimeError, std::string("threads: could not start the sweep's thread (") +
+                                    e.what() + ")");
+    }
     for (;;) {
       const bool finished = w.wait(interval);
       try {
@@ -197,6 +207,9 @@ void bind_sweep(py::module_& m) {
      "Evaluate design points of one schedule in parallel; returns (or fills) the column arrays. "
      "`policy` indexes `policies` (prepared compositions) or, without them, the cache managers "
      "with the raw link and the peak compute model.");
+
+  m.def("max_sweep_threads", &max_sweep_threads,
+        "The most threads a sweep starts: 4 per processor (a build without OpenMP runs one).");
 }
 
 }  // namespace dnnmem::bindings

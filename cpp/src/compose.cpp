@@ -40,6 +40,15 @@ PreparedPolicy prepare_policy(const Schedule& s, const PolicySpec& spec, int ops
   p.compute = compute.prepare(
       s, resolve_options(part_label("compute model", compute.name), compute.options, spec.compute.options),
       ops_per_mac);
+  // Time is counted exactly in ticks of 1 / (bandwidth · throughput): the iteration's compute
+  // must stay within the bound the schedule puts on its FLOPs (kMaxIterationFlops), which a
+  // slow vector unit or a poorly used array can exceed.
+  Ticks total = 0;
+  for (const std::int64_t w : p.compute.work) total += w;
+  if (total > kMaxIterationFlops)
+    throw std::invalid_argument(part_label("compute model", compute.name) +
+                                ": the iteration's compute time is too large to count exactly "
+                                "(more than 2^62 peak-equivalent FLOPs)");
   return p;
 }
 

@@ -49,6 +49,9 @@ int Network::find(const std::string& layer_name) const {
 }
 
 int Network::resolve(int layer) const {
+  // build_network sets `root` (so that a chain of a million folded layers resolves in O(1)
+  // per layer, not O(chain)); the walk serves networks assembled by hand.
+  if (const int r = layers[static_cast<std::size_t>(layer)].root; r >= 0) return r;
   while (layers[static_cast<std::size_t>(layer)].forward_of >= 0)
     layer = layers[static_cast<std::size_t>(layer)].forward_of;
   return layer;
@@ -80,6 +83,7 @@ std::int64_t checked_mul(std::int64_t a, std::int64_t b, const std::function<voi
 struct Builder {
   const std::string& source;
   Network net;
+  std::unordered_map<std::string, std::size_t> weight_index;  // net.weights by name
 
   [[noreturn]] void fail(const Layer& l, const std::string& field, const std::string& what) const {
     throw NetworkError(source, l.name, field, what);
@@ -95,13 +99,19 @@ struct Builder {
       case Kind::Embedding: return "output_dim";
       case Kind::Reshape: return "target_shape";
       case Kind::MaxPool: case Kind::AvgPool: return "pool_size";
+      case Kind::Upsample: return "size";
+      case Kind::ZeroPadding: return "padding";
       default: return "inputs";
     }
   }
 
   std::int64_t mul(const Layer& l, std::int64_t a, std::int64_t b) const {
+    return mul(l, a, b, size_field(l.kind));
+  }
+  // The same, naming `field` (a product that only one field enters).
+  std::int64_t mul(const Layer& l, std::int64_t a, std::int64_t b, const char* field) const {
     return checked_mul(a, b, [&] {
-      fail(l, size_field(l.kind), "sizes overflow (more than 2^44 elements or operations per sample)");
+      fail(l, field, "sizes overflow (more than 2^44 elements or operations per sample)");
     });
   }
   std::int64_t prod(const Layer& l, const Shape& s) const {
@@ -157,9 +167,11 @@ struct Builder {
     }
     const std::string wname = l.params.weights.empty() ? l.name : l.params.weights;
     const int li = static_cast<int>(&l - net.layers.data());
-    for (std::size_t i = 0; i < net.weights.size(); ++i) {
+    // By name through a hash map: a linear search made loading quadratic in the number of
+    // layers with weights (2^18 dense layers: 90 s).
+    if (const auto it = weight_index.find(wname); it != weight_index.end()) {
+      const std::size_t i = it->second;
       auto& w = net.weights[i];
-      if (w.name != wname) continue;
       if (w.elements != elements)
         fail(l, "weights",
              "shares weight '" + wname + "' of " + std::to_string(w.elements) +
@@ -170,6 +182,7 @@ struct Builder {
       l.weight = static_cast<int>(i);
       return;
     }
+    weight_index.emplace(wname, net.weights.size());
     net.weights.push_back({wname, elements, l.params.trainable, {li}});
     l.weight = static_cast<int>(net.weights.size() - 1);
   }
@@ -212,7 +225,7 @@ struct Builder {
         std::int64_t c_out = 0, per_out = 0;
         if (depthwise) {
           c_out = mul(l, c_in, p.depth_multiplier);
-          per_out = mul(l, p.kernel[0], p.kernel[1]);
+          per_out = mul(l, p.kernel[0], p.kernel[1], "kernel_size");
         } else {
           if (p.filters <= 0) fail(l, "filters", "must be a positive integer");
           if (c_in % p.groups != 0)
@@ -222,7 +235,8 @@ struct Builder {
             fail(l, "groups", "filters " + std::to_string(p.filters) +
                                   " are not divisible by groups " + std::to_string(p.groups));
           c_out = p.filters;
-          per_out = mul(l, mul(l, p.kernel[0], p.kernel[1]), c_in / p.groups);
+          per_out = mul(l, mul(l, p.kernel[0], p.kernel[1], "kernel_size"), c_in / p.groups,
+                        "kernel_size");
         }
         const auto& pad = p.padding;
         l.shape = {window_out(l, x[0], p.kernel[0], p.strides[0], p.dilation[0], pad.top,
@@ -275,7 +289,7 @@ struct Builder {
         expect_inputs(l, 1, 1);
         expect_rank(l, 0, 3);
         const Shape& x = in_shape(l, 0);
-        l.shape = {mul(l, x[0], p.size[0]), mul(l, x[1], p.size[1]), x[2]};
+        l.shape = {mul(l, x[0], p.size[0], "size"), mul(l, x[1], p.size[1], "size"), x[2]};
         break;
       }
       case Kind::ClassToken: {
@@ -386,6 +400,9 @@ struct Builder {
     if (l.elements == 0) l.elements = prod(l, l.shape);
     if (l.elements <= 0) fail(l, "", "output shape " + shape_str(l.shape) + " is empty");
     if (info.folded) l.forward_of = l.inputs[0];
+    // Inputs are inferred first (topological order), so their roots are known.
+    l.root = info.folded ? net.layers[static_cast<std::size_t>(l.inputs[0])].root
+                         : static_cast<int>(&l - net.layers.data());
     if (info.folded) l.dtype = net.layers[static_cast<std::size_t>(l.inputs[0])].dtype;
     add_weight(l, weight_elems);
     count_ops(l, info);
@@ -398,7 +415,8 @@ struct Builder {
       case FlopBasis::PerOutputPerInput:
         return mul(l, mul(l, r.per_element, l.elements), static_cast<std::int64_t>(l.inputs.size()));
       case FlopBasis::PerOutputWindow:
-        return mul(l, mul(l, r.per_element, l.elements), mul(l, l.params.kernel[0], l.params.kernel[1]));
+        return mul(l, mul(l, r.per_element, l.elements),
+                   mul(l, l.params.kernel[0], l.params.kernel[1], "pool_size"), "pool_size");
       case FlopBasis::Macs: return 0;
     }
     return 0;
@@ -479,6 +497,10 @@ struct Builder {
       if (!ok)
         fail(l, "inputs", "cannot concatenate " + shape_str(out) + " and " + shape_str(s) +
                               " along axis " + std::to_string(l.params.axis));
+      // Each size is <= 2^44, but many inputs could add up past 64 bits.
+      if (s[ax] > kMaxCount - out[ax])
+        fail(l, "inputs", "sizes overflow (more than 2^44 elements per sample along axis " +
+                              std::to_string(l.params.axis) + ")");
       out[ax] += s[ax];
     }
     l.shape = out;
@@ -544,7 +566,7 @@ Network build_network(std::vector<LayerSpec> specs, std::string name, std::strin
     else flat.push_back(std::move(s));
   }
 
-  Builder b{source, {}};
+  Builder b{source, {}, {}};
   Network& net = b.net;
   net.name = std::move(name);
   net.source = source;
@@ -623,6 +645,17 @@ Network build_network(std::vector<LayerSpec> specs, std::string name, std::strin
                        "the graph has a cycle: " + names);
   }
   for (int i : topo) b.infer(net.layers[static_cast<std::size_t>(i)]);
+  // Network::parameters() sums every weight and state (each < 2^46): keep the sum exact. In
+  // file order, a shared weight at the first layer using it, to name where the sum overflows.
+  __extension__ __int128 params = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Layer& l = net.layers[i];
+    if (l.weight >= 0 && net.weights[static_cast<std::size_t>(l.weight)].layers.front() == static_cast<int>(i))
+      params += net.weights[static_cast<std::size_t>(l.weight)].elements;
+    params += l.state_elements;
+    if (params > (std::int64_t{1} << 62))
+      throw NetworkError(source, l.name, "", "the network has more than 2^62 parameters in all");
+  }
 
   for (std::size_t i = 0; i < n; ++i)
     if (net.layers[i].kind != Kind::Input && net.consumers[i].empty())

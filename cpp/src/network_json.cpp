@@ -7,7 +7,6 @@
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "dnnmem/errors.hpp"
 
@@ -342,6 +341,28 @@ static std::size_t invalid_utf8(std::string_view t) {
   return std::string_view::npos;
 }
 
+// Whether more than `limit` arrays / objects are open at once anywhere in `text` (brackets
+// inside strings do not count). One linear pass; on text that is not JSON it may answer either
+// way, and json::parse then reports what is wrong.
+static bool nested_deeper_than(std::string_view t, int limit) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const char c = t[i];
+    if (in_string) {
+      if (c == '\\') ++i;  // skip the escaped character (\" or \\ included)
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
 Network parse_network(std::string_view text, const std::string& source) {
   if (const auto bad = invalid_utf8(text); bad != std::string_view::npos) {
     char hex[8];
@@ -349,16 +370,15 @@ Network parse_network(std::string_view text, const std::string& source) {
     throw NetworkError(source, "", "", std::string("not UTF-8 text: byte ") + hex + " at offset " +
                                            std::to_string(bad) + " (JSON files must be UTF-8)");
   }
+  // The depth limit keeps hostile files from exhausting the stack in recursive walks later.
+  // It is checked by a pre-scan, not by a json::parse callback: nlohmann's callback parser
+  // re-examines the parent container after every value, which made loading quadratic in the
+  // number of layers (1M layers: minutes); the scan and a plain parse are both linear.
+  if (nested_deeper_than(text, kMaxDepth))
+    throw NetworkError(source, "", "", "the JSON is nested too deeply (more than 64 levels)");
   json doc;
   try {
-    // The depth limit keeps hostile files from exhausting the stack in recursive walks later.
-    json::parser_callback_t limit = [&](int depth, json::parse_event_t, json&) {
-      if (depth > kMaxDepth) throw NetworkError(source, "", "", "the JSON is nested too deeply (more than 64 levels)");
-      return true;
-    };
-    doc = json::parse(text.begin(), text.end(), limit);
-  } catch (const NetworkError&) {
-    throw;
+    doc = json::parse(text.begin(), text.end());
   } catch (const json::exception& e) {
     std::string what = e.what();
     // nlohmann prefixes "[json.exception.parse_error.101] parse error at line 1, column 2: ".
@@ -368,6 +388,12 @@ Network parse_network(std::string_view text, const std::string& source) {
   if (!doc.is_object())
     throw NetworkError(source, "", "", std::string("the document must be a JSON object with a "
                                                    "'layers' list, got ") + type_name(doc));
+  // As in a layer, an unknown key is most likely a typo ("layer", "Name"); free-form data goes
+  // under "meta".
+  for (const auto& [key, _] : doc.items())
+    if (key != "name" && key != "layers" && key != "meta")
+      throw NetworkError(source, "", key, "is not a field of a network document (its fields: "
+                                          "name, layers, meta)");
   if (!doc.contains("layers")) throw NetworkError(source, "", "layers", "is missing");
   const json& layers = doc["layers"];
   if (!layers.is_array())
@@ -390,12 +416,20 @@ Network parse_network(std::string_view text, const std::string& source) {
   return net;
 }
 
-Network load_network_file(const std::string& path) {
+Network load_network_file(const std::string& path, std::size_t max_bytes) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw NetworkError(path, "", "", "cannot open the file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_network(ss.str(), path);
+  // Read in chunks up to the limit: a device such as /dev/zero never ends.
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > max_bytes)
+      throw NetworkError(path, "", "", "the file is larger than " + std::to_string(max_bytes) +
+                                           " bytes, the most a network file may hold");
+  }
+  if (in.bad()) throw NetworkError(path, "", "", "cannot read the file");
+  return parse_network(text, path);
 }
 
 }  // namespace dnnmem

@@ -1,10 +1,14 @@
 #include "dnnmem/sweep.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <limits>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
 
 #include "dnnmem/estimate.hpp"
 #include "point.hpp"
@@ -30,6 +34,26 @@ void validate_sweep(std::span<const SweepPoint> points, int num_policies) {
   }
 }
 
+int max_sweep_threads() {
+#ifdef DNNMEM_HAVE_OPENMP
+  const int procs = omp_get_num_procs();  // the processors this process may run on
+#else
+  const int procs = static_cast<int>(std::thread::hardware_concurrency());
+#endif
+  return 4 * std::max(1, procs);
+}
+
+int sweep_threads(int requested, std::int64_t points) {
+#ifdef DNNMEM_HAVE_OPENMP
+  const std::int64_t want = requested > 0 ? requested : omp_get_max_threads();
+#else
+  (void)requested;
+  const std::int64_t want = 1;
+#endif
+  return static_cast<int>(std::max<std::int64_t>(
+      1, std::min({want, points, static_cast<std::int64_t>(max_sweep_threads())})));
+}
+
 std::int64_t sweep(const Schedule& s, std::span<const SweepPoint> points, const SweepColumns& out,
                    const SweepOptions& options) {
   validate_ops_per_mac(options.ops_per_mac);
@@ -52,56 +76,76 @@ std::int64_t sweep(const Schedule& s, std::span<const PreparedPolicy> policies,
     if (out.seconds) out.seconds[i] = nan;
     if (out.done) out.done[i] = 0;
   }
-  std::exception_ptr error;  // the first exception of any thread, rethrown after the region
+  std::exception_ptr error;  // the first exception of any thread, rethrown after they stop
   std::mutex error_mutex;
   std::atomic<bool> failed{false};
   std::atomic<std::int64_t> evaluated{0};
+  std::atomic<std::int64_t> next{0};  // the next chunk of points to hand out
+  const std::int64_t chunk = options.chunk > 0 ? options.chunk : 1;
   const auto stop = [&] {
     return failed.load(std::memory_order_relaxed) ||
            (options.cancel && options.cancel->load(std::memory_order_relaxed));
   };
+  const auto fail = [&](std::exception_ptr e) {
+    const std::lock_guard<std::mutex> lock(error_mutex);
+    if (!error) error = e;
+    failed.store(true, std::memory_order_relaxed);
+  };
 
-#ifdef DNNMEM_HAVE_OPENMP
-  const int threads = options.threads > 0 ? options.threads : omp_get_max_threads();
-  const int chunk = options.chunk > 0 ? options.chunk : 1;
-#pragma omp parallel num_threads(threads)
-#endif
-  {
-    // Per-thread scratch, reused from point to point: nothing mutable is shared.
-    PointWorkspace ws;
-#ifdef DNNMEM_HAVE_OPENMP
-#pragma omp for schedule(dynamic, chunk)
-#endif
-    for (std::int64_t i = 0; i < n; ++i) {
-      if (stop()) continue;  // OpenMP loops cannot break: skip the rest
-      try {
-        const SweepPoint& p = points[static_cast<std::size_t>(i)];
-        const PointTotals t = evaluate_point(s, {p.capacity, p.bandwidth, p.throughput},
-                                             policies[static_cast<std::size_t>(p.policy)], ws);
-        if (out.seconds) out.seconds[i] = t.seconds;
-        if (out.compute_seconds) out.compute_seconds[i] = t.compute_seconds;
-        if (out.stall_seconds) out.stall_seconds[i] = t.stall_seconds;
-        if (out.capacity_stall_seconds) out.capacity_stall_seconds[i] = t.capacity_stall_seconds;
-        if (out.drain_seconds) out.drain_seconds[i] = t.drain_seconds;
-        if (out.traffic_in) out.traffic_in[i] = t.traffic_in;
-        if (out.traffic_out) out.traffic_out[i] = t.traffic_out;
-        if (out.wire_in) out.wire_in[i] = t.wire_in;
-        if (out.wire_out) out.wire_out[i] = t.wire_out;
-        if (out.kept) out.kept[i] = t.counts.kept;
-        if (out.prefetched) out.prefetched[i] = t.counts.prefetched;
-        if (out.born) out.born[i] = t.counts.born;
-        if (out.offloads) out.offloads[i] = t.counts.offloads;
-        if (out.done) out.done[i] = 1;
-        evaluated.fetch_add(1, std::memory_order_relaxed);
-        if (options.done) options.done->fetch_add(1, std::memory_order_relaxed);
-        if (options.after_point) options.after_point(i);
-      } catch (...) {  // an exception must not leave the parallel region (std::terminate)
-        const std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-        failed.store(true, std::memory_order_relaxed);
+  // One team member: takes chunks of points until none is left (dynamic scheduling), with its
+  // own scratch reused from point to point, so nothing mutable is shared.
+  const auto work = [&] {
+    try {
+      PointWorkspace ws;
+      for (;;) {
+        const std::int64_t begin = next.fetch_add(chunk, std::memory_order_relaxed);
+        if (begin >= n) return;
+        for (std::int64_t i = begin; i < std::min(n, begin + chunk); ++i) {
+          if (stop()) return;
+          const SweepPoint& p = points[static_cast<std::size_t>(i)];
+          const PointTotals t = evaluate_point(s, {p.capacity, p.bandwidth, p.throughput},
+                                               policies[static_cast<std::size_t>(p.policy)], ws);
+          if (out.seconds) out.seconds[i] = t.seconds;
+          if (out.compute_seconds) out.compute_seconds[i] = t.compute_seconds;
+          if (out.stall_seconds) out.stall_seconds[i] = t.stall_seconds;
+          if (out.capacity_stall_seconds) out.capacity_stall_seconds[i] = t.capacity_stall_seconds;
+          if (out.drain_seconds) out.drain_seconds[i] = t.drain_seconds;
+          if (out.traffic_in) out.traffic_in[i] = t.traffic_in;
+          if (out.traffic_out) out.traffic_out[i] = t.traffic_out;
+          if (out.wire_in) out.wire_in[i] = t.wire_in;
+          if (out.wire_out) out.wire_out[i] = t.wire_out;
+          if (out.kept) out.kept[i] = t.counts.kept;
+          if (out.prefetched) out.prefetched[i] = t.counts.prefetched;
+          if (out.born) out.born[i] = t.counts.born;
+          if (out.offloads) out.offloads[i] = t.counts.offloads;
+          if (out.done) out.done[i] = 1;
+          evaluated.fetch_add(1, std::memory_order_relaxed);
+          if (options.done) options.done->fetch_add(1, std::memory_order_relaxed);
+          if (options.after_point) options.after_point(i);
+        }
       }
+    } catch (...) {  // an exception must not leave a thread (std::terminate)
+      fail(std::current_exception());
+    }
+  };
+
+  // The team: the calling thread and threads - 1 std::threads. Not an OpenMP parallel region:
+  // libgomp ends the process when it cannot create a thread, whereas std::thread throws, and
+  // the sweep then stops cleanly and reports it.
+  const int threads = sweep_threads(options.threads, n);
+  std::vector<std::thread> team;
+  team.reserve(static_cast<std::size_t>(threads - 1));
+  for (int t = 1; t < threads && !stop(); ++t) {
+    try {
+      team.emplace_back(work);
+    } catch (const std::system_error& e) {
+      fail(std::make_exception_ptr(std::runtime_error(
+          "threads: could not start sweep thread " + std::to_string(t + 1) + " of " +
+          std::to_string(threads) + " (" + e.what() + "); pass fewer threads")));
     }
   }
+  if (!stop()) work();
+  for (auto& t : team) t.join();
   if (error) std::rethrow_exception(error);
   return evaluated.load();
 }

@@ -91,9 +91,9 @@ class Hardware:
             if not v >= 1:
                 raise ValueError(f"{label}: must be >= 1 {unit}, got {v!r}")
             if v > 2.0**62:
-                raise ValueError(f"{label}: {v!r} is too large")
+                raise ValueError(f"{label}: {v:.4g} {unit} is too large (at most 2^62 {unit})")
         if cap > 2**62:
-            raise ValueError(f"capacity: {cap!r} bytes is too large")
+            raise ValueError(f"capacity: {cap:.4g} bytes is too large (at most 2^62 bytes)")
         object.__setattr__(self, "capacity", int(cap))
         object.__setattr__(self, "bandwidth", float(round(bw)))
         object.__setattr__(self, "throughput", float(round(thr)))

@@ -239,8 +239,11 @@ class Network:
         lt = self._core.layer_table()
         a = self.schedule.access_table()
         step_of = np.repeat(np.arange(len(s["phase"])), s["num_accesses"])
-        reads = np.bincount(step_of, weights=a["bytes"] * a["read"], minlength=len(s["phase"]))
-        writes = np.bincount(step_of, weights=a["bytes"] * a["write"], minlength=len(s["phase"]))
+        # Exact int64 sums (np.bincount's weights are float64: inexact above 2^53 bytes).
+        reads = np.zeros(len(s["phase"]), dtype=np.int64)
+        writes = np.zeros(len(s["phase"]), dtype=np.int64)
+        np.add.at(reads, step_of, a["bytes"] * a["read"])
+        np.add.at(writes, step_of, a["bytes"] * a["write"])
         phase = _PHASES[s["phase"]]
         layer = lt["name"][s["layer"]]
         prefix = np.array(["F:", "loss:", "B:"], dtype=object)[s["phase"]]
@@ -257,8 +260,8 @@ class Network:
             "class": np.where(is_loss, "", lt["class"][s["layer"]]),
             "flops": 2 * s["macs"] + s["flops"],
             "macs": s["macs"],
-            "bytes_read": reads.astype(np.int64),
-            "bytes_written": writes.astype(np.int64),
+            "bytes_read": reads,
+            "bytes_written": writes,
             "accesses": s["num_accesses"],
             "rf": self.schedule.reuse_frequency(2),
         })
@@ -351,37 +354,62 @@ class Network:
     __hash__ = None  # type: ignore[assignment]
 
 
-def _non_finite(doc: dict) -> tuple[str, str, float] | None:
-    """(layer name, field, value) of the first NaN / infinity in a network dict, if any."""
-    def find(v: Any) -> float | None:
-        if isinstance(v, float) and not math.isfinite(v):
-            return v
-        if isinstance(v, (list, tuple)):
-            for x in v:
-                r = find(x)
-                if r is not None:
-                    return r
-        if isinstance(v, dict):
-            for x in v.values():
-                r = find(x)
-                if r is not None:
-                    return r
-        return None
+_MAX_DEPTH = 64  # the core's limit on nested lists / objects (cpp/src/network_json.cpp)
+#: The largest network file :func:`load_network` reads (the core's limit: 256 MiB).
+MAX_FILE_BYTES: int = int(_core.MAX_NETWORK_FILE_BYTES)
 
+
+def _scan_dict(doc: dict) -> tuple[str, str, float] | None:
+    """(layer name, field, value) of the first NaN / infinity in a network dict, if any.
+
+    Iterative, so that a hostile nesting cannot exhaust Python's stack: nesting deeper than the
+    core accepts (64 levels of lists / dicts, the document included) raises its NetworkError.
+    """
     layers = doc.get("layers")
-    for layer in layers if isinstance(layers, list) else []:
-        if isinstance(layer, dict):
-            for field, v in layer.items():
-                r = find(v)
-                if r is not None:
-                    name = layer.get("name")
-                    return (name if isinstance(name, str) else "", str(field), r)
-    for field, v in doc.items():
+    # (value, depth of the containers around it, layer name, field) — the document is depth 1.
+    stack: list[tuple[Any, int, str, str]] = []
+    for field, v in reversed(list(doc.items())):
         if field != "layers":
-            r = find(v)
-            if r is not None:
-                return ("", str(field), r)
-    return None
+            stack.append((v, 1, "", str(field)))
+    if isinstance(layers, list):
+        for layer in reversed(layers):
+            if isinstance(layer, dict):
+                name = layer.get("name")
+                name = name if isinstance(name, str) else ""
+                for field, v in reversed(list(layer.items())):
+                    stack.append((v, 3, name, str(field)))
+            else:
+                stack.append((layer, 2, "", "layers"))
+    first: tuple[str, str, float] | None = None
+    while stack:
+        v, depth, name, field = stack.pop()
+        if isinstance(v, float) and not math.isfinite(v):
+            first = first or (name, field, v)
+        elif isinstance(v, (list, tuple, dict)):
+            if depth + 1 > _MAX_DEPTH:
+                raise _error("<dict>", "the JSON is nested too deeply (more than 64 levels)")
+            items = v.values() if isinstance(v, dict) else v
+            stack.extend((x, depth + 1, name, field) for x in reversed(list(items)))
+    return first
+
+
+def _read_file(path: str) -> bytes:
+    """The bytes of a network file, at most MAX_FILE_BYTES (a device such as /dev/zero never
+    ends: read in chunks and stop)."""
+    chunks, size = [], 0
+    try:
+        with open(path, "rb") as f:
+            while True:
+                chunk = f.read(1 << 20)
+                if not chunk:
+                    return b"".join(chunks)
+                size += len(chunk)
+                if size > MAX_FILE_BYTES:
+                    raise _error(path, f"the file is larger than {MAX_FILE_BYTES} bytes, the "
+                                       f"most a network file may hold")
+                chunks.append(chunk)
+    except OSError as e:
+        raise _error(path, f"cannot read the file: {e.strerror}") from None
 
 
 def load_network(source: NetworkSource, batch: int = 1, bytes_per_element: int = 4) -> Network:
@@ -400,14 +428,18 @@ def load_network(source: NetworkSource, batch: int = 1, bytes_per_element: int =
     Raises
     ------
     NetworkError
-        (a ``ValueError``) naming the file, the layer and the field for any malformed network.
+        (a ``ValueError``) naming the file, the layer and the field for any malformed network,
+        including a file over :data:`MAX_FILE_BYTES` and lists / dicts nested more than 64
+        levels deep.
     ValueError
-        For a bad ``batch`` or ``bytes_per_element``.
+        For a bad ``batch`` or ``bytes_per_element``. (A network too large to count exactly
+        at this batch raises ``ValueError`` when its schedule is first built:
+        ``docs/estimator.md``, "Limits".)
     """
     batch = _check_batch(batch)
     bytes_per_element = _check_element_size(bytes_per_element)
     if isinstance(source, dict):
-        bad = _non_finite(source)
+        bad = _scan_dict(source)
         if bad is not None:
             layer, field, value = bad
             e = NetworkError(f"<dict>: layer '{layer}', field '{field}': must be a finite number, "
@@ -422,12 +454,7 @@ def load_network(source: NetworkSource, batch: int = 1, bytes_per_element: int =
         core = _core.parse_network(text, "<dict>")
     elif isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
-        try:
-            with open(path, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            raise _error(path, f"cannot read the file: {e.strerror}") from None
-        core = _core.parse_network(data, path)
+        core = _core.parse_network(_read_file(path), path)
     else:
         raise TypeError(f"load_network: expected a path or a dict, got {type(source).__name__}")
     return Network(core, batch, bytes_per_element)

@@ -78,6 +78,11 @@ def _parse_field(name: str, values: Iterable[Any]) -> list | np.ndarray:
     """Parse and validate capacity / bandwidth / throughput values the way Hardware does (unit
     strings, rounding to whole bytes/s and FLOP/s), so a row equals estimate() exactly."""
     values = list(values)
+    if (name == "capacity" and values
+            and all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+                    and 0 <= v <= 2**62 for v in values)):
+        # Whole bytes, valid: exact (through float64, a capacity above 2^53 would round).
+        return np.array([int(v) for v in values], dtype=np.int64)
     if values and all(isinstance(v, (int, float, np.integer, np.floating))
                       and not isinstance(v, (bool, np.bool_)) for v in values):
         # Plain numbers, all valid: Hardware's checks and rounding (half to even), vectorised.
@@ -117,10 +122,18 @@ class _Policies:
 
 
 def _check_threads(threads: int | None) -> int:
+    """`threads` as the engine takes it (0: its default), capped with a warning at
+    ``_core.max_sweep_threads()`` (4 per processor): more only add overhead, and thousands can
+    exhaust the process's memory. (The engine also never starts more threads than points.)"""
     if threads is None:
         return 0
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
         raise ValueError(f"threads: must be an integer >= 1 (or None for all cores), got {threads!r}")
+    limit = int(_core.max_sweep_threads())
+    if threads > limit:
+        warnings.warn(f"threads: {int(threads)} requested, using {limit} (at most 4 per "
+                      f"processor)", RuntimeWarning, stacklevel=3)
+        return limit
     return int(threads)
 
 
@@ -347,8 +360,10 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
         precision="bf16")``) also sets the element size of the networks given by name, file or
         document, as in :func:`dnnmem.estimate`.
     threads : int, optional
-        OpenMP threads (default: all cores, or ``OMP_NUM_THREADS``). With an executor: threads
-        per task (default 1, or the executor's ``threads`` attribute).
+        Threads (default: all cores, or ``OMP_NUM_THREADS``). With an executor: threads
+        per task (default 1, or the executor's ``threads`` attribute). At most
+        ``_core.max_sweep_threads()`` (4 per processor; more is capped with a
+        ``RuntimeWarning``) and never more than the points.
     progress : bool
         Show a tqdm progress bar if the sweep takes longer than a second.
     executor : concurrent.futures.Executor, optional
@@ -361,7 +376,8 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
         FLOPs per multiply-accumulate: 2 (default) or 1.
     on_interrupt : {"return", "raise"}
         On Ctrl-C: return the finished rows with a :class:`SweepInterrupted` warning (default),
-        or re-raise ``KeyboardInterrupt`` (after writing ``out``).
+        or re-raise ``KeyboardInterrupt`` (after writing ``out``). Ctrl-C while the points are
+        still being prepared returns no row (or re-raises).
     chunk_size : int, optional
         Points per executor task (default: about 8 tasks per worker, at least 64 points).
 
@@ -379,7 +395,10 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
     Raises
     ------
     ValueError, TypeError
-        Naming the argument for a bad value.
+        Naming the argument for a bad value; ``ValueError`` also for a network too large to
+        count exactly at a batch (``docs/estimator.md``, "Limits").
+    RuntimeError
+        When a thread cannot be started (the sweep stops; the process carries on).
     """
     if on_interrupt not in ("return", "raise"):
         raise ValueError(f"on_interrupt: must be 'return' or 'raise', got {on_interrupt!r}")
@@ -395,6 +414,76 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
     if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int)
                                    or chunk_size < 1):
         raise ValueError(f"chunk_size: must be an integer >= 1, got {chunk_size!r}")
+    # Ctrl-C while the grid and the schedules are prepared (seconds for large networks) counts
+    # like one during the evaluation: nothing is evaluated yet, so "return" gives no row.
+    try:
+        prepared = _prepare(network, capacity, bandwidth, throughput, batch, policy, points, hw,
+                            ops_per_mac, out, pols)
+    except KeyboardInterrupt:
+        if on_interrupt == "raise":
+            raise
+        warnings.warn(SweepInterrupted("sweep interrupted while preparing the points: no point "
+                                       "was evaluated"), stacklevel=2)
+        df = pd.DataFrame({c: [] for c in INPUT_COLUMNS + RESULT_COLUMNS})
+        df.attrs["evaluated"] = 0
+        return df
+    grid, key_of, row_flops, previous, todo, scheduler = prepared
+
+    results = _engine_columns(len(grid))
+    results["done"][:] = ~todo
+    cap = grid["capacity"].to_numpy()
+    bw = grid["bandwidth"].to_numpy()
+    thr = grid["throughput"].to_numpy()
+    labels = grid["policy"].to_numpy(object)
+    pol = np.zeros(len(grid), dtype=np.int32)  # index into its group's policies
+    groups = []
+    for k in key_of:
+        idx = np.flatnonzero(todo & (grid["network"].to_numpy() == k[0])
+                             & (grid["batch"].to_numpy() == k[1]) & (scheduler == k[2]))
+        if not len(idx):
+            continue
+        names = list(dict.fromkeys(labels[idx]))
+        pol[idx] = pd.Index(names).get_indexer(labels[idx])
+        groups.append((k, idx, names))
+    ready = {k: [pols.by_label[n].prepare(key_of[k].schedule, ops_per_mac) for n in names]
+             for k, _, names in groups}
+    bar = _Progress(int(todo.sum()), progress)
+    interrupted = False
+    try:
+        if executor is None:
+            for k, idx, _ in groups:
+                part = _engine_columns(len(idx))
+                try:
+                    _run(key_of[k].schedule, cap[idx], bw[idx], thr[idx], pol[idx], nthreads,
+                         ops_per_mac, bar.group, part, ready[k])
+                finally:
+                    for c, v in part.items():
+                        results[c][idx] = v
+                bar.finish_group(len(idx))
+        else:
+            _run_executor(executor, groups, key_of, cap, bw, thr, pol, threads, ops_per_mac,
+                          chunk_size, results, bar)
+    except KeyboardInterrupt:
+        interrupted = True
+        if on_interrupt == "raise":
+            _finish(grid, results, todo, previous, out, row_flops, pols)
+            raise
+    finally:
+        bar.close()
+    df = _finish(grid, results, todo, previous, out, row_flops, pols)
+    if interrupted:
+        warnings.warn(SweepInterrupted(
+            f"sweep interrupted: returning the {len(df)} of {len(grid)} points that finished"),
+            stacklevel=2)
+    return df
+
+
+def _prepare(network: Any, capacity: Any, bandwidth: Any, throughput: Any, batch: Any,
+             policy: Any, points: Any, hw: Hardware, ops_per_mac: int,
+             out: str | os.PathLike[str] | None, pols: _Policies) -> tuple:
+    """The points of a sweep: (grid, scheduled networks by (name, batch, scheduler), FLOPs per
+    row, the rows of `out` already there, which rows to evaluate, each row's scheduler). Builds
+    every schedule."""
     nets = _Networks(network, hw.bytes_per_element)
     axes = {
         "capacity": _values("capacity", hw.capacity if capacity is None else capacity),
@@ -408,8 +497,11 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
             raise ValueError("network: no network given")
         for name in ("capacity", "bandwidth", "throughput"):
             axes[name] = list(dict.fromkeys(_parse_field(name, axes[name])))
+        # A value given twice is one point, as for the hardware axes above (two spellings of
+        # one policy too).
         axes["policy"] = list(dict.fromkeys(pols.label(p) for p in axes["policy"]))
-        axes["batch"] = [None if b is None else _check_batch(b) for b in axes["batch"]]
+        axes["batch"] = list(dict.fromkeys(None if b is None else _check_batch(b)
+                                           for b in axes["batch"]))
         grid = _grid(nets, axes["batch"], axes["policy"], axes["capacity"], axes["bandwidth"],
                      axes["throughput"])
     else:
@@ -432,7 +524,7 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
     grid["bandwidth"] = grid["bandwidth"].astype(np.float64)
     grid["throughput"] = grid["throughput"].astype(np.float64)
     for n in group_nets:
-        check_element_size(hw, n, stacklevel=3)
+        check_element_size(hw, n, stacklevel=4)
     # Each (network, batch) group splits by scheduler: one schedule per (network, batch,
     # scheduler), the policies of that sub-group prepared once for it.
     sched_of = {label: str(c.scheduler) for label, c in pols.by_label.items()}
@@ -456,54 +548,7 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
             found = grid.merge(previous[INPUT_COLUMNS].drop_duplicates().assign(_found=True),
                                on=INPUT_COLUMNS, how="left")["_found"].fillna(False).to_numpy(bool)
             todo = ~found
-
-    results = _engine_columns(len(grid))
-    results["done"][:] = ~todo
-    cap = grid["capacity"].to_numpy()
-    bw = grid["bandwidth"].to_numpy()
-    thr = grid["throughput"].to_numpy()
-    labels = grid["policy"].to_numpy(object)
-    pol = np.zeros(len(grid), dtype=np.int32)  # index into its group's policies
-    groups = []
-    for k in key_of:
-        idx = np.flatnonzero(todo & (grid["network"].to_numpy() == k[0])
-                             & (grid["batch"].to_numpy() == k[1]) & (scheduler == k[2]))
-        if not len(idx):
-            continue
-        names = list(dict.fromkeys(labels[idx]))
-        pol[idx] = pd.Index(names).get_indexer(labels[idx])
-        groups.append((k, idx, names))
-    prepared = {k: [pols.by_label[n].prepare(key_of[k].schedule, ops_per_mac) for n in names]
-                for k, _, names in groups}
-    bar = _Progress(int(todo.sum()), progress)
-    interrupted = False
-    try:
-        if executor is None:
-            for k, idx, _ in groups:
-                part = _engine_columns(len(idx))
-                try:
-                    _run(key_of[k].schedule, cap[idx], bw[idx], thr[idx], pol[idx], nthreads,
-                         ops_per_mac, bar.group, part, prepared[k])
-                finally:
-                    for c, v in part.items():
-                        results[c][idx] = v
-                bar.finish_group(len(idx))
-        else:
-            _run_executor(executor, groups, key_of, cap, bw, thr, pol, threads, ops_per_mac,
-                          chunk_size, results, bar)
-    except KeyboardInterrupt:
-        interrupted = True
-        if on_interrupt == "raise":
-            _finish(grid, results, todo, previous, out, row_flops, pols)
-            raise
-    finally:
-        bar.close()
-    df = _finish(grid, results, todo, previous, out, row_flops, pols)
-    if interrupted:
-        warnings.warn(SweepInterrupted(
-            f"sweep interrupted: returning the {len(df)} of {len(grid)} points that finished"),
-            stacklevel=2)
-    return df
+    return grid, key_of, row_flops, previous, todo, scheduler
 
 
 def _run_executor(executor: Executor, groups: list, key_of: dict, cap: np.ndarray,

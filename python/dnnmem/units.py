@@ -9,7 +9,10 @@ bytes/s; ``13.45TFLOPS`` is 13.45e12 FLOP/s. Every value dnnmem returns is in SI
 from __future__ import annotations
 
 import math
+import numbers
 import re
+from fractions import Fraction
+from typing import Any
 
 __all__ = [
     "parse_bytes",
@@ -23,28 +26,44 @@ __all__ = [
 
 _SI = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
 _BINARY = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40, "Pi": 2.0**50}
+_MAX_AMOUNT = Fraction(1.7976931348623157e308)  # the largest float: anything above is "infinite"
 _NUMBER = r"\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*"
 
 
-def _check_number(value: float, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+def _is_number(value: Any) -> bool:
+    """A real number: Python's or NumPy's int / float (bool excluded)."""
+    return (isinstance(value, numbers.Real) and not isinstance(value, bool)
+            and type(value).__name__ != "bool_")
+
+
+def _check_number(value: Any, what: str) -> int | float:
+    """`value` if it is a finite number >= 0: a Python int stays an int (exact at any size),
+    anything else becomes a float."""
+    if not _is_number(value):
         raise ValueError(f"{what}: expected a number or a string with a unit, got {value!r}")
-    v = float(value)
+    v = int(value) if isinstance(value, numbers.Integral) else float(value)
     if not math.isfinite(v) or v < 0:
         raise ValueError(f"{what}: must be a finite number >= 0, got {value!r}")
     return v
 
 
-def _split(text: str, what: str, units: dict[str, float], example: str) -> float:
+def _split(text: str, what: str, units: dict[str, float], example: str) -> Fraction:
+    """The amount `text` names, exactly (a decimal number times its unit's factor); a bare
+    number is in the base unit (bytes, bytes/s, FLOP/s)."""
     m = re.fullmatch(_NUMBER + r"([A-Za-z/]*)\s*", text)
     if not m:
         raise ValueError(f"{what}: cannot read {text!r}; write it like {example!r}")
-    number, unit = float(m.group(1)), m.group(2)
-    if unit not in units:
+    number, unit = m.group(1), m.group(2)
+    if unit and unit not in units:
         valid = ", ".join(u for u in units if u)
         raise ValueError(f"{what}: unknown unit {unit!r} in {text!r} (valid: {valid})")
-    v = number * units[unit]
-    if not math.isfinite(v) or v < 0:
+    exponent = re.search(r"[eE]([+-]?\d+)$", number)
+    # Far beyond any float: infinite, or 0 (without computing 10**exponent exactly).
+    if exponent and int(exponent.group(1)) > 400:
+        raise ValueError(f"{what}: must be a finite amount >= 0, got {text!r}")
+    tiny = exponent is not None and int(exponent.group(1)) < -400
+    v = Fraction(0) if tiny else Fraction(number) * Fraction(units.get(unit, 1.0))
+    if v < 0 or v > _MAX_AMOUNT:
         raise ValueError(f"{what}: must be a finite amount >= 0, got {text!r}")
     return v
 
@@ -97,26 +116,25 @@ def parse_bytes(value: str | float) -> int:
         For negative, NaN or unreadable input, or an unknown unit.
     """
     if isinstance(value, str):
-        v = _split(value, "size", _BYTES, "24MiB")
-    else:
-        v = _check_number(value, "size")
-    return int(round(v))
+        return round(_split(value, "size", _BYTES, "24MiB"))  # exact: "9007199254740993B" too
+    v = _check_number(value, "size")
+    return v if isinstance(v, int) else int(round(v))
 
 
 def parse_bandwidth(value: str | float) -> float:
     """Parse a bandwidth into bytes/s (``"616GB/s"`` → 616e9; ``"1TiB/s"`` → 2**40; a number,
     or a string without a unit such as ``"616e9"``, is bytes/s)."""
     if isinstance(value, str):
-        return _split(value, "bandwidth", _BANDWIDTH, "616GB/s")
-    return _check_number(value, "bandwidth")
+        return float(_split(value, "bandwidth", _BANDWIDTH, "616GB/s"))
+    return float(_check_number(value, "bandwidth"))
 
 
 def parse_throughput(value: str | float) -> float:
     """Parse a compute throughput into FLOP/s (``"13.45TFLOPS"`` → 13.45e12; a number, or a
     string without a unit such as ``"13.45e12"``, is FLOP/s)."""
     if isinstance(value, str):
-        return _split(value, "throughput", _THROUGHPUT, "13.45TFLOPS")
-    return _check_number(value, "throughput")
+        return float(_split(value, "throughput", _THROUGHPUT, "13.45TFLOPS"))
+    return float(_check_number(value, "throughput"))
 
 
 def _format(value: float, steps: list[tuple[float, str]], digits: int) -> str:

@@ -83,7 +83,7 @@ def test_bad_compositions_name_the_part_and_option(text: str, message: str) -> N
 
 @pytest.mark.parametrize("policy, message", [
     # Ranges are the core's to check: the part's declaration in C++ is the one source.
-    ("ratio(activation=0.001)", r"^link 'ratio': option 'activation' must be >= 0.015625 and "
+    ("ratio(activation=0.001)", r"^link 'ratio': option 'activation' must be >= 0.5 and "
                                 r"<= 1048576, got 0.001$"),
     ("ratio(cap=-1)", r"^link 'ratio': option 'cap' must be >= 0"),
     # A combination that makes no sense names both parts and why.

@@ -78,6 +78,7 @@ struct Layer {
   OpCount bwd_dw;               // backward dW
   std::int64_t gathered_rows = 0;  // embedding: table rows read per sample (partial access)
   int forward_of = -1;          // folded layers: the layer whose output they re-index
+  int root = -1;                // resolve(): the unfolded layer at the end of forward_of links
 };
 
 // A trainable weight tensor; several layers may share one (tied embeddings / output projection).

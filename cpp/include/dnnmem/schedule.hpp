@@ -133,8 +133,17 @@ struct Schedule {
   std::int64_t total_ops(int ops_per_mac = 2) const;
 };
 
-// Throws std::invalid_argument for a batch < 1, an element size not in 1..16, an unknown
-// scheduler or a bad scheduler option.
+// The limits that keep every later count exact (the proof is at build_schedule, in
+// schedule.cpp; docs/estimator.md lists them): per iteration, the bytes of all tensor accesses
+// and the bytes of all tensors, the FLOPs of all steps, and the number of accesses.
+inline constexpr std::int64_t kMaxIterationBytes = std::int64_t{1} << 58;   // 256 PiB
+inline constexpr std::int64_t kMaxIterationFlops = std::int64_t{1} << 62;   // about 4.6e18
+inline constexpr std::int64_t kMaxIterationAccesses = std::int64_t{1} << 28;
+
+// Throws std::invalid_argument for a batch < 1 or > 2^24, an element size not in 1..16, a
+// layer whose step exceeds 2^62 bytes or FLOPs at this batch, an iteration beyond the limits
+// above (the message names the quantity and the batch), an unknown scheduler or a bad
+// scheduler option.
 Schedule build_schedule(const Network& net, const ScheduleOptions& options);
 
 }  // namespace dnnmem

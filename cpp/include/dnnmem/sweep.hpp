@@ -44,8 +44,10 @@ struct SweepColumns {
 };
 
 struct SweepOptions {
-  int threads = 0;       // OpenMP threads; 0 = the OpenMP default. Ignored without OpenMP.
-  int chunk = 4;         // points handed to a thread at a time (schedule(dynamic, chunk))
+  // Threads; 0 = the OpenMP default (OMP_NUM_THREADS, else one per processor). Capped by
+  // sweep_threads(). Ignored (1) without OpenMP.
+  int threads = 0;
+  int chunk = 4;         // points handed to a thread at a time (dynamic scheduling)
   int ops_per_mac = 2;   // SPEC §2: 2 or 1 (only for the overload that prepares the policies)
   // Polled by the caller: set *cancel to stop early (points not yet started are skipped);
   // *done counts the points finished so far.
@@ -60,9 +62,17 @@ struct SweepOptions {
 // (0 .. num_policies - 1) or bad hardware (see validate(Hardware)).
 void validate_sweep(std::span<const SweepPoint> points, int num_policies);
 
+// The most threads a sweep starts: 4 per processor the process may use (without OpenMP a
+// sweep runs on one thread whatever the request).
+int max_sweep_threads();
+// The threads a sweep of `points` points starts when asked for `requested` (0: the OpenMP
+// default): at least 1, at most the number of points and max_sweep_threads().
+int sweep_threads(int requested, std::int64_t points);
+
 // Evaluates every point (after validate_sweep) and returns how many were evaluated: all of
 // them unless cancelled. Point i's totals equal estimate() at that point, bit for bit. An
-// exception thrown while evaluating is rethrown after every thread has stopped.
+// exception thrown while evaluating is rethrown after every thread has stopped; so is a thread
+// that cannot be started (std::runtime_error naming `threads`), the process carrying on.
 std::int64_t sweep(const Schedule& s, std::span<const PreparedPolicy> policies,
                    std::span<const SweepPoint> points, const SweepColumns& out,
                    const SweepOptions& options);

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..network import Network
+from ..network import Network, NetworkError
 from ._common import DocumentBuilder, to_network
 
 __all__ = ["from_darknet", "parse_cfg", "DARKNET_ACTIVATIONS"]
@@ -74,23 +74,34 @@ class _Section:
     def _fail(self, key: str, what: str) -> ValueError:
         return ValueError(f"{self.source}:{self.line}: [{self.kind}] '{key}': {what}")
 
-    def int(self, key: str, default: int | None = None) -> int:
+    def int(self, key: str, default: int | None = None, minimum: int | None = None) -> int:
         if key not in self.opts:
             if default is None:
                 raise self._fail(key, "is missing")
-            return default
-        try:
-            return int(self.opts[key])
-        except ValueError:
-            raise self._fail(key, f"must be an integer, got {self.opts[key]!r}") from None
+            v = default
+        else:
+            try:
+                v = int(self.opts[key])
+            except ValueError:
+                raise self._fail(key, f"must be an integer, got {self.opts[key]!r}") from None
+        if minimum is not None and v < minimum:
+            raise self._fail(key, f"must be an integer >= {minimum}, got {v}")
+        return v
+
+    def stride(self, key: str = "stride", default: int = 1) -> int:
+        """A stride (or stride_x / stride_y, defaulting to `stride`): a positive integer."""
+        return self.int(key, default, minimum=1)
 
     def ints(self, key: str) -> list[int]:
         if key not in self.opts:
             raise self._fail(key, "is missing")
         try:
-            return [int(t) for t in self.opts[key].split(",") if t.strip()]
+            values = [int(t) for t in self.opts[key].split(",") if t.strip()]
         except ValueError:
             raise self._fail(key, f"must list integers, got {self.opts[key]!r}") from None
+        if not values:
+            raise self._fail(key, "must list at least one layer index")
+        return values
 
     def float(self, key: str, default: float) -> float:
         try:
@@ -221,8 +232,8 @@ def from_darknet(cfg_path: str | os.PathLike[str], *, batch: int = 1, strict: bo
             if len(shapes[x]) != 3:
                 raise sec._fail("filters", f"a convolution needs an H×W×C input, got {shapes[x]}")
             n, k = sec.int("filters", 1), sec.int("size", 1)
-            s = sec.int("stride", 1)
-            sy, sx = sec.int("stride_y", s), sec.int("stride_x", s)
+            s = sec.stride()
+            sy, sx = sec.stride("stride_y", s), sec.stride("stride_x", s)
             groups, dil = sec.int("groups", 1), sec.int("dilation", 1)
             pad = k // 2 if sec.int("pad", 0) else sec.int("padding", 0)
             bn = sec.int("batch_normalize", 0) == 1
@@ -248,9 +259,9 @@ def from_darknet(cfg_path: str | os.PathLike[str], *, batch: int = 1, strict: bo
                 y = add(i, f"{base}_bn", "batchnorm", [y], (units,))
             outs.append(activation(i, sec, y, base))
         elif kind in ("maxpool", "max"):
-            k = sec.int("size", sec.int("stride", 1))
-            s = sec.int("stride", 1)
-            sy, sx = sec.int("stride_y", s), sec.int("stride_x", s)
+            s = sec.stride()
+            k = sec.int("size", s)
+            sy, sx = sec.stride("stride_y", s), sec.stride("stride_x", s)
             total = sec.int("padding", k - 1)
             before, after = total // 2, total - total // 2
             out_shape = ((h + total - k) // sy + 1, (w + total - k) // sx + 1, c)
@@ -304,7 +315,7 @@ def from_darknet(cfg_path: str | os.PathLike[str], *, batch: int = 1, strict: bo
             y = add(i, f"{kind}_{i}", "multiply", [src, x], shapes[src])
             outs.append(activation(i, sec, y, f"{kind}_{i}"))
         elif kind == "reorg":
-            s = sec.int("stride", 1)
+            s = sec.stride()
             if sec.int("reverse", 0) or h % s or w % s:
                 outs.append(b.placeholder(f"reorg_{i}", "[reorg] reverse", [x], shapes[x]))
                 shapes[outs[-1]] = shapes[x]
@@ -312,8 +323,8 @@ def from_darknet(cfg_path: str | os.PathLike[str], *, batch: int = 1, strict: bo
                 sh = (h // s, w // s, c * s * s)
                 outs.append(add(i, f"reorg_{i}", "reshape", [x], sh, target_shape=list(sh)))
         elif kind == "local_avgpool":
-            k = sec.int("size", sec.int("stride", 1))
-            s = sec.int("stride", 1)
+            s = sec.stride()
+            k = sec.int("size", s)
             total = sec.int("padding", k - 1)
             before, after = total // 2, total - total // 2
             out_shape = ((h + total - k) // s + 1, (w + total - k) // s + 1, c)
@@ -321,7 +332,9 @@ def from_darknet(cfg_path: str | os.PathLike[str], *, batch: int = 1, strict: bo
                             strides=s, padding=[[before, after], [before, after]]))
         elif kind == "upsample":
             s = sec.int("stride", 2)
-            if s < 1:
+            if s == 0:
+                raise sec._fail("stride", "must not be 0 (> 0 upsamples, < 0 downsamples)")
+            if s < 0:
                 b.unsupported("upsample stride<0 (downsample)", f"upsample_{i}")
                 outs.append(add(i, f"upsample_{i}", "opaque", [x], (h // -s, w // -s, c),
                                 shape=[h // -s, w // -s, c]))
@@ -345,4 +358,54 @@ def from_darknet(cfg_path: str | os.PathLike[str], *, batch: int = 1, strict: bo
             b.items[-1]["meta"]["darknet_index"] = i
             shapes[outs[-1]] = shapes[x]
     doc = b.finish(strict)
-    return to_network(doc, batch, bytes_per_element, document)
+    try:
+        return to_network(doc, batch, bytes_per_element, document)
+    except NetworkError as e:
+        raise _cfg_error(e, p, sections, doc) from None
+
+
+# dnnmem field -> the darknet key it comes from, per section type (what _cfg_error names).
+_CFG_KEYS: dict[str, dict[str, str]] = {
+    "convolutional": {"filters": "filters", "kernel_size": "size", "strides": "stride",
+                      "dilation": "dilation", "groups": "groups", "padding": "pad"},
+    "connected": {"units": "output"},
+    "maxpool": {"pool_size": "size", "strides": "stride", "padding": "padding"},
+    "local_avgpool": {"pool_size": "size", "strides": "stride", "padding": "padding"},
+    "route": {"inputs": "layers", "axis": "layers", "shape": "groups"},
+    "shortcut": {"inputs": "from", "shape": "from"},
+    "scale_channels": {"inputs": "from"},
+    "sam": {"inputs": "from"},
+    "reorg": {"target_shape": "stride"},
+    "upsample": {"size": "stride"},
+    "dropout": {"rate": "probability"},
+}
+_CFG_KEYS["conv"] = _CFG_KEYS["convolutional"]
+_CFG_KEYS["max"] = _CFG_KEYS["maxpool"]
+
+
+def _cfg_error(e: NetworkError, path: str, sections: list, doc: dict[str, Any]) -> NetworkError:
+    """The core's error about the imported document, told in the cfg's terms: the file, the line
+    and section the layer comes from, and darknet's key (``size``, not ``kernel_size``)."""
+    item = next((x for x in doc["layers"] if x.get("name") == e.layer), None)
+    key = e.field
+    if item is None or not e.layer:
+        where = path
+    elif item["kind"] == "input":  # the [net] section
+        kind, _, line = sections[0]
+        key = {"shape": "height, width, channels"}.get(e.field, e.field)
+        where = f"{path}:{line}: [{kind}]"
+    else:
+        kind, _, line = sections[1 + item["meta"]["darknet_index"]]
+        if e.layer.endswith("_bn"):
+            key = "batch_normalize"
+        elif item["kind"] in DARKNET_ACTIVATIONS.values() and kind not in ("softmax", "dropout"):
+            key = "activation"
+        else:
+            key = _CFG_KEYS.get(kind, {}).get(e.field, e.field)
+        where = f"{path}:{line}: [{kind}]"
+    message = where + (f" '{key}'" if key else "") + f": {e.detail}"
+    if e.layer:
+        message += f" (dnnmem layer '{e.layer}'" + (f", field '{e.field}')" if e.field else ")")
+    err = NetworkError(message)
+    err.source, err.layer, err.field, err.detail = path, e.layer, key, e.detail
+    return err
