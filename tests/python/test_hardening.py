@@ -86,8 +86,8 @@ def test_just_below_the_limits_every_policy_is_exact_and_sweep_equals_estimate()
     assert access_bytes == 7 * 2**55
     caps = [0, 2**56, 2**62]
     df = dnnmem.sweep(net, capacity=caps, bandwidth=[1, TOP], throughput=[1, TOP],
-                      policy=list(dnnmem.policies()), progress=False)
-    assert len(df) == len(caps) * 4 * len(dnnmem.policies())
+                      policy=list(dnnmem.parts("cache")), progress=False)
+    assert len(df) == len(caps) * 4 * len(dnnmem.parts("cache"))
     assert (df["traffic_in"] >= 0).all() and (df["traffic_out"] >= 0).all()
     assert ((df["traffic_in"] + df["traffic_out"]) <= 4 * access_bytes).all()
     assert np.isfinite(df["time"]).all() and (df["time"] > 0).all()
