@@ -133,8 +133,8 @@ struct Schedule {
   std::int64_t total_ops(int ops_per_mac = 2) const;
 };
 
-// The limits that keep every later count exact (the proof is at build_schedule, in
-// schedule.cpp; docs/estimator.md lists them): per iteration, the bytes of all tensor accesses
+// The limits that keep every later count exact (checked by build_schedule; the proof is in
+// cpp/src/limits.cpp, docs/estimator.md lists them): per iteration, the bytes of all tensor accesses
 // and the bytes of all tensors, the FLOPs of all steps, and the number of accesses.
 inline constexpr std::int64_t kMaxIterationBytes = std::int64_t{1} << 58;   // 256 PiB
 inline constexpr std::int64_t kMaxIterationFlops = std::int64_t{1} << 62;   // about 4.6e18
