@@ -7,7 +7,8 @@ from ._builder import Layers
 __all__ = ["gnmt"]
 
 
-def gnmt(seq_len: int = 50, hidden: int = 1024, layers: int = 8, vocab: int = 32000) -> dict:
+def gnmt(seq_len: int = 50, hidden: int = 1024, layers: int = 8, vocab: int = 32000, *,
+         vocab_projection: bool = True) -> dict:
     """GNMT after Wu et al. 2016, "Google's Neural Machine Translation System", unrolled.
 
     The thesis's workload (Table 5.1: N = 32, H = 1024, T = 50; SPEC §9): its hand-written
@@ -85,6 +86,9 @@ def gnmt(seq_len: int = 50, hidden: int = 1024, layers: int = 8, vocab: int = 32
         decoder layer nothing would read the attention context).
     vocab : int
         Wordpiece vocabulary (source and target tables have this many rows each).
+    vocab_projection : bool
+        True (the default): ``softmax_proj`` maps the decoder outputs to ``vocab`` logits.
+        False: no projection; the network output is ``dec_out`` ([T, hidden]).
 
     Returns
     -------
@@ -95,6 +99,8 @@ def gnmt(seq_len: int = 50, hidden: int = 1024, layers: int = 8, vocab: int = 32
                             ("layers", layers, 2), ("vocab", vocab, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ValueError(f"{arg}: must be an integer >= {low}, got {value!r}")
+    if not isinstance(vocab_projection, bool):
+        raise ValueError(f"vocab_projection: must be True or False, got {vocab_projection!r}")
     T = seq_len
     net = Layers()
     add = net.add
@@ -147,5 +153,6 @@ def gnmt(seq_len: int = 50, hidden: int = 1024, layers: int = 8, vocab: int = 32
             x = add(f"dec{l}_res{t}", "add", [y, x]) if l >= 3 else y
         out[t] = x
     y = add("dec_out", "concat", [out[t] for t in range(1, T + 1)], axis=0) if T > 1 else out[1]
-    add("softmax_proj", "dense", [y], units=vocab, use_bias=False)
+    if vocab_projection:
+        add("softmax_proj", "dense", [y], units=vocab, use_bias=False)
     return net.document("gnmt")

@@ -11,7 +11,8 @@ DROPOUT_RATE = 0.1  # Vaswani et al.'s P_drop (base; big EN-FR). It changes no c
 
 
 def transformer(layers: int = 6, d_model: int = 1024, heads: int = 16, d_ff: int = 4096,
-                seq_len: int = 50, vocab: int = 32000) -> dict:
+                seq_len: int = 50, vocab: int = 32000, *, tie_embeddings: bool = True,
+                vocab_projection: bool = True) -> dict:
     """Encoder-decoder Transformer after Vaswani et al. 2017, "Attention Is All You Need".
 
     The defaults are the "big" model (6 + 6 layers, d_model 1024, 16 heads, d_ff 4096) with
@@ -67,12 +68,25 @@ def transformer(layers: int = 6, d_model: int = 1024, heads: int = 16, d_ff: int
         Source and target length T, in tokens.
     vocab : int
         Shared vocabulary size.
+    tie_embeddings : bool
+        True (the default, paper §3.4): one ``shared_embedding`` table for ``src_embed``,
+        ``tgt_embed`` and ``out_proj``. False: three tables ``src_embedding``,
+        ``tgt_embedding`` and ``out_proj``'s own weight (a separate source and target
+        vocabulary).
+    vocab_projection : bool
+        True (the default): ``out_proj`` maps the last decoder layer to ``vocab`` logits.
+        False: no ``out_proj``; the network output is the last decoder layer's ``_f_ln``
+        (the loss step then reads [T, d_model]; a reading of a hand-written model that stops
+        at the decoder stack, see ``transformer_thesis``).
 
     Returns
     -------
     dict
         The network document: ``{"name": "transformer", "layers": [...]}``.
     """
+    for arg, value in (("tie_embeddings", tie_embeddings), ("vocab_projection", vocab_projection)):
+        if not isinstance(value, bool):
+            raise ValueError(f"{arg}: must be True or False, got {value!r}")
     net = Layers()
     add = net.add
 
@@ -90,7 +104,8 @@ def transformer(layers: int = 6, d_model: int = 1024, heads: int = 16, d_ff: int
 
     def embed(side: str) -> str:
         x = add(f"{side}_embed", "embedding", [f"{side}_tokens"], input_dim=vocab,
-                output_dim=d_model, weights="shared_embedding")
+                output_dim=d_model,
+                weights="shared_embedding" if tie_embeddings else f"{side}_embedding")
         return add(f"{side}_drop", "dropout", [x], rate=DROPOUT_RATE)
 
     for side in ("src", "tgt"):
@@ -110,5 +125,9 @@ def transformer(layers: int = 6, d_model: int = 1024, heads: int = 16, d_ff: int
         x = residual(p, x, attention(net, f"{p}_cross", x, d_model, heads, memory), "c")
         x = ffn(p, x)
 
-    add("out_proj", "dense", [x], units=vocab, use_bias=False, weights="shared_embedding")
+    if vocab_projection:
+        if tie_embeddings:
+            add("out_proj", "dense", [x], units=vocab, use_bias=False, weights="shared_embedding")
+        else:
+            add("out_proj", "dense", [x], units=vocab, use_bias=False)
     return net.document("transformer")

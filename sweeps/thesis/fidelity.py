@@ -1,0 +1,172 @@
+"""Fidelity to the thesis: three calibration observations and how each reading moves them.
+
+The thesis (Tsai, "A Performance Analytical Model for DNN Training with Focus on Memory
+Subsystem", master's thesis, National Taiwan University, 2021) reports, in its Chapter 5
+results, three numbers that we use as a calibration set (RTX 2080 Ti of Table 5.2:
+13.45 TFLOP/s, 616 GB/s; the batches of Table 5.1; policy ``lookahead``):
+
+- ResNet-50: the execution time falls from 24 to 500 MiB by 48.1 %;
+- GNMT: the off-chip traffic (in + out) falls from 24 to 500 MiB by 96.6 %;
+- Transformer: the off-chip traffic falls from 24 to 128 MiB by 67 %.
+
+This script measures them under dnnmem's defaults, under every candidate reading of the
+thesis alone (one change from the defaults each), and under the ``thesis`` reading
+(:func:`dnnmem.thesis_reading`), and prints the table (``--markdown``: the table that
+``docs/thesis-figures.md`` shows).
+
+    python sweeps/thesis/fidelity.py [--markdown] [--force]
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+import dnnmem
+
+import _common as C
+
+NAME = "fidelity"
+
+#: observation -> (network of Table 5.1, quantity, capacity from, to (MiB), the thesis's value)
+OBSERVATIONS: dict[str, tuple[str, str, int, int, float]] = {
+    "resnet50 time drop 24→500 MiB": ("resnet50", "time", 24, 500, 0.481),
+    "gnmt traffic drop 24→500 MiB": ("gnmt", "traffic", 24, 500, 0.966),
+    "transformer traffic drop 24→128 MiB": ("transformer", "traffic", 24, 128, 0.67),
+}
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One reading: FLOPs per MAC, bytes per element, and the zoo network (name, builder
+    options) that stands for each workload of Table 5.1 it changes."""
+
+    ops_per_mac: int = 2
+    bytes_per_element: int = 4
+    nets: tuple[tuple[str, str, tuple[tuple[str, Any], ...]], ...] = field(default=())
+
+    def network_for(self, workload: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
+        for w, name, options in self.nets:
+            if w == workload:
+                return name, options
+        return workload, ()
+
+
+def _v(ops_per_mac: int = 2, bytes_per_element: int = 4, **nets: tuple[str, dict]) -> Variant:
+    return Variant(ops_per_mac, bytes_per_element,
+                   tuple((w, n, tuple(sorted(o.items()))) for w, (n, o) in nets.items()))
+
+
+#: Candidate readings, one change from the defaults each (the sensitivity table's rows).
+VARIANTS: dict[str, Variant] = {
+    "default (ops_per_mac=2, FP32, paper networks)": _v(),
+    "ops_per_mac=1 (an operation is a MAC)": _v(ops_per_mac=1),
+    "FP16 elements (2 bytes)": _v(bytes_per_element=2),
+    "GNMT 4+4 layers (MLPerf reference)": _v(gnmt=("gnmt", {"layers": 4})),
+    "GNMT 2+2 layers": _v(gnmt=("gnmt", {"layers": 2})),
+    "GNMT without vocabulary projection": _v(gnmt=("gnmt", {"vocab_projection": False})),
+    "GNMT T=25": _v(gnmt=("gnmt", {"seq_len": 25})),
+    "Transformer base (d_model 512, 8 heads, d_ff 2048)":
+        _v(transformer=("transformer", {"d_model": 512, "heads": 8, "d_ff": 2048})),
+    "Transformer 3+3 layers": _v(transformer=("transformer", {"layers": 3})),
+    "Transformer without vocabulary projection":
+        _v(transformer=("transformer", {"vocab_projection": False})),
+    "Transformer untied embeddings": _v(transformer=("transformer", {"tie_embeddings": False})),
+    "Transformer vocab 33,708 (MLPerf)": _v(transformer=("transformer", {"vocab": 33708})),
+    "Transformer T=25": _v(transformer=("transformer", {"seq_len": 25})),
+    "Transformer T=100": _v(transformer=("transformer", {"seq_len": 100})),
+}
+
+
+@functools.lru_cache(maxsize=64)
+def _net(name: str, batch: int, bpe: int, options: tuple) -> dnnmem.Network:
+    return dnnmem.network(name, batch=batch, bytes_per_element=bpe, **dict(options))
+
+
+def measure(variant: Variant) -> dict[str, float]:
+    """The three observations (fractions) under ``variant`` on the RTX 2080 Ti."""
+    out = {}
+    for obs, (workload, quantity, lo, hi, _) in OBSERVATIONS.items():
+        name, options = variant.network_for(workload)
+        net = _net(name, C.WORKLOADS[workload], variant.bytes_per_element, options)
+        vals = []
+        for cap in (lo, hi):
+            r = dnnmem.estimate(net, policy=C.POLICY, capacity=cap * C.MIB,
+                                bandwidth=C.RTX_2080_TI["bandwidth"],
+                                throughput=C.RTX_2080_TI["throughput"],
+                                ops_per_mac=variant.ops_per_mac)
+            vals.append(r.time if quantity == "time" else r.traffic)
+        out[obs] = 1 - vals[1] / vals[0]
+    return out
+
+
+def thesis_variant() -> Variant:
+    """The ``thesis`` reading of :func:`dnnmem.thesis_reading` as a :class:`Variant`."""
+    r = dnnmem.thesis_reading()
+    nets = tuple((w, name, tuple(sorted(opts.items())))
+                 for w, (name, _, opts) in r.workloads.items() if name != w or opts)
+    return Variant(r.ops_per_mac, r.bytes_per_element, nets)
+
+
+def compute(force: bool = False) -> pd.DataFrame:
+    """One row per reading: the three observations (fractions) and their change from the
+    default reading (points)."""
+    variants = dict(VARIANTS)
+    variants["thesis reading (dnnmem.thesis_reading())"] = thesis_variant()
+    params = {"variants": {k: repr(v) for k, v in variants.items()},
+              "observations": OBSERVATIONS}
+
+    def run() -> pd.DataFrame:
+        return pd.DataFrame([{"reading": k, **measure(v)} for k, v in variants.items()])
+
+    return C.cached(NAME, params, run, force)
+
+
+def table(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` as printed: each observation in % with its change from the default in points."""
+    base = df.iloc[0]
+    rows = []
+    for _, r in df.iterrows():
+        row = {"reading": r["reading"]}
+        for obs in OBSERVATIONS:
+            d = 100 * (r[obs] - base[obs])
+            row[obs] = f"{100 * r[obs]:.1f} %" + ("" if r.name == 0 else f" ({d:+.1f} pt)")
+        rows.append(row)
+    rows.append({"reading": "thesis (Ch. 5)",
+                 **{obs: f"{100 * v[4]:.1f} %" for obs, v in OBSERVATIONS.items()}})
+    return pd.DataFrame(rows)
+
+
+def observations_table(df: pd.DataFrame) -> pd.DataFrame:
+    """Per observation: the thesis, the default, the thesis reading, their differences."""
+    base = df.iloc[0]
+    th = df[df["reading"].str.startswith("thesis reading")].iloc[0]
+    rows = []
+    for obs, v in OBSERVATIONS.items():
+        rows.append({"observation": obs, "thesis": f"{100 * v[4]:.1f} %",
+                     "dnnmem default": f"{100 * base[obs]:.1f} %",
+                     "difference (default)": f"{100 * (base[obs] - v[4]):+.1f} pt",
+                     "dnnmem thesis reading": f"{100 * th[obs]:.1f} %",
+                     "difference (reading)": f"{100 * (th[obs] - v[4]):+.1f} pt"})
+    return pd.DataFrame(rows)
+
+
+if __name__ == "__main__":
+    p = argparse.ArgumentParser(description="Measure the thesis's three calibration "
+                                "observations under each reading.")
+    p.add_argument("--markdown", action="store_true", help="print markdown tables")
+    p.add_argument("--force", action="store_true", help="recompute even if cached")
+    a = p.parse_args()
+    d = compute(force=a.force)
+    for t in (observations_table(d), table(d)):
+        if a.markdown:
+            print(t.to_markdown(index=False, colalign=["left"] + ["right"] * (t.shape[1] - 1)))
+        else:
+            with pd.option_context("display.width", 250, "display.max_columns", 20,
+                                   "display.max_colwidth", 60):
+                print(t.to_string(index=False))
+        print()
