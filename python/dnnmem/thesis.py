@@ -24,7 +24,7 @@ from .network import Network
 from .presets import hardware as _hardware
 from .zoo import network as _network
 
-__all__ = ["ThesisReading", "thesis_reading"]
+__all__ = ["ThesisReading", "default_reading", "thesis_reading"]
 
 #: The batch of each workload of thesis Table 5.1.
 TABLE_5_1_BATCH: dict[str, int] = {"resnet50": 32, "mobilenet_v2": 32, "gnmt": 32,

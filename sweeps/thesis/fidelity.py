@@ -48,6 +48,7 @@ class Variant:
     ops_per_mac: int = 2
     bytes_per_element: int = 4
     nets: tuple[tuple[str, str, tuple[tuple[str, Any], ...]], ...] = field(default=())
+    policy: str = C.POLICY
 
     def network_for(self, workload: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
         for w, name, options in self.nets:
@@ -56,9 +57,11 @@ class Variant:
         return workload, ()
 
 
-def _v(ops_per_mac: int = 2, bytes_per_element: int = 4, **nets: tuple[str, dict]) -> Variant:
+def _v(ops_per_mac: int = 2, bytes_per_element: int = 4, policy: str = C.POLICY,
+       **nets: tuple[str, dict]) -> Variant:
     return Variant(ops_per_mac, bytes_per_element,
-                   tuple((w, n, tuple(sorted(o.items()))) for w, (n, o) in nets.items()))
+                   tuple((w, n, tuple(sorted(o.items()))) for w, (n, o) in nets.items()),
+                   policy)
 
 
 #: Candidate readings, one change from the defaults each (the sensitivity table's rows).
@@ -76,9 +79,14 @@ VARIANTS: dict[str, Variant] = {
     "Transformer without vocabulary projection":
         _v(transformer=("transformer", {"vocab_projection": False})),
     "Transformer untied embeddings": _v(transformer=("transformer", {"tie_embeddings": False})),
-    "Transformer vocab 33,708 (MLPerf)": _v(transformer=("transformer", {"vocab": 33708})),
+    "Transformer vocab 33,708": _v(transformer=("transformer", {"vocab": 33708})),
+    "Transformer without dropout": _v(transformer=("transformer", {"dropout": False})),
+    "Transformer without dropout or vocabulary projection":
+        _v(transformer=("transformer", {"dropout": False, "vocab_projection": False})),
     "Transformer T=25": _v(transformer=("transformer", {"seq_len": 25})),
     "Transformer T=100": _v(transformer=("transformer", {"seq_len": 100})),
+    "policy belady (no prefetch, offload when full)": _v(policy="belady"),
+    "policy no-lookahead (Fig. 4.2a)": _v(policy="no-lookahead"),
 }
 
 
@@ -95,7 +103,7 @@ def measure(variant: Variant) -> dict[str, float]:
         net = _net(name, C.WORKLOADS[workload], variant.bytes_per_element, options)
         vals = []
         for cap in (lo, hi):
-            r = dnnmem.estimate(net, policy=C.POLICY, capacity=cap * C.MIB,
+            r = dnnmem.estimate(net, policy=variant.policy, capacity=cap * C.MIB,
                                 bandwidth=C.RTX_2080_TI["bandwidth"],
                                 throughput=C.RTX_2080_TI["throughput"],
                                 ops_per_mac=variant.ops_per_mac)

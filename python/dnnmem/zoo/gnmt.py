@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ._builder import Layers
 
-__all__ = ["gnmt"]
+__all__ = ["gnmt", "gnmt_thesis"]
 
 
 def gnmt(seq_len: int = 50, hidden: int = 1024, layers: int = 8, vocab: int = 32000, *,
@@ -156,3 +156,31 @@ def gnmt(seq_len: int = 50, hidden: int = 1024, layers: int = 8, vocab: int = 32
     if vocab_projection:
         add("softmax_proj", "dense", [y], units=vocab, use_bias=False)
     return net.document("gnmt")
+
+
+def gnmt_thesis(seq_len: int = 50) -> dict:
+    """GNMT as the thesis's reading has it: :func:`gnmt` with 4 encoder and 4 decoder layers.
+
+    Tsai, "A Performance Analytical Model for DNN Training with Focus on Memory Subsystem"
+    (master's thesis, National Taiwan University, 2021), §5.1: "ResNet-50 [1], GNMT [13],
+    Transformer [12] are all models included in MLPerf Training [26]". MLPerf Training's GNMT
+    (its ``rnn_translator`` reference, "GNMT v2") has 4 encoder layers, the first one
+    bidirectional, and 4 decoder layers of 1024 units, with the attention fed from the first
+    decoder layer to all the others — :func:`gnmt`'s structure with ``layers=4`` in place of
+    the paper's 8; Table 5.1's H = 1024 and T = 50 are its width and length. Everything else
+    (vocabulary 32,000, separate embedding tables, the vocabulary projection) is
+    :func:`gnmt`'s. The document is named ``gnmt_thesis``.
+
+    Parameters
+    ----------
+    seq_len : int
+        Source and target length T (Table 5.1: 50).
+
+    Returns
+    -------
+    dict
+        The network document ``{"name": "gnmt_thesis", "layers": [...]}``.
+    """
+    doc = gnmt(seq_len=seq_len, hidden=1024, layers=4)
+    doc["name"] = "gnmt_thesis"
+    return doc
