@@ -134,6 +134,66 @@ def compute(force: bool = False) -> pd.DataFrame:
     return C.cached(NAME, params, run, force)
 
 
+ELSEWHERE_CAPACITIES = (24, 128, 400, 1000)
+ELSEWHERE_THROUGHPUTS = (C.RTX_2080_TI["throughput"], C.RADEON_6900_XT["throughput"])
+
+
+def elsewhere(force: bool = False) -> pd.DataFrame:
+    """What the thesis reading changes beyond the three observations it was checked against:
+    per workload of Table 5.1, capacity (24, 128, 400, 1000 MiB) and throughput (13.45 and
+    23.04 TFLOP/s of Table 5.2, 616 GB/s), the time (s) and traffic (bytes) under the default
+    reading and the thesis reading, and the thesis reading's change (fraction)."""
+    readings = {"default": VARIANTS["default (ops_per_mac=2, FP32, paper networks)"],
+                "thesis": thesis_variant()}
+    params = {"readings": {k: repr(v) for k, v in readings.items()},
+              "capacity": ELSEWHERE_CAPACITIES, "throughput": ELSEWHERE_THROUGHPUTS}
+
+    def run() -> pd.DataFrame:
+        rows = []
+        for w, batch in C.WORKLOADS.items():
+            for thr in ELSEWHERE_THROUGHPUTS:
+                for cap in ELSEWHERE_CAPACITIES:
+                    row: dict[str, Any] = {"network": w, "throughput": thr, "capacity": cap}
+                    for k, v in readings.items():
+                        name, options = v.network_for(w)
+                        net = _net(name, batch, v.bytes_per_element, options)
+                        r = dnnmem.estimate(net, policy=v.policy, capacity=cap * C.MIB,
+                                            bandwidth=C.RTX_2080_TI["bandwidth"],
+                                            throughput=thr, ops_per_mac=v.ops_per_mac)
+                        row[f"time_{k}"], row[f"traffic_{k}"] = r.time, r.traffic
+                    rows.append(row)
+        d = pd.DataFrame(rows)
+        d["time_change"] = d.time_thesis / d.time_default - 1
+        d["traffic_change"] = d.traffic_thesis / d.traffic_default - 1
+        return d
+
+    return C.cached(NAME + "-elsewhere", params, run, force)
+
+
+def markdown(df: pd.DataFrame) -> str:
+    """``df`` as a markdown table (first column left-aligned, the others right-aligned)."""
+    header = [str(c) for c in df.columns]
+    lines = ["| " + " | ".join(header) + " |",
+             "|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in df.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def elsewhere_table(df: pd.DataFrame) -> pd.DataFrame:
+    """:func:`elsewhere` as printed (ms, GiB, % change)."""
+    rows = []
+    for r in df.itertuples():
+        rows.append({"network": r.network, "TFLOP/s": f"{r.throughput / C.TFLOPS:.2f}",
+                     "capacity (MiB)": r.capacity,
+                     "time default (ms)": f"{1e3 * r.time_default:.2f}",
+                     "time thesis (ms)": f"{1e3 * r.time_thesis:.2f}",
+                     "time change": f"{100 * r.time_change:+.1f} %",
+                     "traffic default (GiB)": f"{r.traffic_default / 2**30:.2f}",
+                     "traffic thesis (GiB)": f"{r.traffic_thesis / 2**30:.2f}",
+                     "traffic change": f"{100 * r.traffic_change:+.1f} %"})
+    return pd.DataFrame(rows)
+
+
 def table(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` as printed: each observation in % with its change from the default in points."""
     base = df.iloc[0]
@@ -170,9 +230,9 @@ if __name__ == "__main__":
     p.add_argument("--force", action="store_true", help="recompute even if cached")
     a = p.parse_args()
     d = compute(force=a.force)
-    for t in (observations_table(d), table(d)):
+    for t in (observations_table(d), table(d), elsewhere_table(elsewhere(force=a.force))):
         if a.markdown:
-            print(t.to_markdown(index=False, colalign=["left"] + ["right"] * (t.shape[1] - 1)))
+            print(markdown(t))
         else:
             with pd.option_context("display.width", 250, "display.max_columns", 20,
                                    "display.max_colwidth", 60):
