@@ -153,3 +153,34 @@ def test_fidelity_script_tables(tmp_path, monkeypatch):
                                                     {"reading": "thesis reading", **m}]))
     assert list(obs["thesis"]) == ["48.1 %", "96.6 %", "67.0 %"]
     assert list(obs["difference (reading)"])[:2] == ["-2.1 pt", "-0.2 pt"]
+
+
+def test_figures_under_the_thesis_reading(tmp_path, monkeypatch):
+    """``--reading thesis``: the workloads keep their Table 5.1 names, the numbers are the
+    reading's (GNMT's 24 → 500 MiB traffic drop is the observation's), the cache and the
+    figure are the reading's own, and the default reading is back afterwards."""
+    pytest.importorskip("pandas")
+    pytest.importorskip("matplotlib")
+    sys.path.insert(0, str(THESIS))
+    try:
+        import _common
+        import fig5_2_traffic
+    finally:
+        sys.path.remove(str(THESIS))
+    monkeypatch.setattr(_common, "RESULTS_DIR", tmp_path / "results")
+    monkeypatch.setattr(_common, "FIGURES_DIR", tmp_path / "figures")
+    try:
+        path = _common.main(fig5_2_traffic.NAME, fig5_2_traffic.compute, fig5_2_traffic.plot,
+                            ["--small", "--reading", "thesis"])
+        assert path.name == "fig5_2_traffic-thesis.png" and path.exists()
+        df = fig5_2_traffic.compute(small=True)
+        g = df[df.network == "gnmt"].set_index("capacity")
+        tr = g.traffic_in + g.traffic_out
+        assert 1 - tr[500 * MIB] / tr[24 * MIB] == pytest.approx(0.966, abs=0.03)
+        key_thesis = _common._key("x", {})
+    finally:
+        _common.set_reading("default")
+    assert _common._key("x", {}) != key_thesis
+    assert _common.load("gnmt", 1).name == "gnmt"
+    with pytest.raises(ValueError, match="reading: 'paper'"):
+        _common.set_reading("paper")
