@@ -14,7 +14,11 @@ thesis alone (one change from the defaults each), and under the ``thesis`` readi
 (:func:`dnnmem.thesis_reading`), and prints the table (``--markdown``: the table that
 ``docs/thesis-figures.md`` shows).
 
-    python sweeps/thesis/fidelity.py [--markdown] [--force]
+    python sweeps/thesis/fidelity.py [--markdown] [--force] [--write-doc]
+
+``--write-doc`` rewrites only this script's generated blocks of ``docs/thesis-figures.md``
+(``fidelity``, ``fidelity-sensitivity``, ``fidelity-elsewhere``, ``fidelity-checks``); ``report.py`` writes them
+too, with the rest of the page.
 """
 
 from __future__ import annotations
@@ -87,6 +91,8 @@ VARIANTS: dict[str, Variant] = {
     "Transformer T=100": _v(transformer=("transformer", {"seq_len": 100})),
     "policy belady (no prefetch, offload when full)": _v(policy="belady"),
     "policy no-lookahead (Fig. 4.2a)": _v(policy="no-lookahead"),
+    "scheduler split-backward (dX and dW as two steps)":
+        _v(policy="split-backward + lookahead"),
 }
 
 
@@ -223,12 +229,90 @@ def observations_table(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def checks() -> pd.DataFrame:
+    """The quantities the page's prose explains the observations with (thesis reading unless
+    the row says default; RTX 2080 Ti)."""
+    r = dnnmem.thesis_reading()
+    rows = []
+
+    def lstm_weights(net: dnnmem.Network) -> int:
+        t = net.tensors
+        return int(t[(t["role"] == "weight") & t["name"].str.contains("/W_")]["bytes"].sum())
+
+    w_default = lstm_weights(_net("gnmt", 32, 4, ()))
+    gnmt = r.network("gnmt")
+    w = lstm_weights(gnmt)
+    rows.append(("GNMT LSTM weights, default (8 + 8 layers)", f"{w_default / C.MIB:,.0f} MiB"))
+    rows.append(("GNMT LSTM weights, thesis reading (4 + 4 layers)", f"{w / C.MIB:,.0f} MiB"))
+    res = dnnmem.estimate(gnmt, r.hardware(capacity=24 * C.MIB), policy=r.policy,
+                          ops_per_mac=r.ops_per_mac)
+    d = res.traffic_in - res.traffic_out
+    T = 50
+    rows.append(("GNMT in − out at 24 MiB (Fig. 5.2 caption: ≈ (T − 1)·cap(W))",
+                 f"{d / 2**30:.1f} GiB = {d / ((T - 1) * w):.2f} × (T − 1)·cap(W) = "
+                 f"{d / ((2 * T - 1) * w):.2f} × (2T − 1)·cap(W)"))
+    tr = r.network("transformer")
+    t = tr.tensors
+    act = t[t["name"] == "Y:dec6_f_ln"]["bytes"].iloc[0]
+    logits = t[t["name"] == "Y:out_proj"]["bytes"].iloc[0]
+    rows.append(("Transformer activation [N·T, d_model] (N = 128, FP32)", f"{act / C.MIB:.0f} MiB"))
+    rows.append(("Transformer logits [N·T, vocab]", f"{logits / C.MIB:,.0f} MiB"))
+    by = {}
+    for cap in (24, 128, 500):
+        x = dnnmem.estimate(tr, r.hardware(capacity=cap * C.MIB), policy=r.policy,
+                            ops_per_mac=r.ops_per_mac)
+        by[cap] = x
+    rows.append(("Transformer traffic at 24 / 128 / 500 MiB",
+                 " / ".join(f"{by[c].traffic / 2**30:.1f}" for c in (24, 128, 500)) + " GiB"))
+    s500 = by[500].steps
+    rows.append(("Transformer activation traffic at 500 MiB (in + out: forward → backward)",
+                 f"{(s500.bytes_in_activation.sum() + s500.bytes_out_activation.sum()) / 2**30:.1f}"
+                 f" GiB ({by[500].traffic / by[24].traffic:.0%} of the traffic at 24 MiB)"))
+    return pd.DataFrame(rows, columns=["quantity", "value"])
+
+
+def block_checks() -> str:
+    """The page's block: :func:`checks`."""
+    return markdown(checks())
+
+
+def block_observations(df: pd.DataFrame) -> str:
+    """The page's block: the three observations, thesis vs default vs thesis reading."""
+    return markdown(observations_table(df))
+
+
+def block_sensitivity(df: pd.DataFrame) -> str:
+    """The page's block: every candidate reading's three observations."""
+    return markdown(table(df))
+
+
+def block_elsewhere(df: pd.DataFrame) -> str:
+    """The page's block: what the thesis reading changes on the four workloads."""
+    return markdown(elsewhere_table(df))
+
+
+def write_doc(force: bool = False) -> None:
+    """Rewrite this script's generated blocks of ``docs/thesis-figures.md``."""
+    import report
+
+    d, e = compute(force=force), elsewhere(force=force)
+    blocks = {"fidelity": block_observations(d), "fidelity-sensitivity": block_sensitivity(d),
+              "fidelity-elsewhere": block_elsewhere(e), "fidelity-checks": block_checks()}
+    report.DOC.write_text(report.render(report.DOC.read_text(), blocks))
+    print(f"fidelity: {report.DOC}")
+
+
 if __name__ == "__main__":
     p = argparse.ArgumentParser(description="Measure the thesis's three calibration "
                                 "observations under each reading.")
     p.add_argument("--markdown", action="store_true", help="print markdown tables")
     p.add_argument("--force", action="store_true", help="recompute even if cached")
+    p.add_argument("--write-doc", action="store_true",
+                   help="rewrite this script's blocks of docs/thesis-figures.md")
     a = p.parse_args()
+    if a.write_doc:
+        write_doc(a.force)
+        raise SystemExit(0)
     d = compute(force=a.force)
     for t in (observations_table(d), table(d), elsewhere_table(elsewhere(force=a.force))):
         if a.markdown:
