@@ -17,8 +17,8 @@ thesis alone (one change from the defaults each), and under the ``thesis`` readi
     python sweeps/thesis/fidelity.py [--markdown] [--force] [--write-doc]
 
 ``--write-doc`` rewrites only this script's generated blocks of ``docs/thesis-figures.md``
-(``fidelity``, ``fidelity-sensitivity``, ``fidelity-elsewhere``, ``fidelity-checks``); ``report.py`` writes them
-too, with the rest of the page.
+(``fidelity``, ``fidelity-sensitivity``, ``fidelity-elsewhere``, ``fidelity-checks``);
+``report.py`` writes them too, with the rest of the page.
 """
 
 from __future__ import annotations
@@ -255,7 +255,8 @@ def checks() -> pd.DataFrame:
     t = tr.tensors
     act = t[t["name"] == "Y:dec6_f_ln"]["bytes"].iloc[0]
     logits = t[t["name"] == "Y:out_proj"]["bytes"].iloc[0]
-    rows.append(("Transformer activation [N·T, d_model] (N = 128, FP32)", f"{act / C.MIB:.0f} MiB"))
+    rows.append(("Transformer activation [N·T, d_model] (N = 128, FP32)",
+                 f"{act / C.MIB:.0f} MiB"))
     rows.append(("Transformer logits [N·T, vocab]", f"{logits / C.MIB:,.0f} MiB"))
     by = {}
     for cap in (24, 128, 500):
