@@ -2,8 +2,8 @@
 
 The setup is the thesis's Chapter 5 (Tsai, "A Performance Analytical Model for DNN Training
 with Focus on Memory Subsystem", master's thesis, National Taiwan University, 2021): Table 5.1
-(workloads and batch sizes), Table 5.2 (hardware), capacities from 24 MiB to 1000 MiB in 2 MiB steps. Every script
-in this folder has ``compute(small=False) -> DataFrame`` (cached under ``results/thesis/``,
+(workloads and batch sizes), Table 5.2 (hardware), capacities from 24 MiB to 1000 MiB in 2 MiB
+steps. Every script in this folder has ``compute(small=False) -> DataFrame`` (cached under ``results/thesis/``,
 keyed by its parameters and the dnnmem version) and ``plot(df) -> Figure`` (saved as
 ``figures/<name>.png``); ``--small`` is the CI mode (seven capacities, small batches).
 
