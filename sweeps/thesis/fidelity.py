@@ -53,6 +53,7 @@ class Variant:
     bytes_per_element: int = 4
     nets: tuple[tuple[str, str, tuple[tuple[str, Any], ...]], ...] = field(default=())
     policy: str = C.POLICY
+    capacity_unit: int = C.MIB
 
     def network_for(self, workload: str) -> tuple[str, tuple[tuple[str, Any], ...]]:
         for w, name, options in self.nets:
@@ -93,6 +94,7 @@ VARIANTS: dict[str, Variant] = {
     "policy no-lookahead (Fig. 4.2a)": _v(policy="no-lookahead"),
     "scheduler split-backward (dX and dW as two steps)":
         _v(policy="split-backward + lookahead"),
+    "capacities in MB = 10^6 bytes (not MiB)": Variant(capacity_unit=10**6),
 }
 
 
@@ -109,7 +111,8 @@ def measure(variant: Variant) -> dict[str, float]:
         net = _net(name, C.WORKLOADS[workload], variant.bytes_per_element, options)
         vals = []
         for cap in (lo, hi):
-            r = dnnmem.estimate(net, policy=variant.policy, capacity=cap * C.MIB,
+            r = dnnmem.estimate(net, policy=variant.policy,
+                                capacity=cap * variant.capacity_unit,
                                 bandwidth=C.RTX_2080_TI["bandwidth"],
                                 throughput=C.RTX_2080_TI["throughput"],
                                 ops_per_mac=variant.ops_per_mac)
