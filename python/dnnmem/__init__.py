@@ -16,6 +16,7 @@ from .pareto import pareto
 from .policy import Part, Policy, parts
 from .presets import hardware, hardware_presets
 from .sweep import SweepInterrupted, sweep
+from .thesis import ThesisReading, default_reading, thesis_reading
 from .units import (
     format_bandwidth,
     format_bytes,
@@ -43,6 +44,9 @@ __all__ = [
     "Part",
     "parts",
     "sweep",
+    "ThesisReading",
+    "default_reading",
+    "thesis_reading",
     "SweepInterrupted",
     "Network",
     "NetworkError",

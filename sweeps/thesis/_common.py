@@ -1,13 +1,20 @@
 """What every thesis-figure script shares: the thesis's setup, the sweep, the cache, the output.
 
-The setup is the thesis's Chapter 5 (``shared/seeds/000_…``): Table 5.1 (workloads and batch
-sizes), Table 5.2 (hardware), capacities from 24 MiB to 1000 MiB in 2 MiB steps. Every script
-in this folder has ``compute(small=False) -> DataFrame`` (cached under ``results/thesis/``,
+The setup is the thesis's Chapter 5 (Tsai, "A Performance Analytical Model for DNN Training
+with Focus on Memory Subsystem", master's thesis, National Taiwan University, 2021): Table 5.1
+(workloads and batch sizes), Table 5.2 (hardware), capacities from 24 MiB to 1000 MiB in 2 MiB
+steps. Every script in this folder has ``compute(small=False) -> DataFrame`` (cached under ``results/thesis/``,
 keyed by its parameters and the dnnmem version) and ``plot(df) -> Figure`` (saved as
 ``figures/<name>.png``); ``--small`` is the CI mode (seven capacities, small batches).
 
 Every grid goes through :func:`run_sweep` (``dnnmem.sweep``: one schedule per network and
 batch, the points in parallel).
+
+Every script runs under a *reading* (``--reading``): ``default`` (dnnmem's defaults: 2 FLOPs
+per MAC, the networks of the original papers) or ``thesis`` (:func:`dnnmem.thesis_reading`:
+1 FLOP per MAC, ``gnmt_thesis``, ``transformer_thesis``). The workloads keep their Table 5.1
+names in every table; the thesis reading's results are cached under their own keys and its
+figures are written as ``figures/<name>-thesis.png``.
 """
 
 from __future__ import annotations
@@ -56,6 +63,28 @@ SMALL_CAPACITIES: list[int] = [c * MIB for c in (24, 128, 296, 400, 442, 500, 10
 
 POLICY = "lookahead"
 
+READINGS = ("default", "thesis")
+#: The reading every script runs under (``--reading``; :func:`set_reading`).
+READING = "default"
+
+
+def set_reading(name: str) -> None:
+    """Run the scripts under ``name`` (one of :data:`READINGS`) from now on."""
+    global READING
+    if name not in READINGS:
+        raise ValueError(f"reading: {name!r} is not one of {list(READINGS)}")
+    READING = name
+
+
+def reading() -> dnnmem.ThesisReading:
+    """The current reading as a :class:`dnnmem.ThesisReading`."""
+    return dnnmem.thesis_reading() if READING == "thesis" else dnnmem.default_reading()
+
+
+def ops_per_mac() -> int:
+    """FLOPs per multiply-accumulate under the current reading."""
+    return reading().ops_per_mac
+
 
 def capacities(small: bool) -> list[int]:
     """The capacity grid in bytes: 489 points, or the seven the tables quote in CI mode."""
@@ -71,16 +100,24 @@ def workloads() -> list[str]:
     return list(WORKLOADS)
 
 
-@functools.lru_cache(maxsize=64)
 def load(name: str, batch: int, bytes_per_element: int = 4) -> dnnmem.Network:
-    """A built-in network, built once per (name, batch, element size) in this process (its
-    schedule is then shared by every estimate)."""
-    return dnnmem.network(name, batch=batch, bytes_per_element=bytes_per_element)
+    """The network standing for workload ``name`` under the current reading (the zoo network
+    of that name unless the reading maps it to a variant, e.g. ``gnmt`` → ``gnmt_thesis``),
+    built once per (network, batch, element size) in this process (its schedule is then
+    shared by every estimate)."""
+    zoo_name, _, options = reading().workloads.get(name, (name, batch, {}))
+    return _load(zoo_name, batch, bytes_per_element, tuple(sorted(options.items())))
+
+
+@functools.lru_cache(maxsize=64)
+def _load(name: str, batch: int, bytes_per_element: int, options: tuple) -> dnnmem.Network:
+    return dnnmem.network(name, batch=batch, bytes_per_element=bytes_per_element,
+                          **dict(options))
 
 
 def run_sweep(network: str, *, batch: Sequence[int], capacity: Sequence[float],
               bandwidth: Sequence[float], throughput: Sequence[float],
-              policy: Sequence[str] = (POLICY,), ops_per_mac: int = 2,
+              policy: Sequence[str] = (POLICY,), ops_per_mac: int | None = None,
               bytes_per_element: int = 4) -> pd.DataFrame:
     """Every design point of the product of the arguments, one row each (SI units).
 
@@ -91,7 +128,8 @@ def run_sweep(network: str, *, batch: Sequence[int], capacity: Sequence[float],
     batch, capacity, bandwidth, throughput, policy : sequences
         The grid (bytes, bytes/s, FLOP/s).
     ops_per_mac, bytes_per_element : int
-        FLOPs per multiply-accumulate (SPEC §2) and bytes per element of the networks.
+        FLOPs per multiply-accumulate (SPEC §2; default: the current reading's) and bytes per
+        element of the networks.
 
     Returns
     -------
@@ -100,6 +138,8 @@ def run_sweep(network: str, *, batch: Sequence[int], capacity: Sequence[float],
         ``bandwidth``, ``throughput``, ``time``, ``traffic_in``, ``traffic_out``,
         ``avg_bandwidth``, ``flops``, …), plus ``ops_per_mac`` and ``bytes_per_element``.
     """
+    if ops_per_mac is None:
+        ops_per_mac = reading().ops_per_mac
     # One call per batch: the networks are the cached Network objects (their schedules shared
     # with the scripts' other uses), and one network name per call keeps the batches apart.
     df = pd.concat([dnnmem.sweep(load(network, int(n), bytes_per_element),
@@ -116,6 +156,8 @@ def run_sweep(network: str, *, batch: Sequence[int], capacity: Sequence[float],
 
 # -- cache -----------------------------------------------------------------------------------
 def _key(name: str, params: dict[str, Any]) -> str:
+    if READING != "default":  # the default reading keeps the keys it always had
+        params = {**params, "reading": READING}
     text = json.dumps({"name": name, "version": dnnmem.__version__, **params}, sort_keys=True,
                       default=str)
     return hashlib.sha1(text.encode()).hexdigest()[:12]
@@ -169,6 +211,11 @@ def save_figure(fig: Figure, name: str) -> Path:
     import matplotlib.pyplot as plt
 
     FIGURES_DIR.mkdir(parents=True, exist_ok=True)
+    if READING != "default":
+        name = f"{name}-{READING}"
+        title = getattr(fig, "_suptitle", None)
+        if title is not None:
+            title.set_text(f"{title.get_text()} — {READING} reading")
     path = FIGURES_DIR / f"{name}.png"
     fig.savefig(path, dpi=90)
     plt.close(fig)
@@ -214,12 +261,15 @@ def use_agg() -> None:
 
 def main(name: str, compute: Callable[..., pd.DataFrame],
          plot: Callable[[pd.DataFrame], Figure], argv: Sequence[str] | None = None) -> Path:
-    """The command line of every figure script: ``[--small] [--force]``."""
+    """The command line of every figure script: ``[--small] [--force] [--reading R]``."""
     p = argparse.ArgumentParser(description=f"Regenerate {name} (thesis Chapter 5).")
     p.add_argument("--small", action="store_true",
                    help="CI mode: seven capacities, small batches (seconds)")
     p.add_argument("--force", action="store_true", help="recompute even if cached")
+    p.add_argument("--reading", choices=READINGS, default="default",
+                   help="dnnmem's defaults or dnnmem.thesis_reading() (default: default)")
     a = p.parse_args(argv)
+    set_reading(a.reading)
     use_agg()
     t0 = time.perf_counter()
     df = compute(small=a.small, force=a.force)

@@ -64,7 +64,8 @@ def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
         for n in names:
             net = C.load(n, C.WORKLOADS[n])
             for cap in caps:
-                r = dnnmem.estimate(net, policy=C.POLICY, capacity=cap, **C.RTX_2080_TI)
+                r = dnnmem.estimate(net, policy=C.POLICY, capacity=cap, **C.RTX_2080_TI,
+                                    ops_per_mac=C.ops_per_mac())
                 parts.append(breakdown(r).assign(network=n, batch=net.batch, capacity=cap))
         df = pd.concat(parts, ignore_index=True)
         return df[["network", "batch", "capacity", "kind", "class", "time"]]

@@ -31,6 +31,7 @@ import fig5_3_time
 import fig5_4_bandwidth
 import fig5_5_breakdown
 import fig5_6_batch
+import fidelity
 import sensitivity
 
 DOC = C.REPO / "docs" / "thesis-figures.md"
@@ -376,7 +377,8 @@ def data(small: bool) -> dict[str, pd.DataFrame]:
     return {"roofline": fig5_1_roofline.compute(small), "traffic": fig5_2_traffic.compute(small),
             "time": fig5_3_time.compute(small), "bandwidth": fig5_4_bandwidth.compute(small),
             "breakdown": fig5_5_breakdown.compute(small), "batch": fig5_6_batch.compute(small),
-            "sensitivity": sensitivity.compute(small)}
+            "sensitivity": sensitivity.compute(small),
+            "fidelity": fidelity.compute(), "fidelity_elsewhere": fidelity.elsewhere()}
 
 
 BLOCKS: dict[str, Callable[[dict[str, pd.DataFrame], bool], str]] = {
@@ -385,6 +387,10 @@ BLOCKS: dict[str, Callable[[dict[str, pd.DataFrame], bool], str]] = {
     "tables": lambda d, small: block_tables(d),
     "comparison": lambda d, small: block_comparison(d),
     "sensitivity": lambda d, small: block_sensitivity(d),
+    "fidelity": lambda d, small: fidelity.block_observations(d["fidelity"]),
+    "fidelity-sensitivity": lambda d, small: fidelity.block_sensitivity(d["fidelity"]),
+    "fidelity-elsewhere": lambda d, small: fidelity.block_elsewhere(d["fidelity_elsewhere"]),
+    "fidelity-checks": lambda d, small: fidelity.block_checks(),
 }
 
 

@@ -1,10 +1,12 @@
 """Regenerate every thesis figure (5.1–5.6), the sensitivity data and docs/thesis-figures.md.
 
-    python sweeps/thesis/run_all.py [--small] [--force]
+    python sweeps/thesis/run_all.py [--small] [--force] [--reading thesis]
 
 ``--small`` is the CI mode (seconds); the full grid (489 capacities × 4 networks × the
 figures' hardware) takes about a minute on 2 cores, most of it GNMT's 26k steps. Cached
-DataFrames under ``results/thesis/`` are reused unless ``--force``.
+DataFrames under ``results/thesis/`` are reused unless ``--force``. ``--reading thesis``
+draws the figures under :func:`dnnmem.thesis_reading` (``figures/<name>-thesis.png``) and
+leaves the sensitivity data and the page, which describe the defaults, alone.
 """
 
 from __future__ import annotations
@@ -34,13 +36,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--small", action="store_true", help="CI mode: few capacities and batches")
     p.add_argument("--force", action="store_true", help="recompute even if cached")
     p.add_argument("--no-report", action="store_true", help="figures only")
+    p.add_argument("--reading", choices=C.READINGS, default="default",
+                   help="dnnmem's defaults or dnnmem.thesis_reading() (default: default)")
     a = p.parse_args(argv)
+    C.set_reading(a.reading)
     C.use_agg()
     for mod in FIGURES:
         t0 = time.perf_counter()
         df = mod.compute(small=a.small, force=a.force)
         path = C.save_figure(mod.plot(df), mod.NAME)
         print(f"{mod.NAME}: {len(df)} rows, {time.perf_counter() - t0:.1f} s -> {path}")
+    if a.reading != "default":
+        print(f"reading {a.reading}: figures only (the page and the sensitivity data describe "
+              f"the defaults)")
+        return
     sensitivity.compute(small=a.small, force=a.force)
     if not a.no_report:
         report.main(["--small"] if a.small else [])

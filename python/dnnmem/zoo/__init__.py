@@ -17,7 +17,7 @@ from .classic import nin, overfeat
 from .densenet import densenet121
 from .efficientnet import efficientnet_b0
 from .faster_rcnn import faster_rcnn
-from .gnmt import gnmt
+from .gnmt import gnmt, gnmt_thesis
 from .googlenet import googlenet
 from .gpt2 import gpt2
 from .inception import inception_v3
@@ -31,7 +31,7 @@ from .squeezenet import squeezenet
 from .ssd import ssd300
 from .t5 import t5_large, t5_small
 from .torchvision_nets import alexnet, resnet18
-from .transformer import transformer
+from .transformer import transformer, transformer_thesis
 from .vgg import vgg16
 from .vit import vit_b16
 
@@ -49,6 +49,9 @@ _BUILDERS: dict[str, Callable[..., dict]] = {
     "vgg16": vgg16,
     "transformer": transformer,
     "gnmt": gnmt,
+    # the thesis's reading of its Table 5.1 workloads (dnnmem.thesis_reading())
+    "gnmt_thesis": gnmt_thesis,
+    "transformer_thesis": transformer_thesis,
     "bert_base": bert_base,
     "gpt2": gpt2,
     "vit_b16": vit_b16,

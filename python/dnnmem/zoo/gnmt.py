@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from ._builder import Layers
 
-__all__ = ["gnmt"]
+__all__ = ["gnmt", "gnmt_thesis"]
 
 
-def gnmt(seq_len: int = 50, hidden: int = 1024, layers: int = 8, vocab: int = 32000) -> dict:
+def gnmt(seq_len: int = 50, hidden: int = 1024, layers: int = 8, vocab: int = 32000, *,
+         vocab_projection: bool = True) -> dict:
     """GNMT after Wu et al. 2016, "Google's Neural Machine Translation System", unrolled.
 
     The thesis's workload (Table 5.1: N = 32, H = 1024, T = 50; SPEC §9): its hand-written
@@ -85,6 +86,9 @@ def gnmt(seq_len: int = 50, hidden: int = 1024, layers: int = 8, vocab: int = 32
         decoder layer nothing would read the attention context).
     vocab : int
         Wordpiece vocabulary (source and target tables have this many rows each).
+    vocab_projection : bool
+        True (the default): ``softmax_proj`` maps the decoder outputs to ``vocab`` logits.
+        False: no projection; the network output is ``dec_out`` ([T, hidden]).
 
     Returns
     -------
@@ -95,6 +99,8 @@ def gnmt(seq_len: int = 50, hidden: int = 1024, layers: int = 8, vocab: int = 32
                             ("layers", layers, 2), ("vocab", vocab, 1)):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ValueError(f"{arg}: must be an integer >= {low}, got {value!r}")
+    if not isinstance(vocab_projection, bool):
+        raise ValueError(f"vocab_projection: must be True or False, got {vocab_projection!r}")
     T = seq_len
     net = Layers()
     add = net.add
@@ -147,5 +153,34 @@ def gnmt(seq_len: int = 50, hidden: int = 1024, layers: int = 8, vocab: int = 32
             x = add(f"dec{l}_res{t}", "add", [y, x]) if l >= 3 else y
         out[t] = x
     y = add("dec_out", "concat", [out[t] for t in range(1, T + 1)], axis=0) if T > 1 else out[1]
-    add("softmax_proj", "dense", [y], units=vocab, use_bias=False)
+    if vocab_projection:
+        add("softmax_proj", "dense", [y], units=vocab, use_bias=False)
     return net.document("gnmt")
+
+
+def gnmt_thesis(seq_len: int = 50) -> dict:
+    """GNMT as the thesis's reading has it: :func:`gnmt` with 4 encoder and 4 decoder layers.
+
+    Tsai, "A Performance Analytical Model for DNN Training with Focus on Memory Subsystem"
+    (master's thesis, National Taiwan University, 2021), §5.1: "ResNet-50 [1], GNMT [13],
+    Transformer [12] are all models included in MLPerf Training [26]". MLPerf Training's GNMT
+    (its ``rnn_translator`` reference, "GNMT v2") has 4 encoder layers, the first one
+    bidirectional, and 4 decoder layers of 1024 units, with the attention fed from the first
+    decoder layer to all the others — :func:`gnmt`'s structure with ``layers=4`` in place of
+    the paper's 8; Table 5.1's H = 1024 and T = 50 are its width and length. Everything else
+    (vocabulary 32,000, separate embedding tables, the vocabulary projection) is
+    :func:`gnmt`'s. The document is named ``gnmt_thesis``.
+
+    Parameters
+    ----------
+    seq_len : int
+        Source and target length T (Table 5.1: 50).
+
+    Returns
+    -------
+    dict
+        The network document ``{"name": "gnmt_thesis", "layers": [...]}``.
+    """
+    doc = gnmt(seq_len=seq_len, hidden=1024, layers=4)
+    doc["name"] = "gnmt_thesis"
+    return doc
