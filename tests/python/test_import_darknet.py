@@ -1,4 +1,4 @@
-"""The darknet importer against darknet's own figures for the cfg files in shared/data/darknet."""
+"""The darknet importer against darknet's own figures for the cfg files in tests/data/darknet."""
 
 from __future__ import annotations
 
@@ -13,10 +13,8 @@ import dnnmem
 from dnnmem.importers import UnsupportedOperatorError, from_darknet, import_model
 from dnnmem.importers.darknet import parse_cfg
 
-DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "darknet"
-if not DATA.is_dir():  # worktrees live beside shared/; the main checkout too
-    DATA = Path("/work/shared/data/darknet")
-needs_data = pytest.mark.skipif(not DATA.is_dir(), reason="shared/data/darknet not present")
+# darknet's own cfg files, kept in the repository (origin and licence: tests/data/README.md).
+DATA = Path(__file__).resolve().parents[1] / "data" / "darknet"
 
 
 def cfg(name: str) -> str:
@@ -35,7 +33,6 @@ def outputs(net: dnnmem.Network) -> list[str]:
     return [n for n in df["name"] if n not in consumed]
 
 
-@needs_data
 def test_yolov4_counts_match_darknet() -> None:
     net = from_darknet(cfg("yolov4"))  # [net] width = height = 608
     # darknet numbers layers 0 … 161 for yolov4.cfg (its printout ends "161 yolo").
@@ -64,7 +61,6 @@ def test_yolov4_counts_match_darknet() -> None:
     assert (df["kind"] == "mish").sum() == 72 and (df["kind"] == "leaky_relu").sum() == 35
 
 
-@needs_data
 @pytest.mark.parametrize("size, bflops", [(416, 65.86), (608, 140.69)])
 def test_yolov3_counts_match_darknet(size: int, bflops: float) -> None:
     net = from_darknet(cfg("yolov3"), input_shape=(size, size, 3))
@@ -78,7 +74,6 @@ def test_yolov3_counts_match_darknet(size: int, bflops: float) -> None:
     assert net.layers.set_index("name").loc["conv_81", "output_shape"] == (s, s, 255)
 
 
-@needs_data
 def test_resnet50_darknet_has_no_projection_shortcuts() -> None:
     net = from_darknet(cfg("resnet50"))  # [net] 256×256
     df = net.layers

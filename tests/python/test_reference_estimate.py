@@ -1,4 +1,4 @@
-"""Every estimate in ../shared/SPEC-reference.md reproduced exactly: traffic in and out to the
+"""Every estimate of the reference values reproduced exactly: traffic in and out to the
 byte, time to 1e-6 ms, and the plan diagnostics (kept, prefetched, born, offloads, capacity
 stall). 616 GB/s, 13.45 TFLOPS; MiB = 2**20 bytes; "inf" = above the peak alive bytes."""
 

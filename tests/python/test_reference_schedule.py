@@ -1,5 +1,5 @@
-"""The schedule-level values of ../shared/SPEC-reference.md (an independent implementation of
-SPEC.md), reproduced exactly: structure counts, FLOPs by kind, tensor sizes, peak alive bytes,
+"""The schedule-level reference values (computed by an independent implementation of the model),
+reproduced exactly: structure counts, FLOPs by kind, tensor sizes, peak alive bytes,
 and the two points that need no cache policy — capacity 0 / policy `none` (every access
 streamed: traffic = Σ bytes accessed, time = Σ per-step roofline) and the byte totals of an
 infinite cache (inputs + weights in once, dW out once)."""
