@@ -1,10 +1,11 @@
 # Sourced by demo.sh and test.sh: everything a fresh Debian/Ubuntu machine needs, idempotent.
-#   - system packages: Eigen, nlohmann-json, Catch2 (tests), a C++ compiler, CMake comes from pip
+#   - system packages: a C++ compiler, nlohmann-json and Catch2 for the C++ tests' own CMake build
+#     (pip builds take nlohmann-json from PyPI when the system has none; CMake comes from pip)
 #   - a virtual environment in .venv with dnnmem installed (built by scikit-build-core)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-DNNMEM_APT_PACKAGES="libeigen3-dev nlohmann-json3-dev catch2 g++ python3-venv"
+DNNMEM_APT_PACKAGES="nlohmann-json3-dev catch2 g++ python3-venv"
 
 install_system_packages() {
   install_packages $DNNMEM_APT_PACKAGES
@@ -50,5 +51,5 @@ make_venv() {
 if command -v dpkg >/dev/null 2>&1; then
   install_system_packages
 else
-  echo "note: not a Debian system; install Eigen3, nlohmann_json and Catch2 with your package manager"
+  echo "note: not a Debian system; for the C++ tests install nlohmann_json and Catch2 with your package manager"
 fi

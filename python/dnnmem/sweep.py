@@ -407,6 +407,10 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
     nthreads = _check_threads(threads)
     if out is not None:  # before the work, not after it
         require("pyarrow", "out= (a Parquet file)", "fastparquet")
+    if nthreads > 1 and executor is None and not _core.openmp_enabled():
+        # Said here, at run time: pip shows CMake's warning of a build without OpenMP only with -v.
+        warnings.warn("dnnmem was built without OpenMP: this sweep runs on one core (install "
+                      "OpenMP and rebuild dnnmem for parallel sweeps)", RuntimeWarning, stacklevel=2)
     if hardware is not None and not isinstance(hardware, Hardware):
         raise TypeError(f"hardware: expected dnnmem.Hardware, got {type(hardware).__name__}")
     hw = hardware or Hardware()
