@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Every test: C++ (Catch2 via ctest), the same under AddressSanitizer + UBSan, and Python (pytest).
+# Every test: C++ (Catch2 via ctest), the same under AddressSanitizer + UBSan, Python (pytest:
+# also ruff, mypy, the _core stub and the documentation site), and the package as a new user
+# gets it (scripts/check_package.sh: sdist, wheel with C++ deps from PyPI, smoke tests).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 # torch's default wheel drags in GBs of CUDA packages: take a CPU wheel from pip's find-links
@@ -18,6 +20,10 @@ echo "== C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 "$cmake_bin" -S . -B build-asan -DDNNMEM_BUILD_TESTS=ON -DDNNMEM_SANITIZE=ON -DDNNMEM_OPENMP=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null
 "$cmake_bin" --build build-asan -j "$jobs" >/dev/null
 ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+# Before pytest, whose closing line is the suite's count.
+echo "== the package: sdist and wheel built with C++ deps from PyPI, smoke tests in a fresh venv"
+bash scripts/check_package.sh python3
 
 echo "== Python tests"
 .venv/bin/python -m pytest "$@"
