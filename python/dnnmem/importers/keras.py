@@ -17,14 +17,101 @@ Two rewrites make a Keras model fit the format:
 from __future__ import annotations
 
 import heapq
+import importlib.util
+import json
 import os
 import re
+import sys
+from types import ModuleType
 from typing import Any
 
 from ..network import Network
 from ._common import DocumentBuilder, collapse_pair, to_network
 
-__all__ = ["from_keras", "KERAS_ACTIVATIONS"]
+__all__ = ["from_keras", "import_keras", "KERAS_ACTIVATIONS", "KERAS_BACKENDS"]
+
+#: Keras 3 backends, in the order :func:`import_keras` picks one when none is configured: jax
+#: first (``pip install "dnnmem[keras]"`` installs its CPU build, no GPU packages), then torch,
+#: then tensorflow. Each maps to the module whose presence says it is installed.
+KERAS_BACKENDS: dict[str, str] = {"jax": "jaxlib", "torch": "torch", "tensorflow": "tensorflow"}
+
+_INSTALL_HINT = ('pip install "dnnmem[keras]" (Keras with the CPU build of jax), or install '
+                 'a backend yourself: pip install "jax[cpu]", torch or tensorflow-cpu')
+
+
+def _configured_backend() -> str | None:
+    """The backend the user chose: ``KERAS_BACKEND``, else ``keras.json``'s, else None.
+
+    Keras reads the same two places (the file in ``$KERAS_HOME``, default ``~/.keras``).
+    """
+    env = os.environ.get("KERAS_BACKEND")
+    if env:
+        return env
+    home = os.environ.get("KERAS_HOME") or os.path.join(os.path.expanduser("~"), ".keras")
+    try:
+        with open(os.path.join(home, "keras.json"), encoding="utf-8") as f:
+            backend = json.load(f).get("backend")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return backend if isinstance(backend, str) and backend else None
+
+
+def _installed(backend: str) -> bool:
+    module = KERAS_BACKENDS.get(backend, backend)
+    return importlib.util.find_spec(module) is not None
+
+
+def _backend_to_set() -> str | None:
+    """The backend :func:`import_keras` sets before importing keras (None: keep the user's).
+
+    Raises ImportError naming what to install when keras or every backend is missing.
+    """
+    if importlib.util.find_spec("keras") is None:
+        raise ImportError(f"from_keras needs Keras 3, which is not installed: {_INSTALL_HINT}")
+    if os.environ.get("KERAS_BACKEND"):
+        return None
+    configured = _configured_backend()
+    if configured is not None and _installed(configured):
+        return None
+    found = [b for b in KERAS_BACKENDS if _installed(b)]
+    if not found:
+        raise ImportError("Keras 3 needs a backend (jax, torch or tensorflow) and none is "
+                          f"installed: {_INSTALL_HINT}")
+    return found[0]
+
+
+def import_keras() -> ModuleType:
+    """Import Keras 3 with a backend that is installed, or say exactly what to install.
+
+    Keras' own default backend is tensorflow, which ``pip install keras`` does not bring, so a
+    bare ``import keras`` fails. When keras is not imported yet and ``KERAS_BACKEND`` is unset,
+    this picks the backend of ``keras.json`` if it is installed, else the first installed of
+    :data:`KERAS_BACKENDS` (jax, torch, tensorflow), and sets ``KERAS_BACKEND`` to it for this
+    process. An explicit ``KERAS_BACKEND`` is always kept.
+
+    Returns
+    -------
+    module
+        The ``keras`` module.
+
+    Raises
+    ------
+    ImportError
+        Keras is not installed, no backend is, or the configured backend is not; the message
+        names the packages to install.
+    """
+    if "keras" not in sys.modules:
+        backend = _backend_to_set()
+        if backend is not None:
+            os.environ["KERAS_BACKEND"] = backend
+    try:
+        import keras  # lazy: an optional dependency
+    except ModuleNotFoundError as e:
+        backend = _configured_backend()
+        raise ImportError(f"Keras could not import its backend {backend!r} (set by KERAS_BACKEND "
+                          f"or keras.json): {e}. Install it, or unset KERAS_BACKEND to let dnnmem "
+                          f"pick an installed one; {_INSTALL_HINT}") from e
+    return keras
 
 #: Keras activation function name → dnnmem kind (``None``: no layer). Others are unsupported.
 KERAS_ACTIVATIONS: dict[str, str | None] = {
@@ -372,7 +459,8 @@ def from_keras(model: Any, *, batch: int = 1, strict: bool = True, document: boo
     ----------
     model : keras.Model or str or os.PathLike
         A built functional or sequential model (nested models are flattened), or the path of a
-        ``.keras`` / ``.h5`` file to load with ``keras.saving.load_model``.
+        ``.keras`` / ``.h5`` file to load with ``keras.saving.load_model`` (Keras is imported
+        by :func:`import_keras`, which picks an installed backend if none is configured).
     batch : int
         Mini-batch size of the returned network.
     strict : bool
@@ -397,7 +485,7 @@ def from_keras(model: Any, *, batch: int = 1, strict: bool = True, document: boo
         ``strict=True`` and some layers have no dnnmem kind.
     """
     if isinstance(model, (str, os.PathLike)):
-        import keras  # lazy: an optional dependency
+        keras = import_keras()
         model = keras.saving.load_model(os.fspath(model), compile=False)
     doc = _KerasImport(model, strict).run()
     return to_network(doc, batch, bytes_per_element, document)
