@@ -24,6 +24,9 @@ from .units import format_bytes, format_count
 __all__ = ["Network", "Flops", "NetworkError", "load_network"]
 
 NetworkError = _core.NetworkError
+"""A malformed network (a ``ValueError``): the message names the file, the layer and the field;
+the attributes ``source``, ``layer``, ``field`` and ``detail`` hold them separately. Raised by the
+C++ core's parser and by the Python checks alike."""
 
 NetworkSource = Union[str, "os.PathLike[str]", dict]
 
