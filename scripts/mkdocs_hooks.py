@@ -53,6 +53,20 @@ def _pages(docs: Path, sub: str = "") -> list[str]:
     return sorted(p.relative_to(docs).as_posix() for p in base.glob("*.md"))
 
 
+def index_order(docs: Path, section: str, pages: list[str]) -> list[str]:
+    """A section's pages: its ``index.md`` first, then the pages in the order the index first
+    links them, then any other page alphabetically."""
+    index = f"{section}/index.md"
+    order = [index] if index in pages else []
+    if order:
+        text = (docs / index).read_text(encoding="utf-8")
+        for _, _, target in _LINK.findall(text):
+            page = posixpath.normpath(posixpath.join(section, target.split("#")[0]))
+            if page in pages and page not in order:
+                order.append(page)
+    return order + [p for p in pages if p not in order]
+
+
 def readme_as_index(text: str) -> str:
     """README.md with its links fitted to the site (``docs/x.md`` → ``x.md``)."""
 
@@ -69,14 +83,21 @@ def readme_as_index(text: str) -> str:
 
 def notebook_as_markdown(nb: dict[str, Any], path: str) -> str:
     """A notebook as a page: Markdown cells as they are, code cells as Python blocks."""
-    out = [f"!!! note \"Notebook `{path}`\"\n    Stored without outputs; the code is shown as "
-           f"written. Run it with `jupyter lab {path}` after `pip install \"dnnmem[notebook]\"`.\n"]
+    note = (f"!!! note \"Notebook `{path}`\"\n    Stored without outputs; the code is shown as "
+            f"written. Run it with `jupyter lab {path}` after `pip install \".[notebook]\"`.\n")
+    out: list[str] = []
     for cell in nb.get("cells", []):
         src = "".join(cell.get("source", []))
         if cell.get("cell_type") == "markdown":
             out.append(src)
         elif cell.get("cell_type") == "code" and src.strip():
             out.append(f"```python\n{src}\n```")
+    # The note goes under the notebook's title (its first heading), else on top.
+    first = out[0].split("\n", 1) if out and out[0].startswith("# ") else None
+    if first:
+        out[0:1] = [first[0], note] + ([first[1].strip("\n")] if len(first) > 1 else [])
+    else:
+        out.insert(0, note)
     return "\n\n".join(out) + "\n"
 
 
@@ -111,12 +132,12 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
     nav: list[Any] = [{"Home": "index.md"}]
     model = _pages(docs, "model")
     if model:
-        first = ["model/index.md"] if "model/index.md" in model else []
-        nav.append({"The model": first + [p for p in model if p not in first]})
+        nav.append({"The model": index_order(docs, "model", model)})
     guide = [p for p in GUIDE if (docs / p).is_file()]
     others = [p for p in _pages(docs) if p not in known]
     nav.append({"User guide": guide + others})
-    repro = [p for p in REPRODUCTIONS if (docs / p).is_file()] + _pages(docs, "seeds")
+    repro = [p for p in REPRODUCTIONS if (docs / p).is_file()]
+    repro += index_order(docs, "seeds", _pages(docs, "seeds"))
     nav.append({"Reproductions": repro})
     nav.append({"Gallery": "gallery.md"})
     notebooks = sorted((ROOT / "notebooks").glob("*.ipynb"))

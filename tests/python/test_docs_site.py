@@ -83,13 +83,17 @@ def test_nav_picks_up_new_pages(tmp_path) -> None:
     hooks = _load("mkdocs_hooks")
     docs = tmp_path / "docs"
     for page in ("sweeps.md", "networks.md", "new-chapter.md", "model/index.md",
-                 "model/timeline.md", "seeds/paper.md", "api/index.md", "deep/er/page.md"):
+                 "model/timeline.md", "model/appendix.md", "model/schedule.md", "seeds/paper.md",
+                 "api/index.md", "deep/er/page.md"):
         (docs / page).parent.mkdir(parents=True, exist_ok=True)
         (docs / page).write_text("# t\n")
+    # The model's index links its pages in reading order: the navigation follows it.
+    (docs / "model" / "index.md").write_text("[2](schedule.md) then [4](timeline.md#x)\n")
     config = types.SimpleNamespace(docs_dir=str(docs), nav=None)
     nav = hooks.on_config(config).nav
     sections = {k: v for entry in nav for k, v in entry.items()}
-    assert sections["The model"] == ["model/index.md", "model/timeline.md"]
+    assert sections["The model"] == ["model/index.md", "model/schedule.md", "model/timeline.md",
+                                     "model/appendix.md"]
     assert sections["User guide"] == ["networks.md", "sweeps.md", "new-chapter.md"]
     assert sections["Reproductions"] == ["seeds/paper.md"]
     assert sections["API reference"] == ["api/index.md"]
@@ -141,3 +145,13 @@ def test_docstring_rewrites() -> None:
     lines = ["x = 1", "#: first", "#: second", "LIMIT = 3"]
     assert roles.comment_docstring(lines, 4) == "first second"
     assert roles.comment_docstring(lines, 1) is None
+
+
+def test_notebook_page_keeps_the_title_first() -> None:
+    hooks = _load("mkdocs_hooks")
+    nb = {"cells": [{"cell_type": "markdown", "source": ["# Quick\n", "Intro."]},
+                    {"cell_type": "code", "source": ["import dnnmem\n", "dnnmem.networks()"]},
+                    {"cell_type": "code", "source": ["  "]}]}
+    page = hooks.notebook_as_markdown(nb, "notebooks/q.ipynb")
+    assert page.startswith("# Quick\n\n!!! note \"Notebook `notebooks/q.ipynb`\"")
+    assert page.endswith("Intro.\n\n```python\nimport dnnmem\ndnnmem.networks()\n```\n")
