@@ -10,8 +10,8 @@ import argparse
 import os
 import sys
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import pandas as pd
 

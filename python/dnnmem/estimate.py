@@ -60,7 +60,8 @@ def _network(network: NetworkLike, batch: int | None,
     if isinstance(network, Network):
         return network if batch is None or batch == network.batch else network.with_batch(batch)
     if isinstance(network, str) and not os.path.exists(network):
-        from .zoo import network as zoo_network, networks, unknown_network_message
+        from .zoo import network as zoo_network
+        from .zoo import networks, unknown_network_message
 
         if network.lower() in networks():
             return zoo_network(network, batch=1 if batch is None else batch,

@@ -29,8 +29,9 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Mapping, Union
+from typing import Any, Union
 
 from . import _core
 from .units import parse_bandwidth, parse_bytes, parse_throughput

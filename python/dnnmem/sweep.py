@@ -14,9 +14,10 @@ import itertools
 import math
 import os
 import warnings
+from collections.abc import Iterable
 from concurrent.futures import Executor
 from functools import lru_cache
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd

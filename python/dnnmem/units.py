@@ -118,7 +118,7 @@ def parse_bytes(value: str | float) -> int:
     if isinstance(value, str):
         return round(_split(value, "size", _BYTES, "24MiB"))  # exact: "9007199254740993B" too
     v = _check_number(value, "size")
-    return v if isinstance(v, int) else int(round(v))
+    return v if isinstance(v, int) else round(v)
 
 
 def parse_bandwidth(value: str | float) -> float:

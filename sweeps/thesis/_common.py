@@ -26,8 +26,9 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable
 
 import pandas as pd
 

@@ -28,11 +28,10 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any
 
+import _common as C
 import pandas as pd
 
 import dnnmem
-
-import _common as C
 
 NAME = "fidelity"
 

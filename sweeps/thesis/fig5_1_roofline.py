@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import _common as C
 import numpy as np
 import pandas as pd
-
-import _common as C
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import _common as C
 import pandas as pd
 
 import dnnmem
-
-import _common as C
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

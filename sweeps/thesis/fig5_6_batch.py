@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import pandas as pd
-
 import _common as C
+import pandas as pd
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure

@@ -16,23 +16,23 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Callable, Sequence
-
-import numpy as np
-import pandas as pd
-
-import dnnmem
+from typing import Callable
 
 import _common as C
+import fidelity
 import fig5_1_roofline
 import fig5_2_traffic
 import fig5_3_time
 import fig5_4_bandwidth
 import fig5_5_breakdown
 import fig5_6_batch
-import fidelity
+import numpy as np
+import pandas as pd
 import sensitivity
+
+import dnnmem
 
 DOC = C.REPO / "docs" / "thesis-figures.md"
 IMAGES = C.REPO / "docs" / "images" / "thesis"
@@ -177,7 +177,7 @@ def block_tables(d: dict[str, pd.DataFrame]) -> str:
                + table(["network", "in − out @24", "@128", "@500", "@1000", "knee (MiB)",
                         "90 % of the drop (MiB)"], rows))
 
-    lo, hi = fig5_3_time.THROUGHPUTS
+    lo, _hi = fig5_3_time.THROUGHPUTS
     sp = fig5_3_time.speedup(tm)
     rows = []
     for n in names:

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Sequence
 from types import ModuleType
-from typing import Sequence
 
 import _common as C
 import fig5_1_roofline

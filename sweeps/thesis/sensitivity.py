@@ -27,12 +27,11 @@ import argparse
 import functools
 from typing import Any
 
+import _common as C
 import numpy as np
 import pandas as pd
 
 import dnnmem
-
-import _common as C
 
 NAME = "sensitivity"
 CAPACITIES = [c * C.MIB for c in (24, 128, 400, 500)]

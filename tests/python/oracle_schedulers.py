@@ -34,7 +34,7 @@ def default_steps(net: Any) -> list[StepDesc]:
     steps = net.steps
     acc = net.accesses
     out: list[StepDesc] = []
-    by_step = {s: g for s, g in acc.groupby("step", sort=True)}
+    by_step = dict(acc.groupby("step", sort=True))
     for row in steps.itertuples(index=False):
         g = by_step.get(row.step)
         accesses = [] if g is None else [

@@ -7,14 +7,14 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import oracle
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from oracle_schedulers import default_steps, expected_steps
 from test_policies_oracle import compare_with_oracle, random_network
 
 import dnnmem
-import oracle
-from oracle_schedulers import default_steps, expected_steps
 
 MiB = 2**20
 CACHES = list(dnnmem.parts("cache"))

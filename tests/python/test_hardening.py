@@ -18,8 +18,7 @@ import pandas as pd
 import pytest
 
 import dnnmem
-from dnnmem import Hardware, NetworkError, load_network, parse_bandwidth, parse_bytes
-from dnnmem import _core
+from dnnmem import Hardware, NetworkError, _core, load_network, parse_bandwidth, parse_bytes
 from dnnmem.importers import from_darknet
 from dnnmem.units import parse_throughput
 

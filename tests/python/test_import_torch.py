@@ -17,10 +17,10 @@ import pytest
 torch = pytest.importorskip("torch")
 nn = torch.nn
 
+import torch_models  # noqa: E402  (tests/python is on sys.path under pytest's rootdir)
+
 from dnnmem.importers._common import ImporterWarning, UnsupportedOperatorError  # noqa: E402
 from dnnmem.importers.torch import from_torch  # noqa: E402
-
-import torch_models  # noqa: E402  (tests/python is on sys.path under pytest's rootdir)
 
 # torch.export warns about nn.LSTM's flat weight list being re-assigned while it traces.
 LSTM_EXPORT_WARNING = "ignore:The tensor attributes self.*_flat_weights:UserWarning"

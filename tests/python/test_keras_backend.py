@@ -101,7 +101,7 @@ def test_a_keras_file_imports_in_a_fresh_process_without_configuration(tmp_path)
         print(keras.backend.backend())
         """, env)
     assert save.returncode == 0, save.stderr
-    first = [b for b in kimp.KERAS_BACKENDS if kimp._installed(b)][0]
+    first = next(b for b in kimp.KERAS_BACKENDS if kimp._installed(b))
     assert save.stdout.split() == [first]
     load = _run(f"""
         from dnnmem.importers import import_model

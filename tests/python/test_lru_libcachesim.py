@@ -37,9 +37,9 @@ lcs = pytest.importorskip("libcachesim")
 
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from test_policies_oracle import random_network  # noqa: E402
 
 import dnnmem  # noqa: E402
-from test_policies_oracle import random_network  # noqa: E402
 
 MiB = 2**20
 HW = dict(bandwidth="616GB/s", throughput="13.45TFLOPS")
@@ -102,7 +102,7 @@ def libcachesim_misses(trace: Trace, capacity: int, *, frees: bool = True,
     for s, acc in enumerate(trace.steps):
         used: list[int] = []
         read_miss = 0
-        for t, read, write, partial, nbytes in acc:
+        for t, read, _write, partial, nbytes in acc:
             if partial:                                                # L5
                 continue
             if emulate_l3 and not cached(t) and \

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import math
 
+import oracle
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dnnmem
-import oracle
 
 MiB = 2**20
 BANDWIDTH, THROUGHPUT = 616 * 10**9, 1345 * 10**10

@@ -24,16 +24,15 @@ from __future__ import annotations
 import math
 import random
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache
 from typing import Callable, NamedTuple
 
-import pandas as pd
+import oracle
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dnnmem
-import oracle
 
 MiB = 2**20
 BW = 616 * 10**9  # bytes/s
@@ -331,7 +330,7 @@ ZOO = ("resnet50", "transformer")
 NAMES = ZOO + tuple(HAND)
 
 
-@lru_cache(maxsize=None)
+@cache
 def named(name: str) -> dnnmem.Network:
     if name == "resnet50":
         return dnnmem.network("resnet50", batch=8)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 import warnings
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ..network import Network, NetworkError, load_network
 from ..zoo._builder import Layers

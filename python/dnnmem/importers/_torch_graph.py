@@ -5,11 +5,22 @@ from __future__ import annotations
 import math
 import re
 import warnings
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from ._common import PLACEHOLDER_KIND, DocumentBuilder, ImporterWarning, hwc
-from ._torch_common import (_ACTIVATION_MODULES, _ACTIVATIONS, _BINARY, _POINTWISE_UNARY,
-                            _SLICES, _SPLITS, _VIEWS, _args, _op_name, _Value)
+from ._torch_common import (
+    _ACTIVATION_MODULES,
+    _ACTIVATIONS,
+    _BINARY,
+    _POINTWISE_UNARY,
+    _SLICES,
+    _SPLITS,
+    _VIEWS,
+    _args,
+    _op_name,
+    _Value,
+)
 from ._torch_ops import _OpMappings
 
 
@@ -342,7 +353,7 @@ class _TorchImport(_OpMappings):
             stack = node.meta.get("nn_module_stack") if node.op == "call_function" else None
             k = None
             if stack:
-                key_name, (path, cls) = list(stack.items())[-1]
+                key_name, (_path, cls) = list(stack.items())[-1]
                 cls = cls if isinstance(cls, str) else f"{cls.__module__}.{cls.__qualname__}"
                 k = (key_name, cls)
             if k != key:

@@ -19,7 +19,7 @@ class _OpMappings:
     def op_conv2d(self, node: Any, a: dict[str, Any]) -> None:
         x = self.ref(a["input"], True)
         w = a["weight"].meta["val"]
-        out_c, in_per_group, kh, kw = (int(d) for d in w.shape)
+        out_c, _in_per_group, kh, kw = (int(d) for d in w.shape)
         groups = int(a["groups"])
         in_c = self.shapes[x][-1]
         padding = a["padding"]
@@ -81,7 +81,7 @@ class _OpMappings:
     def op_scaled_dot_product_attention(self, node: Any, a: dict[str, Any]) -> None:
         q, k, v = (self.ref(a[n], False) for n in ("query", "key", "value"))
         base = self.name_for(node)
-        hq, t, _ = self.shapes[q] if len(self.shapes[q]) == 3 else (1, *self.shapes[q])
+        _hq, _t, _ = self.shapes[q] if len(self.shapes[q]) == 3 else (1, *self.shapes[q])
         s = self.shapes[k][-2]
         qk_shape = (*self.shapes[q][:-1], s)
         qk = self.emit(self.b.unique(f"{base}.qk"), "matmul", [q, k], qk_shape,

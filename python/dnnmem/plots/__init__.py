@@ -27,8 +27,13 @@ plot_pareto                all points faint, the Pareto front highlighted
 from __future__ import annotations
 
 from ..pareto import plot_pareto
-from .capacity import bandwidth_vs_capacity, sweep_overview, throughput_vs_batch, \
-    time_vs_capacity, traffic_vs_capacity
+from .capacity import (
+    bandwidth_vs_capacity,
+    sweep_overview,
+    throughput_vs_batch,
+    time_vs_capacity,
+    traffic_vs_capacity,
+)
 from .result import breakdown_table, time_breakdown, timeline
 from .roofline import layer_points, modified_roofline, modified_roofline_grid, roofline
 

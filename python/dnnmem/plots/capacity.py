@@ -16,8 +16,21 @@ import pandas as pd
 
 from .._optional import require
 from ..units import format_throughput
-from ._common import BANDWIDTH, BYTES, TIME, check_frame, context, describe, groups, new_axes, \
-    outside_legend, select, title, unit, varying
+from ._common import (
+    BANDWIDTH,
+    BYTES,
+    TIME,
+    check_frame,
+    context,
+    describe,
+    groups,
+    new_axes,
+    outside_legend,
+    select,
+    title,
+    unit,
+    varying,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

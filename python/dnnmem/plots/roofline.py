@@ -18,7 +18,8 @@ where their data is used) would put steps above the roof.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Sequence, Union
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Union
 
 import numpy as np
 import pandas as pd
