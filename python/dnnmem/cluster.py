@@ -33,7 +33,7 @@ class DaskExecutor(Executor):
         self._max_workers = max(1, _total_threads(client) // max(threads, 1))
         self._executor = client.get_executor(pure=False)
 
-    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:  # type: ignore[override]
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:  # type: ignore[override, unused-ignore]
         """Run ``fn(*args, **kwargs)`` on a worker; a concurrent.futures.Future."""
         return self._executor.submit(fn, *args, **kwargs)
 

@@ -54,7 +54,9 @@ class Flops:
         return self.forward + self.loss + self.backward
 
     def __repr__(self) -> str:
-        f = lambda v: format_count(v, "FLOP")  # noqa: E731
+        def f(v: int) -> str:
+            return format_count(v, "FLOP")
+
         return (f"Flops(forward={f(self.forward)}, loss={f(self.loss)}, "
                 f"backward_dx={f(self.backward_dx)}, backward_dw={f(self.backward_dw)}, "
                 f"total={f(self.total)})")

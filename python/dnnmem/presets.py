@@ -33,7 +33,7 @@ _OVERRIDABLE = ("capacity", "bandwidth", "throughput", "name", "compute")
 
 @functools.lru_cache(maxsize=1)
 def _raw() -> dict[str, Any]:
-    text = resources.files("dnnmem").joinpath("data", _DATA).read_text(encoding="utf-8")
+    text = resources.files("dnnmem").joinpath("data").joinpath(_DATA).read_text(encoding="utf-8")
     return json.loads(text)
 
 

@@ -510,7 +510,7 @@ def _prepare(network: Any, capacity: Any, bandwidth: Any, throughput: Any, batch
         grid = _grid(nets, axes["batch"], axes["policy"], axes["capacity"], axes["bandwidth"],
                      axes["throughput"])
     else:
-        defaults = dict(axes, network=list(nets.sources) or [None])
+        defaults: dict[str, Any] = {**axes, "network": list(nets.sources) or [None]}
         grid = _explicit(points, defaults)
         for name in ("capacity", "bandwidth", "throughput"):
             grid[name] = _parse_field(name, grid[name])

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import Any, Callable
+from typing import Any, Callable, Literal, overload
 
 from .._optional import require
 from ..network import Network
@@ -60,6 +60,15 @@ IMPORTERS: dict[str, Callable[..., Any]] = {
 #: File extension → the optional package its importer needs (checked before importing).
 NEEDS: dict[str, str] = {".onnx": "onnx", ".keras": "keras", ".h5": "keras", ".pt": "torch",
                          ".pth": "torch", ".pt2": "torch"}
+@overload
+def import_model(path: str | os.PathLike[str], *, batch: int = ..., strict: bool = ...,
+                 document: Literal[False] = ...) -> Network: ...
+@overload
+def import_model(path: str | os.PathLike[str], *, batch: int = ..., strict: bool = ...,
+                 document: Literal[True]) -> dict[str, Any]: ...
+@overload
+def import_model(path: str | os.PathLike[str], *, batch: int = ..., strict: bool = ...,
+                 document: bool = ...) -> Network | dict[str, Any]: ...
 
 
 def import_model(path: str | os.PathLike[str], *, batch: int = 1, strict: bool = True,

@@ -259,7 +259,8 @@ class _TorchImport(_OpMappings):
         if fqns and not any(getattr(state[f], "requires_grad", True) for f in fqns):
             fields["trainable"] = False  # frozen (requires_grad=False): no dW
         for f in fqns:
-            self.param_owner.setdefault(f, layer)
+            if f is not None:
+                self.param_owner.setdefault(f, layer)
 
     def param(self, arg: Any) -> str | None:
         """The parameter fqn behind an argument (None for None / a non-parameter)."""
@@ -334,10 +335,10 @@ class _TorchImport(_OpMappings):
         """Runs of nodes inside one activation module (e.g. NewGELUActivation) → one layer."""
         result: dict[Any, tuple[str, list[Any]]] = {}
         run: list[Any] = []
-        key = None
+        key: tuple[str, str] | None = None  # (module path, class) of the run
 
         def close() -> None:
-            if len(run) < 2:
+            if len(run) < 2 or key is None:  # a run is never empty without a key
                 return
             cls = key[1]
             kind = next((k for rx, k in _ACTIVATION_MODULES if rx.search(cls)), None)
@@ -432,6 +433,7 @@ class _TorchImport(_OpMappings):
             src, idx = node.args
             v = self.value(src)
             if v.kind == "list":
+                assert v.items is not None  # a "list" value always has its items
                 item = v.items[idx]
                 if callable(item):  # built on first use (slices of a split, LSTM states)
                     item = item() if node.users else _Value("const", node=node)
@@ -542,7 +544,7 @@ class _TorchImport(_OpMappings):
             kind = "multiply"
         else:
             kind = "add" if all(self.shapes[x] == shape for x in xs) else "multiply"
-        fields: dict[str, Any] = {}
+        fields = {}
         if kind == "multiply" and not op.startswith("mul"):
             fields["meta"] = {"op": op}
         self.emit(name, kind, xs, shape, **fields)

@@ -7,7 +7,7 @@ slices and unsupported operators itself.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._common import collapse_pair
 from ._torch_common import _op_name, _pair, _Value
@@ -15,6 +15,11 @@ from ._torch_common import _op_name, _pair, _Value
 
 class _OpMappings:
     """``op_*`` handlers; ``self`` is a ``_TorchImport`` (``_torch_graph.py``)."""
+
+    if TYPE_CHECKING:
+        # The graph walk that mixes this class in holds the state and helpers (b, shapes,
+        # values, emit, ref, …) the handlers use; typed there, Any here.
+        def __getattr__(self, name: str) -> Any: ...
 
     def op_conv2d(self, node: Any, a: dict[str, Any]) -> None:
         x = self.ref(a["input"], True)

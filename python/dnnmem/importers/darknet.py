@@ -8,6 +8,7 @@ darknet's ``src/parser.c`` and the ``make_*_layer`` functions it calls.
 
 from __future__ import annotations
 
+import builtins
 import os
 from typing import Any
 
@@ -92,7 +93,7 @@ class _Section:
         """A stride (or stride_x / stride_y, defaulting to `stride`): a positive integer."""
         return self.int(key, default, minimum=1)
 
-    def ints(self, key: str) -> list[int]:
+    def ints(self, key: str) -> list[builtins.int]:  # `int` here is the method above
         if key not in self.opts:
             raise self._fail(key, "is missing")
         try:

@@ -81,8 +81,11 @@ def _same_padding(at: dict[str, Any]) -> bool:
 _ELEM_INT = {6: "int32", 7: "int64"}  # onnx.TensorProto.INT32 / INT64
 
 
-def _eval_const(op: str, a: dict[str, Any], xs: list[np.ndarray | None]) -> np.ndarray | None:
-    """The value of a node whose inputs are all constants, for the few ops shape code uses."""
+def _eval_const(op: str, a: dict[str, Any], xs: list[Any]) -> np.ndarray | None:
+    """The value of a node whose inputs are all constants, for the few ops shape code uses.
+
+    ``xs``: the inputs' values (arrays; None where an input is not a known constant).
+    """
     from onnx import numpy_helper
     if op == "Constant":
         if "value" in a:
@@ -91,9 +94,9 @@ def _eval_const(op: str, a: dict[str, Any], xs: list[np.ndarray | None]) -> np.n
             if k in a:
                 return np.array(a[k])
         return None
-    if any(x is None for x in xs if x is not None) or (xs and xs[0] is None):
+    if not xs or xs[0] is None:
         return None
-    x = xs[0]
+    x: np.ndarray = xs[0]
     if op in ("Identity", "Cast"):
         return x
     if op == "Transpose":
@@ -106,6 +109,8 @@ def _eval_const(op: str, a: dict[str, Any], xs: list[np.ndarray | None]) -> np.n
         axes = a.get("axes", list(xs[1]) if len(xs) > 1 and xs[1] is not None else None)
         if op == "Squeeze":
             return np.squeeze(x, axis=None if axes is None else tuple(int(i) for i in axes))
+        if axes is None:  # an Unsqueeze needs its axes; without them, no value
+            return None
         for ax in sorted(int(i) % (x.ndim + len(axes)) for i in axes):
             x = np.expand_dims(x, ax)
         return x
@@ -209,7 +214,7 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
     name = sanitize_name(stem or proto.graph.name, "onnx")
     b = DocumentBuilder(source, name)
 
-    consts: dict[str, np.ndarray | None] = {}
+    consts: dict[str, Any] = {}  # name -> np.ndarray, or None: not a known constant
     for init in g.initializer:
         consts[init.name] = numpy_helper.to_array(init)
     shapes: dict[str, list[int | None]] = {}
@@ -236,7 +241,7 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
     def full_shape(t: str, node: Any) -> list[int]:
         s = shapes.get(t)
         if t in consts and consts[t] is not None:
-            return list(consts[t].shape)  # type: ignore[union-attr]
+            return list(consts[t].shape)
         if s is None or any(d is None for d in s[1:]):
             raise ValueError(f"{source}: node '{node.name}' ({node.op_type}): the shape of "
                              f"tensor '{t}' is unknown after shape inference ({s}); export the "
@@ -509,7 +514,8 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
             raise ValueError(f"{source}: graph input '{vi.name}' needs a static shape after "
                              f"a batch dimension, got {s}")
         image = len(s) == 4
-        per = list(hwc(s[1:])) if image else list(s[1:])
+        dims = [int(d) for d in s[1:] if d is not None]  # all of them: checked above
+        per = list(hwc(dims)) if image else dims
         kw = {"dtype": _ELEM_INT[elem[vi.name]]} if elem.get(vi.name) in _ELEM_INT else {}
         acts[vi.name] = _Act(b.input(b.unique(vi.name, "input"), per, **kw), image)
 
@@ -545,9 +551,9 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
                 placeholder(node)
                 continue
             xi = as_image(acts[x], x, node)
-            pads = list(at.get("pads", [0, 0, 0, 0]))
+            cpads = list(at.get("pads", [0, 0, 0, 0]))
             padding: Any = ("same" if _same_padding(at) else
-                            [[pads[0], pads[2]], [pads[1], pads[3]]])
+                            [[cpads[0], cpads[2]], [cpads[1], cpads[3]]])
             fields = dict(filters=wshape[0], kernel_size=wshape[2:],
                           strides=list(at.get("strides", [1, 1])), padding=padding,
                           dilation=list(at.get("dilations", [1, 1])),
@@ -563,8 +569,8 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
                 placeholder(node)
                 continue
             if wt in acts:
-                out(node, layer(node, "matmul", [acts[x].layer, acts[wt].layer],
-                                **({"transpose_b": True} if at.get("transB", 0) else {})), False)
+                trans: dict[str, Any] = {"transpose_b": True} if at.get("transB", 0) else {}
+                out(node, layer(node, "matmul", [acts[x].layer, acts[wt].layer], **trans), False)
                 continue
             wshape = full_shape(wt, node)
             if len(wshape) != 2:
@@ -640,9 +646,9 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
         elif op == "Gather":
             data, idx = node.input[0], node.input[1]
             if is_const(data) and idx in acts and len(full_shape(data, node)) == 2:
-                v, d = full_shape(data, node)
-                out(node, layer(node, "embedding", [acts[idx].layer], input_dim=v, output_dim=d),
-                    False)
+                vocab, d = full_shape(data, node)
+                out(node, layer(node, "embedding", [acts[idx].layer], input_dim=vocab,
+                                output_dim=d), False)
             elif data in acts:
                 copy(node)
             else:

@@ -58,7 +58,7 @@ def breakdown_table(results: Mapping[Any, Result], by: str = "kind") -> pd.DataF
 
 def _label(key: Any) -> str:
     if isinstance(key, (int, float, np.integer, np.floating)) and not isinstance(key, bool):
-        return format_bytes(key)
+        return format_bytes(float(key))
     return str(key)
 
 

@@ -7,7 +7,7 @@ from ._builder import Layers
 __all__ = ["correct_pad", "conv_output", "same_output", "stride2_padding"]
 
 
-def correct_pad(size: tuple[int, int], kernel_size: int) -> list[list[int]]:
+def correct_pad(size: tuple[int, ...], kernel_size: int) -> list[list[int]]:
     """Keras' ``imagenet_utils.correct_pad``: the zero padding before a stride-2 "valid"
     convolution that reproduces TensorFlow's "same" alignment.
 

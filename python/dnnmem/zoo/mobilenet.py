@@ -123,7 +123,7 @@ def mobilenet_v2(num_classes: int = 1000,
             use_bias=False)
     x = add("bn_Conv1", "batchnorm", [x])
     x = add("Conv1_relu", "relu6", [x])
-    size = (same_output(input_shape[0], 2), same_output(input_shape[1], 2))
+    size: tuple[int, ...] = (same_output(input_shape[0], 2), same_output(input_shape[1], 2))
     channels = 32
     for block_id, (filters, stride, expansion) in enumerate(_V2_BLOCKS):
         inputs = y = x
