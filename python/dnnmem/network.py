@@ -401,7 +401,8 @@ def _scan_dict(doc: dict) -> tuple[str, str, float] | None:
 def _read_file(path: str) -> bytes:
     """The bytes of a network file, at most MAX_FILE_BYTES (a device such as /dev/zero never
     ends: read in chunks and stop)."""
-    chunks, size = [], 0
+    chunks: list[bytes] = []
+    size = 0
     try:
         with open(path, "rb") as f:
             while True:

@@ -277,7 +277,7 @@ class Policy:
                 raise ValueError(f"policy: two {KIND_LABELS[part.kind]}s in {text!r}: "
                                  f"{found[part.kind].name!r} and {part.name!r}")
             found[part.kind] = part
-        return cls(**found)  # type: ignore[arg-type]
+        return cls(**found)
 
     def replace(self, **changes: PartLike) -> Policy:
         """A copy with some parts changed (``scheduler=``, ``cache=``, ``link=``, ``compute=``)."""

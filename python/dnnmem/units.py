@@ -32,8 +32,9 @@ _NUMBER = r"\s*([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*"
 
 def _is_number(value: Any) -> bool:
     """A real number: Python's or NumPy's int / float (bool excluded)."""
-    return (isinstance(value, numbers.Real) and not isinstance(value, bool)
-            and type(value).__name__ != "bool_")
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return False
+    return isinstance(value, numbers.Real)
 
 
 def _check_number(value: Any, what: str) -> int | float:

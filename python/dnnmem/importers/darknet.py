@@ -89,7 +89,7 @@ class _Section:
             raise self._fail(key, f"must be an integer >= {minimum}, got {v}")
         return v
 
-    def stride(self, key: str = "stride", default: int = 1) -> int:
+    def stride(self, key: str = "stride", default: builtins.int = 1) -> builtins.int:
         """A stride (or stride_x / stride_y, defaulting to `stride`): a positive integer."""
         return self.int(key, default, minimum=1)
 

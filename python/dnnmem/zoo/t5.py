@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ._builder import Layers
 
 __all__ = ["t5_small", "t5_large"]
@@ -131,7 +133,7 @@ def _t5(src_len: int, tgt_len: int, layers: int, d_model: int, d_ff: int, heads:
         a = add(f"{p}_av", "matmul", [s, v], heads=heads, merge_heads=True)
         return add(f"{p}_o", "dense", [a], units=d_model, use_bias=False)
 
-    def sublayer(p: str, x: str, body) -> str:
+    def sublayer(p: str, x: str, body: Any) -> str:
         y = add(f"{p}_ln", "layernorm", [x], center=False)
         y = drop(f"{p}_drop", body(y))
         return add(f"{p}_add", "add", [x, y])
