@@ -27,15 +27,19 @@ def chain(n: int, kind: str) -> str:
     """The JSON text of an input [16], `n` layers of `kind`, and a dense(4) head."""
     extra = KINDS[kind]
     layers = [{"name": "x", "kind": "input", "shape": [16]}]
-    layers += [{"name": f"l{i}", "kind": kind, "inputs": [f"l{i - 1}" if i else "x"], **extra}
-               for i in range(n)]
+    layers += [
+        {"name": f"l{i}", "kind": kind, "inputs": [f"l{i - 1}" if i else "x"], **extra}
+        for i in range(n)
+    ]
     layers.append({"name": "head", "kind": "dense", "units": 4, "inputs": [f"l{n - 1}"]})
     return json.dumps({"name": f"{kind}{n}", "layers": layers})
 
 
 def main(sizes: list[int]) -> None:
-    print(f"{'chain':<9} {'layers':>9} {'JSON MB':>8} {'parse s':>8} {'schedule s':>11} "
-          f"{'parse µs/layer':>15} {'schedule µs/layer':>18}")
+    print(
+        f"{'chain':<9} {'layers':>9} {'JSON MB':>8} {'parse s':>8} {'schedule s':>11} "
+        f"{'parse µs/layer':>15} {'schedule µs/layer':>18}"
+    )
     for kind in KINDS:
         for n in sizes:
             text = chain(n, kind)
@@ -46,8 +50,10 @@ def main(sizes: list[int]) -> None:
             t2 = time.perf_counter()
             assert net.num_layers == n + 2 and sched.num_steps > 0
             del sched, net
-            print(f"{kind:<9} {n:>9,} {len(text) / 1e6:>8.1f} {t1 - t0:>8.2f} {t2 - t1:>11.2f} "
-                  f"{(t1 - t0) / n * 1e6:>15.2f} {(t2 - t1) / n * 1e6:>18.2f}")
+            print(
+                f"{kind:<9} {n:>9,} {len(text) / 1e6:>8.1f} {t1 - t0:>8.2f} {t2 - t1:>11.2f} "
+                f"{(t1 - t0) / n * 1e6:>15.2f} {(t2 - t1) / n * 1e6:>18.2f}"
+            )
 
 
 if __name__ == "__main__":

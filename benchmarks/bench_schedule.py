@@ -28,8 +28,10 @@ def _median_ms(fn, repeat: int = 15) -> float:
 
 def main() -> None:
     cases = [("resnet50", 32, {}), ("transformer", 128, {})]
-    print(f"{'network':<12} {'layers':>6} {'steps':>6} {'parse ms':>9} {'schedule ms':>12} "
-          f"{'DataFrames ms':>14}")
+    print(
+        f"{'network':<12} {'layers':>6} {'steps':>6} {'parse ms':>9} {'schedule ms':>12} "
+        f"{'DataFrames ms':>14}"
+    )
     for name, batch, opts in cases:
         text = json.dumps(network_document(name, **opts))
         core = _core.parse_network(text, name)
@@ -42,8 +44,10 @@ def main() -> None:
 
         tables = _median_ms(frames, repeat=5)
         s = _core.build_schedule(core, batch, 4)
-        print(f"{name:<12} {core.num_layers:>6} {s.num_steps:>6} {parse:>9.3f} {sched:>12.3f} "
-              f"{tables:>14.1f}")
+        print(
+            f"{name:<12} {core.num_layers:>6} {s.num_steps:>6} {parse:>9.3f} {sched:>12.3f} "
+            f"{tables:>14.1f}"
+        )
 
 
 if __name__ == "__main__":

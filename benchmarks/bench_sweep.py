@@ -41,8 +41,9 @@ def points(n: int, policy: int) -> tuple[np.ndarray, ...]:
     return (cap, np.full(n, 616e9), np.full(n, 13.45e12), np.full(n, policy, dtype=np.int32))
 
 
-def seconds(schedule: _core.Schedule, pts: tuple[np.ndarray, ...], threads: int,
-            repeat: int) -> float:
+def seconds(
+    schedule: _core.Schedule, pts: tuple[np.ndarray, ...], threads: int, repeat: int
+) -> float:
     runs = []
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -64,8 +65,9 @@ def main() -> None:
     print(f"OpenMP: {_core.openmp_enabled()}; networks {nets}; {n} points per cell")
     print(f"\n1. µs per point, 1 thread\n{'network':<13}" + "".join(f"{p:>14}" for p in pols))
     for name in nets:
-        cells = [seconds(schedules[name], points(n, i), 1, repeat) / n * 1e6
-                 for i in range(len(pols))]
+        cells = [
+            seconds(schedules[name], points(n, i), 1, repeat) / n * 1e6 for i in range(len(pols))
+        ]
         print(f"{name:<13}" + "".join(f"{c:>14.1f}" for c in cells))
 
     print("\n2. scaling, lookahead: 1 → 2 threads")
@@ -73,21 +75,30 @@ def main() -> None:
         pts = points(4 * n, 0)
         t1 = seconds(schedules[name], pts, 1, repeat)
         t2 = seconds(schedules[name], pts, 2, repeat)
-        print(f"{name:<13} 1 thread {t1 / len(pts[0]) * 1e6:8.1f} µs/pt, 2 threads "
-              f"{t2 / len(pts[0]) * 1e6:8.1f} µs/pt, speed-up {t1 / t2:.2f}")
+        print(
+            f"{name:<13} 1 thread {t1 / len(pts[0]) * 1e6:8.1f} µs/pt, 2 threads "
+            f"{t2 / len(pts[0]) * 1e6:8.1f} µs/pt, speed-up {t1 / t2:.2f}"
+        )
 
     print("\n3. thesis grid, lookahead, dnnmem.sweep with 2 threads")
     caps = [(24 + 2 * i) * MiB for i in range(489)]
     runs = []
     for _ in range(1 if args.quick else 3):
         t0 = time.perf_counter()
-        df = dnnmem.sweep([dnnmem.network(name, batch=THESIS_BATCH[name]) for name in nets],
-                          capacity=caps, throughput=["13.45TFLOPS", "23.04TFLOPS"],
-                          bandwidth=["616GB/s", "1555GB/s"], policy="lookahead", threads=2,
-                          progress=False)
+        df = dnnmem.sweep(
+            [dnnmem.network(name, batch=THESIS_BATCH[name]) for name in nets],
+            capacity=caps,
+            throughput=["13.45TFLOPS", "23.04TFLOPS"],
+            bandwidth=["616GB/s", "1555GB/s"],
+            policy="lookahead",
+            threads=2,
+            progress=False,
+        )
         runs.append(time.perf_counter() - t0)
-    print(f"{len(df)} points ({len(caps)} capacities × {len(nets)} networks × 2 × 2): "
-          f"{statistics.median(runs):.3f} s (goal: ≤ 1 s on 2 cores)")
+    print(
+        f"{len(df)} points ({len(caps)} capacities × {len(nets)} networks × 2 × 2): "
+        f"{statistics.median(runs):.3f} s (goal: ≤ 1 s on 2 cores)"
+    )
 
 
 if __name__ == "__main__":

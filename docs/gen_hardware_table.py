@@ -38,8 +38,9 @@ def render(chips: dict) -> str:
     ]
     for key, e in chips.items():
         peaks = ", ".join(
-            f"{p}{'*' if p == e['default_precision'] else ''} "
-            f"{_cell(e, 'throughput.' + p, v)}" for p, v in e["throughput"].items())
+            f"{p}{'*' if p == e['default_precision'] else ''} {_cell(e, 'throughput.' + p, v)}"
+            for p, v in e["throughput"].items()
+        )
         cap = _cell(e, "capacity", e["capacity"])
         mem = _cell(e, "memory", e["memory"])
         if e.get("memory_type"):
@@ -47,9 +48,14 @@ def render(chips: dict) -> str:
         lines.append(
             f"| `{key}` | {e['name']} | {e['vendor']} | {_cell(e, 'year', e['year'])} "
             f"| {', '.join(e['tags'])} | {cap} ({e['capacity_kind']}) "
-            f"| {_cell(e, 'bandwidth', e['bandwidth'])} | {peaks} | {mem} |")
-    lines += ["", "`*` marks the chip's default precision; `≈` marks a figure listed under "
-              "`approximate` (see its note below).", ""]
+            f"| {_cell(e, 'bandwidth', e['bandwidth'])} | {peaks} | {mem} |"
+        )
+    lines += [
+        "",
+        "`*` marks the chip's default precision; `≈` marks a figure listed under "
+        "`approximate` (see its note below).",
+        "",
+    ]
     for key, e in chips.items():
         lines += [f"### `{key}`: {e['name']}", "", e["notes"], ""]
         for field, why in e.get("approximate", {}).items():

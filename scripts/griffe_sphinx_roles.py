@@ -21,8 +21,9 @@ _RULE = re.compile(r"^\s*=+(?: +=+)+\s*$")  # a simple table's rule: runs of "="
 
 def roles_to_code(text: str) -> str:
     """``:func:`a.b``` → ```a.b```; ``:func:`~a.b``` → ```b```."""
-    return _ROLE.sub(lambda m: f"`{m.group(2).rsplit('.', 1)[-1] if m.group(1) else m.group(2)}`",
-                     text)
+    return _ROLE.sub(
+        lambda m: f"`{m.group(2).rsplit('.', 1)[-1] if m.group(1) else m.group(2)}`", text
+    )
 
 
 def simple_tables_to_markdown(text: str) -> str:
@@ -48,7 +49,7 @@ def simple_tables_to_markdown(text: str) -> str:
 
         out.append("| " + " | ".join(cells(lines[i + 1])) + " |")
         out.append("|" + "---|" * len(starts))
-        out += ["| " + " | ".join(cells(row)) + " |" for row in lines[i + 3:end] if row.strip()]
+        out += ["| " + " | ".join(cells(row)) + " |" for row in lines[i + 3 : end] if row.strip()]
         i = end + 1
     return "\n".join(out)
 
@@ -72,8 +73,9 @@ class SphinxRoles(griffe.Extension):
         # Each object as it is created (its docstring is final by then), modules included.
         if obj.docstring is None and obj.is_attribute and obj.lineno and obj.filepath:
             path = obj.filepath if isinstance(obj.filepath, Path) else None
-            text = path and comment_docstring(path.read_text(encoding="utf-8").splitlines(),
-                                              obj.lineno)
+            text = path and comment_docstring(
+                path.read_text(encoding="utf-8").splitlines(), obj.lineno
+            )
             if text:
                 obj.docstring = griffe.Docstring(text, lineno=obj.lineno, parent=obj)
         if obj.docstring is not None:

@@ -30,8 +30,16 @@ log = logging.getLogger("mkdocs.hooks.dnnmem")
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Chapters in reading order (a missing one is skipped); pages not named here come after.
-GUIDE = ["network-format.md", "networks.md", "hardware.md", "estimator.md", "policies.md",
-         "sweeps.md", "analysis.md", "importers.md"]
+GUIDE = [
+    "network-format.md",
+    "networks.md",
+    "hardware.md",
+    "estimator.md",
+    "policies.md",
+    "sweeps.md",
+    "analysis.md",
+    "importers.md",
+]
 REPRODUCTIONS = ["thesis-figures.md"]
 API = ["api/index.md", "api/plots.md", "api/importers.md", "api/cluster.md"]
 #: Modules of the API reference whose public names must have docstrings.
@@ -75,7 +83,7 @@ def readme_as_index(text: str) -> str:
         if re.match(r"^[a-z]+://|^#|^mailto:", target):
             return m.group(0)
         if target.startswith("docs/"):
-            return f"{bang}[{label}]({target[len('docs/'):]})"
+            return f"{bang}[{label}]({target[len('docs/') :]})"
         return label if label.startswith("`") else f"`{label}`"  # a file outside the site
 
     return _LINK.sub(fix, text)
@@ -83,8 +91,10 @@ def readme_as_index(text: str) -> str:
 
 def notebook_as_markdown(nb: dict[str, Any], path: str) -> str:
     """A notebook as a page: Markdown cells as they are, code cells as Python blocks."""
-    note = (f"!!! note \"Notebook `{path}`\"\n    Stored without outputs; the code is shown as "
-            f"written. Run it with `jupyter lab {path}` after `pip install \".[notebook]\"`.\n")
+    note = (
+        f'!!! note "Notebook `{path}`"\n    Stored without outputs; the code is shown as '
+        f'written. Run it with `jupyter lab {path}` after `pip install ".[notebook]"`.\n'
+    )
     out: list[str] = []
     for cell in nb.get("cells", []):
         src = "".join(cell.get("source", []))
@@ -110,12 +120,19 @@ def gallery(docs: Path) -> str:
         for alt, target in _IMAGE.findall(text):
             src = posixpath.normpath(posixpath.join(posixpath.dirname(rel), target))
             used.setdefault(src, (alt, rel, _title(text, rel)))
-    lines = ["# Gallery", "",
-             "Every figure of this documentation, each linked to the page that explains it. "
-             "They are drawn by `dnnmem.plots` (and `sweeps/thesis/` for the thesis's "
-             "figures) from the data the pages describe.", ""]
-    images = sorted(p.relative_to(docs).as_posix() for p in (docs / "images").rglob("*")
-                    if p.suffix.lower() in (".png", ".svg", ".jpg", ".jpeg"))
+    lines = [
+        "# Gallery",
+        "",
+        "Every figure of this documentation, each linked to the page that explains it. "
+        "They are drawn by `dnnmem.plots` (and `sweeps/thesis/` for the thesis's "
+        "figures) from the data the pages describe.",
+        "",
+    ]
+    images = sorted(
+        p.relative_to(docs).as_posix()
+        for p in (docs / "images").rglob("*")
+        if p.suffix.lower() in (".png", ".svg", ".jpg", ".jpeg")
+    )
     for sub in sorted({posixpath.dirname(i) for i in images}):
         if sub != "images":
             lines += [f"## {posixpath.basename(sub).capitalize()}", ""]
@@ -159,8 +176,9 @@ def on_files(files: Files, config: MkDocsConfig) -> Files:
     files.append(File.generated(config, "index.md", content=readme_as_index(readme)))
     files.append(File.generated(config, "gallery.md", content=gallery(docs)))
     for nb in sorted((ROOT / "notebooks").glob("*.ipynb")):
-        text = notebook_as_markdown(json.loads(nb.read_text(encoding="utf-8")),
-                                    f"notebooks/{nb.name}")
+        text = notebook_as_markdown(
+            json.loads(nb.read_text(encoding="utf-8")), f"notebooks/{nb.name}"
+        )
         files.append(File.generated(config, f"notebooks/{nb.stem}.md", content=text))
     return files
 
@@ -183,8 +201,9 @@ def api_problems(api_dir: Path, search_path: Path) -> list[str]:
     rendered on no page, or rendered without a docstring (it, or a public method of it)."""
     import griffe
 
-    loader = griffe.GriffeLoader(search_paths=[str(search_path)],
-                                 extensions=griffe.load_extensions(_extension()))
+    loader = griffe.GriffeLoader(
+        search_paths=[str(search_path)], extensions=griffe.load_extensions(_extension())
+    )
     for name in API_MODULES:
         loader.load(name)
     loader.resolve_aliases(implicit=False, external=False)
@@ -242,8 +261,9 @@ def api_problems(api_dir: Path, search_path: Path) -> list[str]:
 def _extension() -> Any:
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("griffe_sphinx_roles",
-                                                  ROOT / "scripts" / "griffe_sphinx_roles.py")
+    spec = importlib.util.spec_from_file_location(
+        "griffe_sphinx_roles", ROOT / "scripts" / "griffe_sphinx_roles.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -34,6 +34,7 @@ class Network:
     def layer_table(self) -> dict[str, npt.NDArray[Any]]: ...
 
 def parse_network(text: str | bytes, source: str = "<string>") -> Network: ...
+
 MAX_NETWORK_FILE_BYTES: int
 
 def load_network_file(path: str, max_bytes: int = ...) -> Network: ...
@@ -62,9 +63,13 @@ class Schedule:
     def use_table(self) -> dict[str, npt.NDArray[Any]]: ...
     def reuse_frequency(self, ops_per_mac: int = 2) -> npt.NDArray[np.float64]: ...
 
-def build_schedule(network: Network, batch: int, bytes_per_element: int = 4,
-                   scheduler: str = "default",
-                   scheduler_options: dict[str, float | str] = ...) -> Schedule: ...
+def build_schedule(
+    network: Network,
+    batch: int,
+    bytes_per_element: int = 4,
+    scheduler: str = "default",
+    scheduler_options: dict[str, float | str] = ...,
+) -> Schedule: ...
 
 class Estimate:
     @property
@@ -92,13 +97,19 @@ class Estimate:
     def step_table(self) -> dict[str, npt.NDArray[Any]]: ...
 
 @overload
-def estimate(schedule: Schedule, capacity: int, bandwidth: float, throughput: float,
-             policy: str = "lookahead", ops_per_mac: int = 2) -> Estimate: ...
+def estimate(
+    schedule: Schedule,
+    capacity: int,
+    bandwidth: float,
+    throughput: float,
+    policy: str = "lookahead",
+    ops_per_mac: int = 2,
+) -> Estimate: ...
 @overload
-def estimate(schedule: Schedule, capacity: int, bandwidth: float, throughput: float,
-             policy: PreparedPolicy) -> Estimate: ...
+def estimate(
+    schedule: Schedule, capacity: int, bandwidth: float, throughput: float, policy: PreparedPolicy
+) -> Estimate: ...
 def policies() -> dict[str, str]: ...
-
 def parts() -> list[dict[str, Any]]: ...
 
 class PreparedPolicy:
@@ -107,21 +118,34 @@ class PreparedPolicy:
     compute_work: npt.NDArray[np.int64]
     def link_wire_bytes(self, tensor: int, bytes: int) -> int: ...
 
-def prepare_policy(schedule: Schedule, cache: str = "lookahead",
-                   cache_options: dict[str, float | str] = ..., link: str = "raw",
-                   link_options: dict[str, float | str] = ..., compute: str = "peak",
-                   compute_options: dict[str, float | str] = ...,
-                   ops_per_mac: int = 2) -> PreparedPolicy: ...
-
-def sweep(schedule: Schedule, capacity: npt.ArrayLike, bandwidth: npt.ArrayLike,
-          throughput: npt.ArrayLike, policy: npt.ArrayLike, threads: int = 0,
-          ops_per_mac: int = 2, progress: Callable[[int], object] | None = None,
-          out: dict[str, npt.NDArray[Any]] | None = None, interval: float = 0.1,
-          chunk: int = 4,
-          policies: list[PreparedPolicy] | None = None) -> dict[str, npt.NDArray[Any]]: ...
+def prepare_policy(
+    schedule: Schedule,
+    cache: str = "lookahead",
+    cache_options: dict[str, float | str] = ...,
+    link: str = "raw",
+    link_options: dict[str, float | str] = ...,
+    compute: str = "peak",
+    compute_options: dict[str, float | str] = ...,
+    ops_per_mac: int = 2,
+) -> PreparedPolicy: ...
+def sweep(
+    schedule: Schedule,
+    capacity: npt.ArrayLike,
+    bandwidth: npt.ArrayLike,
+    throughput: npt.ArrayLike,
+    policy: npt.ArrayLike,
+    threads: int = 0,
+    ops_per_mac: int = 2,
+    progress: Callable[[int], object] | None = None,
+    out: dict[str, npt.NDArray[Any]] | None = None,
+    interval: float = 0.1,
+    chunk: int = 4,
+    policies: list[PreparedPolicy] | None = None,
+) -> dict[str, npt.NDArray[Any]]: ...
 def max_sweep_threads() -> int: ...
-
-def layer_gemm(network: Network, layer: int, pass_: str, batch: int,
-               input: int = 0) -> tuple[int, int, int, int]: ...
-def systolic_cycles(m: int, n: int, k: int, count: int, rows: int, cols: int,
-                    dataflow: str) -> tuple[int, float]: ...
+def layer_gemm(
+    network: Network, layer: int, pass_: str, batch: int, input: int = 0
+) -> tuple[int, int, int, int]: ...
+def systolic_cycles(
+    m: int, n: int, k: int, count: int, rows: int, cols: int, dataflow: str
+) -> tuple[int, float]: ...

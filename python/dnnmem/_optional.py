@@ -43,8 +43,10 @@ def install_hint(module: str) -> str:
     if extra is None:
         return f"pip install {package}"
     # dnnmem is installed from a clone, not from a package index: name both commands.
-    return (f'pip install {package}, or dnnmem\'s "{extra}" extra: pip install ".[{extra}]" '
-            f"in a dnnmem clone")
+    return (
+        f'pip install {package}, or dnnmem\'s "{extra}" extra: pip install ".[{extra}]" '
+        f"in a dnnmem clone"
+    )
 
 
 def _available(module: str) -> bool:
@@ -61,5 +63,7 @@ def require(module: str, purpose: str, *alternatives: str) -> None:
     imported; ``purpose`` says what needs it ("writing Parquet files")."""
     if any(_available(m) for m in (module, *alternatives)):
         return
-    raise MissingDependency(f"{purpose} needs the package {module!r}, which is not installed: "
-                            f"{install_hint(module)}", name=module)
+    raise MissingDependency(
+        f"{purpose} needs the package {module!r}, which is not installed: {install_hint(module)}",
+        name=module,
+    )

@@ -38,14 +38,20 @@ Capacity = Union[int, float, str, np.ndarray, pd.Series, list]
 
 def _cell(node: str, bitcell_um2: float | None) -> float:
     if bitcell_um2 is not None:
-        if isinstance(bitcell_um2, bool) or not isinstance(bitcell_um2, (int, float)) \
-                or not math.isfinite(bitcell_um2) or bitcell_um2 <= 0:
+        if (
+            isinstance(bitcell_um2, bool)
+            or not isinstance(bitcell_um2, (int, float))
+            or not math.isfinite(bitcell_um2)
+            or bitcell_um2 <= 0
+        ):
             raise ValueError(f"bitcell_um2: must be a finite number > 0, got {bitcell_um2!r}")
         return float(bitcell_um2)
     key = str(node).lower().replace(" ", "")
     if key not in BITCELL_UM2:
-        raise ValueError(f"node: unknown process node {node!r} (built in: "
-                         f"{', '.join(BITCELL_UM2)}; pass bitcell_um2= for another)")
+        raise ValueError(
+            f"node: unknown process node {node!r} (built in: "
+            f"{', '.join(BITCELL_UM2)}; pass bitcell_um2= for another)"
+        )
     return BITCELL_UM2[key]
 
 
@@ -53,8 +59,9 @@ def _bytes(capacity: Capacity) -> np.ndarray | float:
     if isinstance(capacity, str):
         return float(parse_bytes(capacity))
     if isinstance(capacity, (list, tuple)):
-        capacity = np.array([parse_bytes(c) if isinstance(c, str) else c for c in capacity],
-                            dtype=float)
+        capacity = np.array(
+            [parse_bytes(c) if isinstance(c, str) else c for c in capacity], dtype=float
+        )
     if isinstance(capacity, bool):
         raise ValueError(f"capacity_bytes: expected a number of bytes, got {capacity!r}")
     v = np.asarray(capacity, dtype=float)
@@ -63,9 +70,13 @@ def _bytes(capacity: Capacity) -> np.ndarray | float:
     return float(v) if v.ndim == 0 else v
 
 
-def sram_area(capacity_bytes: Capacity, node: str = "16nm", *,
-              array_efficiency: float = DEFAULT_ARRAY_EFFICIENCY,
-              bitcell_um2: float | None = None) -> float | np.ndarray:
+def sram_area(
+    capacity_bytes: Capacity,
+    node: str = "16nm",
+    *,
+    array_efficiency: float = DEFAULT_ARRAY_EFFICIENCY,
+    bitcell_um2: float | None = None,
+) -> float | np.ndarray:
     """Silicon area in mm² of an SRAM holding ``capacity_bytes``.
 
     Parameters
@@ -96,15 +107,23 @@ def sram_area(capacity_bytes: Capacity, node: str = "16nm", *,
     21.283
     """
     cell = _cell(node, bitcell_um2)
-    if isinstance(array_efficiency, bool) or not isinstance(array_efficiency, (int, float)) \
-            or not 0 < array_efficiency <= 1:
+    if (
+        isinstance(array_efficiency, bool)
+        or not isinstance(array_efficiency, (int, float))
+        or not 0 < array_efficiency <= 1
+    ):
         raise ValueError(f"array_efficiency: must be in (0, 1], got {array_efficiency!r}")
     return _bytes(capacity_bytes) * 8 * cell / array_efficiency * 1e-6
 
 
-def with_area(df: pd.DataFrame, node: str = "16nm", *,
-              array_efficiency: float = DEFAULT_ARRAY_EFFICIENCY,
-              bitcell_um2: float | None = None, column: str = "area_mm2") -> pd.DataFrame:
+def with_area(
+    df: pd.DataFrame,
+    node: str = "16nm",
+    *,
+    array_efficiency: float = DEFAULT_ARRAY_EFFICIENCY,
+    bitcell_um2: float | None = None,
+    column: str = "area_mm2",
+) -> pd.DataFrame:
     """A copy of a sweep DataFrame with a column of on-chip SRAM area (mm²) from ``capacity``.
 
     Use it for Pareto fronts of area against time:
@@ -132,9 +151,15 @@ def with_area(df: pd.DataFrame, node: str = "16nm", *,
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
     if "capacity" not in df.columns:
-        raise ValueError(f"with_area: missing column(s) ['capacity'] (bytes); the DataFrame has "
-                         f"{list(df.columns)}")
+        raise ValueError(
+            f"with_area: missing column(s) ['capacity'] (bytes); the DataFrame has "
+            f"{list(df.columns)}"
+        )
     out = df.copy()
-    out[column] = sram_area(df["capacity"].to_numpy(dtype=float), node,
-                            array_efficiency=array_efficiency, bitcell_um2=bitcell_um2)
+    out[column] = sram_area(
+        df["capacity"].to_numpy(dtype=float),
+        node,
+        array_efficiency=array_efficiency,
+        bitcell_um2=bitcell_um2,
+    )
     return out

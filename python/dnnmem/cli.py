@@ -31,10 +31,12 @@ from .units import format_bandwidth, format_bytes, format_throughput, format_tim
 from .zoo import network, networks, unknown_network_message
 
 # The help texts are plain text: argparse prints them as written.
-_DESCRIPTION = ("dnnmem: estimate one training iteration of a DNN on an accelerator's memory "
-                "subsystem (on-chip capacity, off-chip bandwidth, compute throughput, cache "
-                "policy). Errors are one line on stderr with exit code 2. Defaults are those "
-                "of the Python API: batch 1, and 24MiB, 616GB/s, 13.45TFLOPS (FP32).")
+_DESCRIPTION = (
+    "dnnmem: estimate one training iteration of a DNN on an accelerator's memory "
+    "subsystem (on-chip capacity, off-chip bandwidth, compute throughput, cache "
+    "policy). Errors are one line on stderr with exit code 2. Defaults are those "
+    "of the Python API: batch 1, and 24MiB, 616GB/s, 13.45TFLOPS (FP32)."
+)
 _NUMBERS = "a unit string or a plain number in {}"
 
 
@@ -55,76 +57,144 @@ def _parser() -> argparse.ArgumentParser:
     s = sub.add_parser("summary", help="summarise a network (built-in name or JSON file)")
     s.add_argument("network", help=names)
     s.add_argument("--batch", type=int, default=1, help="mini-batch size (default 1)")
-    s.add_argument("--bytes-per-element", type=int, default=4,
-                   help="bytes per tensor element: 4 = FP32 (default), 2 = FP16 / BF16")
-    s.add_argument("--steps", type=int, default=0, metavar="K",
-                   help="also print the first K steps of the schedule")
+    s.add_argument(
+        "--bytes-per-element",
+        type=int,
+        default=4,
+        help="bytes per tensor element: 4 = FP32 (default), 2 = FP16 / BF16",
+    )
+    s.add_argument(
+        "--steps",
+        type=int,
+        default=0,
+        metavar="K",
+        help="also print the first K steps of the schedule",
+    )
     e = sub.add_parser("estimate", help="estimate one training iteration at one design point")
     e.add_argument("--network", required=True, help=names)
     e.add_argument("--batch", type=int, default=1, help="mini-batch size (default 1)")
-    e.add_argument("--hardware", metavar="PRESET",
-                   help="a hardware preset (dnnmem presets) giving capacity, bandwidth and "
-                        "throughput (and, for an NPU, its compute model)")
-    e.add_argument("--precision", choices=list(PRECISIONS),
-                   help="with --hardware: the data type. It sets both the throughput (the "
-                        "preset's peak at this precision) and the element size (4 bytes for "
-                        "fp32 / tf32, 2 for bf16 / fp16, 1 for fp8 / int8). Default: the "
-                        "preset's default precision (fp32 on most chips)")
-    e.add_argument("--bytes-per-element", type=int, metavar="B",
-                   help="bytes per tensor element (default: the precision's, else 4 = FP32); "
-                        "a value other than the precision's is a mixed-precision estimate and "
-                        "is noted on stderr")
-    e.add_argument("--capacity", help="on-chip capacity, " + _NUMBERS.format("bytes") +
-                   f" (default: the preset's, else {DEFAULT_CAPACITY})")
-    e.add_argument("--bandwidth", help="off-chip bandwidth, " + _NUMBERS.format("bytes/s") +
-                   f" (default: the preset's, else {DEFAULT_BANDWIDTH})")
-    e.add_argument("--throughput", help="compute throughput, " + _NUMBERS.format("FLOP/s") +
-                   f" (default: the preset's, else {DEFAULT_THROUGHPUT})")
-    e.add_argument("--policy", default="lookahead",
-                   help="a policy: a cache manager's name, or parts joined by '+', e.g. "
-                        "'split-backward + lru + ratio(activation=2)' (see `dnnmem policies`; "
-                        "default lookahead)")
-    e.add_argument("--ops-per-mac", type=int, default=2, choices=(1, 2),
-                   help="FLOPs per multiply-accumulate (default 2)")
+    e.add_argument(
+        "--hardware",
+        metavar="PRESET",
+        help="a hardware preset (dnnmem presets) giving capacity, bandwidth and "
+        "throughput (and, for an NPU, its compute model)",
+    )
+    e.add_argument(
+        "--precision",
+        choices=list(PRECISIONS),
+        help="with --hardware: the data type. It sets both the throughput (the "
+        "preset's peak at this precision) and the element size (4 bytes for "
+        "fp32 / tf32, 2 for bf16 / fp16, 1 for fp8 / int8). Default: the "
+        "preset's default precision (fp32 on most chips)",
+    )
+    e.add_argument(
+        "--bytes-per-element",
+        type=int,
+        metavar="B",
+        help="bytes per tensor element (default: the precision's, else 4 = FP32); "
+        "a value other than the precision's is a mixed-precision estimate and "
+        "is noted on stderr",
+    )
+    e.add_argument(
+        "--capacity",
+        help="on-chip capacity, "
+        + _NUMBERS.format("bytes")
+        + f" (default: the preset's, else {DEFAULT_CAPACITY})",
+    )
+    e.add_argument(
+        "--bandwidth",
+        help="off-chip bandwidth, "
+        + _NUMBERS.format("bytes/s")
+        + f" (default: the preset's, else {DEFAULT_BANDWIDTH})",
+    )
+    e.add_argument(
+        "--throughput",
+        help="compute throughput, "
+        + _NUMBERS.format("FLOP/s")
+        + f" (default: the preset's, else {DEFAULT_THROUGHPUT})",
+    )
+    e.add_argument(
+        "--policy",
+        default="lookahead",
+        help="a policy: a cache manager's name, or parts joined by '+', e.g. "
+        "'split-backward + lru + ratio(activation=2)' (see `dnnmem policies`; "
+        "default lookahead)",
+    )
+    e.add_argument(
+        "--ops-per-mac",
+        type=int,
+        default=2,
+        choices=(1, 2),
+        help="FLOPs per multiply-accumulate (default 2)",
+    )
     e.add_argument("--by-kind", action="store_true", help="also print the time by layer kind")
-    w = sub.add_parser("sweep", help="evaluate a grid of design points from a YAML file",
-                       description="Evaluate the grid of a YAML sweep specification "
-                                   "(format: docs/sweeps.md) and write one row per design "
-                                   "point.")
+    w = sub.add_parser(
+        "sweep",
+        help="evaluate a grid of design points from a YAML file",
+        description="Evaluate the grid of a YAML sweep specification "
+        "(format: docs/sweeps.md) and write one row per design "
+        "point.",
+    )
     w.add_argument("spec", help="the YAML sweep specification")
-    w.add_argument("-o", "--out", required=True,
-                   help="output file: .parquet (needs pyarrow; re-runs skip points already "
-                        "there) or .csv")
+    w.add_argument(
+        "-o",
+        "--out",
+        required=True,
+        help="output file: .parquet (needs pyarrow; re-runs skip points already there) or .csv",
+    )
     w.add_argument("--threads", type=int, help="C++ threads (default: all cores)")
-    w.add_argument("--executor", choices=("local", "dask"), default="local",
-                   help="where to evaluate: this machine (default) or a Dask cluster")
-    w.add_argument("--scheduler", metavar="ADDRESS",
-                   help="the Dask scheduler address (with --executor dask)")
+    w.add_argument(
+        "--executor",
+        choices=("local", "dask"),
+        default="local",
+        help="where to evaluate: this machine (default) or a Dask cluster",
+    )
+    w.add_argument(
+        "--scheduler", metavar="ADDRESS", help="the Dask scheduler address (with --executor dask)"
+    )
     w.add_argument("--no-progress", action="store_true", help="no progress bar")
-    w.add_argument("--plot", metavar="PNG",
-                   help="also draw traffic and time vs capacity into this image file, one "
-                        "panel pair per network (needs matplotlib)")
+    w.add_argument(
+        "--plot",
+        metavar="PNG",
+        help="also draw traffic and time vs capacity into this image file, one "
+        "panel pair per network (needs matplotlib)",
+    )
     pr = sub.add_parser("presets", help="list the hardware presets")
     pr.add_argument("--group", help="only this group (e.g. thesis)")
-    formats = ("darknet .cfg, ONNX .onnx (needs onnx), Keras .keras / .h5 (needs keras), "
-               "PyTorch .pt2 / .pt / .pth saved by torch.export (needs torch)")
-    i = sub.add_parser("import", help="convert a model file to a JSON network: " + formats,
-                       description="Convert a model file to a JSON network (docs/importers.md)."
-                                   " Formats: " + formats + ".")
+    formats = (
+        "darknet .cfg, ONNX .onnx (needs onnx), Keras .keras / .h5 (needs keras), "
+        "PyTorch .pt2 / .pt / .pth saved by torch.export (needs torch)"
+    )
+    i = sub.add_parser(
+        "import",
+        help="convert a model file to a JSON network: " + formats,
+        description="Convert a model file to a JSON network (docs/importers.md)."
+        " Formats: " + formats + ".",
+    )
     i.add_argument("model", help="the model file: " + formats)
     i.add_argument("-o", "--output", required=True, help="the JSON network file to write")
     i.add_argument("--batch", type=int, default=1, help="batch of the printed summary (default 1)")
-    i.add_argument("--no-strict", dest="strict", action="store_false",
-                   help="import unsupported operators as zero-FLOP placeholders (warns)")
+    i.add_argument(
+        "--no-strict",
+        dest="strict",
+        action="store_false",
+        help="import unsupported operators as zero-FLOP placeholders (warns)",
+    )
     sub.add_parser("networks", help="list the built-in networks")
-    sub.add_parser("policies", help="list the parts a policy is composed of: schedulers, "
-                                    "cache managers, links, compute models, with their options")
+    sub.add_parser(
+        "policies",
+        help="list the parts a policy is composed of: schedulers, "
+        "cache managers, links, compute models, with their options",
+    )
     return p
 
 
 def _hardware(args: argparse.Namespace) -> Hardware:
-    given = {k: getattr(args, k) for k in ("capacity", "bandwidth", "throughput")
-             if getattr(args, k) is not None}
+    given = {
+        k: getattr(args, k)
+        for k in ("capacity", "bandwidth", "throughput")
+        if getattr(args, k) is not None
+    }
     if args.hardware is None:
         if args.precision is not None:
             raise ValueError("--precision needs --hardware")
@@ -143,10 +213,13 @@ def _print_presets(group: str | None) -> None:
     for key, rows in df.groupby("key", sort=False):
         first = rows.iloc[0]
         cap = "—" if pd.isna(first["capacity"]) else format_bytes(int(first["capacity"]))
-        rates = ", ".join(f"{r.precision} {format_throughput(r.throughput)}"
-                          for r in rows.itertuples())
-        print(f"{key:<16} {cap:>10}  {format_bandwidth(first['bandwidth']):>11}  {rates}"
-              f"  — {first['name']}")
+        rates = ", ".join(
+            f"{r.precision} {format_throughput(r.throughput)}" for r in rows.itertuples()
+        )
+        print(
+            f"{key:<16} {cap:>10}  {format_bandwidth(first['bandwidth']):>11}  {rates}"
+            f"  — {first['name']}"
+        )
 
 
 def _plot_sweep(df: pd.DataFrame, path: str) -> None:
@@ -163,13 +236,17 @@ def _plot_sweep(df: pd.DataFrame, path: str) -> None:
 def _summary(df: pd.DataFrame, out: str) -> str:
     """One line per (network, batch): its fastest design point. Times of different networks
     or batches are different amounts of work, so they are not compared with each other."""
-    lines = [f"{len(df)} design points -> {out}; fastest design point of each network "
-             f"(time per iteration):"]
+    lines = [
+        f"{len(df)} design points -> {out}; fastest design point of each network "
+        f"(time per iteration):"
+    ]
     for (name, batch), g in df.groupby(["network", "batch"], sort=False, observed=True):
         best = g.loc[g["time"].idxmin()]
-        lines.append(f"  {name} (batch {batch}): {format_time(best['time'])} at "
-                     f"{format_bytes(best['capacity'])}, {format_bandwidth(best['bandwidth'])}, "
-                     f"{format_throughput(best['throughput'])}, {best['policy']}")
+        lines.append(
+            f"  {name} (batch {batch}): {format_time(best['time'])} at "
+            f"{format_bytes(best['capacity'])}, {format_bandwidth(best['bandwidth'])}, "
+            f"{format_throughput(best['throughput'])}, {best['policy']}"
+        )
     return "\n".join(lines)
 
 
@@ -202,8 +279,12 @@ def _sweep(args: argparse.Namespace) -> None:
         from .cluster import dask
 
         executor = dask(Client(args.scheduler))
-    df = sweep(**kwargs, executor=executor, progress=not args.no_progress,
-               out=out if out.endswith(".parquet") else None)
+    df = sweep(
+        **kwargs,
+        executor=executor,
+        progress=not args.no_progress,
+        out=out if out.endswith(".parquet") else None,
+    )
     if out.endswith(".csv"):
         df.to_csv(out, index=False)
     if args.plot:
@@ -217,9 +298,12 @@ def _estimate(args: argparse.Namespace) -> None:
     if size is None:
         size = hw.bytes_per_element or 4
     elif hw.bytes_per_element is not None and size != hw.bytes_per_element:
-        print(f"dnnmem: note: --bytes-per-element {size} with precision {hw.precision} "
-              f"({hw.bytes_per_element} B/element): the throughput is the {hw.precision} peak, "
-              f"the traffic that of {size}-byte elements (mixed precision)", file=sys.stderr)
+        print(
+            f"dnnmem: note: --bytes-per-element {size} with precision {hw.precision} "
+            f"({hw.bytes_per_element} B/element): the throughput is the {hw.precision} peak, "
+            f"the traffic that of {size}-byte elements (mixed precision)",
+            file=sys.stderr,
+        )
     net = _load(args.network, args.batch, size)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrecisionWarning)  # said above, in one line
@@ -253,6 +337,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             _sweep(args)
         elif args.command == "import":
             from .importers import import_model
+
             try:
                 doc = import_model(args.model, strict=args.strict, document=True)
             except MissingDependency:
@@ -267,12 +352,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             net = _load(args.network, args.batch, args.bytes_per_element)
             print(net.summary())
             if args.steps > 0:
-                cols = {"step": "step", "name": "name", "kind": "kind", "class": "class",
-                        "flops": "FLOP", "bytes_read": "read [B]",
-                        "bytes_written": "written [B]", "rf": "rf [FLOP/B]"}
+                cols = {
+                    "step": "step",
+                    "name": "name",
+                    "kind": "kind",
+                    "class": "class",
+                    "flops": "FLOP",
+                    "bytes_read": "read [B]",
+                    "bytes_written": "written [B]",
+                    "rf": "rf [FLOP/B]",
+                }
                 table = net.steps[list(cols)].head(args.steps).rename(columns=cols)
-                print(f"first {len(table)} of {net.num_steps} steps (bytes as if every access "
-                      "were streamed):")
+                print(
+                    f"first {len(table)} of {net.num_steps} steps (bytes as if every access "
+                    "were streamed):"
+                )
                 print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     except (NetworkError, ValueError, TypeError, OSError) as e:
         print(f"dnnmem: error: {e}", file=sys.stderr)
@@ -283,8 +377,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(e, MissingDependency):
             print(f"dnnmem: error: {e}", file=sys.stderr)
         else:
-            print(f"dnnmem: error: this command needs the package {e.name!r} ({e}): "
-                  f"{install_hint(e.name or '')}", file=sys.stderr)
+            print(
+                f"dnnmem: error: this command needs the package {e.name!r} ({e}): "
+                f"{install_hint(e.name or '')}",
+                file=sys.stderr,
+            )
         return 2
     except KeyboardInterrupt:
         print("dnnmem: interrupted", file=sys.stderr)

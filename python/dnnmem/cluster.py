@@ -50,8 +50,9 @@ def _total_threads(client: Any) -> int:
         return 1
 
 
-def dask(client: Any, threads_per_worker: int | None = None,
-         chunk_size: int | None = None) -> DaskExecutor:
+def dask(
+    client: Any, threads_per_worker: int | None = None, chunk_size: int | None = None
+) -> DaskExecutor:
     """An executor for :func:`dnnmem.sweep` that runs on the workers of ``client``.
 
     Parameters

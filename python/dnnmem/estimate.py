@@ -42,8 +42,14 @@ def policies(kind: str | None = None) -> pd.DataFrame:
                 default = o["default"]
                 shown = int(default) if float(default).is_integer() else default
                 opts.append(f"{o['name']}{unit} (default {shown})")
-        rows.append({"kind": p["kind"], "name": name, "description": p["description"],
-                     "options": "; ".join(opts)})
+        rows.append(
+            {
+                "kind": p["kind"],
+                "name": name,
+                "description": p["description"],
+                "options": "; ".join(opts),
+            }
+        )
     return pd.DataFrame(rows, columns=["kind", "name", "description", "options"])
 
 
@@ -52,8 +58,9 @@ def _resolve_policy(value: PolicyLike, hardware: Hardware) -> Policy:
     return as_policy(value).with_compute(hardware.compute)
 
 
-def _network(network: NetworkLike, batch: int | None,
-             bytes_per_element: int | None = None) -> Network:
+def _network(
+    network: NetworkLike, batch: int | None, bytes_per_element: int | None = None
+) -> Network:
     """``network`` as a Network at ``batch`` (None: its own, or 1); a name, file or document is
     loaded at ``bytes_per_element`` (None: 4)."""
     size = 4 if bytes_per_element is None else bytes_per_element
@@ -64,28 +71,37 @@ def _network(network: NetworkLike, batch: int | None,
         from .zoo import networks, unknown_network_message
 
         if network.lower() in networks():
-            return zoo_network(network, batch=1 if batch is None else batch,
-                               bytes_per_element=size)
+            return zoo_network(network, batch=1 if batch is None else batch, bytes_per_element=size)
         raise ValueError(f"network: {unknown_network_message(network)}")
     if isinstance(network, (str, os.PathLike, dict)):
         return load_network(network, batch=1 if batch is None else batch, bytes_per_element=size)
-    raise TypeError(f"network: expected a Network, a built-in name, a JSON path or a dict, "
-                    f"got {type(network).__name__}")
+    raise TypeError(
+        f"network: expected a Network, a built-in name, a JSON path or a dict, "
+        f"got {type(network).__name__}"
+    )
 
 
 def _check_has_steps(net: Network) -> None:
     """Raise if ``net`` has no step (shared by :func:`estimate` and :func:`dnnmem.sweep`)."""
     if net.num_steps == 0:
         # Every output is an input or a folded view of one: there is nothing to train or time.
-        raise ValueError(f"network: {net.name!r} has no step to estimate (every output is an "
-                         f"input or a re-indexing of one)")
+        raise ValueError(
+            f"network: {net.name!r} has no step to estimate (every output is an "
+            f"input or a re-indexing of one)"
+        )
 
 
-def estimate(network: NetworkLike, hardware: Hardware | None = None,
-             policy: PolicyLike = "lookahead",
-             *, batch: int | None = None, capacity: str | float | None = None,
-             bandwidth: str | float | None = None, throughput: str | float | None = None,
-             ops_per_mac: int = 2) -> Result:
+def estimate(
+    network: NetworkLike,
+    hardware: Hardware | None = None,
+    policy: PolicyLike = "lookahead",
+    *,
+    batch: int | None = None,
+    capacity: str | float | None = None,
+    bandwidth: str | float | None = None,
+    throughput: str | float | None = None,
+    ops_per_mac: int = 2,
+) -> Result:
     """Estimate one training iteration of ``network`` on ``hardware`` under ``policy``.
 
     Parameters
@@ -123,8 +139,11 @@ def estimate(network: NetworkLike, hardware: Hardware | None = None,
         Naming the argument for invalid hardware, an unknown part or option, a combination
         of parts that makes no sense, or a bad ``ops_per_mac``.
     """
-    overrides = {k: v for k, v in (("capacity", capacity), ("bandwidth", bandwidth),
-                                    ("throughput", throughput)) if v is not None}
+    overrides = {
+        k: v
+        for k, v in (("capacity", capacity), ("bandwidth", bandwidth), ("throughput", throughput))
+        if v is not None
+    }
     if hardware is None:
         hardware = Hardware(**overrides)  # type: ignore[arg-type]
     elif not isinstance(hardware, Hardware):
@@ -140,8 +159,9 @@ def estimate(network: NetworkLike, hardware: Hardware | None = None,
     scheduled = net.with_scheduler(composition.scheduler)
     _check_has_steps(scheduled)
     prepared = composition.prepare(scheduled.schedule, ops_per_mac)
-    core = _core.estimate(scheduled.schedule, hardware.capacity, hardware.bandwidth,
-                          hardware.throughput, prepared)
+    core = _core.estimate(
+        scheduled.schedule, hardware.capacity, hardware.bandwidth, hardware.throughput, prepared
+    )
     return Result(scheduled, hardware, composition, ops_per_mac, core)
 
 
@@ -172,8 +192,14 @@ class Result:
         waiting for offloads to free capacity; off-chip writes still running after the last step.
     """
 
-    def __init__(self, network: Network, hardware: Hardware, policy: Policy, ops_per_mac: int,
-                 core: _core.Estimate) -> None:
+    def __init__(
+        self,
+        network: Network,
+        hardware: Hardware,
+        policy: Policy,
+        ops_per_mac: int,
+        core: _core.Estimate,
+    ) -> None:
         self.network = network
         self.hardware = hardware
         self.composition: Policy = policy
@@ -216,14 +242,22 @@ class Result:
         state, gradient, weight_grad), which add up to ``bytes_in`` / ``bytes_out``."""
         base = self.network.steps
         t = self._core.step_table()
-        df = pd.DataFrame({
-            "step": base["step"], "name": base["name"], "layer": base["layer"],
-            "kind": base["kind"], "class": base["class"], "phase": base["phase"],
-            "part": base["part"],
-            "flops": self.ops_per_mac * base["macs"] + (base["flops"] - 2 * base["macs"]),
-            "start": t["start"], "end": t["end"], "time": t["time"],
-            "compute_time": t["compute_time"],
-        })
+        df = pd.DataFrame(
+            {
+                "step": base["step"],
+                "name": base["name"],
+                "layer": base["layer"],
+                "kind": base["kind"],
+                "class": base["class"],
+                "phase": base["phase"],
+                "part": base["part"],
+                "flops": self.ops_per_mac * base["macs"] + (base["flops"] - 2 * base["macs"]),
+                "start": t["start"],
+                "end": t["end"],
+                "time": t["time"],
+                "compute_time": t["compute_time"],
+            }
+        )
         df["stall"] = np.maximum(df["time"] - df["compute_time"], 0.0)
         df["capacity_stall"] = t["capacity_stall"]
         df["bytes_in"] = t["bytes_in"]
@@ -259,30 +293,56 @@ class Result:
     def to_dict(self) -> dict[str, Any]:
         """The totals as a flat dict (SI base units), e.g. for a DataFrame row."""
         return {
-            "network": self.network.name, "batch": self.network.batch, "policy": self.policy,
+            "network": self.network.name,
+            "batch": self.network.batch,
+            "policy": self.policy,
             **self.composition.columns(),
-            "capacity": self.hardware.capacity, "bandwidth": self.hardware.bandwidth,
-            "throughput": self.hardware.throughput, "time": self.time,
-            "traffic_in": self.traffic_in, "traffic_out": self.traffic_out,
-            "link_in": self.link_in, "link_out": self.link_out,
-            "avg_bandwidth": self.avg_bandwidth, "active_time": self.active_time,
-            "utilization": self.utilization, "samples_per_s": self.samples_per_s,
-            "compute_time": self.compute_time, "stall_time": self.stall_time,
-            "capacity_stall_time": self.capacity_stall_time, "drain_time": self.drain_time,
+            "capacity": self.hardware.capacity,
+            "bandwidth": self.hardware.bandwidth,
+            "throughput": self.hardware.throughput,
+            "time": self.time,
+            "traffic_in": self.traffic_in,
+            "traffic_out": self.traffic_out,
+            "link_in": self.link_in,
+            "link_out": self.link_out,
+            "avg_bandwidth": self.avg_bandwidth,
+            "active_time": self.active_time,
+            "utilization": self.utilization,
+            "samples_per_s": self.samples_per_s,
+            "compute_time": self.compute_time,
+            "stall_time": self.stall_time,
+            "capacity_stall_time": self.capacity_stall_time,
+            "drain_time": self.drain_time,
         }
 
     def _rows(self) -> list[tuple[str, str]]:
         return [
             ("time", format_time(self.time)),
-            ("traffic in / out", f"{format_bytes(self.traffic_in)} / {format_bytes(self.traffic_out)}"),
-            *([("on the link in / out", f"{format_bytes(self.link_in)} / {format_bytes(self.link_out)}")]
-              if (self.link_in, self.link_out) != (self.traffic_in, self.traffic_out) else []),
-            ("average bandwidth", f"{format_bandwidth(self.avg_bandwidth)} "
-                                  f"({self.active_time:.1%} of peak)"),
+            (
+                "traffic in / out",
+                f"{format_bytes(self.traffic_in)} / {format_bytes(self.traffic_out)}",
+            ),
+            *(
+                [
+                    (
+                        "on the link in / out",
+                        f"{format_bytes(self.link_in)} / {format_bytes(self.link_out)}",
+                    )
+                ]
+                if (self.link_in, self.link_out) != (self.traffic_in, self.traffic_out)
+                else []
+            ),
+            (
+                "average bandwidth",
+                f"{format_bandwidth(self.avg_bandwidth)} ({self.active_time:.1%} of peak)",
+            ),
             ("compute utilization", f"{self.utilization:.1%}"),
             ("throughput", f"{self.samples_per_s:.4g} samples/s"),
-            ("stall", f"{format_time(self.stall_time)} (capacity {format_time(self.capacity_stall_time)}), "
-                      f"drain {format_time(self.drain_time)}"),
+            (
+                "stall",
+                f"{format_time(self.stall_time)} (capacity {format_time(self.capacity_stall_time)}), "
+                f"drain {format_time(self.drain_time)}",
+            ),
             ("FLOPs", format_count(self.flops, "FLOP")),
         ]
 
@@ -290,8 +350,10 @@ class Result:
         """The design point in words: every input the totals depend on, defaults included."""
         net = self.network
         flops = "" if self.ops_per_mac == 2 else f", ops_per_mac={self.ops_per_mac}"
-        return (f"{net.name}, batch={net.batch}, {net.bytes_per_element} B/element, "
-                f"policy={self.policy}{flops}, {self.hardware!r}")
+        return (
+            f"{net.name}, batch={net.batch}, {net.bytes_per_element} B/element, "
+            f"policy={self.policy}{flops}, {self.hardware!r}"
+        )
 
     def __repr__(self) -> str:
         head = f"<dnnmem.Result {self._point()}>"
@@ -300,8 +362,10 @@ class Result:
     def _repr_html_(self) -> str:
         import html
 
-        rows = "".join(f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
-                       f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
-                       for k, v in self._rows())
+        rows = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th>"
+            f"<td style='text-align:left'>{html.escape(v)}</td></tr>"
+            for k, v in self._rows()
+        )
         title = html.escape(self._point())
         return f"<div><b>{title}</b><table>{rows}</table></div>"

@@ -19,14 +19,27 @@ from .units import (
 if TYPE_CHECKING:
     from .network import Network
 
-__all__ = ["Hardware", "PrecisionWarning", "PRECISIONS", "DEFAULT_CAPACITY", "DEFAULT_BANDWIDTH",
-           "DEFAULT_THROUGHPUT"]
+__all__ = [
+    "Hardware",
+    "PrecisionWarning",
+    "PRECISIONS",
+    "DEFAULT_CAPACITY",
+    "DEFAULT_BANDWIDTH",
+    "DEFAULT_THROUGHPUT",
+]
 
 #: Bytes per tensor element of each precision a throughput can be quoted at (``None``: the
 #: source names no data type). A :class:`Hardware` with a precision makes :func:`dnnmem.estimate`
 #: and :func:`dnnmem.sweep` load networks at that element size; TF32 is stored in 4 bytes.
-PRECISIONS: dict[str, int | None] = {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1,
-                                     "int8": 1, "unspecified": None}
+PRECISIONS: dict[str, int | None] = {
+    "fp32": 4,
+    "tf32": 4,
+    "bf16": 2,
+    "fp16": 2,
+    "fp8": 1,
+    "int8": 1,
+    "unspecified": None,
+}
 
 #: The default design point, in Python and on the command line alike: the thesis's RTX 2080 Ti
 #: (616 GB/s, 13.45 TFLOPS FP32, thesis Table 5.2) with 24 MiB on chip, the smallest capacity of
@@ -36,8 +49,11 @@ DEFAULT_BANDWIDTH = "616GB/s"
 DEFAULT_THROUGHPUT = "13.45TFLOPS"
 
 # The unit parser of each numeric field (sweep specs and plot filters parse with these too).
-FIELD_PARSERS = {"capacity": parse_bytes, "bandwidth": parse_bandwidth,
-                 "throughput": parse_throughput}
+FIELD_PARSERS = {
+    "capacity": parse_bytes,
+    "bandwidth": parse_bandwidth,
+    "throughput": parse_throughput,
+}
 
 
 class PrecisionWarning(UserWarning):
@@ -77,13 +93,20 @@ class Hardware:
     precision: str | None
     compute: str
 
-    def __init__(self, capacity: str | float = DEFAULT_CAPACITY,
-                 bandwidth: str | float = DEFAULT_BANDWIDTH,
-                 throughput: str | float = DEFAULT_THROUGHPUT, name: str = "",
-                 precision: str | None = None, compute: str = "") -> None:
+    def __init__(
+        self,
+        capacity: str | float = DEFAULT_CAPACITY,
+        bandwidth: str | float = DEFAULT_BANDWIDTH,
+        throughput: str | float = DEFAULT_THROUGHPUT,
+        name: str = "",
+        precision: str | None = None,
+        compute: str = "",
+    ) -> None:
         if precision is not None and precision not in PRECISIONS:
-            raise ValueError(f"precision: unknown precision {precision!r} "
-                             f"(valid: {', '.join(PRECISIONS)}, or None)")
+            raise ValueError(
+                f"precision: unknown precision {precision!r} "
+                f"(valid: {', '.join(PRECISIONS)}, or None)"
+            )
         cap = _field("capacity", parse_bytes, capacity)
         bw = _field("bandwidth", parse_bandwidth, bandwidth)
         thr = _field("throughput", parse_throughput, throughput)
@@ -107,9 +130,14 @@ class Hardware:
 
     def replace(self, **changes: str | float | None) -> Hardware:
         """A copy with some fields changed (values parsed as in the constructor)."""
-        fields = {"capacity": self.capacity, "bandwidth": self.bandwidth,
-                  "throughput": self.throughput, "name": self.name,
-                  "precision": self.precision, "compute": self.compute}
+        fields = {
+            "capacity": self.capacity,
+            "bandwidth": self.bandwidth,
+            "throughput": self.throughput,
+            "name": self.name,
+            "precision": self.precision,
+            "compute": self.compute,
+        }
         unknown = set(changes) - set(fields)
         if unknown:
             raise TypeError(f"Hardware.replace: unknown field(s) {sorted(unknown)}")
@@ -128,10 +156,13 @@ class Hardware:
 
     def __repr__(self) -> str:
         label = f"{self.name}: " if self.name else ""
-        return (f"Hardware({label}capacity={format_bytes(self.capacity)}, "
-                f"bandwidth={format_bandwidth(self.bandwidth)}, "
-                f"throughput={format_throughput(self.throughput)}{_precision(self)}"
-                + (f", compute={self.compute}" if self.compute else "") + ")")
+        return (
+            f"Hardware({label}capacity={format_bytes(self.capacity)}, "
+            f"bandwidth={format_bandwidth(self.bandwidth)}, "
+            f"throughput={format_throughput(self.throughput)}{_precision(self)}"
+            + (f", compute={self.compute}" if self.compute else "")
+            + ")"
+        )
 
 
 def _precision(hw: Hardware) -> str:
@@ -146,13 +177,16 @@ def check_element_size(hardware: Hardware, network: Network, stacklevel: int = 3
     ``hardware.precision`` implies."""
     size = hardware.bytes_per_element
     if size is not None and network.bytes_per_element != size:
-        warnings.warn(PrecisionWarning(
-            f"hardware precision {hardware.precision} means {size}-byte elements, but network "
-            f"{network.name!r} was loaded with {network.bytes_per_element} B/element: the "
-            f"throughput is the {hardware.precision} peak while the traffic is that of "
-            f"{network.bytes_per_element}-byte tensors. Load it with bytes_per_element={size} "
-            f"(or give the network by name), or silence this warning if that mix is meant"),
-            stacklevel=stacklevel)
+        warnings.warn(
+            PrecisionWarning(
+                f"hardware precision {hardware.precision} means {size}-byte elements, but network "
+                f"{network.name!r} was loaded with {network.bytes_per_element} B/element: the "
+                f"throughput is the {hardware.precision} peak while the traffic is that of "
+                f"{network.bytes_per_element}-byte tensors. Load it with bytes_per_element={size} "
+                f"(or give the network by name), or silence this warning if that mix is meant"
+            ),
+            stacklevel=stacklevel,
+        )
 
 
 def _field(label: str, parse, value):  # type: ignore[no-untyped-def]

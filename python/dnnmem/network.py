@@ -57,9 +57,11 @@ class Flops:
         def f(v: int) -> str:
             return format_count(v, "FLOP")
 
-        return (f"Flops(forward={f(self.forward)}, loss={f(self.loss)}, "
-                f"backward_dx={f(self.backward_dx)}, backward_dw={f(self.backward_dw)}, "
-                f"total={f(self.total)})")
+        return (
+            f"Flops(forward={f(self.forward)}, loss={f(self.loss)}, "
+            f"backward_dx={f(self.backward_dx)}, backward_dw={f(self.backward_dw)}, "
+            f"total={f(self.total)})"
+        )
 
 
 def _error(source: str, detail: str) -> NetworkError:
@@ -73,8 +75,11 @@ _MAX_BATCH = 2**24  # the core's limit (cpp/src/schedule.cpp)
 
 
 def _check_batch(batch: Any) -> int:
-    if (isinstance(batch, bool) or not isinstance(batch, (int, np.integer))
-            or not 1 <= batch <= _MAX_BATCH):
+    if (
+        isinstance(batch, bool)
+        or not isinstance(batch, (int, np.integer))
+        or not 1 <= batch <= _MAX_BATCH
+    ):
         raise ValueError(f"batch: must be an integer from 1 to {_MAX_BATCH}, got {batch!r}")
     return int(batch)
 
@@ -92,8 +97,13 @@ class Network:
     operation counts FLOPs with 1 multiply-accumulate = 2 FLOPs, all for the whole batch.
     """
 
-    def __init__(self, core: _core.Network, batch: int = 1, bytes_per_element: int = 4,
-                 scheduler: str = "default") -> None:
+    def __init__(
+        self,
+        core: _core.Network,
+        batch: int = 1,
+        bytes_per_element: int = 4,
+        scheduler: str = "default",
+    ) -> None:
         self._core = core
         self.batch: int = _check_batch(batch)
         self.bytes_per_element: int = _check_element_size(bytes_per_element)
@@ -141,8 +151,9 @@ class Network:
         """The compiled schedule (SPEC §3): one training iteration with the default scheduler,
         or whatever :attr:`scheduler` makes of it."""
         part = self._scheduler_part
-        return _core.build_schedule(self._core, self.batch, self.bytes_per_element, part.name,
-                                    part.option_dict)
+        return _core.build_schedule(
+            self._core, self.batch, self.bytes_per_element, part.name, part.option_dict
+        )
 
     # -- tables --------------------------------------------------------------------------------
     @cached_property
@@ -164,14 +175,19 @@ class Network:
         n, bpe = self.batch, self.bytes_per_element
         elem_bytes = np.where(t["int_bytes"] > 0, t["int_bytes"], bpe)
         folded = t["folded"]
-        df = pd.DataFrame({
-            "name": t["name"], "kind": t["kind"], "class": t["class"], "inputs": t["inputs"],
-            "output_shape": t["output_shape"],
-            "output_bytes": np.where(folded, 0, n * t["elements"] * elem_bytes),
-            "weight": t["weight"],
-            "weight_bytes": t["weight_elements"] * bpe,
-            "state_bytes": t["state_elements"] * bpe,
-        })
+        df = pd.DataFrame(
+            {
+                "name": t["name"],
+                "kind": t["kind"],
+                "class": t["class"],
+                "inputs": t["inputs"],
+                "output_shape": t["output_shape"],
+                "output_bytes": np.where(folded, 0, n * t["elements"] * elem_bytes),
+                "weight": t["weight"],
+                "weight_bytes": t["weight_elements"] * bpe,
+                "state_bytes": t["state_elements"] * bpe,
+            }
+        )
         first_use = ~pd.Series(t["weight"]).duplicated() & (pd.Series(t["weight"]) != "")
         df["trainable"] = t["trainable"]
         df["params"] = np.where(first_use, t["weight_elements"], 0) + t["state_elements"]
@@ -207,12 +223,20 @@ class Network:
         ``starts_offchip`` (inputs, weights), ``must_end_offchip`` (dW)."""
         t = self.schedule.tensor_table()
         names = self._core.layer_table()["name"]
-        return pd.DataFrame({
-            "name": t["name"], "role": _ROLES[t["role"]], "layer": names[t["layer"]],
-            "bytes": t["bytes"], "first_use": t["first_use"], "last_use": t["last_use"],
-            "first_full_use": t["first_full_use"], "num_uses": t["num_uses"],
-            "starts_offchip": t["starts_offchip"], "must_end_offchip": t["must_end_offchip"],
-        })
+        return pd.DataFrame(
+            {
+                "name": t["name"],
+                "role": _ROLES[t["role"]],
+                "layer": names[t["layer"]],
+                "bytes": t["bytes"],
+                "first_use": t["first_use"],
+                "last_use": t["last_use"],
+                "first_full_use": t["first_full_use"],
+                "num_uses": t["num_uses"],
+                "starts_offchip": t["starts_offchip"],
+                "must_end_offchip": t["must_end_offchip"],
+            }
+        )
 
     @cached_property
     def accesses(self) -> pd.DataFrame:
@@ -222,11 +246,17 @@ class Network:
         s = self._step_arrays
         step = np.repeat(np.arange(len(s["phase"])), s["num_accesses"])
         tensors = self.tensors
-        return pd.DataFrame({
-            "step": step, "tensor": tensors["name"].to_numpy()[a["tensor"]],
-            "role": tensors["role"].to_numpy()[a["tensor"]],
-            "read": a["read"], "write": a["write"], "partial": a["partial"], "bytes": a["bytes"],
-        })
+        return pd.DataFrame(
+            {
+                "step": step,
+                "tensor": tensors["name"].to_numpy()[a["tensor"]],
+                "role": tensors["role"].to_numpy()[a["tensor"]],
+                "read": a["read"],
+                "write": a["write"],
+                "partial": a["partial"],
+                "bytes": a["bytes"],
+            }
+        )
 
     @cached_property
     def steps(self) -> pd.DataFrame:
@@ -255,21 +285,23 @@ class Network:
         part = np.array(["", "dx", "dw"], dtype=object)[s["part"]]
         suffix = np.array(["", "/dx", "/dw"], dtype=object)[s["part"]]
         is_loss = s["phase"] == 1
-        return pd.DataFrame({
-            "step": np.arange(len(phase)),
-            "name": prefix + layer + suffix,
-            "phase": phase,
-            "part": part,
-            "layer": layer,
-            "kind": np.where(is_loss, "loss", lt["kind"][s["layer"]]),
-            "class": np.where(is_loss, "", lt["class"][s["layer"]]),
-            "flops": 2 * s["macs"] + s["flops"],
-            "macs": s["macs"],
-            "bytes_read": reads,
-            "bytes_written": writes,
-            "accesses": s["num_accesses"],
-            "rf": self.schedule.reuse_frequency(2),
-        })
+        return pd.DataFrame(
+            {
+                "step": np.arange(len(phase)),
+                "name": prefix + layer + suffix,
+                "phase": phase,
+                "part": part,
+                "layer": layer,
+                "kind": np.where(is_loss, "loss", lt["kind"][s["layer"]]),
+                "class": np.where(is_loss, "", lt["class"][s["layer"]]),
+                "flops": 2 * s["macs"] + s["flops"],
+                "macs": s["macs"],
+                "bytes_read": reads,
+                "bytes_written": writes,
+                "accesses": s["num_accesses"],
+                "rf": self.schedule.reuse_frequency(2),
+            }
+        )
 
     # -- totals --------------------------------------------------------------------------------
     @property
@@ -338,23 +370,27 @@ class Network:
             f"{format_count(fl.total, 'FLOP')} (1 MAC = 2 FLOPs)",
             f"  schedule     {self.num_steps} steps, {len(t)} tensors, "
             f"{int(self.schedule.num_intervals())} reuse intervals",
-            f"  largest      {largest}; peak alive "
-            f"{format_bytes(self.peak_alive_bytes)}",
+            f"  largest      {largest}; peak alive {format_bytes(self.peak_alive_bytes)}",
             "  layer kinds  " + ", ".join(f"{k} {v}" for k, v in kinds.items()),
         ]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
-        return (f"<dnnmem.Network {self.name!r}: {len(self.layers)} layers, "
-                f"{self.params:,} params, batch {self.batch}, "
-                f"{format_count(self.flops.forward, 'FLOP')} forward>")
+        return (
+            f"<dnnmem.Network {self.name!r}: {len(self.layers)} layers, "
+            f"{self.params:,} params, batch {self.batch}, "
+            f"{format_count(self.flops.forward, 'FLOP')} forward>"
+        )
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Network):
             return NotImplemented
-        return (self.to_dict() == other.to_dict() and self.batch == other.batch
-                and self.bytes_per_element == other.bytes_per_element
-                and self.scheduler == other.scheduler)
+        return (
+            self.to_dict() == other.to_dict()
+            and self.batch == other.batch
+            and self.bytes_per_element == other.bytes_per_element
+            and self.scheduler == other.scheduler
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -411,8 +447,11 @@ def _read_file(path: str) -> bytes:
                     return b"".join(chunks)
                 size += len(chunk)
                 if size > MAX_FILE_BYTES:
-                    raise _error(path, f"the file is larger than {MAX_FILE_BYTES} bytes, the "
-                                       f"most a network file may hold")
+                    raise _error(
+                        path,
+                        f"the file is larger than {MAX_FILE_BYTES} bytes, the "
+                        f"most a network file may hold",
+                    )
                 chunks.append(chunk)
     except OSError as e:
         raise _error(path, f"cannot read the file: {e.strerror}") from None
@@ -448,10 +487,17 @@ def load_network(source: NetworkSource, batch: int = 1, bytes_per_element: int =
         bad = _scan_dict(source)
         if bad is not None:
             layer, field, value = bad
-            e = NetworkError(f"<dict>: layer '{layer}', field '{field}': must be a finite number, "
-                             f"got {value!r}" if layer else f"<dict>: field '{field}': must be a "
-                             f"finite number, got {value!r}")
-            e.source, e.layer, e.field, e.detail = "<dict>", layer, field, f"must be a finite number, got {value!r}"
+            e = NetworkError(
+                f"<dict>: layer '{layer}', field '{field}': must be a finite number, got {value!r}"
+                if layer
+                else f"<dict>: field '{field}': must be a finite number, got {value!r}"
+            )
+            e.source, e.layer, e.field, e.detail = (
+                "<dict>",
+                layer,
+                field,
+                f"must be a finite number, got {value!r}",
+            )
             raise e
         try:
             text = json.dumps(source, allow_nan=False)
@@ -464,5 +510,3 @@ def load_network(source: NetworkSource, batch: int = 1, bytes_per_element: int =
     else:
         raise TypeError(f"load_network: expected a path or a dict, got {type(source).__name__}")
     return Network(core, batch, bytes_per_element)
-
-

@@ -36,8 +36,9 @@ def _names(value: str | Iterable[str] | None, what: str) -> list[str]:
     return names
 
 
-def _objectives(df: pd.DataFrame, minimize: str | Iterable[str] | None,
-                maximize: str | Iterable[str] | None) -> np.ndarray:
+def _objectives(
+    df: pd.DataFrame, minimize: str | Iterable[str] | None, maximize: str | Iterable[str] | None
+) -> np.ndarray:
     """The objective matrix, every column turned into one to minimize (maximized ones negated)."""
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"df: expected a pandas DataFrame, got {type(df).__name__}")
@@ -52,8 +53,9 @@ def _objectives(df: pd.DataFrame, minimize: str | Iterable[str] | None,
             raise ValueError(f"{what}: a column is named twice in {names}")
     missing = [c for c in lo + hi if c not in df.columns]
     if missing:
-        raise ValueError(f"pareto: missing column(s) {missing}; the DataFrame has "
-                         f"{list(df.columns)}")
+        raise ValueError(
+            f"pareto: missing column(s) {missing}; the DataFrame has {list(df.columns)}"
+        )
     cols = []
     for c in lo + hi:
         if not pd.api.types.is_numeric_dtype(df[c]) or pd.api.types.is_bool_dtype(df[c]):
@@ -108,9 +110,13 @@ def _front_general(values: np.ndarray) -> np.ndarray:
     return keep
 
 
-def pareto_mask(df: pd.DataFrame, minimize: str | Iterable[str] | None = None,
-                maximize: str | Iterable[str] | None = None, *,
-                keep_ties: bool = True) -> np.ndarray:
+def pareto_mask(
+    df: pd.DataFrame,
+    minimize: str | Iterable[str] | None = None,
+    maximize: str | Iterable[str] | None = None,
+    *,
+    keep_ties: bool = True,
+) -> np.ndarray:
     """Boolean array, True for the rows of :func:`pareto`'s front (same arguments)."""
     values = _objectives(df, minimize, maximize)
     if len(df) == 0:
@@ -125,8 +131,13 @@ def pareto_mask(df: pd.DataFrame, minimize: str | Iterable[str] | None = None,
     return mask
 
 
-def pareto(df: pd.DataFrame, minimize: str | Iterable[str] | None = None,
-           maximize: str | Iterable[str] | None = None, *, keep_ties: bool = True) -> pd.DataFrame:
+def pareto(
+    df: pd.DataFrame,
+    minimize: str | Iterable[str] | None = None,
+    maximize: str | Iterable[str] | None = None,
+    *,
+    keep_ties: bool = True,
+) -> pd.DataFrame:
     """The non-dominated rows of ``df`` (its Pareto front), in their original order.
 
     Parameters
@@ -163,11 +174,21 @@ def pareto(df: pd.DataFrame, minimize: str | Iterable[str] | None = None,
     return df.loc[mask]
 
 
-def plot_pareto(df: pd.DataFrame, x: str, y: str, *, maximize: Sequence[str] = (),
-                ax: Axes | None = None, xscale: float | None = None,
-                yscale: float | None = None, xlabel: str | None = None,
-                ylabel: str | None = None, title: str | None = None,
-                label: str = "Pareto front", **style: Any) -> Axes:
+def plot_pareto(
+    df: pd.DataFrame,
+    x: str,
+    y: str,
+    *,
+    maximize: Sequence[str] = (),
+    ax: Axes | None = None,
+    xscale: float | None = None,
+    yscale: float | None = None,
+    xlabel: str | None = None,
+    ylabel: str | None = None,
+    title: str | None = None,
+    label: str = "Pareto front",
+    **style: Any,
+) -> Axes:
     """Scatter all rows of ``df`` faintly and draw the Pareto front of (``x``, ``y``) on top.
 
     Both columns are minimized unless named in ``maximize``. Values are divided by ``xscale`` /
@@ -225,19 +246,25 @@ def plot_pareto(df: pd.DataFrame, x: str, y: str, *, maximize: Sequence[str] = (
     if yscale is not None:
         yf, yname = yscale, y
     ax = new_axes(ax, figsize=(7.5, 4.5))
-    ax.scatter(df[x] / xf, df[y] / yf, s=12, color="0.6", alpha=0.35,
-               label=f"all points ({len(df)})")
+    ax.scatter(
+        df[x] / xf, df[y] / yf, s=12, color="0.6", alpha=0.35, label=f"all points ({len(df)})"
+    )
     style.setdefault("marker", "o")
     style.setdefault("color", "C3")
     # The front is a staircase: between two front points (sorted by x) the best y reachable is
     # the left one's when x is minimized, the right one's when x is maximized.
-    ax.plot(front[x] / xf, front[y] / yf,
-            drawstyle="steps-pre" if x in maximize else "steps-post",
-            label=f"{label} ({len(front)})", **style)
+    ax.plot(
+        front[x] / xf,
+        front[y] / yf,
+        drawstyle="steps-pre" if x in maximize else "steps-post",
+        label=f"{label} ({len(front)})",
+        **style,
+    )
     ax.set_xlabel(xlabel or xname)
     ax.set_ylabel(ylabel or yname)
-    ax.set_title(title or f"Pareto front: {yname.split(' (')[0]} vs {xname.split(' (')[0]}",
-                 fontsize=10)
+    ax.set_title(
+        title or f"Pareto front: {yname.split(' (')[0]} vs {xname.split(' (')[0]}", fontsize=10
+    )
     ax.grid(True, alpha=0.3)
     outside_legend(ax)
     return ax

@@ -41,8 +41,12 @@ __all__ = ["Part", "Policy", "PolicyLike", "parts", "policy"]
 #: The four kinds of part, in the order a policy's string form lists them.
 KINDS = ("scheduler", "cache", "link", "compute")
 #: What each kind's name is in messages.
-KIND_LABELS = {"scheduler": "scheduler", "cache": "cache manager", "link": "link",
-               "compute": "compute model"}
+KIND_LABELS = {
+    "scheduler": "scheduler",
+    "cache": "cache manager",
+    "link": "link",
+    "compute": "compute model",
+}
 DEFAULTS = {"scheduler": "default", "cache": "lookahead", "link": "raw", "compute": "peak"}
 
 _UNIT_PARSERS = {"bytes": parse_bytes, "bytes/s": parse_bandwidth, "FLOP/s": parse_throughput}
@@ -65,8 +69,16 @@ def parts(kind: str | None = None) -> dict[str, dict[str, Any]]:
 
 # Prefixes to write an option's value with its unit, largest first (binary ones for bytes).
 _PREFIXES = {
-    "bytes": [(2.0**40, "TiB"), (2.0**30, "GiB"), (2.0**20, "MiB"), (2.0**10, "KiB"),
-              (1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")],
+    "bytes": [
+        (2.0**40, "TiB"),
+        (2.0**30, "GiB"),
+        (2.0**20, "MiB"),
+        (2.0**10, "KiB"),
+        (1e12, "TB"),
+        (1e9, "GB"),
+        (1e6, "MB"),
+        (1e3, "kB"),
+    ],
     "bytes/s": [(1e12, "TB/s"), (1e9, "GB/s"), (1e6, "MB/s"), (1e3, "kB/s")],
     "FLOP/s": [(1e15, "PFLOPS"), (1e12, "TFLOPS"), (1e9, "GFLOPS"), (1e6, "MFLOPS")],
 }
@@ -80,7 +92,12 @@ def _format_value(v: float | str, unit: str = "") -> str:
     parse = _UNIT_PARSERS.get(unit)
     for scale, suffix in _PREFIXES.get(unit, []):
         short = f"{v / scale:.6g}"
-        if v >= scale and "e" not in short and parse is not None and float(parse(short + suffix)) == v:
+        if (
+            v >= scale
+            and "e" not in short
+            and parse is not None
+            and float(parse(short + suffix)) == v
+        ):
             return short + suffix
     if float(v).is_integer() and abs(v) < 1e15:
         return str(int(v))
@@ -110,7 +127,9 @@ class Part:
     def __str__(self) -> str:
         if not self.options:
             return self.name
-        shown = (f"{k}={_format_value(v, _unit_of(self.kind, self.name, k))}" for k, v in self.options)
+        shown = (
+            f"{k}={_format_value(v, _unit_of(self.kind, self.name, k))}" for k, v in self.options
+        )
         return f"{self.name}({', '.join(shown)})"
 
 
@@ -133,8 +152,10 @@ def _option_value(part: str, spec: Mapping[str, Any], value: Any) -> float | str
             try:
                 number = float(parse(value))
             except ValueError as e:
-                raise ValueError(f"{where} must be a number in {spec['unit']} or a value with "
-                                 f"a unit, got {value!r}: {str(e).split(': ', 1)[-1]}") from None
+                raise ValueError(
+                    f"{where} must be a number in {spec['unit']} or a value with "
+                    f"a unit, got {value!r}: {str(e).split(': ', 1)[-1]}"
+                ) from None
     elif isinstance(value, (int, float)) or hasattr(value, "__float__"):
         number = float(value)
     else:
@@ -153,8 +174,9 @@ def _make_part(kind: str | None, name: str, options: Mapping[str, Any]) -> Part:
         raise ValueError(f"policy: unknown {label} {name!r} ({_valid_names(kind)})")
     entry = reg[name]
     if kind is not None and entry["kind"] != kind:
-        raise ValueError(f"policy: {name!r} is a {KIND_LABELS[entry['kind']]}, not a "
-                         f"{KIND_LABELS[kind]}")
+        raise ValueError(
+            f"policy: {name!r} is a {KIND_LABELS[entry['kind']]}, not a {KIND_LABELS[kind]}"
+        )
     label = f"{KIND_LABELS[entry['kind']]} {name!r}"
     specs = {o["name"]: o for o in entry["options"]}
     out = []
@@ -201,8 +223,10 @@ def _parse_part(text: str, kind: str | None = None) -> Part:
     text = text.strip()
     m = re.fullmatch(r"([^()\s]+)\s*(?:\((.*)\))?", text, flags=re.S)
     if not m:
-        raise ValueError(f"policy: cannot read part {text!r} (expected name or "
-                         f"name(key=value, ...); {_valid_names(kind)})")
+        raise ValueError(
+            f"policy: cannot read part {text!r} (expected name or "
+            f"name(key=value, ...); {_valid_names(kind)})"
+        )
     options: dict[str, str] = {}
     if m.group(2) is not None and m.group(2).strip():
         for item in _split_top(m.group(2), ","):
@@ -223,15 +247,18 @@ def _as_part(kind: str, value: PartLike) -> Part | None:
         return None
     if isinstance(value, Part):
         if value.kind != kind:
-            raise ValueError(f"policy: {value.name!r} is a {KIND_LABELS[value.kind]}, not a "
-                             f"{KIND_LABELS[kind]}")
+            raise ValueError(
+                f"policy: {value.name!r} is a {KIND_LABELS[value.kind]}, not a {KIND_LABELS[kind]}"
+            )
         return value
     if isinstance(value, str):
         return _parse_part(value, kind)
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], Mapping):
         return _make_part(kind, value[0], value[1])
-    raise TypeError(f"policy: {kind} must be a name, 'name(options)', (name, dict) or a Part, "
-                    f"got {type(value).__name__}")
+    raise TypeError(
+        f"policy: {kind} must be a name, 'name(options)', (name, dict) or a Part, "
+        f"got {type(value).__name__}"
+    )
 
 
 @dataclasses.dataclass(frozen=True, init=False)
@@ -255,8 +282,14 @@ class Policy:
     link: Part
     compute: Part | None
 
-    def __init__(self, cache: PartLike = "lookahead", *, scheduler: PartLike = "default",
-                 link: PartLike = "raw", compute: PartLike = None) -> None:
+    def __init__(
+        self,
+        cache: PartLike = "lookahead",
+        *,
+        scheduler: PartLike = "default",
+        link: PartLike = "raw",
+        compute: PartLike = None,
+    ) -> None:
         object.__setattr__(self, "scheduler", _as_part("scheduler", scheduler or "default"))
         object.__setattr__(self, "cache", _as_part("cache", cache or "lookahead"))
         object.__setattr__(self, "link", _as_part("link", link or "raw"))
@@ -274,8 +307,10 @@ class Policy:
                 raise ValueError(f"policy: empty part in {text!r} ({_valid_names()})")
             part = _parse_part(piece)
             if part.kind in found:
-                raise ValueError(f"policy: two {KIND_LABELS[part.kind]}s in {text!r}: "
-                                 f"{found[part.kind].name!r} and {part.name!r}")
+                raise ValueError(
+                    f"policy: two {KIND_LABELS[part.kind]}s in {text!r}: "
+                    f"{found[part.kind].name!r} and {part.name!r}"
+                )
             found[part.kind] = part
         return cls(**found)
 
@@ -283,7 +318,9 @@ class Policy:
         """A copy with some parts changed (``scheduler=``, ``cache=``, ``link=``, ``compute=``)."""
         unknown = set(changes) - set(KINDS)
         if unknown:
-            raise TypeError(f"Policy.replace: unknown part(s) {sorted(unknown)} (valid: {', '.join(KINDS)})")
+            raise TypeError(
+                f"Policy.replace: unknown part(s) {sorted(unknown)} (valid: {', '.join(KINDS)})"
+            )
         fields: dict[str, Any] = {k: getattr(self, k) for k in KINDS}
         fields.update(changes)
         return Policy(**fields)
@@ -326,12 +363,21 @@ class Policy:
         """Check this policy against a schedule (built by its scheduler) and build the link's and
         the compute model's per-schedule tables. Raises ValueError naming the part."""
         if schedule.scheduler != self.scheduler.name:
-            raise ValueError(f"policy: the schedule was built by scheduler {schedule.scheduler!r}, "
-                             f"the policy names {self.scheduler.name!r}")
+            raise ValueError(
+                f"policy: the schedule was built by scheduler {schedule.scheduler!r}, "
+                f"the policy names {self.scheduler.name!r}"
+            )
         compute = self.compute or Part("compute", "peak")
-        return _core.prepare_policy(schedule, self.cache.name, self.cache.option_dict,
-                                    self.link.name, self.link.option_dict, compute.name,
-                                    compute.option_dict, ops_per_mac)
+        return _core.prepare_policy(
+            schedule,
+            self.cache.name,
+            self.cache.option_dict,
+            self.link.name,
+            self.link.option_dict,
+            compute.name,
+            compute.option_dict,
+            ops_per_mac,
+        )
 
 
 PolicyLike = Union[str, Policy]
@@ -343,5 +389,7 @@ def policy(value: PolicyLike) -> Policy:
         return value
     if isinstance(value, str):
         return Policy.parse(value)
-    raise ValueError(f"policy: expected a name, a string form or a dnnmem.Policy, got "
-                     f"{type(value).__name__} ({_valid_names()})")
+    raise ValueError(
+        f"policy: expected a name, a string form or a dnnmem.Policy, got "
+        f"{type(value).__name__} ({_valid_names()})"
+    )

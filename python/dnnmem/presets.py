@@ -77,8 +77,7 @@ def _lookup(name: str) -> str:
     close = difflib.get_close_matches(_normalize(name), list(index), n=5, cutoff=0.6)
     suggestions = list(dict.fromkeys(index[c] for c in close))  # keys, first match first
     hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
-    raise ValueError(f"unknown hardware {name!r}{hint} "
-                     f"(known: {', '.join(_raw()['chips'])})")
+    raise ValueError(f"unknown hardware {name!r}{hint} (known: {', '.join(_raw()['chips'])})")
 
 
 def _rate(text: str | float) -> float:
@@ -130,12 +129,14 @@ def hardware(name: str, /, precision: str | None = None, **overrides: str | floa
     entry = _raw()["chips"][key]
     unknown = sorted(set(overrides) - set(_OVERRIDABLE))
     if unknown:
-        raise TypeError(f"hardware: unknown override(s) {unknown}; "
-                        f"valid: {', '.join(_OVERRIDABLE)}")
+        raise TypeError(
+            f"hardware: unknown override(s) {unknown}; valid: {', '.join(_OVERRIDABLE)}"
+        )
     prec = entry["default_precision"] if precision is None else precision
     if prec not in entry["throughput"]:
-        raise ValueError(f"precision: {key} has no {prec!r} peak "
-                         f"(has: {', '.join(entry['throughput'])})")
+        raise ValueError(
+            f"precision: {key} has no {prec!r} peak (has: {', '.join(entry['throughput'])})"
+        )
     fields: dict[str, Any] = {
         "capacity": entry["capacity"],
         "bandwidth": entry["bandwidth"],
@@ -146,17 +147,30 @@ def hardware(name: str, /, precision: str | None = None, **overrides: str | floa
     }
     fields.update(overrides)
     if fields["capacity"] is None:
-        raise ValueError(f"capacity: the on-chip capacity of {key} is not published "
-                         f"({entry['sources']['capacity']}); pass capacity=..., "
-                         f"e.g. dnnmem.hardware({key!r}, capacity='50MiB')")
+        raise ValueError(
+            f"capacity: the on-chip capacity of {key} is not published "
+            f"({entry['sources']['capacity']}); pass capacity=..., "
+            f"e.g. dnnmem.hardware({key!r}, capacity='50MiB')"
+        )
     return Hardware(**fields)
 
 
 _COLUMNS = {
-    "key": "object", "name": "object", "vendor": "object", "year": "int64", "kind": "object",
-    "tags": "object", "precision": "object", "default": "bool", "capacity": "Int64",
-    "capacity_kind": "object", "bandwidth": "float64", "throughput": "float64",
-    "ridge_point": "float64", "memory": "Int64", "memory_type": "object",
+    "key": "object",
+    "name": "object",
+    "vendor": "object",
+    "year": "int64",
+    "kind": "object",
+    "tags": "object",
+    "precision": "object",
+    "default": "bool",
+    "capacity": "Int64",
+    "capacity_kind": "object",
+    "bandwidth": "float64",
+    "throughput": "float64",
+    "ridge_point": "float64",
+    "memory": "Int64",
+    "memory_type": "object",
     "approximate": "bool",
 }
 
@@ -204,16 +218,27 @@ def hardware_presets(group: str | None = None) -> pd.DataFrame:
         bw = parse_bandwidth(e["bandwidth"])
         for prec, rate in e["throughput"].items():
             thr = _rate(rate)
-            rows.append({
-                "key": key, "name": e["name"], "vendor": e["vendor"], "year": e["year"],
-                "kind": e["kind"], "tags": ",".join(e["tags"]), "precision": prec,
-                "default": prec == e["default_precision"], "capacity": cap,
-                "capacity_kind": e["capacity_kind"], "bandwidth": bw, "throughput": thr,
-                "ridge_point": thr / bw,
-                "memory": None if e["memory"] is None else parse_bytes(e["memory"]),
-                "memory_type": e["memory_type"],
-                "approximate": bool(approx & {"capacity", "bandwidth", "memory",
-                                              f"throughput.{prec}"}),
-            })
+            rows.append(
+                {
+                    "key": key,
+                    "name": e["name"],
+                    "vendor": e["vendor"],
+                    "year": e["year"],
+                    "kind": e["kind"],
+                    "tags": ",".join(e["tags"]),
+                    "precision": prec,
+                    "default": prec == e["default_precision"],
+                    "capacity": cap,
+                    "capacity_kind": e["capacity_kind"],
+                    "bandwidth": bw,
+                    "throughput": thr,
+                    "ridge_point": thr / bw,
+                    "memory": None if e["memory"] is None else parse_bytes(e["memory"]),
+                    "memory_type": e["memory_type"],
+                    "approximate": bool(
+                        approx & {"capacity", "bandwidth", "memory", f"throughput.{prec}"}
+                    ),
+                }
+            )
     frame = pd.DataFrame(rows, columns=list(_COLUMNS))
     return frame.astype(_COLUMNS)

@@ -35,20 +35,53 @@ __all__ = ["sweep", "SweepInterrupted", "INPUT_COLUMNS", "RESULT_COLUMNS"]
 #: The columns that name a point (the key of ``out=`` resume).
 INPUT_COLUMNS = ["network", "batch", "policy", "capacity", "bandwidth", "throughput"]
 #: The totals of :meth:`dnnmem.Result.to_dict` (same names, SI units) and the plan counts.
-RESULT_COLUMNS = ["time", "traffic_in", "traffic_out", "link_in", "link_out", "avg_bandwidth",
-                  "active_time",
-                  "utilization", "samples_per_s", "compute_time", "stall_time",
-                  "capacity_stall_time", "drain_time", "flops", "kept", "prefetched", "born",
-                  "offloads"]
+RESULT_COLUMNS = [
+    "time",
+    "traffic_in",
+    "traffic_out",
+    "link_in",
+    "link_out",
+    "avg_bandwidth",
+    "active_time",
+    "utilization",
+    "samples_per_s",
+    "compute_time",
+    "stall_time",
+    "capacity_stall_time",
+    "drain_time",
+    "flops",
+    "kept",
+    "prefetched",
+    "born",
+    "offloads",
+]
 
 # Engine column -> DataFrame column.
-_ENGINE = {"seconds": "time", "traffic_in": "traffic_in", "traffic_out": "traffic_out",
-           "wire_in": "link_in", "wire_out": "link_out",
-           "compute_seconds": "compute_time", "stall_seconds": "stall_time",
-           "capacity_stall_seconds": "capacity_stall_time", "drain_seconds": "drain_time",
-           "kept": "kept", "prefetched": "prefetched", "born": "born", "offloads": "offloads"}
-_INT_ENGINE = ("traffic_in", "traffic_out", "wire_in", "wire_out", "kept", "prefetched", "born",
-               "offloads")
+_ENGINE = {
+    "seconds": "time",
+    "traffic_in": "traffic_in",
+    "traffic_out": "traffic_out",
+    "wire_in": "link_in",
+    "wire_out": "link_out",
+    "compute_seconds": "compute_time",
+    "stall_seconds": "stall_time",
+    "capacity_stall_seconds": "capacity_stall_time",
+    "drain_seconds": "drain_time",
+    "kept": "kept",
+    "prefetched": "prefetched",
+    "born": "born",
+    "offloads": "offloads",
+}
+_INT_ENGINE = (
+    "traffic_in",
+    "traffic_out",
+    "wire_in",
+    "wire_out",
+    "kept",
+    "prefetched",
+    "born",
+    "offloads",
+)
 
 
 class SweepInterrupted(UserWarning):
@@ -58,18 +91,21 @@ class SweepInterrupted(UserWarning):
 
 # -- arguments ----------------------------------------------------------------------------------
 
+
 def _values(name: str, value: Any) -> list:
     """A scalar or a sequence of values of one axis, as a non-empty list."""
     if isinstance(value, (str, bytes, int, float, np.number)) or value is None:
         return [value]
     if isinstance(value, Hardware):
-        raise TypeError(f"{name}: expected a value or a list of values, got a Hardware "
-                        f"(pass it as hardware=)")
+        raise TypeError(
+            f"{name}: expected a value or a list of values, got a Hardware (pass it as hardware=)"
+        )
     try:
         out = list(value)
     except TypeError:
-        raise TypeError(f"{name}: expected a value or a list of values, got "
-                        f"{type(value).__name__}") from None
+        raise TypeError(
+            f"{name}: expected a value or a list of values, got {type(value).__name__}"
+        ) from None
     if not out:
         raise ValueError(f"{name}: no values given")
     return out
@@ -79,13 +115,22 @@ def _parse_field(name: str, values: Iterable[Any]) -> list | np.ndarray:
     """Parse and validate capacity / bandwidth / throughput values the way Hardware does (unit
     strings, rounding to whole bytes/s and FLOP/s), so a row equals estimate() exactly."""
     values = list(values)
-    if (name == "capacity" and values
-            and all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-                    and 0 <= v <= 2**62 for v in values)):
+    if (
+        name == "capacity"
+        and values
+        and all(
+            isinstance(v, (int, np.integer))
+            and not isinstance(v, (bool, np.bool_))
+            and 0 <= v <= 2**62
+            for v in values
+        )
+    ):
         # Whole bytes, valid: exact (through float64, a capacity above 2^53 would round).
         return np.array([int(v) for v in values], dtype=np.int64)
-    if values and all(isinstance(v, (int, float, np.integer, np.floating))
-                      and not isinstance(v, (bool, np.bool_)) for v in values):
+    if values and all(
+        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+        for v in values
+    ):
         # Plain numbers, all valid: Hardware's checks and rounding (half to even), vectorised.
         # Any invalid value takes the path below, for Hardware's own message.
         a = np.asarray(values, dtype=np.float64)
@@ -129,11 +174,16 @@ def _check_threads(threads: int | None) -> int:
     if threads is None:
         return 0
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
-        raise ValueError(f"threads: must be an integer >= 1 (or None for all cores), got {threads!r}")
+        raise ValueError(
+            f"threads: must be an integer >= 1 (or None for all cores), got {threads!r}"
+        )
     limit = int(_core.max_sweep_threads())
     if threads > limit:
-        warnings.warn(f"threads: {int(threads)} requested, using {limit} (at most 4 per "
-                      f"processor)", RuntimeWarning, stacklevel=3)
+        warnings.warn(
+            f"threads: {int(threads)} requested, using {limit} (at most 4 per processor)",
+            RuntimeWarning,
+            stacklevel=3,
+        )
         return limit
     return int(threads)
 
@@ -149,8 +199,11 @@ class _Networks:
         # [resnet50 at N=8, resnet50 at N=16] is one network at two batches, not one.
         self.batches: dict[str, list[int | None]] = {}
         self._cache: dict[tuple[str, int | None], Network] = {}
-        items = [] if network is None else (
-            list(network) if isinstance(network, (list, tuple)) else [network])
+        items = (
+            []
+            if network is None
+            else (list(network) if isinstance(network, (list, tuple)) else [network])
+        )
         for item in items:
             net = _network(item, None, bytes_per_element)  # a Network as given, at its batch
             label = net.name
@@ -170,8 +223,10 @@ class _Networks:
     def get(self, label: Any, batch: int | None) -> Network:
         """The network called `label` (or, if none is, the network `label` names) at `batch`."""
         if not isinstance(label, str):
-            raise TypeError(f"points: column 'network' holds names (str), got "
-                            f"{type(label).__name__}; pass networks as network=")
+            raise TypeError(
+                f"points: column 'network' holds names (str), got "
+                f"{type(label).__name__}; pass networks as network="
+            )
         if label not in self.sources:
             net = _network(label, None, self.bytes_per_element)
             self.sources[label] = label
@@ -184,16 +239,23 @@ class _Networks:
         return self._cache[key]
 
 
-def _grid(networks: _Networks, batch: list, policy: list, capacity: list, bandwidth: list,
-          throughput: list) -> pd.DataFrame:
+def _grid(
+    networks: _Networks,
+    batch: list,
+    policy: list,
+    capacity: list,
+    bandwidth: list,
+    throughput: list,
+) -> pd.DataFrame:
     """The Cartesian product, capacity varying fastest (one curve per row block); without a
     batch, each network at its own batch(es)."""
     rows: list[tuple] = []
     for label in networks.sources:
         batches = networks.batches.get(label, [None]) if batch == [None] else batch
         rows += itertools.product([label], batches, policy, bandwidth, throughput, capacity)
-    df = pd.DataFrame(rows, columns=["network", "batch", "policy", "bandwidth",
-                                           "throughput", "capacity"])
+    df = pd.DataFrame(
+        rows, columns=["network", "batch", "policy", "bandwidth", "throughput", "capacity"]
+    )
     return df[INPUT_COLUMNS]
 
 
@@ -206,8 +268,9 @@ def _explicit(points: Any, defaults: dict[str, list]) -> pd.DataFrame:
         try:
             rows = list(points)
         except TypeError:
-            raise TypeError(f"points: expected a DataFrame or a list of dicts, got "
-                            f"{type(points).__name__}") from None
+            raise TypeError(
+                f"points: expected a DataFrame or a list of dicts, got {type(points).__name__}"
+            ) from None
         if not all(isinstance(r, dict) for r in rows):
             raise TypeError("points: expected a DataFrame or a list of dicts")
         df = pd.DataFrame(rows)
@@ -224,13 +287,16 @@ def _explicit(points: Any, defaults: dict[str, list]) -> pd.DataFrame:
         if missing.any():  # a point without this field takes the keyword argument's value
             vals = defaults[c]
             if len(vals) != 1:
-                raise ValueError(f"points: no {c!r} for {int(missing.sum())} point(s), and "
-                                 f"{c}= has {len(vals)} values (give one, or fill the column)")
+                raise ValueError(
+                    f"points: no {c!r} for {int(missing.sum())} point(s), and "
+                    f"{c}= has {len(vals)} values (give one, or fill the column)"
+                )
             df.loc[missing, c] = vals[0]
     return df[INPUT_COLUMNS].reset_index(drop=True)
 
 
 # -- evaluation ---------------------------------------------------------------------------------
+
 
 def _engine_columns(n: int) -> dict[str, np.ndarray]:
     out = {k: np.zeros(n, dtype=np.int64 if k in _INT_ENGINE else np.float64) for k in _ENGINE}
@@ -238,27 +304,54 @@ def _engine_columns(n: int) -> dict[str, np.ndarray]:
     return out
 
 
-def _run(schedule: _core.Schedule, capacity: np.ndarray, bandwidth: np.ndarray,
-         throughput: np.ndarray, policy: np.ndarray, threads: int, ops_per_mac: int,
-         progress: Callable[[int], None] | None, out: dict[str, np.ndarray],
-         policies: list[_core.PreparedPolicy]) -> None:
+def _run(
+    schedule: _core.Schedule,
+    capacity: np.ndarray,
+    bandwidth: np.ndarray,
+    throughput: np.ndarray,
+    policy: np.ndarray,
+    threads: int,
+    ops_per_mac: int,
+    progress: Callable[[int], None] | None,
+    out: dict[str, np.ndarray],
+    policies: list[_core.PreparedPolicy],
+) -> None:
     """One call of the engine (the seam tests use to count evaluated points); ``policy``
     indexes ``policies``, each prepared for ``schedule``."""
-    _core.sweep(schedule, capacity, bandwidth, throughput, policy, threads, ops_per_mac,
-                progress, out, policies=policies)
+    _core.sweep(
+        schedule,
+        capacity,
+        bandwidth,
+        throughput,
+        policy,
+        threads,
+        ops_per_mac,
+        progress,
+        out,
+        policies=policies,
+    )
 
 
 @lru_cache(maxsize=8)
-def _worker_schedule(document: str, batch: int, bytes_per_element: int,
-                     scheduler: str = "default") -> _core.Schedule:
+def _worker_schedule(
+    document: str, batch: int, bytes_per_element: int, scheduler: str = "default"
+) -> _core.Schedule:
     net = Network(_core.parse_network(document, "<sweep>"), batch, bytes_per_element, scheduler)
     return net.schedule
 
 
-def evaluate_chunk(document: str, batch: int, bytes_per_element: int, capacity: np.ndarray,
-                   bandwidth: np.ndarray, throughput: np.ndarray, policy: np.ndarray,
-                   threads: int, ops_per_mac: int,
-                   policies: tuple[str, ...] = ("lookahead",)) -> dict[str, np.ndarray]:
+def evaluate_chunk(
+    document: str,
+    batch: int,
+    bytes_per_element: int,
+    capacity: np.ndarray,
+    bandwidth: np.ndarray,
+    throughput: np.ndarray,
+    policy: np.ndarray,
+    threads: int,
+    ops_per_mac: int,
+    policies: tuple[str, ...] = ("lookahead",),
+) -> dict[str, np.ndarray]:
     """Evaluate points of one network in a worker (an executor's task; picklable).
 
     Parameters
@@ -289,8 +382,9 @@ def evaluate_chunk(document: str, batch: int, bytes_per_element: int, capacity: 
     schedule = _worker_schedule(document, batch, bytes_per_element, schedulers.pop())
     prepared = [c.prepare(schedule, ops_per_mac) for c in compositions]
     out = _engine_columns(len(capacity))
-    _run(schedule, capacity, bandwidth, throughput, policy, threads, ops_per_mac, None, out,
-         prepared)
+    _run(
+        schedule, capacity, bandwidth, throughput, policy, threads, ops_per_mac, None, out, prepared
+    )
     return out
 
 
@@ -329,12 +423,24 @@ class _Progress:
             self.bar.close()
 
 
-def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, throughput: Any = None,
-          batch: Any = None, policy: Any = "lookahead", *, points: Any = None,
-          hardware: Hardware | None = None, threads: int | None = None, progress: bool = True,
-          executor: Executor | None = None, out: str | os.PathLike[str] | None = None,
-          ops_per_mac: int = 2, on_interrupt: str = "return",
-          chunk_size: int | None = None) -> pd.DataFrame:
+def sweep(
+    network: Any = None,
+    capacity: Any = None,
+    bandwidth: Any = None,
+    throughput: Any = None,
+    batch: Any = None,
+    policy: Any = "lookahead",
+    *,
+    points: Any = None,
+    hardware: Hardware | None = None,
+    threads: int | None = None,
+    progress: bool = True,
+    executor: Executor | None = None,
+    out: str | os.PathLike[str] | None = None,
+    ops_per_mac: int = 2,
+    on_interrupt: str = "return",
+    chunk_size: int | None = None,
+) -> pd.DataFrame:
     """Estimate many design points: a Cartesian grid, or explicit ``points``.
 
     Parameters
@@ -410,25 +516,45 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
         require("pyarrow", "out= (a Parquet file)", "fastparquet")
     if nthreads > 1 and executor is None and not _core.openmp_enabled():
         # Said here, at run time: pip shows CMake's warning of a build without OpenMP only with -v.
-        warnings.warn("dnnmem was built without OpenMP: this sweep runs on one core (install "
-                      "OpenMP and rebuild dnnmem for parallel sweeps)", RuntimeWarning, stacklevel=2)
+        warnings.warn(
+            "dnnmem was built without OpenMP: this sweep runs on one core (install "
+            "OpenMP and rebuild dnnmem for parallel sweeps)",
+            RuntimeWarning,
+            stacklevel=2,
+        )
     if hardware is not None and not isinstance(hardware, Hardware):
         raise TypeError(f"hardware: expected dnnmem.Hardware, got {type(hardware).__name__}")
     hw = hardware or Hardware()
     pols = _Policies(hw.compute)
-    if chunk_size is not None and (isinstance(chunk_size, bool) or not isinstance(chunk_size, int)
-                                   or chunk_size < 1):
+    if chunk_size is not None and (
+        isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1
+    ):
         raise ValueError(f"chunk_size: must be an integer >= 1, got {chunk_size!r}")
     # Ctrl-C while the grid and the schedules are prepared (seconds for large networks) counts
     # like one during the evaluation: nothing is evaluated yet, so "return" gives no row.
     try:
-        prepared = _prepare(network, capacity, bandwidth, throughput, batch, policy, points, hw,
-                            ops_per_mac, out, pols)
+        prepared = _prepare(
+            network,
+            capacity,
+            bandwidth,
+            throughput,
+            batch,
+            policy,
+            points,
+            hw,
+            ops_per_mac,
+            out,
+            pols,
+        )
     except KeyboardInterrupt:
         if on_interrupt == "raise":
             raise
-        warnings.warn(SweepInterrupted("sweep interrupted while preparing the points: no point "
-                                       "was evaluated"), stacklevel=2)
+        warnings.warn(
+            SweepInterrupted(
+                "sweep interrupted while preparing the points: no point was evaluated"
+            ),
+            stacklevel=2,
+        )
         df = pd.DataFrame({c: [] for c in INPUT_COLUMNS + RESULT_COLUMNS})
         df.attrs["evaluated"] = 0
         return df
@@ -443,15 +569,21 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
     pol = np.zeros(len(grid), dtype=np.int32)  # index into its group's policies
     groups = []
     for k in key_of:
-        idx = np.flatnonzero(todo & (grid["network"].to_numpy() == k[0])
-                             & (grid["batch"].to_numpy() == k[1]) & (scheduler == k[2]))
+        idx = np.flatnonzero(
+            todo
+            & (grid["network"].to_numpy() == k[0])
+            & (grid["batch"].to_numpy() == k[1])
+            & (scheduler == k[2])
+        )
         if not len(idx):
             continue
         names = list(dict.fromkeys(labels[idx]))
         pol[idx] = pd.Index(names).get_indexer(labels[idx])
         groups.append((k, idx, names))
-    ready = {k: [pols.by_label[n].prepare(key_of[k].schedule, ops_per_mac) for n in names]
-             for k, _, names in groups}
+    ready = {
+        k: [pols.by_label[n].prepare(key_of[k].schedule, ops_per_mac) for n in names]
+        for k, _, names in groups
+    }
     bar = _Progress(int(todo.sum()), progress)
     interrupted = False
     try:
@@ -459,15 +591,37 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
             for k, idx, _ in groups:
                 part = _engine_columns(len(idx))
                 try:
-                    _run(key_of[k].schedule, cap[idx], bw[idx], thr[idx], pol[idx], nthreads,
-                         ops_per_mac, bar.group, part, ready[k])
+                    _run(
+                        key_of[k].schedule,
+                        cap[idx],
+                        bw[idx],
+                        thr[idx],
+                        pol[idx],
+                        nthreads,
+                        ops_per_mac,
+                        bar.group,
+                        part,
+                        ready[k],
+                    )
                 finally:
                     for c, v in part.items():
                         results[c][idx] = v
                 bar.finish_group(len(idx))
         else:
-            _run_executor(executor, groups, key_of, cap, bw, thr, pol, threads, ops_per_mac,
-                          chunk_size, results, bar)
+            _run_executor(
+                executor,
+                groups,
+                key_of,
+                cap,
+                bw,
+                thr,
+                pol,
+                threads,
+                ops_per_mac,
+                chunk_size,
+                results,
+                bar,
+            )
     except KeyboardInterrupt:
         interrupted = True
         if on_interrupt == "raise":
@@ -477,15 +631,28 @@ def sweep(network: Any = None, capacity: Any = None, bandwidth: Any = None, thro
         bar.close()
     df = _finish(grid, results, todo, previous, out, row_flops, pols)
     if interrupted:
-        warnings.warn(SweepInterrupted(
-            f"sweep interrupted: returning the {len(df)} of {len(grid)} points that finished"),
-            stacklevel=2)
+        warnings.warn(
+            SweepInterrupted(
+                f"sweep interrupted: returning the {len(df)} of {len(grid)} points that finished"
+            ),
+            stacklevel=2,
+        )
     return df
 
 
-def _prepare(network: Any, capacity: Any, bandwidth: Any, throughput: Any, batch: Any,
-             policy: Any, points: Any, hw: Hardware, ops_per_mac: int,
-             out: str | os.PathLike[str] | None, pols: _Policies) -> tuple:
+def _prepare(
+    network: Any,
+    capacity: Any,
+    bandwidth: Any,
+    throughput: Any,
+    batch: Any,
+    policy: Any,
+    points: Any,
+    hw: Hardware,
+    ops_per_mac: int,
+    out: str | os.PathLike[str] | None,
+    pols: _Policies,
+) -> tuple:
     """The points of a sweep: (grid, scheduled networks by (name, batch, scheduler), FLOPs per
     row, the rows of `out` already there, which rows to evaluate, each row's scheduler). Builds
     every schedule."""
@@ -505,24 +672,35 @@ def _prepare(network: Any, capacity: Any, bandwidth: Any, throughput: Any, batch
         # A value given twice is one point, as for the hardware axes above (two spellings of
         # one policy too).
         axes["policy"] = list(dict.fromkeys(pols.label(p) for p in axes["policy"]))
-        axes["batch"] = list(dict.fromkeys(None if b is None else _check_batch(b)
-                                           for b in axes["batch"]))
-        grid = _grid(nets, axes["batch"], axes["policy"], axes["capacity"], axes["bandwidth"],
-                     axes["throughput"])
+        axes["batch"] = list(
+            dict.fromkeys(None if b is None else _check_batch(b) for b in axes["batch"])
+        )
+        grid = _grid(
+            nets,
+            axes["batch"],
+            axes["policy"],
+            axes["capacity"],
+            axes["bandwidth"],
+            axes["throughput"],
+        )
     else:
         defaults: dict[str, Any] = {**axes, "network": list(nets.sources) or [None]}
         grid = _explicit(points, defaults)
         for name in ("capacity", "bandwidth", "throughput"):
             grid[name] = _parse_field(name, grid[name])
         grid["policy"] = [pols.label(p) for p in grid["policy"]]
-        grid["batch"] = [None if b is None or (isinstance(b, float) and math.isnan(b))
-                         else _check_batch(b) for b in grid["batch"]]
+        grid["batch"] = [
+            None if b is None or (isinstance(b, float) and math.isnan(b)) else _check_batch(b)
+            for b in grid["batch"]
+        ]
     # Resolve each (network, batch) once: the batch column holds the batch used.
     keys = pd.DataFrame({"n": grid["network"].astype(object), "b": grid["batch"].astype(object)})
     code = keys.groupby(["n", "b"], sort=False, dropna=False).ngroup().to_numpy()
     first_row = np.unique(code, return_index=True)[1]  # groups numbered in order of appearance
-    group_nets = [nets.get(keys["n"].iat[i], None if pd.isna(keys["b"].iat[i])
-                           else int(keys["b"].iat[i])) for i in first_row]
+    group_nets = [
+        nets.get(keys["n"].iat[i], None if pd.isna(keys["b"].iat[i]) else int(keys["b"].iat[i]))
+        for i in first_row
+    ]
     grid["network"] = np.array([n.name for n in group_nets], dtype=object)[code]
     grid["batch"] = np.array([n.batch for n in group_nets], dtype=np.int64)[code]
     grid["capacity"] = grid["capacity"].astype(np.int64)
@@ -550,20 +728,38 @@ def _prepare(network: Any, capacity: Any, bandwidth: Any, throughput: Any, batch
     if out is not None:
         previous = _read_previous(out)
         if previous is not None and len(previous):
-            found = grid.merge(previous[INPUT_COLUMNS].drop_duplicates().assign(_found=True),
-                               on=INPUT_COLUMNS, how="left")["_found"].fillna(False).to_numpy(bool)
+            found = (
+                grid.merge(
+                    previous[INPUT_COLUMNS].drop_duplicates().assign(_found=True),
+                    on=INPUT_COLUMNS,
+                    how="left",
+                )["_found"]
+                .fillna(False)
+                .to_numpy(bool)
+            )
             todo = ~found
     return grid, key_of, row_flops, previous, todo, scheduler
 
 
-def _run_executor(executor: Executor, groups: list, key_of: dict, cap: np.ndarray,
-                  bw: np.ndarray, thr: np.ndarray, pol: np.ndarray, threads: int | None,
-                  ops_per_mac: int, chunk_size: int | None, results: dict,
-                  bar: _Progress) -> None:
+def _run_executor(
+    executor: Executor,
+    groups: list,
+    key_of: dict,
+    cap: np.ndarray,
+    bw: np.ndarray,
+    thr: np.ndarray,
+    pol: np.ndarray,
+    threads: int | None,
+    ops_per_mac: int,
+    chunk_size: int | None,
+    results: dict,
+    bar: _Progress,
+) -> None:
     from concurrent.futures import FIRST_COMPLETED, wait
 
-    per_task = _check_threads(threads if threads is not None
-                              else getattr(executor, "threads", None) or 1)
+    per_task = _check_threads(
+        threads if threads is not None else getattr(executor, "threads", None) or 1
+    )
     size = chunk_size or getattr(executor, "chunk_size", None)
     if size is None:
         total = sum(len(idx) for _, idx, _ in groups)
@@ -574,10 +770,20 @@ def _run_executor(executor: Executor, groups: list, key_of: dict, cap: np.ndarra
         net = key_of[k]
         doc = net.to_json()
         for start in range(0, len(idx), size):
-            part = idx[start:start + size]
-            f = executor.submit(evaluate_chunk, doc, net.batch, net.bytes_per_element, cap[part],
-                                bw[part], thr[part], pol[part], per_task, ops_per_mac,
-                                tuple(names))
+            part = idx[start : start + size]
+            f = executor.submit(
+                evaluate_chunk,
+                doc,
+                net.batch,
+                net.bytes_per_element,
+                cap[part],
+                bw[part],
+                thr[part],
+                pol[part],
+                per_task,
+                ops_per_mac,
+                tuple(names),
+            )
             futures[f] = part
     pending = set(futures)
     try:
@@ -616,14 +822,23 @@ def _part_columns(policy: pd.Series, pols: _Policies) -> pd.DataFrame:
         names += [n for n in cols if n not in names]
     order = {k: i for i, k in enumerate(KINDS)}
     names.sort(key=lambda n: (order[n.split("_", 1)[0]], n.count("_") > 0))
-    table = pd.DataFrame.from_dict({label: [cols.get(n) for n in names]
-                                    for label, cols in rows.items()}, orient="index",
-                                   columns=names)
+    table = pd.DataFrame.from_dict(
+        {label: [cols.get(n) for n in names] for label, cols in rows.items()},
+        orient="index",
+        columns=names,
+    )
     return table.reindex(policy.astype(str).to_numpy()).reset_index(drop=True)
 
 
-def _finish(grid: pd.DataFrame, results: dict, todo: np.ndarray, previous: pd.DataFrame | None,
-            out: Any, row_flops: np.ndarray, pols: _Policies) -> pd.DataFrame:
+def _finish(
+    grid: pd.DataFrame,
+    results: dict,
+    todo: np.ndarray,
+    previous: pd.DataFrame | None,
+    out: Any,
+    row_flops: np.ndarray,
+    pols: _Policies,
+) -> pd.DataFrame:
     """The DataFrame of the finished points, in grid order; writes `out`."""
     fresh = todo & results["done"]
     new = grid[fresh].copy()
@@ -633,15 +848,27 @@ def _finish(grid: pd.DataFrame, results: dict, todo: np.ndarray, previous: pd.Da
     _derive(new)
     new = new[INPUT_COLUMNS + RESULT_COLUMNS]
     if previous is not None and len(previous) and (~todo).any():
-        old = grid[~todo].merge(previous.drop_duplicates(INPUT_COLUMNS), on=INPUT_COLUMNS,
-                                how="left")
+        old = grid[~todo].merge(
+            previous.drop_duplicates(INPUT_COLUMNS), on=INPUT_COLUMNS, how="left"
+        )
         old.index = grid.index[~todo]
         df = pd.concat([old, new]).sort_index()
     else:
         df = new
     df = df.reset_index(drop=True)
-    for c in ("traffic_in", "traffic_out", "link_in", "link_out", "flops", "kept", "prefetched",
-              "born", "offloads", "capacity", "batch"):
+    for c in (
+        "traffic_in",
+        "traffic_out",
+        "link_in",
+        "link_out",
+        "flops",
+        "kept",
+        "prefetched",
+        "born",
+        "offloads",
+        "capacity",
+        "batch",
+    ):
         df[c] = df[c].astype(np.int64)
     if out is not None:
         _write(out, previous, df)
@@ -658,8 +885,11 @@ def _finish(grid: pd.DataFrame, results: dict, todo: np.ndarray, previous: pd.Da
 
 def _write(out: str | os.PathLike[str], previous: pd.DataFrame | None, df: pd.DataFrame) -> None:
     """Every row of the file and of this sweep, atomically (a crash leaves the old file)."""
-    rows = df if previous is None else pd.concat([previous, df]).drop_duplicates(
-        INPUT_COLUMNS, keep="last")
+    rows = (
+        df
+        if previous is None
+        else pd.concat([previous, df]).drop_duplicates(INPUT_COLUMNS, keep="last")
+    )
     rows = rows.reset_index(drop=True)
     rows["network"] = rows["network"].astype(str)
     rows["policy"] = rows["policy"].astype(str)

@@ -28,8 +28,18 @@ from .hardware import FIELD_PARSERS
 
 __all__ = ["read_sweep_spec", "expand_range"]
 
-_KEYS = {"network", "batch", "hardware", "capacity", "bandwidth", "throughput", "policy",
-         "threads", "ops_per_mac", "precision"}
+_KEYS = {
+    "network",
+    "batch",
+    "hardware",
+    "capacity",
+    "bandwidth",
+    "throughput",
+    "policy",
+    "threads",
+    "ops_per_mac",
+    "precision",
+}
 
 
 def expand_range(key: str, spec: dict[str, Any]) -> list[float]:
@@ -42,8 +52,10 @@ def expand_range(key: str, spec: dict[str, Any]) -> list[float]:
     missing = {"start", "stop", "step"} - set(spec)
     extra = set(spec) - {"start", "stop", "step"}
     if missing or extra:
-        raise ValueError(f"{key}: a range needs exactly start, stop and step "
-                         f"(missing {sorted(missing)}, unknown {sorted(extra)})")
+        raise ValueError(
+            f"{key}: a range needs exactly start, stop and step "
+            f"(missing {sorted(missing)}, unknown {sorted(extra)})"
+        )
     parse = FIELD_PARSERS.get(key, _int)
     start, stop, step = (parse(spec[k]) for k in ("start", "stop", "step"))
     if not step > 0:
@@ -89,8 +101,10 @@ def read_sweep_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
     except yaml.YAMLError as e:
         raise ValueError(f"{path}: not valid YAML: {e}") from None
     if not isinstance(doc, dict):
-        raise ValueError(f"{path}: a sweep specification is a mapping of keys to values, "
-                         f"got {type(doc).__name__}")
+        raise ValueError(
+            f"{path}: a sweep specification is a mapping of keys to values, "
+            f"got {type(doc).__name__}"
+        )
     unknown = sorted(set(doc) - _KEYS)
     if unknown:
         raise ValueError(f"{path}: unknown key(s) {unknown} (known: {sorted(_KEYS)})")
@@ -107,14 +121,17 @@ def read_sweep_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
         resolved.append(str(candidate) if isinstance(n, str) and candidate.is_file() else n)
     args["network"] = resolved if isinstance(args["network"], list) else resolved[0]
     if "precision" in doc and "hardware" not in doc:
-        raise ValueError(f"{path}: precision: needs a hardware preset (key 'hardware'), whose "
-                         f"peak at that precision it selects")
+        raise ValueError(
+            f"{path}: precision: needs a hardware preset (key 'hardware'), whose "
+            f"peak at that precision it selects"
+        )
     if "hardware" in doc:
         from .presets import hardware as preset
 
         try:
-            hw = preset(doc["hardware"], **({"precision": doc["precision"]}
-                                            if "precision" in doc else {}))
+            hw = preset(
+                doc["hardware"], **({"precision": doc["precision"]} if "precision" in doc else {})
+            )
         except ValueError as e:
             raise ValueError(f"{path}: hardware: {e}") from None
         # The preset gives the defaults of capacity, bandwidth and throughput, and its precision

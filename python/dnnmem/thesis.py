@@ -27,8 +27,12 @@ from .zoo import network as _network
 __all__ = ["ThesisReading", "default_reading", "thesis_reading"]
 
 #: The batch of each workload of thesis Table 5.1.
-TABLE_5_1_BATCH: dict[str, int] = {"resnet50": 32, "mobilenet_v2": 32, "gnmt": 32,
-                                   "transformer": 128}
+TABLE_5_1_BATCH: dict[str, int] = {
+    "resnet50": 32,
+    "mobilenet_v2": 32,
+    "gnmt": 32,
+    "transformer": 128,
+}
 
 
 @dataclass(frozen=True)
@@ -63,10 +67,15 @@ class ThesisReading:
         try:
             name, default_batch, options = self.workloads[workload]
         except KeyError:
-            raise ValueError(f"workload: {workload!r} is not one of Table 5.1's "
-                             f"{sorted(self.workloads)}") from None
-        return _network(name, batch=default_batch if batch is None else batch,
-                        bytes_per_element=self.bytes_per_element, **options)
+            raise ValueError(
+                f"workload: {workload!r} is not one of Table 5.1's {sorted(self.workloads)}"
+            ) from None
+        return _network(
+            name,
+            batch=default_batch if batch is None else batch,
+            bytes_per_element=self.bytes_per_element,
+            **options,
+        )
 
     def hardware(self, **overrides: str | float) -> Hardware:
         """The Table 5.2 chip (FP32) as a design point; ``capacity=``, ``bandwidth=``,
@@ -77,8 +86,11 @@ class ThesisReading:
 def default_reading() -> ThesisReading:
     """dnnmem's defaults for the same setup (2 FLOPs per MAC, FP32, the networks of the
     original papers): what ``sweeps/thesis`` draws unless told ``--reading thesis``."""
-    return ThesisReading(ops_per_mac=2, bytes_per_element=4,
-                         workloads={w: (w, n, {}) for w, n in TABLE_5_1_BATCH.items()})
+    return ThesisReading(
+        ops_per_mac=2,
+        bytes_per_element=4,
+        workloads={w: (w, n, {}) for w, n in TABLE_5_1_BATCH.items()},
+    )
 
 
 def thesis_reading() -> ThesisReading:
@@ -103,8 +115,12 @@ def thesis_reading() -> ThesisReading:
     - Transformer: ``transformer_thesis`` (its docstring gives the choice and its sentence).
     """
     return ThesisReading(
-        ops_per_mac=1, bytes_per_element=4,
-        workloads={"resnet50": ("resnet50", 32, {}),
-                   "mobilenet_v2": ("mobilenet_v2", 32, {}),
-                   "gnmt": ("gnmt_thesis", 32, {}),
-                   "transformer": ("transformer_thesis", 128, {})})
+        ops_per_mac=1,
+        bytes_per_element=4,
+        workloads={
+            "resnet50": ("resnet50", 32, {}),
+            "mobilenet_v2": ("mobilenet_v2", 32, {}),
+            "gnmt": ("gnmt_thesis", 32, {}),
+            "transformer": ("transformer_thesis", 128, {}),
+        },
+    )

@@ -157,7 +157,11 @@ def format_bytes(value: float, binary: bool = True, digits: int = 4) -> str:
 
 def format_bandwidth(value: float, digits: int = 4) -> str:
     """Format bytes/s with SI prefixes: ``format_bandwidth(616e9)`` → ``'616 GB/s'``."""
-    return _format(float(value), [(1e12, "TB/s"), (1e9, "GB/s"), (1e6, "MB/s"), (1e3, "kB/s"), (1.0, "B/s")], digits)
+    return _format(
+        float(value),
+        [(1e12, "TB/s"), (1e9, "GB/s"), (1e6, "MB/s"), (1e3, "kB/s"), (1.0, "B/s")],
+        digits,
+    )
 
 
 def format_throughput(value: float, digits: int = 4) -> str:
@@ -176,5 +180,12 @@ def format_time(seconds: float, digits: int = 4) -> str:
 
 def format_count(value: float, unit: str, digits: int = 4) -> str:
     """Format a count with SI prefixes: ``format_count(4.1e9, "FLOP")`` → ``'4.1 GFLOP'``."""
-    steps = [(1e15, "P" + unit), (1e12, "T" + unit), (1e9, "G" + unit), (1e6, "M" + unit), (1e3, "k" + unit), (1.0, unit)]
+    steps = [
+        (1e15, "P" + unit),
+        (1e12, "T" + unit),
+        (1e9, "G" + unit),
+        (1e6, "M" + unit),
+        (1e3, "k" + unit),
+        (1.0, unit),
+    ]
     return _format(float(value), steps, digits)

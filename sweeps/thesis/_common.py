@@ -96,8 +96,10 @@ def workloads() -> list[str]:
     """Table 5.1's networks, in its order; raise naming any that is not built in."""
     missing = [n for n in WORKLOADS if n not in dnnmem.networks()]
     if missing:
-        raise ValueError(f"network: {missing} not among dnnmem.networks(); the thesis figures "
-                         f"need all of {list(WORKLOADS)}")
+        raise ValueError(
+            f"network: {missing} not among dnnmem.networks(); the thesis figures "
+            f"need all of {list(WORKLOADS)}"
+        )
     return list(WORKLOADS)
 
 
@@ -112,14 +114,20 @@ def load(name: str, batch: int, bytes_per_element: int = 4) -> dnnmem.Network:
 
 @functools.lru_cache(maxsize=64)
 def _load(name: str, batch: int, bytes_per_element: int, options: tuple) -> dnnmem.Network:
-    return dnnmem.network(name, batch=batch, bytes_per_element=bytes_per_element,
-                          **dict(options))
+    return dnnmem.network(name, batch=batch, bytes_per_element=bytes_per_element, **dict(options))
 
 
-def run_sweep(network: str, *, batch: Sequence[int], capacity: Sequence[float],
-              bandwidth: Sequence[float], throughput: Sequence[float],
-              policy: Sequence[str] = (POLICY,), ops_per_mac: int | None = None,
-              bytes_per_element: int = 4) -> pd.DataFrame:
+def run_sweep(
+    network: str,
+    *,
+    batch: Sequence[int],
+    capacity: Sequence[float],
+    bandwidth: Sequence[float],
+    throughput: Sequence[float],
+    policy: Sequence[str] = (POLICY,),
+    ops_per_mac: int | None = None,
+    bytes_per_element: int = 4,
+) -> pd.DataFrame:
     """Every design point of the product of the arguments, one row each (SI units).
 
     Parameters
@@ -143,11 +151,21 @@ def run_sweep(network: str, *, batch: Sequence[int], capacity: Sequence[float],
         ops_per_mac = reading().ops_per_mac
     # One call per batch: the networks are the cached Network objects (their schedules shared
     # with the scripts' other uses), and one network name per call keeps the batches apart.
-    df = pd.concat([dnnmem.sweep(load(network, int(n), bytes_per_element),
-                                 capacity=list(capacity), bandwidth=list(bandwidth),
-                                 throughput=list(throughput), policy=list(policy),
-                                 ops_per_mac=ops_per_mac, progress=False)
-                    for n in batch], ignore_index=True)
+    df = pd.concat(
+        [
+            dnnmem.sweep(
+                load(network, int(n), bytes_per_element),
+                capacity=list(capacity),
+                bandwidth=list(bandwidth),
+                throughput=list(throughput),
+                policy=list(policy),
+                ops_per_mac=ops_per_mac,
+                progress=False,
+            )
+            for n in batch
+        ],
+        ignore_index=True,
+    )
     df = df.copy()
     df["network"] = network  # one spelling, whatever the engine wrote
     df["ops_per_mac"] = ops_per_mac
@@ -159,8 +177,9 @@ def run_sweep(network: str, *, batch: Sequence[int], capacity: Sequence[float],
 def _key(name: str, params: dict[str, Any]) -> str:
     if READING != "default":  # the default reading keeps the keys it always had
         params = {**params, "reading": READING}
-    text = json.dumps({"name": name, "version": dnnmem.__version__, **params}, sort_keys=True,
-                      default=str)
+    text = json.dumps(
+        {"name": name, "version": dnnmem.__version__, **params}, sort_keys=True, default=str
+    )
     return hashlib.sha1(text.encode()).hexdigest()[:12]
 
 
@@ -179,8 +198,9 @@ def read_only() -> Iterator[None]:
         _read_only = before
 
 
-def cached(name: str, params: dict[str, Any], fn: Callable[[], pd.DataFrame],
-           force: bool = False) -> pd.DataFrame:
+def cached(
+    name: str, params: dict[str, Any], fn: Callable[[], pd.DataFrame], force: bool = False
+) -> pd.DataFrame:
     """``fn()``, stored as ``RESULTS_DIR/<name>-<key>.parquet`` (CSV without pyarrow) where the
     key hashes ``params`` and the dnnmem version; read back when present unless ``force``."""
     key = _key(name, params)
@@ -192,8 +212,9 @@ def cached(name: str, params: dict[str, Any], fn: Callable[[], pd.DataFrame],
         if csv.exists():
             return pd.read_csv(csv)
     if _read_only:
-        raise FileNotFoundError(f"{name}: no cached result under {RESULTS_DIR} for these "
-                                f"parameters (key {key})")
+        raise FileNotFoundError(
+            f"{name}: no cached result under {RESULTS_DIR} for these parameters (key {key})"
+        )
     RESULTS_DIR.mkdir(parents=True, exist_ok=True)
     df = fn()
     try:
@@ -201,8 +222,13 @@ def cached(name: str, params: dict[str, Any], fn: Callable[[], pd.DataFrame],
     except ImportError:  # no pyarrow / fastparquet: CSV keeps the same columns
         df.to_csv(csv, index=False)
     (RESULTS_DIR / f"{name}-{key}.json").write_text(
-        json.dumps({"name": name, "version": dnnmem.__version__, **params}, indent=1,
-                   sort_keys=True, default=str))
+        json.dumps(
+            {"name": name, "version": dnnmem.__version__, **params},
+            indent=1,
+            sort_keys=True,
+            default=str,
+        )
+    )
     return df
 
 
@@ -232,12 +258,13 @@ def panels(names: Sequence[str], ncols: int = 2) -> tuple[Figure, list[Any]]:
     ncols = min(ncols, len(names))
     nrows = -(-len(names) // ncols)
     # Constrained layout: it makes room for the legends dnnmem.plots draws outside each panel.
-    fig, axes = plt.subplots(nrows, ncols, figsize=(7.5 * ncols, 4.4 * nrows), squeeze=False,
-                             layout="constrained")
+    fig, axes = plt.subplots(
+        nrows, ncols, figsize=(7.5 * ncols, 4.4 * nrows), squeeze=False, layout="constrained"
+    )
     flat = list(axes.flat)
-    for ax in flat[len(names):]:
+    for ax in flat[len(names) :]:
         ax.set_visible(False)
-    return fig, flat[:len(names)]
+    return fig, flat[: len(names)]
 
 
 def per_network_figure(df: pd.DataFrame, draw: Callable[..., Any], title: str) -> Figure:
@@ -247,8 +274,7 @@ def per_network_figure(df: pd.DataFrame, draw: Callable[..., Any], title: str) -
     fig, axes = panels(names)
     for name, ax in zip(names, axes):
         draw(df, network=name, ax=ax)
-        ax.set_title(f"{name} (N={int(df.loc[df.network == name, 'batch'].iloc[0])})",
-                     fontsize=10)
+        ax.set_title(f"{name} (N={int(df.loc[df.network == name, 'batch'].iloc[0])})", fontsize=10)
     fig.suptitle(title)
     return fig
 
@@ -260,15 +286,24 @@ def use_agg() -> None:
     matplotlib.use("Agg")
 
 
-def main(name: str, compute: Callable[..., pd.DataFrame],
-         plot: Callable[[pd.DataFrame], Figure], argv: Sequence[str] | None = None) -> Path:
+def main(
+    name: str,
+    compute: Callable[..., pd.DataFrame],
+    plot: Callable[[pd.DataFrame], Figure],
+    argv: Sequence[str] | None = None,
+) -> Path:
     """The command line of every figure script: ``[--small] [--force] [--reading R]``."""
     p = argparse.ArgumentParser(description=f"Regenerate {name} (thesis Chapter 5).")
-    p.add_argument("--small", action="store_true",
-                   help="CI mode: seven capacities, small batches (seconds)")
+    p.add_argument(
+        "--small", action="store_true", help="CI mode: seven capacities, small batches (seconds)"
+    )
     p.add_argument("--force", action="store_true", help="recompute even if cached")
-    p.add_argument("--reading", choices=READINGS, default="default",
-                   help="dnnmem's defaults or dnnmem.thesis_reading() (default: default)")
+    p.add_argument(
+        "--reading",
+        choices=READINGS,
+        default="default",
+        help="dnnmem's defaults or dnnmem.thesis_reading() (default: default)",
+    )
     a = p.parse_args(argv)
     set_reading(a.reading)
     use_agg()
@@ -279,19 +314,39 @@ def main(name: str, compute: Callable[..., pd.DataFrame],
     return path
 
 
-def capacity_sweep(name: str, small: bool, bandwidth: Sequence[float],
-                   throughput: Sequence[float], force: bool = False) -> pd.DataFrame:
+def capacity_sweep(
+    name: str,
+    small: bool,
+    bandwidth: Sequence[float],
+    throughput: Sequence[float],
+    force: bool = False,
+) -> pd.DataFrame:
     """The capacity grid for every workload of Table 5.1 at its batch, lookahead, over
     ``bandwidth`` × ``throughput``; cached under ``name``."""
     names = workloads()
     caps = capacities(small)
-    params = {"networks": {n: WORKLOADS[n] for n in names}, "capacity": caps,
-              "bandwidth": list(bandwidth), "throughput": list(throughput), "policy": POLICY}
+    params = {
+        "networks": {n: WORKLOADS[n] for n in names},
+        "capacity": caps,
+        "bandwidth": list(bandwidth),
+        "throughput": list(throughput),
+        "policy": POLICY,
+    }
 
     def run() -> pd.DataFrame:
-        return pd.concat([run_sweep(n, batch=[WORKLOADS[n]], capacity=caps,
-                                    bandwidth=bandwidth, throughput=throughput)
-                          for n in names], ignore_index=True)
+        return pd.concat(
+            [
+                run_sweep(
+                    n,
+                    batch=[WORKLOADS[n]],
+                    capacity=caps,
+                    bandwidth=bandwidth,
+                    throughput=throughput,
+                )
+                for n in names
+            ],
+            ignore_index=True,
+        )
 
     return cached(name, params, run, force)
 

@@ -61,11 +61,18 @@ class Variant:
         return workload, ()
 
 
-def _v(ops_per_mac: int = 2, bytes_per_element: int = 4, policy: str = C.POLICY,
-       **nets: tuple[str, dict]) -> Variant:
-    return Variant(ops_per_mac, bytes_per_element,
-                   tuple((w, n, tuple(sorted(o.items()))) for w, (n, o) in nets.items()),
-                   policy)
+def _v(
+    ops_per_mac: int = 2,
+    bytes_per_element: int = 4,
+    policy: str = C.POLICY,
+    **nets: tuple[str, dict],
+) -> Variant:
+    return Variant(
+        ops_per_mac,
+        bytes_per_element,
+        tuple((w, n, tuple(sorted(o.items()))) for w, (n, o) in nets.items()),
+        policy,
+    )
 
 
 #: Candidate readings, one change from the defaults each (the sensitivity table's rows).
@@ -77,22 +84,24 @@ VARIANTS: dict[str, Variant] = {
     "GNMT 2+2 layers": _v(gnmt=("gnmt", {"layers": 2})),
     "GNMT without vocabulary projection": _v(gnmt=("gnmt", {"vocab_projection": False})),
     "GNMT T=25": _v(gnmt=("gnmt", {"seq_len": 25})),
-    "Transformer base (d_model 512, 8 heads, d_ff 2048)":
-        _v(transformer=("transformer", {"d_model": 512, "heads": 8, "d_ff": 2048})),
+    "Transformer base (d_model 512, 8 heads, d_ff 2048)": _v(
+        transformer=("transformer", {"d_model": 512, "heads": 8, "d_ff": 2048})
+    ),
     "Transformer 3+3 layers": _v(transformer=("transformer", {"layers": 3})),
-    "Transformer without vocabulary projection":
-        _v(transformer=("transformer", {"vocab_projection": False})),
+    "Transformer without vocabulary projection": _v(
+        transformer=("transformer", {"vocab_projection": False})
+    ),
     "Transformer untied embeddings": _v(transformer=("transformer", {"tie_embeddings": False})),
     "Transformer vocab 33,708": _v(transformer=("transformer", {"vocab": 33708})),
     "Transformer without dropout": _v(transformer=("transformer", {"dropout": False})),
-    "Transformer without dropout or vocabulary projection":
-        _v(transformer=("transformer", {"dropout": False, "vocab_projection": False})),
+    "Transformer without dropout or vocabulary projection": _v(
+        transformer=("transformer", {"dropout": False, "vocab_projection": False})
+    ),
     "Transformer T=25": _v(transformer=("transformer", {"seq_len": 25})),
     "Transformer T=100": _v(transformer=("transformer", {"seq_len": 100})),
     "policy belady (no prefetch, offload when full)": _v(policy="belady"),
     "policy no-lookahead (Fig. 4.2a)": _v(policy="no-lookahead"),
-    "scheduler split-backward (dX and dW as two steps)":
-        _v(policy="split-backward + lookahead"),
+    "scheduler split-backward (dX and dW as two steps)": _v(policy="split-backward + lookahead"),
     "capacities in MB = 10^6 bytes (not MiB)": Variant(capacity_unit=10**6),
 }
 
@@ -110,11 +119,14 @@ def measure(variant: Variant) -> dict[str, float]:
         net = _net(name, C.WORKLOADS[workload], variant.bytes_per_element, options)
         vals = []
         for cap in (lo, hi):
-            r = dnnmem.estimate(net, policy=variant.policy,
-                                capacity=cap * variant.capacity_unit,
-                                bandwidth=C.RTX_2080_TI["bandwidth"],
-                                throughput=C.RTX_2080_TI["throughput"],
-                                ops_per_mac=variant.ops_per_mac)
+            r = dnnmem.estimate(
+                net,
+                policy=variant.policy,
+                capacity=cap * variant.capacity_unit,
+                bandwidth=C.RTX_2080_TI["bandwidth"],
+                throughput=C.RTX_2080_TI["throughput"],
+                ops_per_mac=variant.ops_per_mac,
+            )
             vals.append(r.time if quantity == "time" else r.traffic)
         out[obs] = 1 - vals[1] / vals[0]
     return out
@@ -123,8 +135,11 @@ def measure(variant: Variant) -> dict[str, float]:
 def thesis_variant() -> Variant:
     """The ``thesis`` reading of :func:`dnnmem.thesis_reading` as a :class:`Variant`."""
     r = dnnmem.thesis_reading()
-    nets = tuple((w, name, tuple(sorted(opts.items())))
-                 for w, (name, _, opts) in r.workloads.items() if name != w or opts)
+    nets = tuple(
+        (w, name, tuple(sorted(opts.items())))
+        for w, (name, _, opts) in r.workloads.items()
+        if name != w or opts
+    )
     return Variant(r.ops_per_mac, r.bytes_per_element, nets)
 
 
@@ -133,8 +148,7 @@ def compute(force: bool = False) -> pd.DataFrame:
     default reading (points)."""
     variants = dict(VARIANTS)
     variants["thesis reading (dnnmem.thesis_reading())"] = thesis_variant()
-    params = {"variants": {k: repr(v) for k, v in variants.items()},
-              "observations": OBSERVATIONS}
+    params = {"variants": {k: repr(v) for k, v in variants.items()}, "observations": OBSERVATIONS}
 
     def run() -> pd.DataFrame:
         return pd.DataFrame([{"reading": k, **measure(v)} for k, v in variants.items()])
@@ -151,10 +165,15 @@ def elsewhere(force: bool = False) -> pd.DataFrame:
     per workload of Table 5.1, capacity (24, 128, 400, 1000 MiB) and throughput (13.45 and
     23.04 TFLOP/s of Table 5.2, 616 GB/s), the time (s) and traffic (bytes) under the default
     reading and the thesis reading, and the thesis reading's change (fraction)."""
-    readings = {"default": VARIANTS["default (ops_per_mac=2, FP32, paper networks)"],
-                "thesis": thesis_variant()}
-    params = {"readings": {k: repr(v) for k, v in readings.items()},
-              "capacity": ELSEWHERE_CAPACITIES, "throughput": ELSEWHERE_THROUGHPUTS}
+    readings = {
+        "default": VARIANTS["default (ops_per_mac=2, FP32, paper networks)"],
+        "thesis": thesis_variant(),
+    }
+    params = {
+        "readings": {k: repr(v) for k, v in readings.items()},
+        "capacity": ELSEWHERE_CAPACITIES,
+        "throughput": ELSEWHERE_THROUGHPUTS,
+    }
 
     def run() -> pd.DataFrame:
         rows = []
@@ -165,9 +184,14 @@ def elsewhere(force: bool = False) -> pd.DataFrame:
                     for k, v in readings.items():
                         name, options = v.network_for(w)
                         net = _net(name, batch, v.bytes_per_element, options)
-                        r = dnnmem.estimate(net, policy=v.policy, capacity=cap * C.MIB,
-                                            bandwidth=C.RTX_2080_TI["bandwidth"],
-                                            throughput=thr, ops_per_mac=v.ops_per_mac)
+                        r = dnnmem.estimate(
+                            net,
+                            policy=v.policy,
+                            capacity=cap * C.MIB,
+                            bandwidth=C.RTX_2080_TI["bandwidth"],
+                            throughput=thr,
+                            ops_per_mac=v.ops_per_mac,
+                        )
                         row[f"time_{k}"], row[f"traffic_{k}"] = r.time, r.traffic
                     rows.append(row)
         d = pd.DataFrame(rows)
@@ -181,8 +205,10 @@ def elsewhere(force: bool = False) -> pd.DataFrame:
 def markdown(df: pd.DataFrame) -> str:
     """``df`` as a markdown table (first column left-aligned, the others right-aligned)."""
     header = [str(c) for c in df.columns]
-    lines = ["| " + " | ".join(header) + " |",
-             "|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|"]
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|",
+    ]
     lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in df.itertuples(index=False)]
     return "\n".join(lines)
 
@@ -191,14 +217,19 @@ def elsewhere_table(df: pd.DataFrame) -> pd.DataFrame:
     """:func:`elsewhere` as printed (ms, GiB, % change)."""
     rows = []
     for r in df.itertuples():
-        rows.append({"network": r.network, "TFLOP/s": f"{r.throughput / C.TFLOPS:.2f}",
-                     "capacity (MiB)": r.capacity,
-                     "time default (ms)": f"{1e3 * r.time_default:.2f}",
-                     "time thesis (ms)": f"{1e3 * r.time_thesis:.2f}",
-                     "time change": f"{100 * r.time_change:+.1f} %",
-                     "traffic default (GiB)": f"{r.traffic_default / 2**30:.2f}",
-                     "traffic thesis (GiB)": f"{r.traffic_thesis / 2**30:.2f}",
-                     "traffic change": f"{100 * r.traffic_change:+.1f} %"})
+        rows.append(
+            {
+                "network": r.network,
+                "TFLOP/s": f"{r.throughput / C.TFLOPS:.2f}",
+                "capacity (MiB)": r.capacity,
+                "time default (ms)": f"{1e3 * r.time_default:.2f}",
+                "time thesis (ms)": f"{1e3 * r.time_thesis:.2f}",
+                "time change": f"{100 * r.time_change:+.1f} %",
+                "traffic default (GiB)": f"{r.traffic_default / 2**30:.2f}",
+                "traffic thesis (GiB)": f"{r.traffic_thesis / 2**30:.2f}",
+                "traffic change": f"{100 * r.traffic_change:+.1f} %",
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -212,8 +243,12 @@ def table(df: pd.DataFrame) -> pd.DataFrame:
             d = 100 * (r[obs] - base[obs])
             row[obs] = f"{100 * r[obs]:.1f} %" + ("" if r.name == 0 else f" ({d:+.1f} pt)")
         rows.append(row)
-    rows.append({"reading": "thesis (Ch. 5)",
-                 **{obs: f"{100 * v[4]:.1f} %" for obs, v in OBSERVATIONS.items()}})
+    rows.append(
+        {
+            "reading": "thesis (Ch. 5)",
+            **{obs: f"{100 * v[4]:.1f} %" for obs, v in OBSERVATIONS.items()},
+        }
+    )
     return pd.DataFrame(rows)
 
 
@@ -223,11 +258,16 @@ def observations_table(df: pd.DataFrame) -> pd.DataFrame:
     th = df[df["reading"].str.startswith("thesis reading")].iloc[0]
     rows = []
     for obs, v in OBSERVATIONS.items():
-        rows.append({"observation": obs, "thesis": f"{100 * v[4]:.1f} %",
-                     "dnnmem default": f"{100 * base[obs]:.1f} %",
-                     "difference (default)": f"{100 * (base[obs] - v[4]):+.1f} pt",
-                     "dnnmem thesis reading": f"{100 * th[obs]:.1f} %",
-                     "difference (reading)": f"{100 * (th[obs] - v[4]):+.1f} pt"})
+        rows.append(
+            {
+                "observation": obs,
+                "thesis": f"{100 * v[4]:.1f} %",
+                "dnnmem default": f"{100 * base[obs]:.1f} %",
+                "difference (default)": f"{100 * (base[obs] - v[4]):+.1f} pt",
+                "dnnmem thesis reading": f"{100 * th[obs]:.1f} %",
+                "difference (reading)": f"{100 * (th[obs] - v[4]):+.1f} pt",
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -246,31 +286,44 @@ def checks() -> pd.DataFrame:
     w = lstm_weights(gnmt)
     rows.append(("GNMT LSTM weights, default (8 + 8 layers)", f"{w_default / C.MIB:,.0f} MiB"))
     rows.append(("GNMT LSTM weights, thesis reading (4 + 4 layers)", f"{w / C.MIB:,.0f} MiB"))
-    res = dnnmem.estimate(gnmt, r.hardware(capacity=24 * C.MIB), policy=r.policy,
-                          ops_per_mac=r.ops_per_mac)
+    res = dnnmem.estimate(
+        gnmt, r.hardware(capacity=24 * C.MIB), policy=r.policy, ops_per_mac=r.ops_per_mac
+    )
     d = res.traffic_in - res.traffic_out
     T = 50
-    rows.append(("GNMT in − out at 24 MiB (Fig. 5.2 caption: ≈ (T − 1)·cap(W))",
-                 f"{d / 2**30:.1f} GiB = {d / ((T - 1) * w):.2f} × (T − 1)·cap(W) = "
-                 f"{d / ((2 * T - 1) * w):.2f} × (2T − 1)·cap(W)"))
+    rows.append(
+        (
+            "GNMT in − out at 24 MiB (Fig. 5.2 caption: ≈ (T − 1)·cap(W))",
+            f"{d / 2**30:.1f} GiB = {d / ((T - 1) * w):.2f} × (T − 1)·cap(W) = "
+            f"{d / ((2 * T - 1) * w):.2f} × (2T − 1)·cap(W)",
+        )
+    )
     tr = r.network("transformer")
     t = tr.tensors
     act = t[t["name"] == "Y:dec6_f_ln"]["bytes"].iloc[0]
     logits = t[t["name"] == "Y:out_proj"]["bytes"].iloc[0]
-    rows.append(("Transformer activation [N·T, d_model] (N = 128, FP32)",
-                 f"{act / C.MIB:.0f} MiB"))
+    rows.append(("Transformer activation [N·T, d_model] (N = 128, FP32)", f"{act / C.MIB:.0f} MiB"))
     rows.append(("Transformer logits [N·T, vocab]", f"{logits / C.MIB:,.0f} MiB"))
     by = {}
     for cap in (24, 128, 500):
-        x = dnnmem.estimate(tr, r.hardware(capacity=cap * C.MIB), policy=r.policy,
-                            ops_per_mac=r.ops_per_mac)
+        x = dnnmem.estimate(
+            tr, r.hardware(capacity=cap * C.MIB), policy=r.policy, ops_per_mac=r.ops_per_mac
+        )
         by[cap] = x
-    rows.append(("Transformer traffic at 24 / 128 / 500 MiB",
-                 " / ".join(f"{by[c].traffic / 2**30:.1f}" for c in (24, 128, 500)) + " GiB"))
+    rows.append(
+        (
+            "Transformer traffic at 24 / 128 / 500 MiB",
+            " / ".join(f"{by[c].traffic / 2**30:.1f}" for c in (24, 128, 500)) + " GiB",
+        )
+    )
     s500 = by[500].steps
-    rows.append(("Transformer activation traffic at 500 MiB (in + out: forward → backward)",
-                 f"{(s500.bytes_in_activation.sum() + s500.bytes_out_activation.sum()) / 2**30:.1f}"
-                 f" GiB ({by[500].traffic / by[24].traffic:.0%} of the traffic at 24 MiB)"))
+    rows.append(
+        (
+            "Transformer activation traffic at 500 MiB (in + out: forward → backward)",
+            f"{(s500.bytes_in_activation.sum() + s500.bytes_out_activation.sum()) / 2**30:.1f}"
+            f" GiB ({by[500].traffic / by[24].traffic:.0%} of the traffic at 24 MiB)",
+        )
+    )
     return pd.DataFrame(rows, columns=["quantity", "value"])
 
 
@@ -299,19 +352,27 @@ def write_doc(force: bool = False) -> None:
     import report
 
     d, e = compute(force=force), elsewhere(force=force)
-    blocks = {"fidelity": block_observations(d), "fidelity-sensitivity": block_sensitivity(d),
-              "fidelity-elsewhere": block_elsewhere(e), "fidelity-checks": block_checks()}
+    blocks = {
+        "fidelity": block_observations(d),
+        "fidelity-sensitivity": block_sensitivity(d),
+        "fidelity-elsewhere": block_elsewhere(e),
+        "fidelity-checks": block_checks(),
+    }
     report.DOC.write_text(report.render(report.DOC.read_text(), blocks))
     print(f"fidelity: {report.DOC}")
 
 
 if __name__ == "__main__":
-    p = argparse.ArgumentParser(description="Measure the thesis's three calibration "
-                                "observations under each reading.")
+    p = argparse.ArgumentParser(
+        description="Measure the thesis's three calibration observations under each reading."
+    )
     p.add_argument("--markdown", action="store_true", help="print markdown tables")
     p.add_argument("--force", action="store_true", help="recompute even if cached")
-    p.add_argument("--write-doc", action="store_true",
-                   help="rewrite this script's blocks of docs/thesis-figures.md")
+    p.add_argument(
+        "--write-doc",
+        action="store_true",
+        help="rewrite this script's blocks of docs/thesis-figures.md",
+    )
     a = p.parse_args()
     if a.write_doc:
         write_doc(a.force)
@@ -321,7 +382,8 @@ if __name__ == "__main__":
         if a.markdown:
             print(markdown(t))
         else:
-            with pd.option_context("display.width", 250, "display.max_columns", 20,
-                                   "display.max_colwidth", 60):
+            with pd.option_context(
+                "display.width", 250, "display.max_columns", 20, "display.max_colwidth", 60
+            ):
                 print(t.to_string(index=False))
         print()

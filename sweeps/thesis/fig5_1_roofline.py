@@ -30,8 +30,9 @@ def _points(name: str, batch: int) -> pd.DataFrame:
     parts = []
     for phase in ("fwd", "bwd"):
         flops = L["fwd_flops"] if phase == "fwd" else L["bwd_dx_flops"] + L["bwd_dw_flops"]
-        parts.append(L[["name", "kind", "class"]].assign(phase=phase, rf=L[f"rf_{phase}"],
-                                                          flops=flops))
+        parts.append(
+            L[["name", "kind", "class"]].assign(phase=phase, rf=L[f"rf_{phase}"], flops=flops)
+        )
     pts = pd.concat(parts, ignore_index=True)
     # Inputs and folded layers have no class (no step); rf = 0 has no place on a log axis.
     pts = pts[(pts["class"] != "") & (pts["rf"] > 0)].reset_index(drop=True)
@@ -58,8 +59,11 @@ def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
         ``attainable`` (FLOP/s, Eq. 5.1 on the RTX 2080 Ti), ``memory_bound`` (rf < ridge).
     """
     names = C.workloads()
-    params = {"networks": {n: C.WORKLOADS[n] for n in names}, "bandwidth": BANDWIDTH,
-              "throughput": THROUGHPUT}
+    params = {
+        "networks": {n: C.WORKLOADS[n] for n in names},
+        "bandwidth": BANDWIDTH,
+        "throughput": THROUGHPUT,
+    }
 
     def run() -> pd.DataFrame:
         df = pd.concat([_points(n, C.WORKLOADS[n]) for n in names], ignore_index=True)
@@ -79,8 +83,9 @@ def plot(df: pd.DataFrame) -> Figure:
     keys = list(keys)
     fig, axes = C.panels([k.network for k in keys])
     for (name, batch), ax in zip(keys, axes):
-        modified_roofline(C.load(name, int(batch)), bandwidth=BANDWIDTH, throughput=THROUGHPUT,
-                          ax=ax)
+        modified_roofline(
+            C.load(name, int(batch)), bandwidth=BANDWIDTH, throughput=THROUGHPUT, ax=ax
+        )
         ax.set_title(f"{name} (N={batch})", fontsize=10)
     fig.suptitle("Fig. 5.1 — modified roofline, RTX 2080 Ti roof (13.45 TFLOP/s, 616 GB/s)")
     return fig

@@ -37,8 +37,9 @@ def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
         One row per (network, capacity): the sweep columns (``traffic_in``,
         ``traffic_out`` in bytes, ``time``, …) on the RTX 2080 Ti.
     """
-    return C.capacity_sweep(NAME, small, [C.RTX_2080_TI["bandwidth"]],
-                            [C.RTX_2080_TI["throughput"]], force)
+    return C.capacity_sweep(
+        NAME, small, [C.RTX_2080_TI["bandwidth"]], [C.RTX_2080_TI["throughput"]], force
+    )
 
 
 def plot(df: pd.DataFrame) -> Figure:
@@ -46,9 +47,11 @@ def plot(df: pd.DataFrame) -> Figure:
     from dnnmem.plots import traffic_vs_capacity
 
     return C.per_network_figure(
-        df, traffic_vs_capacity,
+        df,
+        traffic_vs_capacity,
         "Fig. 5.2 — off-chip traffic per iteration vs capacity "
-        "(RTX 2080 Ti: 13.45 TFLOP/s, 616 GB/s; lookahead)")
+        "(RTX 2080 Ti: 13.45 TFLOP/s, 616 GB/s; lookahead)",
+    )
 
 
 if __name__ == "__main__":

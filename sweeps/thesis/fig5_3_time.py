@@ -53,9 +53,11 @@ def plot(df: pd.DataFrame) -> Figure:
     from dnnmem.plots import time_vs_capacity
 
     return C.per_network_figure(
-        df, time_vs_capacity,
+        df,
+        time_vs_capacity,
         "Fig. 5.3 — iteration time vs capacity at 13.45 and 23.04 TFLOP/s "
-        "(616 GB/s), speedup and its bound 1.71")
+        "(616 GB/s), speedup and its bound 1.71",
+    )
 
 
 if __name__ == "__main__":

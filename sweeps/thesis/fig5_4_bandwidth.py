@@ -48,9 +48,10 @@ def plot(df: pd.DataFrame) -> Figure:
     from dnnmem.plots import bandwidth_vs_capacity
 
     return C.per_network_figure(
-        df, partial(bandwidth_vs_capacity, relative=False),
-        "Fig. 5.4 — average off-chip bandwidth vs capacity at 616 and 1555 GB/s "
-        "(13.45 TFLOP/s)")
+        df,
+        partial(bandwidth_vs_capacity, relative=False),
+        "Fig. 5.4 — average off-chip bandwidth vs capacity at 616 and 1555 GB/s (13.45 TFLOP/s)",
+    )
 
 
 if __name__ == "__main__":

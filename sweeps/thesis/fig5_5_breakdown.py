@@ -55,16 +55,21 @@ def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
     """
     names = C.workloads()
     caps = SMALL_CAPACITIES if small else FULL_CAPACITIES
-    params = {"networks": {n: C.WORKLOADS[n] for n in names}, "capacity": caps,
-              **C.RTX_2080_TI, "policy": C.POLICY}
+    params = {
+        "networks": {n: C.WORKLOADS[n] for n in names},
+        "capacity": caps,
+        **C.RTX_2080_TI,
+        "policy": C.POLICY,
+    }
 
     def run() -> pd.DataFrame:
         parts = []
         for n in names:
             net = C.load(n, C.WORKLOADS[n])
             for cap in caps:
-                r = dnnmem.estimate(net, policy=C.POLICY, capacity=cap, **C.RTX_2080_TI,
-                                    ops_per_mac=C.ops_per_mac())
+                r = dnnmem.estimate(
+                    net, policy=C.POLICY, capacity=cap, **C.RTX_2080_TI, ops_per_mac=C.ops_per_mac()
+                )
                 parts.append(breakdown(r).assign(network=n, batch=net.batch, capacity=cap))
         df = pd.concat(parts, ignore_index=True)
         return df[["network", "batch", "capacity", "kind", "class", "time"]]
@@ -74,8 +79,9 @@ def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
 
 def class_share(df: pd.DataFrame) -> pd.DataFrame:
     """``network``, ``capacity``, and the share of the iteration time in each class."""
-    t = df.pivot_table(index=["network", "capacity"], columns="class", values="time",
-                       aggfunc="sum", fill_value=0.0)
+    t = df.pivot_table(
+        index=["network", "capacity"], columns="class", values="time", aggfunc="sum", fill_value=0.0
+    )
     return t.div(t.sum(axis=1), axis=0).reset_index()
 
 
@@ -88,10 +94,11 @@ def plot(df: pd.DataFrame) -> Figure:
     for name, ax in zip(names, axes):
         d = df[df.network == name].groupby(["capacity", "kind"], as_index=False)["time"].sum()
         time_breakdown(d, by="kind", ax=ax)
-        ax.set_title(f"{name} (N={int(df.loc[df.network == name, 'batch'].iloc[0])})",
-                     fontsize=10)
-    fig.suptitle("Fig. 5.5 — iteration time by layer kind vs capacity "
-                 "(RTX 2080 Ti: 13.45 TFLOP/s, 616 GB/s; lookahead)")
+        ax.set_title(f"{name} (N={int(df.loc[df.network == name, 'batch'].iloc[0])})", fontsize=10)
+    fig.suptitle(
+        "Fig. 5.5 — iteration time by layer kind vs capacity "
+        "(RTX 2080 Ti: 13.45 TFLOP/s, 616 GB/s; lookahead)"
+    )
     return fig
 
 

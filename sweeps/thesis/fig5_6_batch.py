@@ -40,14 +40,28 @@ def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
     """
     names = C.workloads()
     batches = SMALL_BATCHES if small else FULL_BATCHES
-    params = {"networks": names, "batch": batches, "capacity": CAPACITIES, **C.RTX_2080_TI,
-              "policy": C.POLICY}
+    params = {
+        "networks": names,
+        "batch": batches,
+        "capacity": CAPACITIES,
+        **C.RTX_2080_TI,
+        "policy": C.POLICY,
+    }
 
     def run() -> pd.DataFrame:
-        return pd.concat([C.run_sweep(n, batch=batches, capacity=CAPACITIES,
-                                      bandwidth=[C.RTX_2080_TI["bandwidth"]],
-                                      throughput=[C.RTX_2080_TI["throughput"]])
-                          for n in names], ignore_index=True)
+        return pd.concat(
+            [
+                C.run_sweep(
+                    n,
+                    batch=batches,
+                    capacity=CAPACITIES,
+                    bandwidth=[C.RTX_2080_TI["bandwidth"]],
+                    throughput=[C.RTX_2080_TI["throughput"]],
+                )
+                for n in names
+            ],
+            ignore_index=True,
+        )
 
     return C.cached(NAME, params, run, force)
 
@@ -61,8 +75,10 @@ def plot(df: pd.DataFrame) -> Figure:
     for name, ax in zip(names, axes):
         throughput_vs_batch(df, network=name, ax=ax)
         ax.set_title(name, fontsize=10)
-    fig.suptitle("Fig. 5.6 — training throughput vs batch size at 24 and 400 MiB "
-                 "(RTX 2080 Ti: 13.45 TFLOP/s, 616 GB/s; lookahead)")
+    fig.suptitle(
+        "Fig. 5.6 — training throughput vs batch size at 24 and 400 MiB "
+        "(RTX 2080 Ti: 13.45 TFLOP/s, 616 GB/s; lookahead)"
+    )
     return fig
 
 

@@ -26,8 +26,14 @@ import fig5_6_batch
 import report
 import sensitivity
 
-FIGURES: list[ModuleType] = [fig5_1_roofline, fig5_2_traffic, fig5_3_time, fig5_4_bandwidth,
-                             fig5_5_breakdown, fig5_6_batch]
+FIGURES: list[ModuleType] = [
+    fig5_1_roofline,
+    fig5_2_traffic,
+    fig5_3_time,
+    fig5_4_bandwidth,
+    fig5_5_breakdown,
+    fig5_6_batch,
+]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -36,8 +42,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--small", action="store_true", help="CI mode: few capacities and batches")
     p.add_argument("--force", action="store_true", help="recompute even if cached")
     p.add_argument("--no-report", action="store_true", help="figures only")
-    p.add_argument("--reading", choices=C.READINGS, default="default",
-                   help="dnnmem's defaults or dnnmem.thesis_reading() (default: default)")
+    p.add_argument(
+        "--reading",
+        choices=C.READINGS,
+        default="default",
+        help="dnnmem's defaults or dnnmem.thesis_reading() (default: default)",
+    )
     a = p.parse_args(argv)
     C.set_reading(a.reading)
     C.use_agg()
@@ -47,8 +57,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         path = C.save_figure(mod.plot(df), mod.NAME)
         print(f"{mod.NAME}: {len(df)} rows, {time.perf_counter() - t0:.1f} s -> {path}")
     if a.reading != "default":
-        print(f"reading {a.reading}: figures only (the page and the sensitivity data describe "
-              f"the defaults)")
+        print(
+            f"reading {a.reading}: figures only (the page and the sensitivity data describe "
+            f"the defaults)"
+        )
         return
     sensitivity.compute(small=a.small, force=a.force)
     if not a.no_report:

@@ -45,10 +45,15 @@ VARIANTS: dict[str, tuple[str, int, int, dict[str, dict[str, Any]] | None]] = {
     "belady (no prefetch)": ("belady", 2, 4, None),
     "no-lookahead": ("no-lookahead", 2, 4, None),
     "fp16": ("lookahead", 2, 2, None),
-    "network variant": ("lookahead", 2, 4, {
-        "transformer": {"d_model": 512, "heads": 8, "d_ff": 2048},
-        "gnmt": {"layers": 4},
-    }),
+    "network variant": (
+        "lookahead",
+        2,
+        4,
+        {
+            "transformer": {"d_model": 512, "heads": 8, "d_ff": 2048},
+            "gnmt": {"layers": 4},
+        },
+    ),
     "none (all streamed)": ("none", 2, 4, None),
 }
 
@@ -63,9 +68,14 @@ def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
     (bytes), ``type2_share`` (fraction of the time in type-II steps) and ``utilization``.
     ``small`` drops GNMT's 8 variants to 3 (its 26k steps dominate)."""
     names = C.workloads()
-    params = {"networks": {n: C.WORKLOADS[n] for n in names}, "capacity": CAPACITIES,
-              "throughput": THROUGHPUTS, "bandwidth": C.RTX_2080_TI["bandwidth"],
-              "variants": {k: repr(v) for k, v in VARIANTS.items()}, "small": small}
+    params = {
+        "networks": {n: C.WORKLOADS[n] for n in names},
+        "capacity": CAPACITIES,
+        "throughput": THROUGHPUTS,
+        "bandwidth": C.RTX_2080_TI["bandwidth"],
+        "variants": {k: repr(v) for k, v in VARIANTS.items()},
+        "small": small,
+    }
 
     def run() -> pd.DataFrame:
         rows = []
@@ -82,14 +92,27 @@ def compute(small: bool = False, force: bool = False) -> pd.DataFrame:
                     net = C.load(n, batch, bpe)
                 for thr in THROUGHPUTS:
                     for cap in CAPACITIES:
-                        r = dnnmem.estimate(net, policy=policy, capacity=cap,
-                                            bandwidth=C.RTX_2080_TI["bandwidth"],
-                                            throughput=thr, ops_per_mac=opm)
+                        r = dnnmem.estimate(
+                            net,
+                            policy=policy,
+                            capacity=cap,
+                            bandwidth=C.RTX_2080_TI["bandwidth"],
+                            throughput=thr,
+                            ops_per_mac=opm,
+                        )
                         by = r.by_class()
-                        rows.append({"network": n, "variant": variant, "capacity": cap,
-                                     "throughput": thr, "time": r.time, "traffic": r.traffic,
-                                     "type2_share": float(by.get("II", 0.0)) / r.time,
-                                     "utilization": r.utilization})
+                        rows.append(
+                            {
+                                "network": n,
+                                "variant": variant,
+                                "capacity": cap,
+                                "throughput": thr,
+                                "time": r.time,
+                                "traffic": r.traffic,
+                                "type2_share": float(by.get("II", 0.0)) / r.time,
+                                "utilization": r.utilization,
+                            }
+                        )
         return pd.DataFrame(rows)
 
     return C.cached(NAME, params, run, force)
@@ -104,15 +127,19 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
     for (n, v), g in df.groupby(["network", "variant"], sort=False):
         t = g.set_index(["throughput", "capacity"])
         at = lambda col, thr, cap: float(t.loc[(thr, cap * C.MIB), col])  # noqa: E731
-        out.append({
-            "network": n, "variant": v,
-            "time_24": at("time", lo, 24), "time_400": at("time", lo, 400),
-            "traffic_drop": 1 - at("traffic", lo, 500) / at("traffic", lo, 24),
-            "time_drop": 1 - at("time", lo, 500) / at("time", lo, 24),
-            "speedup_24": at("time", lo, 24) / at("time", hi, 24),
-            "speedup_400": at("time", lo, 400) / at("time", hi, 400),
-            "type2_24": at("type2_share", lo, 24),
-        })
+        out.append(
+            {
+                "network": n,
+                "variant": v,
+                "time_24": at("time", lo, 24),
+                "time_400": at("time", lo, 400),
+                "traffic_drop": 1 - at("traffic", lo, 500) / at("traffic", lo, 24),
+                "time_drop": 1 - at("time", lo, 500) / at("time", lo, 24),
+                "speedup_24": at("time", lo, 24) / at("time", hi, 24),
+                "speedup_400": at("time", lo, 400) / at("time", hi, 400),
+                "type2_24": at("type2_share", lo, 24),
+            }
+        )
     s = pd.DataFrame(out)
     base = s[s.variant == "baseline"].set_index("network")
     for col in ("time_24", "time_400"):

@@ -207,6 +207,7 @@ class _Link:
 # Input: the schedule as plain Python lists
 # ---------------------------------------------------------------------------------------------
 
+
 class _Use:
     """One full (non-partial) use of a tensor at a step."""
 
@@ -215,20 +216,27 @@ class _Use:
 
 
 class _Tensor:
-    def __init__(self, index: int, name: str, size: int, starts_offchip: bool,
-                 must_end_offchip: bool, role: str = "activation") -> None:
-        self.index = index            # position in the SPEC §3 tensor order
+    def __init__(
+        self,
+        index: int,
+        name: str,
+        size: int,
+        starts_offchip: bool,
+        must_end_offchip: bool,
+        role: str = "activation",
+    ) -> None:
+        self.index = index  # position in the SPEC §3 tensor order
         self.name = name
         self.role = role
         self.size = size
         self.starts_offchip = starts_offchip
         self.must_end_offchip = must_end_offchip
-        self.uses: list[_Use] = []    # full uses, in step order
+        self.uses: list[_Use] = []  # full uses, in step order
         # Plan results per full use j (filled by _plan):
-        self.kept_into: list[bool] = []    # interval [uses[j-1], uses[j]] kept by rule 2
-        self.dirty_into: list[bool] = []   # that interval is dirty (rule 2's definition)
+        self.kept_into: list[bool] = []  # interval [uses[j-1], uses[j]] kept by rule 2
+        self.dirty_into: list[bool] = []  # that interval is dirty (rule 2's definition)
         self.prefetch_from: list[int | None] = []  # rule 4: first step p of the window for use j
-        self.resident: set[int] = set()    # steps at which the tensor occupies cache (R2)
+        self.resident: set[int] = set()  # steps at which the tensor occupies cache (R2)
 
 
 def _read_schedule(net, ops_per_mac: int):
@@ -239,9 +247,17 @@ def _read_schedule(net, ops_per_mac: int):
     flops = [ops_per_mac * int(m) + int(f) for m, f in zip(st["macs"], st["flops"])]
 
     tt = sched.tensor_table()
-    tensors = [_Tensor(i, str(tt["name"][i]), int(tt["bytes"][i]), bool(tt["starts_offchip"][i]),
-                       bool(tt["must_end_offchip"][i]), ROLES[int(tt["role"][i])])
-               for i in range(len(tt["name"]))]
+    tensors = [
+        _Tensor(
+            i,
+            str(tt["name"][i]),
+            int(tt["bytes"][i]),
+            bool(tt["starts_offchip"][i]),
+            bool(tt["must_end_offchip"][i]),
+            ROLES[int(tt["role"][i])],
+        )
+        for i in range(len(tt["name"]))
+    ]
 
     # Accesses in step / access-list order; partial ones are kept apart (always streamed).
     at = sched.access_table()
@@ -249,8 +265,15 @@ def _read_schedule(net, ops_per_mac: int):
     k = 0
     for s in range(n):
         for _ in range(int(st["num_accesses"][s])):
-            accesses[s].append((int(at["tensor"][k]), bool(at["read"][k]), bool(at["write"][k]),
-                                bool(at["partial"][k]), int(at["bytes"][k])))
+            accesses[s].append(
+                (
+                    int(at["tensor"][k]),
+                    bool(at["read"][k]),
+                    bool(at["write"][k]),
+                    bool(at["partial"][k]),
+                    int(at["bytes"][k]),
+                )
+            )
             k += 1
     for s in range(n):
         for t, read, write, partial, _ in accesses[s]:
@@ -269,23 +292,24 @@ def _read_schedule(net, ops_per_mac: int):
 # The plan (SPEC §5, rules 1–7)
 # ---------------------------------------------------------------------------------------------
 
+
 class _Plan:
     def __init__(self, n: int) -> None:
-        self.occ = [0] * n            # planned occupancy per step, reservations included
+        self.occ = [0] * n  # planned occupancy per step, reservations included
         self.kept = 0
-        self.prefetches: list[tuple[int, int, int]] = []   # (tensor, use j, p) in rule-4 order
-        self.born: list[tuple[int, int]] = []              # (tensor, step)
-        self.offloads: list[tuple[int, int, int]] = []     # (after step u, tensor, deadline w)
+        self.prefetches: list[tuple[int, int, int]] = []  # (tensor, use j, p) in rule-4 order
+        self.born: list[tuple[int, int]] = []  # (tensor, step)
+        self.offloads: list[tuple[int, int, int]] = []  # (after step u, tensor, deadline w)
 
 
 def _plan(n, flops, tensors, capacity, bandwidth, link: _Link, policy) -> _Plan:
     plan = _Plan(n)
-    compute = [f * bandwidth for f in flops]           # units, see module docstring
+    compute = [f * bandwidth for f in flops]  # units, see module docstring
     prefix = [0]
     for c in compute:
         prefix.append(prefix[-1] + c)
 
-    def compute_between(a: int, b: int) -> int:        # compute time of steps a … b−1
+    def compute_between(a: int, b: int) -> int:  # compute time of steps a … b−1
         return prefix[b] - prefix[a]
 
     def fits(size: int, steps) -> bool:
@@ -339,7 +363,7 @@ def _plan(n, flops, tensors, capacity, bandwidth, link: _Link, policy) -> _Plan:
                 plan.kept += 1
                 occupy(t, steps)
                 if j == len(t.uses) - 1 and t.must_end_offchip:
-                    offload_after(t, v)                # rule 7 (never at the reference points)
+                    offload_after(t, v)  # rule 7 (never at the reference points)
             elif t.dirty_into[j] and t.kept_into[j - 1]:
                 # Rule 3: resident and dirty at u, next interval rejected → offload after u.
                 # (R3: otherwise the offload is decided by rule 4 or 6 if they make it resident.)
@@ -366,12 +390,12 @@ def _plan(n, flops, tensors, capacity, bandwidth, link: _Link, policy) -> _Plan:
                 k = next((k for k in range(1, v + 1) if compute_between(v - k, v) >= load), v)
             p_star = max(v - k, u + 1)
             if p_star >= v:
-                continue                               # streamed at v
+                continue  # streamed at v
             next_kept = j + 1 < len(t.uses) and t.kept_into[j + 1]
-            last = v - 1 if next_kept else v           # R5: [p, v−1] before a kept interval
+            last = v - 1 if next_kept else v  # R5: [p, v−1] before a kept interval
             p = next((p for p in range(p_star, v) if fits(t.size, range(p, last + 1))), None)
             if p is None:
-                continue                               # streamed at v (demand load if kept on)
+                continue  # streamed at v (demand load if kept on)
             t.prefetch_from[j] = p
             occupy(t, range(p, last + 1))
             plan.prefetches.append((t.index, j, p))
@@ -389,12 +413,12 @@ def _plan(n, flops, tensors, capacity, bandwidth, link: _Link, policy) -> _Plan:
     for s in range(n):
         for t, j in sorted(writes_at.get(s, []), key=lambda x: x[0].index):
             if s in t.resident:
-                continue                               # kept or prefetched: not "born" (R6)
-            has_next = j + 1 < len(t.uses)             # then [s, next] was rejected
+                continue  # kept or prefetched: not "born" (R6)
+            has_next = j + 1 < len(t.uses)  # then [s, next] was rejected
             if not has_next and t.must_end_offchip and write_deadline(s, t) >= n:
-                continue                               # dW with no qualifying w: streamed
+                continue  # dW with no qualifying w: streamed
             if plan.occ[s] + t.size > capacity:
-                continue                               # does not fit: streamed out during s
+                continue  # does not fit: streamed out during s
             occupy(t, [s])
             plan.born.append((t.index, s))
             if has_next or t.must_end_offchip:
@@ -406,13 +430,22 @@ def _plan(n, flops, tensors, capacity, bandwidth, link: _Link, policy) -> _Plan:
 # The timeline (SPEC §6)
 # ---------------------------------------------------------------------------------------------
 
+
 class _Transfer:
-    def __init__(self, seq: int, tensor: int, nbytes: int, work: int, is_load: bool,
-                 is_offload: bool, deadline: int) -> None:
-        self.seq = seq                # issue order (global counter)
+    def __init__(
+        self,
+        seq: int,
+        tensor: int,
+        nbytes: int,
+        work: int,
+        is_load: bool,
+        is_offload: bool,
+        deadline: int,
+    ) -> None:
+        self.seq = seq  # issue order (global counter)
         self.tensor = tensor
         self.nbytes = nbytes
-        self.remaining = work         # units of channel time still to serve
+        self.remaining = work  # units of channel time still to serve
         self.is_load = is_load
         self.is_offload = is_offload
         self.deadline = deadline
@@ -432,12 +465,13 @@ class _Channel:
         self.clock = 0
         self.pending: list[_Transfer] = []
         self.seq = 0
-        self.same_tensor_blocks = 0   # service decisions in which the same-tensor ordering (R8)
+        self.same_tensor_blocks = 0  # service decisions in which the same-tensor ordering (R8)
         # held a transfer back
 
     def issue(self, tensor, nbytes, link: _Link, is_load, is_offload, deadline) -> _Transfer:
-        tr = _Transfer(self.seq, tensor, nbytes, link.units(tensor, nbytes), is_load, is_offload,
-                       deadline)
+        tr = _Transfer(
+            self.seq, tensor, nbytes, link.units(tensor, nbytes), is_load, is_offload, deadline
+        )
         self.seq += 1
         self.pending.append(tr)
         return tr
@@ -451,9 +485,9 @@ class _Channel:
         def base(tr):
             if not waiting or self.wait_rule == "own-deadlines":
                 return tr.key()
-            if self.wait_rule == "issue-order":         # offloads first, among them by issue
+            if self.wait_rule == "issue-order":  # offloads first, among them by issue
                 return (0, tr.seq) if tr.is_offload else (1,) + tr.key()
-            return ((0 if tr.is_offload else 1),) + tr.key()   # SPEC §6
+            return ((0 if tr.is_offload else 1),) + tr.key()  # SPEC §6
 
         # Second inheritance: a transfer behind a pending (earlier) offload of its tensor is held
         # back and lends its key to that offload.
@@ -461,8 +495,12 @@ class _Channel:
         blocked = set()
         for tr in self.pending:
             for off in self.pending:
-                if off.is_offload and off is not tr and off.tensor == tr.tensor \
-                        and off.seq < tr.seq:
+                if (
+                    off.is_offload
+                    and off is not tr
+                    and off.tensor == tr.tensor
+                    and off.seq < tr.seq
+                ):
                     blocked.add(id(tr))
                     eff[id(off)] = min(eff[id(off)], eff[id(tr)])
         if blocked:
@@ -494,12 +532,13 @@ class _Channel:
 # What the channel has to do, step by step
 # ---------------------------------------------------------------------------------------------
 
+
 class _Work:
     """Everything the timeline needs, per step s (lists of (tensor, bytes or deadline))."""
 
     def __init__(self, n: int) -> None:
-        self.onchip = [0] * n         # bytes that must be on-chip during s (R7)
-        self.evict_before: list[list[int]] = [[] for _ in range(n)]      # tensors written out
+        self.onchip = [0] * n  # bytes that must be on-chip during s (R7)
+        self.evict_before: list[list[int]] = [[] for _ in range(n)]  # tensors written out
         # when s wants to start, deadline s (no-lookahead, lru only)
         self.streamed_loads: list[list[tuple[int, int]]] = [[] for _ in range(n)]
         self.streamed_stores: list[list[tuple[int, int]]] = [[] for _ in range(n)]
@@ -516,7 +555,7 @@ def _work_from_plan(n, tensors, accesses, plan: _Plan) -> _Work:
     use_at = {(t.index, u.step): j for t in tensors for j, u in enumerate(t.uses)}
     for s in range(n):
         for ti, read, write, partial, nbytes in accesses[s]:
-            if partial:                                # SPEC §2: always streamed
+            if partial:  # SPEC §2: always streamed
                 if read:
                     work.streamed_loads[s].append((ti, nbytes))
                 if write:
@@ -531,12 +570,12 @@ def _work_from_plan(n, tensors, accesses, plan: _Plan) -> _Work:
             # A write not resident at s goes straight off-chip.
             if write and s not in t.resident:
                 work.streamed_stores[s].append((ti, nbytes))
-    for ti, j, p in plan.prefetches:                   # rule-4 order = issue order
+    for ti, j, p in plan.prefetches:  # rule-4 order = issue order
         work.prefetch_at[p].append((ti, tensors[ti].uses[j].step))
     for u, ti, w in plan.offloads:
         work.offload_after[u].append((ti, w))
     for lst in work.offload_after:
-        lst.sort()                                     # tensor order
+        lst.sort()  # tensor order
     return work
 
 
@@ -544,7 +583,7 @@ def _linger(n, tensors, work: _Work, capacity: int) -> None:
     """``no-lookahead`` (SPEC §5 ablation, Fig. 4.2a): the plan is lookahead's, but a dirty tensor
     is not written out right after use u; it stays on-chip (counting against capacity) and is
     written out only when a step needs its space. Readings N1–N4 in the module docstring."""
-    lingering: list[tuple[int, int]] = []              # (left after step u, tensor), oldest first
+    lingering: list[tuple[int, int]] = []  # (left after step u, tensor), oldest first
     for s in range(n):
         # N3: a tensor about to be transferred again is written out first.
         touched = {ti for ti, _ in work.streamed_loads[s] + work.streamed_stores[s]}
@@ -554,8 +593,9 @@ def _linger(n, tensors, work: _Work, capacity: int) -> None:
                 lingering.remove(item)
                 work.evict_before[s].append(item[1])
         # N2: then the oldest lingering tensors, until the step's data fits.
-        while lingering and work.onchip[s] + sum(tensors[ti].size for _, ti in lingering) \
-                > capacity:
+        while (
+            lingering and work.onchip[s] + sum(tensors[ti].size for _, ti in lingering) > capacity
+        ):
             work.evict_before[s].append(lingering.pop(0)[1])
         work.onchip[s] += sum(tensors[ti].size for _, ti in lingering)
         lingering += [(s, ti) for ti, _ in work.offload_after[s]]
@@ -569,7 +609,7 @@ def _lru(n, tensors, accesses, capacity) -> tuple[_Work, dict]:
     knowledge of the future. Readings L1–L6 in the module docstring."""
     work = _Work(n)
     last_full_use = {t.index: t.uses[-1].step for t in tensors if t.uses}
-    cache: dict[int, list] = {}                        # tensor → [dirty, last used step]
+    cache: dict[int, list] = {}  # tensor → [dirty, last used step]
     diag = {"kept": 0, "prefetched": 0, "born": 0, "offloads": 0}
 
     def used_bytes() -> int:
@@ -585,12 +625,12 @@ def _lru(n, tensors, accesses, capacity) -> tuple[_Work, dict]:
                 if write:
                     work.streamed_stores[s].append((ti, nbytes))
                 continue
-            if ti in cache:                            # hit
+            if ti in cache:  # hit
                 cache[ti][1] = s
                 cache[ti][0] = cache[ti][0] or write
                 diag["kept"] += 1
                 continue
-            if read:                                   # L2: demand load, streamed with s
+            if read:  # L2: demand load, streamed with s
                 work.streamed_loads[s].append((ti, nbytes))
             # L3: make room by evicting least recently used tensors not used at s.
             while used_bytes() + t.size > capacity:
@@ -607,7 +647,7 @@ def _lru(n, tensors, accesses, capacity) -> tuple[_Work, dict]:
                 if write and not read:
                     diag["born"] += 1
             elif write:
-                work.streamed_stores[s].append((ti, nbytes))   # does not fit: streamed out
+                work.streamed_stores[s].append((ti, nbytes))  # does not fit: streamed out
         for ti in cache:
             work.onchip[s] += tensors[ti].size
         # L4: after its last full use a tensor leaves the cache; a dirty must-end-off-chip
@@ -628,13 +668,14 @@ def _lru(n, tensors, accesses, capacity) -> tuple[_Work, dict]:
 # The timeline (SPEC §6)
 # ---------------------------------------------------------------------------------------------
 
+
 def _simulate(n, compute, tensors, work: _Work, capacity, link: _Link, wait_rule):
     ch = _Channel(wait_rule)
     steps = []
     prev_end = 0
     capacity_stall = 0
     offloads_inflight: list[_Transfer] = []
-    prefetch_for: dict[int, list[_Transfer]] = {}      # deadline step → its prefetches
+    prefetch_for: dict[int, list[_Transfer]] = {}  # deadline step → its prefetches
 
     def pending_out() -> int:
         return sum(tr.nbytes for tr in offloads_inflight if tr.done_at is None)
@@ -667,7 +708,7 @@ def _simulate(n, compute, tensors, work: _Work, capacity, link: _Link, wait_rule
             bytes_in += tensors[ti].size
             wire_in += link.wire(ti, tensors[ti].size)
             prefetch_for.setdefault(v, []).append(tr)
-        needed += prefetch_for.get(s, [])    # R9: a late prefetch delays the end like a stream
+        needed += prefetch_for.get(s, [])  # R9: a late prefetch delays the end like a stream
 
         # End = max(start + compute, completion of what the step needs); the channel keeps
         # serving (other transfers) until then.
@@ -679,19 +720,35 @@ def _simulate(n, compute, tensors, work: _Work, capacity, link: _Link, wait_rule
             offloads_inflight.append(ch.issue(ti, tensors[ti].size, link, False, True, w))
             bytes_out += tensors[ti].size
             wire_out += link.wire(ti, tensors[ti].size)
-        steps.append({"start": start, "end": end, "compute": compute[s],
-                      "bytes_in": bytes_in, "bytes_out": bytes_out, "wire_in": wire_in,
-                      "wire_out": wire_out, "onchip": work.onchip[s],
-                      # the step's own streamed accesses (Result.steps bytes_streamed_in/out)
-                      "streamed_in": sum(nb for _, nb in work.streamed_loads[s]),
-                      "streamed_out": sum(nb for _, nb in work.streamed_stores[s])})
+        steps.append(
+            {
+                "start": start,
+                "end": end,
+                "compute": compute[s],
+                "bytes_in": bytes_in,
+                "bytes_out": bytes_out,
+                "wire_in": wire_in,
+                "wire_out": wire_out,
+                "onchip": work.onchip[s],
+                # the step's own streamed accesses (Result.steps bytes_streamed_in/out)
+                "streamed_in": sum(nb for _, nb in work.streamed_loads[s]),
+                "streamed_out": sum(nb for _, nb in work.streamed_stores[s]),
+            }
+        )
         prev_end = end
-    ch.serve(until=lambda: not ch.pending)            # rule 7: drain
+    ch.serve(until=lambda: not ch.pending)  # rule 7: drain
     return steps, prev_end, max(prev_end, ch.clock), capacity_stall, ch.same_tensor_blocks
 
 
-def _systolic_work(net, ops_per_mac: int, rows: int = 128, cols: int = 128,
-                   dataflow: str = "ws", arrays: int = 1, vector: float = 1.0) -> list[int]:
+def _systolic_work(
+    net,
+    ops_per_mac: int,
+    rows: int = 128,
+    cols: int = 128,
+    dataflow: str = "ws",
+    arrays: int = 1,
+    vector: float = 1.0,
+) -> list[int]:
     """Per step, peak-equivalent FLOPs under the systolic compute model (module docstring)."""
     st = net.schedule.step_table()
     gt = net.schedule.gemm_table()
@@ -707,15 +764,27 @@ def _systolic_work(net, ops_per_mac: int, rows: int = 128, cols: int = 128,
     v = Fraction(vector)
     work = []
     for s in range(n):
-        rest = int(st["flops"][s]) if has_gemm[s] else \
-            ops_per_mac * int(st["macs"][s]) + int(st["flops"][s])
+        rest = (
+            int(st["flops"][s])
+            if has_gemm[s]
+            else ops_per_mac * int(st["macs"][s]) + int(st["flops"][s])
+        )
         work.append(cycles[s] * ops_per_mac * rows * cols * arrays + math.ceil(rest / v))
     return work
 
 
-def estimate(net, capacity: int, bandwidth: int, throughput: int, policy: str = "lookahead",
-             ops_per_mac: int = 2, *, capacity_wait: str = "offloads-first",
-             link: dict | None = None, compute: dict | None = None) -> dict:
+def estimate(
+    net,
+    capacity: int,
+    bandwidth: int,
+    throughput: int,
+    policy: str = "lookahead",
+    ops_per_mac: int = 2,
+    *,
+    capacity_wait: str = "offloads-first",
+    link: dict | None = None,
+    compute: dict | None = None,
+) -> dict:
     """One training iteration of ``net`` on (capacity B, bandwidth B/s, throughput FLOP/s)
     under ``policy``; see the module docstring for the result and the readings of SPEC.md.
 
@@ -731,26 +800,38 @@ def estimate(net, capacity: int, bandwidth: int, throughput: int, policy: str = 
     capacity, bandwidth, throughput = int(capacity), int(bandwidth), int(throughput)
     n, flops, tensors, accesses = _read_schedule(net, ops_per_mac)
     if compute:
-        (model, options), = compute.items()
+        ((model, options),) = compute.items()
         assert model == "systolic", model
         flops = _systolic_work(net, ops_per_mac, **options)
-    compute = [f * bandwidth for f in flops]           # units, see module docstring
+    compute = [f * bandwidth for f in flops]  # units, see module docstring
     cost = _Link(link, [t.role for t in tensors], bandwidth, throughput)
     if policy == "none":
-        capacity = 0                                   # R10: capacity unused
+        capacity = 0  # R10: capacity unused
     if policy == "lru":
         work, diag = _lru(n, tensors, accesses, capacity)
     else:
-        plan = _plan(n, flops, tensors, capacity, bandwidth, cost,
-                     "lookahead" if policy == "no-lookahead" else policy)
+        plan = _plan(
+            n,
+            flops,
+            tensors,
+            capacity,
+            bandwidth,
+            cost,
+            "lookahead" if policy == "no-lookahead" else policy,
+        )
         work = _work_from_plan(n, tensors, accesses, plan)
-        diag = {"kept": plan.kept, "prefetched": len(plan.prefetches), "born": len(plan.born),
-                "offloads": len(plan.offloads)}
+        diag = {
+            "kept": plan.kept,
+            "prefetched": len(plan.prefetches),
+            "born": len(plan.born),
+            "offloads": len(plan.offloads),
+        }
         if policy == "no-lookahead":
             _linger(n, tensors, work, capacity)
 
-    steps, last_end, total, stall, blocks = _simulate(n, compute, tensors, work, capacity,
-                                                      cost, capacity_wait)
+    steps, last_end, total, stall, blocks = _simulate(
+        n, compute, tensors, work, capacity, cost, capacity_wait
+    )
     unit = Fraction(1, throughput * bandwidth)
     for d in steps:
         for key in ("start", "end", "compute"):

@@ -37,9 +37,14 @@ def default_steps(net: Any) -> list[StepDesc]:
     by_step = dict(acc.groupby("step", sort=True))
     for row in steps.itertuples(index=False):
         g = by_step.get(row.step)
-        accesses = [] if g is None else [
-            (str(a.tensor), bool(a.read), bool(a.write), bool(a.partial), int(a.bytes))
-            for a in g.itertuples(index=False)]
+        accesses = (
+            []
+            if g is None
+            else [
+                (str(a.tensor), bool(a.read), bool(a.write), bool(a.partial), int(a.bytes))
+                for a in g.itertuples(index=False)
+            ]
+        )
         out.append((row.phase, row.layer, row.part, accesses))
     return out
 
@@ -49,8 +54,9 @@ def _roles(net: Any) -> dict[str, str]:
     return dict(zip(t["name"], t["role"]))
 
 
-def _split(kind: str, accesses: list[Access], roles: dict[str, str],
-           first: str) -> list[tuple[str, list[Access]]] | None:
+def _split(
+    kind: str, accesses: list[Access], roles: dict[str, str], first: str
+) -> list[tuple[str, list[Access]]] | None:
     """The (part, accesses) of a split backward step, or None if it keeps one step."""
     if not accesses:
         return None
@@ -59,10 +65,14 @@ def _split(kind: str, accesses: list[Access], roles: dict[str, str],
         grads = [a for a in accesses if roles[a[0]] == "gradient" and a[2]]
         if not grads or not any(roles[a[0]] == "weight_grad" for a in accesses):
             return None
-        dx = [a for a in accesses
-              if a[0] == dy or roles[a[0]] == "weight" or (roles[a[0]] == "gradient" and a[2])]
+        dx = [
+            a
+            for a in accesses
+            if a[0] == dy or roles[a[0]] == "weight" or (roles[a[0]] == "gradient" and a[2])
+        ]
         dw = [(dy, True, False, False, accesses[0][4])] + [
-            a for a in accesses[1:] if roles[a[0]] in ("activation", "weight_grad") and a[0] != dy]
+            a for a in accesses[1:] if roles[a[0]] in ("activation", "weight_grad") and a[0] != dy
+        ]
     elif kind == "matmul":
         acts = [a for a in accesses[1:] if roles[a[0]] == "activation"]
         grads = [a for a in accesses[1:] if roles[a[0]] == "gradient" and a[2]]

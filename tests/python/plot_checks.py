@@ -32,8 +32,12 @@ def _points(ax: Any) -> np.ndarray:
                 out.append(coll.get_transform().transform(path.vertices))
     pts = np.concatenate(out) if out else np.zeros((0, 2))
     box = ax.bbox
-    inside = ((pts[:, 0] >= box.x0) & (pts[:, 0] <= box.x1) & (pts[:, 1] >= box.y0)
-              & (pts[:, 1] <= box.y1))
+    inside = (
+        (pts[:, 0] >= box.x0)
+        & (pts[:, 0] <= box.x1)
+        & (pts[:, 1] >= box.y0)
+        & (pts[:, 1] <= box.y1)
+    )
     return pts[inside]
 
 
@@ -49,13 +53,21 @@ def legend_problems(fig: Any) -> list[str]:
             continue
         box = legend.get_window_extent()
         name = ax.get_title().splitlines()[0] if ax.get_title() else repr(ax)
-        if box.x0 < fbox.x0 - 1 or box.x1 > fbox.x1 + 1 or box.y0 < fbox.y0 - 1 \
-                or box.y1 > fbox.y1 + 1:
+        if (
+            box.x0 < fbox.x0 - 1
+            or box.x1 > fbox.x1 + 1
+            or box.y0 < fbox.y0 - 1
+            or box.y1 > fbox.y1 + 1
+        ):
             problems.append(f"{name}: legend cut off by the figure's edge")
         for other in axes:
             pts = _points(other)
-            covered = ((pts[:, 0] > box.x0) & (pts[:, 0] < box.x1) & (pts[:, 1] > box.y0)
-                       & (pts[:, 1] < box.y1))
+            covered = (
+                (pts[:, 0] > box.x0)
+                & (pts[:, 0] < box.x1)
+                & (pts[:, 1] > box.y0)
+                & (pts[:, 1] < box.y1)
+            )
             if covered.any():
                 problems.append(f"{name}: legend covers {int(covered.sum())} data points")
             for patch in other.patches:  # bars

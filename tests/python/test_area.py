@@ -37,8 +37,9 @@ def test_5nm_and_a_custom_bitcell():
     assert sram_area(128 * MIB, "5nm", array_efficiency=0.5) == pytest.approx(45.097156608)
     # A custom cell overrides the node: 1 MiB of 0.1 µm² cells = 8,388,608 × 0.1 µm²
     # = 0.839 mm².
-    assert sram_area(MIB, "unknown", bitcell_um2=0.1, array_efficiency=1) == \
-        pytest.approx(0.8388608)
+    assert sram_area(MIB, "unknown", bitcell_um2=0.1, array_efficiency=1) == pytest.approx(
+        0.8388608
+    )
     assert sram_area(0) == 0.0
 
 
@@ -59,17 +60,26 @@ def test_arrays_and_frames():
     ("call", "error", "match"),
     [
         (lambda: sram_area(MIB, "7nm"), ValueError, "node: unknown process node '7nm'"),
-        (lambda: sram_area(MIB, array_efficiency=0), ValueError,
-         r"array_efficiency: must be in \(0, 1\]"),
+        (
+            lambda: sram_area(MIB, array_efficiency=0),
+            ValueError,
+            r"array_efficiency: must be in \(0, 1\]",
+        ),
         (lambda: sram_area(MIB, array_efficiency=1.5), ValueError, "array_efficiency"),
         (lambda: sram_area(-1), ValueError, "capacity_bytes: must be finite and >= 0"),
         (lambda: sram_area(float("nan")), ValueError, "capacity_bytes"),
         (lambda: sram_area("24 furlongs"), ValueError, "unknown unit"),
         (lambda: sram_area(True), ValueError, "capacity_bytes"),
-        (lambda: sram_area(MIB, bitcell_um2=0), ValueError,
-         "bitcell_um2: must be a finite number > 0"),
-        (lambda: with_area(pd.DataFrame({"time": [1.0]})), ValueError,
-         r"missing column\(s\) \['capacity'\]"),
+        (
+            lambda: sram_area(MIB, bitcell_um2=0),
+            ValueError,
+            "bitcell_um2: must be a finite number > 0",
+        ),
+        (
+            lambda: with_area(pd.DataFrame({"time": [1.0]})),
+            ValueError,
+            r"missing column\(s\) \['capacity'\]",
+        ),
         (lambda: with_area([1]), TypeError, "df: expected a pandas DataFrame"),
     ],
 )

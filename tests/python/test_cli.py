@@ -26,38 +26,60 @@ def test_networks_and_policies(capsys):
     code, out, _ = run(capsys, "policies")
     lines = out.splitlines()
     assert code == 0 and [x for x in lines if not x.startswith(" ")] == [
-        "scheduler:", "cache:", "link:", "compute:"]
-    cache = lines[lines.index("cache:") + 1:lines.index("link:")]
+        "scheduler:",
+        "cache:",
+        "link:",
+        "compute:",
+    ]
+    cache = lines[lines.index("cache:") + 1 : lines.index("link:")]
     assert [x.split()[0] for x in cache if not x.startswith("   ")] == list(dnnmem.parts("cache"))
     assert "first=dx|dw (default dx)" in out
 
 
 def test_estimate_prints_the_result_of_the_api(capsys):
-    code, out, _ = run(capsys, "estimate", "--network", "resnet50", "--batch", "2",
-                       "--capacity", "8MiB")
+    code, out, _ = run(
+        capsys, "estimate", "--network", "resnet50", "--batch", "2", "--capacity", "8MiB"
+    )
     assert code == 0
-    r = dnnmem.estimate("resnet50", batch=2, capacity="8MiB", bandwidth="616GB/s",
-                        throughput="13.45TFLOPS")
+    r = dnnmem.estimate(
+        "resnet50", batch=2, capacity="8MiB", bandwidth="616GB/s", throughput="13.45TFLOPS"
+    )
     assert out.strip() == repr(r).strip()
 
 
 def test_estimate_with_a_preset_and_an_override(capsys):
-    code, out, _ = run(capsys, "estimate", "--network", "resnet50", "--batch", "2",
-                       "--hardware", "a100", "--capacity", "8MiB")
+    code, out, _ = run(
+        capsys,
+        "estimate",
+        "--network",
+        "resnet50",
+        "--batch",
+        "2",
+        "--hardware",
+        "a100",
+        "--capacity",
+        "8MiB",
+    )
     assert code == 0
     hw = dnnmem.hardware("a100", capacity="8MiB")
     assert hw.capacity == 8 * MiB and hw.bandwidth == 1555e9
     assert out.strip() == repr(dnnmem.estimate("resnet50", hw, batch=2)).strip()
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["estimate", "--network", "nosuchnet"], "nosuchnet"),
-    (["estimate", "--network", "resnet50", "--capacity", "12 parsecs"], "capacity"),
-    (["estimate", "--network", "resnet50", "--policy", "fifo"], "policy"),
-    (["estimate", "--network", "resnet50", "--hardware", "rtx9999"], "rtx9999"),
-    (["estimate", "--network", "resnet50", "--precision", "fp16"], "--precision needs --hardware"),
-    (["sweep", "missing.yaml", "-o", "x.parquet"], "missing.yaml"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["estimate", "--network", "nosuchnet"], "nosuchnet"),
+        (["estimate", "--network", "resnet50", "--capacity", "12 parsecs"], "capacity"),
+        (["estimate", "--network", "resnet50", "--policy", "fifo"], "policy"),
+        (["estimate", "--network", "resnet50", "--hardware", "rtx9999"], "rtx9999"),
+        (
+            ["estimate", "--network", "resnet50", "--precision", "fp16"],
+            "--precision needs --hardware",
+        ),
+        (["sweep", "missing.yaml", "-o", "x.parquet"], "missing.yaml"),
+    ],
+)
 def test_errors_are_one_line_and_exit_2(capsys, argv, message):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == ""
@@ -81,7 +103,9 @@ def write_spec(tmp_path: Path, body: str) -> Path:
 
 def test_sweep_from_yaml_equals_the_api(capsys, tmp_path):
     pytest.importorskip("pyarrow")
-    spec = write_spec(tmp_path, """\
+    spec = write_spec(
+        tmp_path,
+        """\
         network: resnet50
         batch: 2
         capacity: {start: 8MiB, stop: 12MiB, step: 2MiB}
@@ -89,15 +113,23 @@ def test_sweep_from_yaml_equals_the_api(capsys, tmp_path):
         throughput: 13.45TFLOPS
         policy: [lookahead, none]
         threads: 1
-        """)
+        """,
+    )
     out = tmp_path / "out.parquet"
     code, text, _ = run(capsys, "sweep", str(spec), "-o", str(out), "--no-progress")
     assert code == 0 and "12 design points" in text
     got = pd.read_parquet(out)
     assert sorted(got["capacity"].unique()) == [8 * MiB, 10 * MiB, 12 * MiB]
-    want = dnnmem.sweep("resnet50", batch=2, capacity=["8MiB", "10MiB", "12MiB"],
-                        bandwidth=["616GB/s", "1555GB/s"], throughput="13.45TFLOPS",
-                        policy=["lookahead", "none"], threads=1, progress=False)
+    want = dnnmem.sweep(
+        "resnet50",
+        batch=2,
+        capacity=["8MiB", "10MiB", "12MiB"],
+        bandwidth=["616GB/s", "1555GB/s"],
+        throughput="13.45TFLOPS",
+        policy=["lookahead", "none"],
+        threads=1,
+        progress=False,
+    )
     key = ["policy", "capacity", "bandwidth"]
     got = got.sort_values(key).reset_index(drop=True)
     want = want.sort_values(key).reset_index(drop=True)
@@ -106,12 +138,15 @@ def test_sweep_from_yaml_equals_the_api(capsys, tmp_path):
 
 
 def test_sweep_to_csv_with_a_preset(capsys, tmp_path):
-    spec = write_spec(tmp_path, """\
+    spec = write_spec(
+        tmp_path,
+        """\
         network: resnet50
         batch: 2
         hardware: rtx2080ti
         capacity: [4MiB]
-        """)
+        """,
+    )
     out = tmp_path / "out.csv"
     code, _, _ = run(capsys, "sweep", str(spec), "-o", str(out), "--no-progress")
     assert code == 0
@@ -119,14 +154,17 @@ def test_sweep_to_csv_with_a_preset(capsys, tmp_path):
     assert len(df) == 1 and df["bandwidth"][0] == 616e9 and df["capacity"][0] == 4 * MiB
 
 
-@pytest.mark.parametrize("body, message", [
-    ("network: resnet50\ncapacty: 1MiB\n", "unknown key(s) ['capacty']"),
-    ("batch: 2\n", "key 'network' is missing"),
-    ("network: resnet50\ncapacity: {start: 2MiB, stop: 1MiB, step: 1MiB}\n", "below start"),
-    ("network: resnet50\ncapacity: {start: 1MiB, stop: 2MiB}\n", "needs exactly start, stop"),
-    ("- just\n- a list\n", "a mapping"),
-    ("network: [resnet50\n", "not valid YAML"),
-])
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ("network: resnet50\ncapacty: 1MiB\n", "unknown key(s) ['capacty']"),
+        ("batch: 2\n", "key 'network' is missing"),
+        ("network: resnet50\ncapacity: {start: 2MiB, stop: 1MiB, step: 1MiB}\n", "below start"),
+        ("network: resnet50\ncapacity: {start: 1MiB, stop: 2MiB}\n", "needs exactly start, stop"),
+        ("- just\n- a list\n", "a mapping"),
+        ("network: [resnet50\n", "not valid YAML"),
+    ],
+)
 def test_sweep_spec_errors_name_the_file_and_key(capsys, tmp_path, body, message):
     spec = tmp_path / "bad.yaml"
     spec.write_text(body, encoding="utf-8")

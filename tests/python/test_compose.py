@@ -24,6 +24,7 @@ RATIO = {"activation": 2, "weight": 3, "gradient": 1.5, "weight_grad": 1.25, "st
 
 # -- the string form and the registries ---------------------------------------------------------
 
+
 def test_part_names_are_unique_across_registries() -> None:
     every = dnnmem._core.parts()
     assert len({p["name"] for p in every}) == len(every)
@@ -31,16 +32,19 @@ def test_part_names_are_unique_across_registries() -> None:
     assert all(p["description"] for p in every)
 
 
-@pytest.mark.parametrize("text, canonical", [
-    ("lookahead", "lookahead"),
-    ("lru", "lru"),
-    ("split-backward", "split-backward + lookahead"),
-    ("lru + split-backward(first=dw)", "split-backward(first=dw) + lru"),
-    ("ratio(cap=200GB/s, activation=2) + belady", "belady + ratio(activation=2, cap=200GB/s)"),
-    ("inference+none+raw+peak", "inference + none + peak"),
-    ("ratio(cap=48e9)", "lookahead + ratio(cap=48GB/s)"),
-    ("ratio( all = 2.5 )", "lookahead + ratio(all=2.5)"),
-])
+@pytest.mark.parametrize(
+    "text, canonical",
+    [
+        ("lookahead", "lookahead"),
+        ("lru", "lru"),
+        ("split-backward", "split-backward + lookahead"),
+        ("lru + split-backward(first=dw)", "split-backward(first=dw) + lru"),
+        ("ratio(cap=200GB/s, activation=2) + belady", "belady + ratio(activation=2, cap=200GB/s)"),
+        ("inference+none+raw+peak", "inference + none + peak"),
+        ("ratio(cap=48e9)", "lookahead + ratio(cap=48GB/s)"),
+        ("ratio( all = 2.5 )", "lookahead + ratio(all=2.5)"),
+    ],
+)
 def test_string_form_is_canonical_and_round_trips(text: str, canonical: str) -> None:
     p = dnnmem.Policy.parse(text)
     assert str(p) == canonical
@@ -49,48 +53,81 @@ def test_string_form_is_canonical_and_round_trips(text: str, canonical: str) -> 
 
 
 def test_policy_object_and_columns() -> None:
-    p = dnnmem.Policy("lru", scheduler="split-backward(first=dw)",
-                      link=("ratio", {"activation": 2, "cap": "12.8GB/s"}))
+    p = dnnmem.Policy(
+        "lru",
+        scheduler="split-backward(first=dw)",
+        link=("ratio", {"activation": 2, "cap": "12.8GB/s"}),
+    )
     assert str(p) == "split-backward(first=dw) + lru + ratio(activation=2, cap=12.8GB/s)"
     assert p.link.option_dict == {"activation": 2.0, "cap": 12.8e9}
-    assert p.columns() == {"scheduler": "split-backward", "scheduler_first": "dw", "cache": "lru",
-                           "link": "ratio", "link_activation": 2.0, "link_cap": 12.8e9,
-                           "compute": "peak"}
+    assert p.columns() == {
+        "scheduler": "split-backward",
+        "scheduler_first": "dw",
+        "cache": "lru",
+        "link": "ratio",
+        "link_activation": 2.0,
+        "link_cap": 12.8e9,
+        "compute": "peak",
+    }
     assert str(p.with_compute("peak")) == str(p) + " + peak"
     assert p.with_compute("") == p
     assert str(p.replace(cache="none", link="raw")) == "split-backward(first=dw) + none"
 
 
-@pytest.mark.parametrize("text, message", [
-    ("lru + none", r"^policy: two cache managers in 'lru \+ none': 'lru' and 'none'$"),
-    ("fifo", r"^policy: unknown part 'fifo' \(schedulers: default, inference, split-backward; "
-             r"cache managers: lookahead, belady"),
-    ("ratio(foo=1)", r"^link 'ratio': unknown option 'foo' \(valid: all, activation, weight, "
-                     r"state, gradient, weight_grad, cap\)$"),
-    ("ratio(cap=fast)", r"^link 'ratio': option 'cap' must be a number in bytes/s or a value "
-                        r"with a unit, got 'fast'"),
-    ("split-backward(first=dy)", r"^scheduler 'split-backward': option 'first' must be one of "
-                                 r"dx, dw, got 'dy'$"),
-    ("lru(x=1)", r"^cache manager 'lru': unknown option 'x' \(valid: none\)$"),
-    ("ratio(activation)", r"^policy: option 'activation' of 'ratio' has no '='$"),
-    ("ratio(activation=2", r"^policy: unbalanced '\('"),
-    ("lru + ", r"^policy: empty part"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("lru + none", r"^policy: two cache managers in 'lru \+ none': 'lru' and 'none'$"),
+        (
+            "fifo",
+            r"^policy: unknown part 'fifo' \(schedulers: default, inference, split-backward; "
+            r"cache managers: lookahead, belady",
+        ),
+        (
+            "ratio(foo=1)",
+            r"^link 'ratio': unknown option 'foo' \(valid: all, activation, weight, "
+            r"state, gradient, weight_grad, cap\)$",
+        ),
+        (
+            "ratio(cap=fast)",
+            r"^link 'ratio': option 'cap' must be a number in bytes/s or a value "
+            r"with a unit, got 'fast'",
+        ),
+        (
+            "split-backward(first=dy)",
+            r"^scheduler 'split-backward': option 'first' must be one of "
+            r"dx, dw, got 'dy'$",
+        ),
+        ("lru(x=1)", r"^cache manager 'lru': unknown option 'x' \(valid: none\)$"),
+        ("ratio(activation)", r"^policy: option 'activation' of 'ratio' has no '='$"),
+        ("ratio(activation=2", r"^policy: unbalanced '\('"),
+        ("lru + ", r"^policy: empty part"),
+    ],
+)
 def test_bad_compositions_name_the_part_and_option(text: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         dnnmem.Policy.parse(text)
 
 
-@pytest.mark.parametrize("policy, message", [
-    # Ranges are the core's to check: the part's declaration in C++ is the one source.
-    ("ratio(activation=0.001)", r"^link 'ratio': option 'activation' must be >= 0.5 and "
-                                r"<= 1048576, got 0.001$"),
-    ("ratio(cap=-1)", r"^link 'ratio': option 'cap' must be >= 0"),
-    # A combination that makes no sense names both parts and why.
-    ("inference + ratio(gradient=2)", r"^link 'ratio' with scheduler 'inference': option "
-                                      r"'gradient' has no effect, the schedule has no gradient"),
-    ("inference + ratio(weight_grad=2)", r"scheduler 'inference'.*no weight_grad tensor"),
-])
+@pytest.mark.parametrize(
+    "policy, message",
+    [
+        # Ranges are the core's to check: the part's declaration in C++ is the one source.
+        (
+            "ratio(activation=0.001)",
+            r"^link 'ratio': option 'activation' must be >= 0.5 and "
+            r"<= 1048576, got 0.001$",
+        ),
+        ("ratio(cap=-1)", r"^link 'ratio': option 'cap' must be >= 0"),
+        # A combination that makes no sense names both parts and why.
+        (
+            "inference + ratio(gradient=2)",
+            r"^link 'ratio' with scheduler 'inference': option "
+            r"'gradient' has no effect, the schedule has no gradient",
+        ),
+        ("inference + ratio(weight_grad=2)", r"scheduler 'inference'.*no weight_grad tensor"),
+    ],
+)
 def test_bad_options_at_estimate_time(policy: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         dnnmem.estimate("resnet18", batch=1, policy=policy)
@@ -107,6 +144,7 @@ def test_policies_table_lists_every_part_with_its_options() -> None:
 
 # -- the thesis's policies are unchanged -------------------------------------------------------
 
+
 @pytest.mark.parametrize("cache", CACHES)
 def test_identity_ratio_link_is_the_raw_link_bit_for_bit(cache: str) -> None:
     net = dnnmem.network("resnet18", batch=2)
@@ -114,11 +152,16 @@ def test_identity_ratio_link_is_the_raw_link_bit_for_bit(cache: str) -> None:
         a = dnnmem.estimate(net, capacity=capacity, policy=cache)
         b = dnnmem.estimate(net, capacity=capacity, policy=f"{cache} + ratio(all=1)")
         assert (a.time, a.traffic_in, a.traffic_out, a.counts) == (
-            b.time, b.traffic_in, b.traffic_out, b.counts)
+            b.time,
+            b.traffic_in,
+            b.traffic_out,
+            b.counts,
+        )
         assert (b.link_in, b.link_out) == (b.traffic_in, b.traffic_out)
 
 
 # -- schedulers against oracle_schedulers.py ---------------------------------------------------
+
 
 def _check_schedule(net: dnnmem.Network, scheduler: str) -> None:
     first = "dw" if "first=dw" in scheduler else "dx"
@@ -135,8 +178,10 @@ def _check_schedule(net: dnnmem.Network, scheduler: str) -> None:
         assert not t["role"].isin(["gradient", "weight_grad"]).any()
 
 
-@pytest.mark.parametrize("network, batch", [("resnet50", 2), ("mobilenet_v2", 1),
-                                            ("transformer", 1), ("gpt2", 1), ("gnmt", 1)])
+@pytest.mark.parametrize(
+    "network, batch",
+    [("resnet50", 2), ("mobilenet_v2", 1), ("transformer", 1), ("gpt2", 1), ("gnmt", 1)],
+)
 @pytest.mark.parametrize("scheduler", SCHEDULERS[1:])
 def test_zoo_schedules_match_the_oracle(network: str, batch: int, scheduler: str) -> None:
     _check_schedule(dnnmem.network(network, batch=batch), scheduler)
@@ -146,19 +191,31 @@ def test_split_backward_on_a_conv_chain_by_hand() -> None:
     """x -> conv a -> relu r -> dense d: a's backward needs no dX (x has no gradient), so it
     stays one step; d's backward splits into dX (reads dY:d, W:d, writes dY:r) and dW (reads
     dY:d, Y:flat, writes dW:d)."""
-    doc = {"name": "chain", "layers": [
-        {"name": "x", "kind": "input", "shape": [4, 4, 1]},
-        {"name": "a", "kind": "conv2d", "inputs": ["x"], "filters": 2, "kernel_size": 3,
-         "padding": "same"},
-        {"name": "r", "kind": "relu", "inputs": ["a"]},
-        {"name": "flat", "kind": "flatten", "inputs": ["r"]},
-        {"name": "d", "kind": "dense", "inputs": ["flat"], "units": 3}]}
+    doc = {
+        "name": "chain",
+        "layers": [
+            {"name": "x", "kind": "input", "shape": [4, 4, 1]},
+            {
+                "name": "a",
+                "kind": "conv2d",
+                "inputs": ["x"],
+                "filters": 2,
+                "kernel_size": 3,
+                "padding": "same",
+            },
+            {"name": "r", "kind": "relu", "inputs": ["a"]},
+            {"name": "flat", "kind": "flatten", "inputs": ["r"]},
+            {"name": "d", "kind": "dense", "inputs": ["flat"], "units": 3},
+        ],
+    }
     net = dnnmem.load_network(doc, batch=2).with_scheduler("split-backward")
     s = net.steps
     assert list(s["name"]) == ["F:a", "F:r", "F:d", "loss:d", "B:d/dx", "B:d/dw", "B:r", "B:a"]
     acc = net.accesses
-    by = {n: list(zip(g["tensor"], g["read"], g["write"])) for n, g in
-          acc.assign(n=s["name"].to_numpy()[acc["step"]]).groupby("n")}
+    by = {
+        n: list(zip(g["tensor"], g["read"], g["write"]))
+        for n, g in acc.assign(n=s["name"].to_numpy()[acc["step"]]).groupby("n")
+    }
     assert by["B:d/dx"] == [("dY:d", True, False), ("W:d", True, False), ("dY:r", False, True)]
     assert by["B:d/dw"] == [("dY:d", True, False), ("Y:r", True, False), ("dW:d", False, True)]
     assert by["B:a"] == [("dY:a", True, False), ("Y:x", True, False), ("dW:a", False, True)]
@@ -170,43 +227,84 @@ def test_split_backward_on_a_conv_chain_by_hand() -> None:
 
 # -- every cache manager with the new parts against the oracle ----------------------------------
 
+
 def _oracle_link(policy: dnnmem.Policy) -> dict | None:
     if policy.link.name == "raw":
         return None
     opts = policy.link.option_dict
-    ratios = {r: opts.get(r, opts.get("all", 1.0)) for r in
-              ("activation", "weight", "state", "gradient", "weight_grad")}
+    ratios = {
+        r: opts.get(r, opts.get("all", 1.0))
+        for r in ("activation", "weight", "state", "gradient", "weight_grad")
+    }
     return {"ratio": ratios, "cap": opts.get("cap", 0)}
 
 
 def _oracle_compute(policy: dnnmem.Policy) -> dict | None:
     if policy.compute is None or policy.compute.name == "peak":
         return None
-    opts = {k: (int(v) if k in ("rows", "cols", "arrays") else v)
-            for k, v in policy.compute.option_dict.items()}
+    opts = {
+        k: (int(v) if k in ("rows", "cols", "arrays") else v)
+        for k, v in policy.compute.option_dict.items()
+    }
     return {"systolic": opts}
 
 
-def check_composition(net: dnnmem.Network, policy: str, capacity: int, bandwidth: int,
-                      throughput: int, ops_per_mac: int = 2) -> None:
+def check_composition(
+    net: dnnmem.Network,
+    policy: str,
+    capacity: int,
+    bandwidth: int,
+    throughput: int,
+    ops_per_mac: int = 2,
+) -> None:
     p = dnnmem.Policy.parse(policy)
     scheduled = net.with_scheduler(p.scheduler)
-    o = oracle.estimate(scheduled, capacity, bandwidth, throughput, p.cache.name, ops_per_mac,
-                        link=_oracle_link(p), compute=_oracle_compute(p))
-    r = dnnmem.estimate(net, policy=p, capacity=capacity, bandwidth=bandwidth,
-                        throughput=throughput, ops_per_mac=ops_per_mac)
+    o = oracle.estimate(
+        scheduled,
+        capacity,
+        bandwidth,
+        throughput,
+        p.cache.name,
+        ops_per_mac,
+        link=_oracle_link(p),
+        compute=_oracle_compute(p),
+    )
+    r = dnnmem.estimate(
+        net,
+        policy=p,
+        capacity=capacity,
+        bandwidth=bandwidth,
+        throughput=throughput,
+        ops_per_mac=ops_per_mac,
+    )
     compare_with_oracle(r, o, f"{net.name} N={net.batch} {policy} capacity={capacity}")
 
 
 def _random_policy() -> st.SearchStrategy[str]:
-    link = st.sampled_from(["", " + ratio(activation=2, weight=3, gradient=1.5, "
-                                "weight_grad=1.25)",
-                            " + ratio(all=2.5, cap=40000000)", " + ratio(activation=0.5)"])
-    compute = st.sampled_from(["", "", " + systolic(rows=4, cols=4)",
-                               " + systolic(rows=3, cols=5, dataflow=os, arrays=2, vector=0.25)",
-                               " + systolic(rows=2, cols=8, dataflow=is, vector=0.5)"])
-    return st.builds(lambda s, c, lk, cm: f"{s} + {c}{lk}{cm}", st.sampled_from(SCHEDULERS),
-                     st.sampled_from(CACHES), link, compute)
+    link = st.sampled_from(
+        [
+            "",
+            " + ratio(activation=2, weight=3, gradient=1.5, weight_grad=1.25)",
+            " + ratio(all=2.5, cap=40000000)",
+            " + ratio(activation=0.5)",
+        ]
+    )
+    compute = st.sampled_from(
+        [
+            "",
+            "",
+            " + systolic(rows=4, cols=4)",
+            " + systolic(rows=3, cols=5, dataflow=os, arrays=2, vector=0.25)",
+            " + systolic(rows=2, cols=8, dataflow=is, vector=0.5)",
+        ]
+    )
+    return st.builds(
+        lambda s, c, lk, cm: f"{s} + {c}{lk}{cm}",
+        st.sampled_from(SCHEDULERS),
+        st.sampled_from(CACHES),
+        link,
+        compute,
+    )
 
 
 @st.composite
@@ -220,48 +318,65 @@ def _network_with_matmul(draw) -> dict:
             {"name": "tok", "kind": "input", "shape": [seq, dim]},
             {"name": "q", "kind": "dense", "inputs": ["tok"], "units": dim},
             {"name": "k", "kind": "dense", "inputs": ["tok"], "units": dim},
-            {"name": "qk", "kind": "matmul", "inputs": ["q", "k"], "transpose_b": True}]
+            {"name": "qk", "kind": "matmul", "inputs": ["q", "k"], "transpose_b": True},
+        ]
     return doc
 
 
 @settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(doc=_network_with_matmul(), batch=st.integers(1, 3), policy=_random_policy(),
-       cap_choice=st.sampled_from(["zero", "peak", "half", "huge", "largest"]),
-       bandwidth=st.sampled_from([10**6, 616 * 10**9]),
-       throughput=st.sampled_from([10**8, 1345 * 10**10]), ops_per_mac=st.sampled_from([1, 2]))
-def test_random_networks_every_composition(doc, batch, policy, cap_choice, bandwidth,
-                                           throughput, ops_per_mac) -> None:
+@given(
+    doc=_network_with_matmul(),
+    batch=st.integers(1, 3),
+    policy=_random_policy(),
+    cap_choice=st.sampled_from(["zero", "peak", "half", "huge", "largest"]),
+    bandwidth=st.sampled_from([10**6, 616 * 10**9]),
+    throughput=st.sampled_from([10**8, 1345 * 10**10]),
+    ops_per_mac=st.sampled_from([1, 2]),
+)
+def test_random_networks_every_composition(
+    doc, batch, policy, cap_choice, bandwidth, throughput, ops_per_mac
+) -> None:
     net = dnnmem.load_network(doc, batch=batch)
     scheduled = net.with_scheduler(dnnmem.Policy.parse(policy).scheduler)
     if scheduled.num_steps == 0:
         return
     _check_schedule(net, str(dnnmem.Policy.parse(policy).scheduler))
     peak = scheduled.peak_alive_bytes
-    capacity = {"zero": 0, "peak": peak, "half": peak // 2, "huge": 2**50,
-                "largest": int(scheduled.tensors["bytes"].max())}[cap_choice]
+    capacity = {
+        "zero": 0,
+        "peak": peak,
+        "half": peak // 2,
+        "huge": 2**50,
+        "largest": int(scheduled.tensors["bytes"].max()),
+    }[cap_choice]
     try:
         check_composition(net, policy, capacity, bandwidth, throughput, ops_per_mac)
     except ValueError as e:  # a ratio for a role this schedule lacks: refused, by design
         assert "has no effect" in str(e) and "inference" in policy
 
 
-@pytest.mark.parametrize("policy", [
-    "split-backward + lookahead + ratio(activation=2, gradient=1.5)",
-    "split-backward(first=dw) + lru",
-    "inference + lookahead + ratio(activation=3, weight=1.25, cap=50GB/s)",
-    "inference + no-lookahead",
-    "lookahead + ratio(all=2, cap=200GB/s)",
-    "prefetch-next + ratio(activation=2)",
-    "split-backward + lookahead + systolic(rows=45, cols=45)",
-    "inference + belady + systolic(rows=32, cols=64, dataflow=os, vector=0.125)",
-])
+@pytest.mark.parametrize(
+    "policy",
+    [
+        "split-backward + lookahead + ratio(activation=2, gradient=1.5)",
+        "split-backward(first=dw) + lru",
+        "inference + lookahead + ratio(activation=3, weight=1.25, cap=50GB/s)",
+        "inference + no-lookahead",
+        "lookahead + ratio(all=2, cap=200GB/s)",
+        "prefetch-next + ratio(activation=2)",
+        "split-backward + lookahead + systolic(rows=45, cols=45)",
+        "inference + belady + systolic(rows=32, cols=64, dataflow=os, vector=0.125)",
+    ],
+)
 @pytest.mark.parametrize("capacity", [0, 24 * MiB, 128 * MiB])
 def test_resnet50_compositions_match_the_oracle(policy: str, capacity: int) -> None:
-    check_composition(dnnmem.network("resnet50", batch=4), policy, capacity, 616 * 10**9,
-                      1345 * 10**10)
+    check_composition(
+        dnnmem.network("resnet50", batch=4), policy, capacity, 616 * 10**9, 1345 * 10**10
+    )
 
 
 # -- SPEC §8-style properties of each new part ---------------------------------------------------
+
 
 @pytest.mark.parametrize("cache", [c for c in CACHES if c != "none"])
 def test_inference_at_unlimited_capacity_moves_inputs_weights_states_once(cache: str) -> None:
@@ -333,11 +448,16 @@ def test_compressor_cap_slows_transfers_and_vanishes_when_fast() -> None:
 
 # -- the systolic compute model, by hand --------------------------------------------------------
 
+
 def _dense(inputs: int, units: int) -> dict:
-    return {"name": "fc", "layers": [
-        {"name": "x", "kind": "input", "shape": [inputs]},
-        {"name": "d", "kind": "dense", "inputs": ["x"], "units": units, "use_bias": False},
-        {"name": "r", "kind": "relu", "inputs": ["d"]}]}
+    return {
+        "name": "fc",
+        "layers": [
+            {"name": "x", "kind": "input", "shape": [inputs]},
+            {"name": "d", "kind": "dense", "inputs": ["x"], "units": units, "use_bias": False},
+            {"name": "r", "kind": "relu", "inputs": ["d"]},
+        ],
+    }
 
 
 def test_systolic_gemm_that_fills_the_array() -> None:
@@ -346,8 +466,12 @@ def test_systolic_gemm_that_fills_the_array() -> None:
     32 GFLOP/s, so 14 ns. Its utilisation: 64 MACs / (16 · 14) = 2/7. The relu (16 FLOPs) runs
     on the vector unit at half the peak: 16 / 16e9 s = 1 ns."""
     net = dnnmem.load_network(_dense(4, 4), batch=4)
-    r = dnnmem.estimate(net, policy="inference + none + systolic(rows=4, cols=4, vector=0.5)",
-                        throughput=32e9, bandwidth=1e15)
+    r = dnnmem.estimate(
+        net,
+        policy="inference + none + systolic(rows=4, cols=4, vector=0.5)",
+        throughput=32e9,
+        bandwidth=1e15,
+    )
     compute = dict(zip(r.steps["name"], r.steps["compute_time"]))
     assert compute["F:d"] == pytest.approx(14e-9, rel=1e-12)
     assert compute["F:r"] == pytest.approx(1e-9, rel=1e-12)
@@ -363,11 +487,14 @@ def test_systolic_gemm_that_does_not_fill_the_array() -> None:
     of 4 + 4 + 5 - 2 = 11 = 22 cycles. Two arrays share the ws folds: ceil(4/2) · 13 = 26 cycles
     at a peak of 2·4·4·2 FLOP/cycle."""
     net = dnnmem.load_network(_dense(5, 6), batch=3)
-    for options, cycles, per_cycle in (("", 52, 32), ("dataflow=os", 22, 32),
-                                       ("arrays=2", 26, 64)):
+    for options, cycles, per_cycle in (("", 52, 32), ("dataflow=os", 22, 32), ("arrays=2", 26, 64)):
         sep = ", " if options else ""
-        r = dnnmem.estimate(net, policy=f"inference + none + systolic(rows=4, cols=4{sep}{options})",
-                            throughput=per_cycle * 1e9, bandwidth=1e15)
+        r = dnnmem.estimate(
+            net,
+            policy=f"inference + none + systolic(rows=4, cols=4{sep}{options})",
+            throughput=per_cycle * 1e9,
+            bandwidth=1e15,
+        )
         got = dict(zip(r.steps["name"], r.steps["compute_time"]))["F:d"]
         assert got == pytest.approx(cycles * 1e-9, rel=1e-12), options
 
@@ -379,8 +506,10 @@ def test_npu_presets_bring_their_systolic_array() -> None:
     assert r.composition.compute is not None and r.composition.compute.name == "systolic"
     assert r.policy == "lookahead + systolic(rows=45, cols=45)"
     # An explicit compute model wins over the hardware's.
-    assert dnnmem.estimate("resnet18", hardware=hw, batch=2,
-                           policy="lookahead + peak").policy == "lookahead + peak"
+    assert (
+        dnnmem.estimate("resnet18", hardware=hw, batch=2, policy="lookahead + peak").policy
+        == "lookahead + peak"
+    )
     assert dnnmem.hardware("a100").compute == ""
 
 
@@ -388,23 +517,43 @@ def test_yaml_sweep_and_cli_take_compositions(tmp_path, capsys) -> None:
     from dnnmem import cli
 
     spec = tmp_path / "spec.yaml"
-    spec.write_text("network: resnet18\nbatch: 2\ncapacity: [0, 8MiB]\n"
-                    "policy: [lookahead, 'split-backward(first=dw) + lru + ratio(activation=2)']\n")
+    spec.write_text(
+        "network: resnet18\nbatch: 2\ncapacity: [0, 8MiB]\n"
+        "policy: [lookahead, 'split-backward(first=dw) + lru + ratio(activation=2)']\n"
+    )
     out = tmp_path / "out.csv"
     assert cli.main(["sweep", str(spec), "-o", str(out)]) == 0
     import pandas as pd
 
     df = pd.read_csv(out)
-    assert sorted(set(df["policy"])) == ["lookahead",
-                                         "split-backward(first=dw) + lru + ratio(activation=2)"]
-    api = dnnmem.sweep("resnet18", batch=2, capacity=[0, "8MiB"],
-                       policy=["lookahead", "lru + ratio(activation=2) + split-backward(first=dw)"],
-                       progress=False)
+    assert sorted(set(df["policy"])) == [
+        "lookahead",
+        "split-backward(first=dw) + lru + ratio(activation=2)",
+    ]
+    api = dnnmem.sweep(
+        "resnet18",
+        batch=2,
+        capacity=[0, "8MiB"],
+        policy=["lookahead", "lru + ratio(activation=2) + split-backward(first=dw)"],
+        progress=False,
+    )
     assert list(api["time"]) == list(df["time"])
     assert list(api["link_in"]) == list(df["link_in"])
     capsys.readouterr()
-    assert cli.main(["estimate", "--network", "resnet18", "--batch", "2", "--policy",
-                     "inference + belady + systolic(rows=64, cols=64)"]) == 0
+    assert (
+        cli.main(
+            [
+                "estimate",
+                "--network",
+                "resnet18",
+                "--batch",
+                "2",
+                "--policy",
+                "inference + belady + systolic(rows=64, cols=64)",
+            ]
+        )
+        == 0
+    )
     assert "inference + belady + systolic(rows=64, cols=64)" in capsys.readouterr().out
     assert cli.main(["estimate", "--network", "resnet18", "--policy", "lru + none"]) == 2
     assert "two cache managers" in capsys.readouterr().err
@@ -415,8 +564,11 @@ def test_executor_chunks_carry_the_composition() -> None:
     policies in the worker: rows equal the in-process sweep exactly."""
     from concurrent.futures import ThreadPoolExecutor
 
-    policies = ["lookahead", "split-backward(first=dw) + lru + ratio(all=2)",
-                "inference + belady + systolic(rows=16, cols=16)"]
+    policies = [
+        "lookahead",
+        "split-backward(first=dw) + lru + ratio(all=2)",
+        "inference + belady + systolic(rows=16, cols=16)",
+    ]
     kwargs = dict(batch=2, capacity=[0, "4MiB", "32MiB"], policy=policies, progress=False)
     local = dnnmem.sweep("resnet18", **kwargs)
     with ThreadPoolExecutor(2) as ex:

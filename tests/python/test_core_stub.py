@@ -31,8 +31,10 @@ def _params(fn: ast.FunctionDef) -> list[tuple[str, Any]]:
     defaults: list[Any] = [...] * (len(args) - len(fn.args.defaults))
     defaults += [ast.literal_eval(d) for d in fn.args.defaults]
     out = [(a.arg, d) for a, d in zip(args, defaults) if a.arg != "self"]
-    out += [(a.arg, ... if d is None else ast.literal_eval(d))
-            for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults)]
+    out += [
+        (a.arg, ... if d is None else ast.literal_eval(d))
+        for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults)
+    ]
     return out
 
 
@@ -46,7 +48,8 @@ def _stub_functions() -> dict[str, ast.FunctionDef]:
         elif isinstance(node, ast.ClassDef):
             for item in node.body:
                 if isinstance(item, ast.FunctionDef) and not any(
-                        isinstance(d, ast.Name) and d.id == "property" for d in item.decorator_list):
+                    isinstance(d, ast.Name) and d.id == "property" for d in item.decorator_list
+                ):
                     out[f"{node.name}.{item.name}"] = item
     return out
 
@@ -78,8 +81,11 @@ def test_stub_signature_equals_the_module(qualname: str) -> None:
 def test_every_public_name_of_the_module_is_in_the_stub() -> None:
     tree = ast.parse(STUB.read_text(encoding="utf-8"))
     names = {n.name for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
-    names |= {n.target.id for n in tree.body
-              if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
+    names |= {
+        n.target.id
+        for n in tree.body
+        if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)
+    }
     public = {n for n in vars(_core) if not n.startswith("_")} | {"__version__"}
     assert public == names
 
@@ -91,7 +97,19 @@ def test_mypy_stubtest() -> None:
     if STUB.parent.parent == ROOT / "python":  # run from the source tree (PYTHONPATH=python)
         env["MYPYPATH"] = str(ROOT / "python")  # installed: mypy finds it in site-packages
     done = subprocess.run(
-        [sys.executable, "-m", "mypy.stubtest", "dnnmem._core", "--concise",
-         "--allowlist", str(ROOT / "tests" / "stubtest_allowlist.txt")],
-        capture_output=True, text=True, env=env, timeout=600, check=False)
+        [
+            sys.executable,
+            "-m",
+            "mypy.stubtest",
+            "dnnmem._core",
+            "--concise",
+            "--allowlist",
+            str(ROOT / "tests" / "stubtest_allowlist.txt"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        check=False,
+    )
     assert done.returncode == 0, done.stdout + done.stderr

@@ -47,12 +47,15 @@ from dnnmem import Hardware
 
 MiB = 2**20
 
-TINY = {"name": "tiny", "layers": [
-    {"name": "x", "kind": "input", "shape": [4]},
-    {"name": "fc1", "kind": "dense", "inputs": ["x"], "units": 3},
-    {"name": "act", "kind": "relu", "inputs": ["fc1"]},
-    {"name": "fc2", "kind": "dense", "inputs": ["act"], "units": 2},
-]}
+TINY = {
+    "name": "tiny",
+    "layers": [
+        {"name": "x", "kind": "input", "shape": [4]},
+        {"name": "fc1", "kind": "dense", "inputs": ["x"], "units": 3},
+        {"name": "act", "kind": "relu", "inputs": ["fc1"]},
+        {"name": "fc2", "kind": "dense", "inputs": ["act"], "units": 2},
+    ],
+}
 TINY_HW = dict(capacity=0, bandwidth=8, throughput=2)
 
 STEP_NAMES = ["F:fc1", "F:act", "F:fc2", "loss:fc2", "B:fc2", "B:act", "B:fc1"]
@@ -62,12 +65,33 @@ STEP_FLOPS = [48, 6, 24, 12, 48, 6, 48]
 STEP_IN = [92, 24, 56, 16, 72, 48, 56]
 STEP_OUT = [24, 24, 16, 16, 56, 24, 60]
 
-STEP_COLUMNS = ["step", "name", "layer", "kind", "class", "phase", "part", "flops", "start",
-                "end", "time", "compute_time", "stall", "capacity_stall", "bytes_in", "bytes_out",
-                "link_in", "link_out", "bytes_streamed_in", "bytes_streamed_out",
-                "resident_bytes"] + [f"bytes_{d}_{role}" for role in
-                                     ("activation", "weight", "state", "gradient", "weight_grad")
-                                     for d in ("in", "out")]
+STEP_COLUMNS = [
+    "step",
+    "name",
+    "layer",
+    "kind",
+    "class",
+    "phase",
+    "part",
+    "flops",
+    "start",
+    "end",
+    "time",
+    "compute_time",
+    "stall",
+    "capacity_stall",
+    "bytes_in",
+    "bytes_out",
+    "link_in",
+    "link_out",
+    "bytes_streamed_in",
+    "bytes_streamed_out",
+    "resident_bytes",
+] + [
+    f"bytes_{d}_{role}"
+    for role in ("activation", "weight", "state", "gradient", "weight_grad")
+    for d in ("in", "out")
+]
 
 
 @pytest.fixture(scope="module")
@@ -85,14 +109,19 @@ def exactly(x: float, value) -> bool:  # type: ignore[no-untyped-def]
 
 
 def same(a: dnnmem.Result, b: dnnmem.Result) -> None:
-    assert (a.time, a.traffic_in, a.traffic_out, a.counts) == \
-           (b.time, b.traffic_in, b.traffic_out, b.counts)
+    assert (a.time, a.traffic_in, a.traffic_out, a.counts) == (
+        b.time,
+        b.traffic_in,
+        b.traffic_out,
+        b.counts,
+    )
     assert a.steps.equals(b.steps)
 
 
 # ---------------------------------------------------------------------------------------------
 # The hand-computed network
 # ---------------------------------------------------------------------------------------------
+
 
 def test_tiny_network_by_hand(tiny):
     r = dnnmem.estimate(tiny, **TINY_HW)
@@ -155,6 +184,7 @@ def test_tiny_network_breakdowns_include_the_drain(tiny):
 # What estimate accepts
 # ---------------------------------------------------------------------------------------------
 
+
 def test_network_dict_path_and_object_give_the_same_result(tiny, tmp_path):
     path = tmp_path / "tiny.json"
     path.write_text(json.dumps(TINY))
@@ -210,15 +240,18 @@ def test_hardware_from_strings_and_numbers():
     assert Hardware(bandwidth="1TB/s").bandwidth == 1e12
     assert a.ridge_point == 13.45e12 / 616e9
     d = Hardware()  # dnnmem's one default design point, also the command line's
-    assert (d.capacity, d.bandwidth, d.throughput, d.precision) == (24 * MiB, 616e9, 13.45e12,
-                                                                    None)
+    assert (d.capacity, d.bandwidth, d.throughput, d.precision) == (24 * MiB, 616e9, 13.45e12, None)
 
 
 def test_hardware_replace():
     hw = Hardware(capacity="24MiB", bandwidth="616GB/s", throughput="13.45TFLOPS", name="2080")
     small = hw.replace(capacity="1MiB")
-    assert (small.capacity, small.bandwidth, small.throughput, small.name) == \
-           (MiB, hw.bandwidth, hw.throughput, "2080")
+    assert (small.capacity, small.bandwidth, small.throughput, small.name) == (
+        MiB,
+        hw.bandwidth,
+        hw.throughput,
+        "2080",
+    )
     assert hw.capacity == 24 * MiB  # frozen: replace makes a copy
     assert hw.replace(bandwidth=1e12, throughput="1PFLOPS").throughput == 1e15
     with pytest.raises(TypeError, match="unknown field"):
@@ -246,10 +279,14 @@ def test_hardware_argument_and_keyword_overrides(tiny):
     r2 = dnnmem.estimate(tiny, capacity="24MiB")
     assert r2.hardware == Hardware(capacity="24MiB")
     # The same point from unit strings and from numbers.
-    same(dnnmem.estimate("resnet50", batch=2, capacity="24MiB", bandwidth="616GB/s",
-                         throughput="13.45TFLOPS"),
-         dnnmem.estimate("resnet50", batch=2, capacity=24 * MiB, bandwidth=616e9,
-                         throughput=13.45e12))
+    same(
+        dnnmem.estimate(
+            "resnet50", batch=2, capacity="24MiB", bandwidth="616GB/s", throughput="13.45TFLOPS"
+        ),
+        dnnmem.estimate(
+            "resnet50", batch=2, capacity=24 * MiB, bandwidth=616e9, throughput=13.45e12
+        ),
+    )
 
 
 def test_policies_and_default_policy(tiny):
@@ -271,6 +308,7 @@ def test_policies_and_default_policy(tiny):
 # The Result
 # ---------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("policy", ["lookahead", "belady", "none"])
 @pytest.mark.parametrize("capacity", [0, "4MiB", "64MiB"])
 def test_result_totals_follow_their_definitions(resnet, policy, capacity):
@@ -284,15 +322,26 @@ def test_result_totals_follow_their_definitions(resnet, policy, capacity):
     assert r.flops == resnet.flops.total
     assert 0 < r.active_time <= 1 + 1e-12 and 0 < r.utilization <= 1 + 1e-12
     assert math.isclose(r.compute_time, r.flops / hw.throughput, rel_tol=1e-12)
-    assert math.isclose(r.stall_time, r.time - r.drain_time - r.compute_time, rel_tol=1e-9,
-                        abs_tol=1e-15)
+    assert math.isclose(
+        r.stall_time, r.time - r.drain_time - r.compute_time, rel_tol=1e-9, abs_tol=1e-15
+    )
     d = r.to_dict()
     assert d["time"] == r.time and d["traffic_in"] == r.traffic_in
     assert d["policy"] == policy and d["batch"] == 2 and d["network"] == "resnet50"
     assert d["capacity"] == hw.capacity
-    for key in ("avg_bandwidth", "active_time", "utilization", "samples_per_s",
-                "compute_time", "stall_time", "capacity_stall_time", "drain_time",
-                "traffic_out", "bandwidth", "throughput"):
+    for key in (
+        "avg_bandwidth",
+        "active_time",
+        "utilization",
+        "samples_per_s",
+        "compute_time",
+        "stall_time",
+        "capacity_stall_time",
+        "drain_time",
+        "traffic_out",
+        "bandwidth",
+        "throughput",
+    ):
         assert key in d
     assert set(r.counts) == {"kept", "prefetched", "born", "offloads"}
 
@@ -310,8 +359,9 @@ def test_steps_table(resnet):
     # Times chain up: each step starts at or after the previous one's end, time = end − end.
     assert (s["start"].iloc[1:].to_numpy() >= s["end"].iloc[:-1].to_numpy()).all()
     assert s["time"].iloc[0] == s["end"].iloc[0]
-    assert (abs(s["time"].iloc[1:].to_numpy() - s["end"].diff().iloc[1:].to_numpy())
-            <= 1e-12 * r.time).all()
+    assert (
+        abs(s["time"].iloc[1:].to_numpy() - s["end"].diff().iloc[1:].to_numpy()) <= 1e-12 * r.time
+    ).all()
     assert (s["stall"] >= 0).all() and (s["capacity_stall"] >= 0).all()
     assert (s["end"] - s["start"] >= s["compute_time"] - 1e-12 * r.time).all()
     assert s is r.steps  # computed once
@@ -327,8 +377,9 @@ def test_breakdowns_sum_to_the_time():
         assert b["drain"] == r.drain_time
         assert b["loss"] == r.steps.loc[r.steps["phase"] == "loss", "time"].sum()
     assert set(classes.index) == {"I", "II", "loss", "drain"}
-    assert {"dense", "matmul", "softmax", "layernorm", "embedding", "loss", "drain"} <= \
-        set(kinds.index)
+    assert {"dense", "matmul", "softmax", "layernorm", "embedding", "loss", "drain"} <= set(
+        kinds.index
+    )
     assert "" not in kinds.index and "" not in classes.index
     # No drain, no "drain" entry.
     r0 = dnnmem.estimate(net, capacity=0)
@@ -339,8 +390,10 @@ def test_breakdowns_sum_to_the_time():
 def test_repr_and_html_carry_units(resnet):
     r = dnnmem.estimate(resnet, capacity="24MiB")
     text = repr(r)
-    assert text.startswith("<dnnmem.Result resnet50, batch=2, 4 B/element, policy=lookahead, "
-                           "Hardware(capacity=24 MiB, ")
+    assert text.startswith(
+        "<dnnmem.Result resnet50, batch=2, 4 B/element, policy=lookahead, "
+        "Hardware(capacity=24 MiB, "
+    )
     assert "capacity=24 MiB" in text and "616 GB/s" in text and "13.45 TFLOPS" in text
     assert re.search(r"time\s+[\d.]+ ms", text), text
     assert re.search(r"traffic in / out\s+[\d.]+ [MG]iB / [\d.]+ [MG]iB", text), text
@@ -360,13 +413,24 @@ def test_repr_and_html_carry_units(resnet):
 # ---------------------------------------------------------------------------------------------
 
 BAD = [
-    ("capacity", -1), ("capacity", "-1MiB"), ("capacity", float("nan")),
-    ("capacity", float("inf")), ("capacity", "lots"),
-    ("bandwidth", 0), ("bandwidth", 0.0), ("bandwidth", "0GB/s"), ("bandwidth", float("nan")),
-    ("bandwidth", -5), ("bandwidth", "-5GB/s"), ("bandwidth", float("inf")),
+    ("capacity", -1),
+    ("capacity", "-1MiB"),
+    ("capacity", float("nan")),
+    ("capacity", float("inf")),
+    ("capacity", "lots"),
+    ("bandwidth", 0),
+    ("bandwidth", 0.0),
+    ("bandwidth", "0GB/s"),
+    ("bandwidth", float("nan")),
+    ("bandwidth", -5),
+    ("bandwidth", "-5GB/s"),
+    ("bandwidth", float("inf")),
     ("bandwidth", "5MiB"),
-    ("throughput", 0), ("throughput", float("nan")), ("throughput", -1),
-    ("throughput", float("inf")), ("throughput", "1GB/s"),
+    ("throughput", 0),
+    ("throughput", float("nan")),
+    ("throughput", -1),
+    ("throughput", float("inf")),
+    ("throughput", "1GB/s"),
 ]
 
 
@@ -411,10 +475,13 @@ def test_batch_zero_is_refused_whatever_the_network_argument(network):
         dnnmem.estimate(network, batch=0)
 
 
-NO_STEP = {"name": "no_step", "layers": [
-    {"name": "x", "kind": "input", "shape": [2]},
-    {"name": "y", "kind": "identity", "inputs": ["x"]},
-]}
+NO_STEP = {
+    "name": "no_step",
+    "layers": [
+        {"name": "x", "kind": "input", "shape": [2]},
+        {"name": "y", "kind": "identity", "inputs": ["x"]},
+    ],
+}
 
 
 def test_network_without_any_step_is_refused_by_name():

@@ -31,107 +31,261 @@ from dnnmem import NetworkError, load_network
 # --------------------------------------------------------------------------------------------
 # Seeds
 # --------------------------------------------------------------------------------------------
-CNN = {"name": "cnn", "layers": [
-    {"name": "img", "kind": "input", "shape": [8, 8, 3]},
-    {"name": "pad", "kind": "zero_padding", "inputs": ["img"], "padding": 1},
-    {"name": "c1", "kind": "conv2d", "inputs": ["pad"], "filters": 8, "kernel_size": 3,
-     "strides": 1, "use_bias": False},
-    {"name": "bn1", "kind": "batchnorm", "inputs": ["c1"]},
-    {"name": "r1", "kind": "relu", "inputs": ["bn1"]},
-    {"name": "c2", "kind": "conv2d", "inputs": ["r1"], "filters": 8, "kernel_size": [3, 3],
-     "padding": "same"},
-    {"name": "add", "kind": "add", "inputs": ["r1", "c2"]},
-    {"name": "dw", "kind": "depthwise_conv2d", "inputs": ["add"], "kernel_size": 3,
-     "padding": "same", "depth_multiplier": 1},
-    {"name": "cat", "kind": "concat", "inputs": ["add", "dw"], "axis": -1},
-    {"name": "pool", "kind": "maxpool", "inputs": ["cat"], "pool_size": 2, "strides": 2},
-    {"name": "avg", "kind": "avgpool", "inputs": ["pool"], "pool_size": [2, 2]},
-    {"name": "gap", "kind": "global_avgpool", "inputs": ["avg"], "keepdims": True},
-    {"name": "flat", "kind": "flatten", "inputs": ["gap"]},
-    {"name": "drop", "kind": "dropout", "inputs": ["flat"], "rate": 0.1},
-    {"name": "fc", "kind": "dense", "inputs": ["drop"], "units": 10, "activation": None},
-]}
+CNN = {
+    "name": "cnn",
+    "layers": [
+        {"name": "img", "kind": "input", "shape": [8, 8, 3]},
+        {"name": "pad", "kind": "zero_padding", "inputs": ["img"], "padding": 1},
+        {
+            "name": "c1",
+            "kind": "conv2d",
+            "inputs": ["pad"],
+            "filters": 8,
+            "kernel_size": 3,
+            "strides": 1,
+            "use_bias": False,
+        },
+        {"name": "bn1", "kind": "batchnorm", "inputs": ["c1"]},
+        {"name": "r1", "kind": "relu", "inputs": ["bn1"]},
+        {
+            "name": "c2",
+            "kind": "conv2d",
+            "inputs": ["r1"],
+            "filters": 8,
+            "kernel_size": [3, 3],
+            "padding": "same",
+        },
+        {"name": "add", "kind": "add", "inputs": ["r1", "c2"]},
+        {
+            "name": "dw",
+            "kind": "depthwise_conv2d",
+            "inputs": ["add"],
+            "kernel_size": 3,
+            "padding": "same",
+            "depth_multiplier": 1,
+        },
+        {"name": "cat", "kind": "concat", "inputs": ["add", "dw"], "axis": -1},
+        {"name": "pool", "kind": "maxpool", "inputs": ["cat"], "pool_size": 2, "strides": 2},
+        {"name": "avg", "kind": "avgpool", "inputs": ["pool"], "pool_size": [2, 2]},
+        {"name": "gap", "kind": "global_avgpool", "inputs": ["avg"], "keepdims": True},
+        {"name": "flat", "kind": "flatten", "inputs": ["gap"]},
+        {"name": "drop", "kind": "dropout", "inputs": ["flat"], "rate": 0.1},
+        {"name": "fc", "kind": "dense", "inputs": ["drop"], "units": 10, "activation": None},
+    ],
+}
 
-ATTENTION = {"name": "attention", "layers": [
-    {"name": "x", "kind": "input", "shape": [6, 16]},
-    {"name": "ln1", "kind": "layernorm", "inputs": ["x"]},
-    {"name": "q", "kind": "dense", "inputs": ["ln1"], "units": 16},
-    {"name": "k", "kind": "dense", "inputs": ["ln1"], "units": 16},
-    {"name": "v", "kind": "dense", "inputs": ["ln1"], "units": 16},
-    {"name": "scores", "kind": "matmul", "inputs": ["q", "k"], "heads": 2, "transpose_b": True},
-    {"name": "probs", "kind": "softmax", "inputs": ["scores"], "axis": -1},
-    {"name": "pdrop", "kind": "dropout", "inputs": ["probs"], "rate": 0.1},
-    {"name": "ctx", "kind": "matmul", "inputs": ["pdrop", "v"], "heads": 2,
-     "merge_heads": True},
-    {"name": "proj", "kind": "dense", "inputs": ["ctx"], "units": 16},
-    {"name": "res1", "kind": "add", "inputs": ["x", "proj"]},
-    {"name": "ln2", "kind": "layernorm", "inputs": ["res1"], "center": True, "scale": True},
-    {"name": "ff1", "kind": "dense", "inputs": ["ln2"], "units": 32},
-    {"name": "act", "kind": "gelu", "inputs": ["ff1"]},
-    {"name": "ff2", "kind": "dense", "inputs": ["act"], "units": 16},
-    {"name": "res2", "kind": "add", "inputs": ["res1", "ff2"]},
-    {"name": "gate", "kind": "sigmoid", "inputs": ["res2"]},
-    {"name": "mul", "kind": "multiply", "inputs": ["res2", "gate"]},
-    {"name": "r", "kind": "reshape", "inputs": ["mul"], "target_shape": [-1]},
-    {"name": "head", "kind": "dense", "inputs": ["r"], "units": 4},
-]}
+ATTENTION = {
+    "name": "attention",
+    "layers": [
+        {"name": "x", "kind": "input", "shape": [6, 16]},
+        {"name": "ln1", "kind": "layernorm", "inputs": ["x"]},
+        {"name": "q", "kind": "dense", "inputs": ["ln1"], "units": 16},
+        {"name": "k", "kind": "dense", "inputs": ["ln1"], "units": 16},
+        {"name": "v", "kind": "dense", "inputs": ["ln1"], "units": 16},
+        {"name": "scores", "kind": "matmul", "inputs": ["q", "k"], "heads": 2, "transpose_b": True},
+        {"name": "probs", "kind": "softmax", "inputs": ["scores"], "axis": -1},
+        {"name": "pdrop", "kind": "dropout", "inputs": ["probs"], "rate": 0.1},
+        {
+            "name": "ctx",
+            "kind": "matmul",
+            "inputs": ["pdrop", "v"],
+            "heads": 2,
+            "merge_heads": True,
+        },
+        {"name": "proj", "kind": "dense", "inputs": ["ctx"], "units": 16},
+        {"name": "res1", "kind": "add", "inputs": ["x", "proj"]},
+        {"name": "ln2", "kind": "layernorm", "inputs": ["res1"], "center": True, "scale": True},
+        {"name": "ff1", "kind": "dense", "inputs": ["ln2"], "units": 32},
+        {"name": "act", "kind": "gelu", "inputs": ["ff1"]},
+        {"name": "ff2", "kind": "dense", "inputs": ["act"], "units": 16},
+        {"name": "res2", "kind": "add", "inputs": ["res1", "ff2"]},
+        {"name": "gate", "kind": "sigmoid", "inputs": ["res2"]},
+        {"name": "mul", "kind": "multiply", "inputs": ["res2", "gate"]},
+        {"name": "r", "kind": "reshape", "inputs": ["mul"], "target_shape": [-1]},
+        {"name": "head", "kind": "dense", "inputs": ["r"], "units": 4},
+    ],
+}
 
-SEQUENCE = {"name": "seq", "layers": [
-    {"name": "ids0", "kind": "input", "shape": [1], "dtype": "int32"},
-    {"name": "ids1", "kind": "input", "shape": [1], "dtype": "int64"},
-    {"name": "ids2", "kind": "input", "shape": [1], "dtype": "int32"},
-    {"name": "e0", "kind": "embedding", "inputs": ["ids0"], "input_dim": 50, "output_dim": 8,
-     "weights": "emb"},
-    {"name": "e1", "kind": "embedding", "inputs": ["ids1"], "input_dim": 50, "output_dim": 8,
-     "weights": "emb"},
-    {"name": "e2", "kind": "embedding", "inputs": ["ids2"], "input_dim": 50, "output_dim": 8,
-     "weights": "emb"},
-    {"name": "h0", "kind": "input", "shape": [1, 8]},
-    {"name": "c0", "kind": "input", "shape": [1, 8]},
-    {"name": "l0", "kind": "lstm_cell", "inputs": ["e0", "h0", "c0"], "units": 8,
-     "weights": "lstm"},
-    {"name": "l1", "kind": "lstm_cell", "inputs": ["e1", "l0", "l0/c"], "units": 8,
-     "weights": "lstm"},
-    {"name": "l2", "kind": "lstm_cell", "inputs": ["e2", "l1", "l1/c"], "units": 8,
-     "weights": "lstm", "trainable": True},
-    {"name": "t", "kind": "tanh", "inputs": ["l2"]},
-    {"name": "out", "kind": "dense", "inputs": ["t"], "units": 50, "use_bias": False,
-     "weights": "emb_t"},
-]}
+SEQUENCE = {
+    "name": "seq",
+    "layers": [
+        {"name": "ids0", "kind": "input", "shape": [1], "dtype": "int32"},
+        {"name": "ids1", "kind": "input", "shape": [1], "dtype": "int64"},
+        {"name": "ids2", "kind": "input", "shape": [1], "dtype": "int32"},
+        {
+            "name": "e0",
+            "kind": "embedding",
+            "inputs": ["ids0"],
+            "input_dim": 50,
+            "output_dim": 8,
+            "weights": "emb",
+        },
+        {
+            "name": "e1",
+            "kind": "embedding",
+            "inputs": ["ids1"],
+            "input_dim": 50,
+            "output_dim": 8,
+            "weights": "emb",
+        },
+        {
+            "name": "e2",
+            "kind": "embedding",
+            "inputs": ["ids2"],
+            "input_dim": 50,
+            "output_dim": 8,
+            "weights": "emb",
+        },
+        {"name": "h0", "kind": "input", "shape": [1, 8]},
+        {"name": "c0", "kind": "input", "shape": [1, 8]},
+        {
+            "name": "l0",
+            "kind": "lstm_cell",
+            "inputs": ["e0", "h0", "c0"],
+            "units": 8,
+            "weights": "lstm",
+        },
+        {
+            "name": "l1",
+            "kind": "lstm_cell",
+            "inputs": ["e1", "l0", "l0/c"],
+            "units": 8,
+            "weights": "lstm",
+        },
+        {
+            "name": "l2",
+            "kind": "lstm_cell",
+            "inputs": ["e2", "l1", "l1/c"],
+            "units": 8,
+            "weights": "lstm",
+            "trainable": True,
+        },
+        {"name": "t", "kind": "tanh", "inputs": ["l2"]},
+        {
+            "name": "out",
+            "kind": "dense",
+            "inputs": ["t"],
+            "units": 50,
+            "use_bias": False,
+            "weights": "emb_t",
+        },
+    ],
+}
 
 SEEDS = {"cnn": CNN, "attention": ATTENTION, "sequence": SEQUENCE}
 
 KINDS = sorted({row["kind"] for row in dnnmem._core.kinds_table()}) + [
-    "Conv2D", "LSTM", "fc", "Linear", "bmm", "nope", ""]
-FIELDS = sorted({key for seed in SEEDS.values() for layer in seed["layers"] for key in layer} | {
-    "groups", "dilation", "transpose_a", "pool_size", "target_shape", "input_dim",
-    "output_dim", "momentum", "epsilon", "meta", "weights", "trainable", "activation", "bogus"})
+    "Conv2D",
+    "LSTM",
+    "fc",
+    "Linear",
+    "bmm",
+    "nope",
+    "",
+]
+FIELDS = sorted(
+    {key for seed in SEEDS.values() for layer in seed["layers"] for key in layer}
+    | {
+        "groups",
+        "dilation",
+        "transpose_a",
+        "pool_size",
+        "target_shape",
+        "input_dim",
+        "output_dim",
+        "momentum",
+        "epsilon",
+        "meta",
+        "weights",
+        "trainable",
+        "activation",
+        "bogus",
+    }
+)
 
 # Raw JSON spliced into the text (json.dumps cannot write these from a dict).
 DEEP = "[" * 10_000 + "]" * 10_000
-RAW = ["NaN", "-NaN", "Infinity", "-Infinity", "1e999", "-1e999", "1e-999", DEEP,
-       "[" * 63 + "]" * 63, "[" * 64 + "1" + "]" * 64, "[" * 65 + "]" * 65,
-       "{" + '"a":{' * 70 + "}" * 71, "[[1, 2], [3, NaN]]", "[NaN, NaN]", "123456789012345678901",
-       "-0", "0.0", "1.0e1", "2147483648", "2147483647.0", "-9223372036854775809", "true", "null",
-       '"\\ud800"', '"\\u0000"', '"same"']
+RAW = [
+    "NaN",
+    "-NaN",
+    "Infinity",
+    "-Infinity",
+    "1e999",
+    "-1e999",
+    "1e-999",
+    DEEP,
+    "[" * 63 + "]" * 63,
+    "[" * 64 + "1" + "]" * 64,
+    "[" * 65 + "]" * 65,
+    "{" + '"a":{' * 70 + "}" * 71,
+    "[[1, 2], [3, NaN]]",
+    "[NaN, NaN]",
+    "123456789012345678901",
+    "-0",
+    "0.0",
+    "1.0e1",
+    "2147483648",
+    "2147483647.0",
+    "-9223372036854775809",
+    "true",
+    "null",
+    '"\\ud800"',
+    '"\\u0000"',
+    '"same"',
+]
 
 
 json_leaf = st.one_of(
-    st.none(), st.booleans(),
+    st.none(),
+    st.booleans(),
     st.integers(min_value=-4, max_value=40),
-    st.sampled_from([0, -1, 2**31 - 1, 2**31, 2**31 + 1, 2**32, 2**44, 2**62, 2**63 - 1, 2**63,
-                     2**64, -(2**63), -(2**64), 10**30, -(10**30)]),
+    st.sampled_from(
+        [
+            0,
+            -1,
+            2**31 - 1,
+            2**31,
+            2**31 + 1,
+            2**32,
+            2**44,
+            2**62,
+            2**63 - 1,
+            2**63,
+            2**64,
+            -(2**63),
+            -(2**64),
+            10**30,
+            -(10**30),
+        ]
+    ),
     st.integers(),
     st.floats(allow_nan=False, allow_infinity=False),
     st.sampled_from([0.5, 1.0, 2.0, -0.0, 1e300, -1e300, 5e-324, 0.1, 0.99]),
     st.text(max_size=6),
-    st.sampled_from(["same", "valid", "float", "int32", "int64", "relu", "linear", "x", "c1",
-                     "q", "e0", "l0/c", "emb", "lstm"]),
+    st.sampled_from(
+        [
+            "same",
+            "valid",
+            "float",
+            "int32",
+            "int64",
+            "relu",
+            "linear",
+            "x",
+            "c1",
+            "q",
+            "e0",
+            "l0/c",
+            "emb",
+            "lstm",
+        ]
+    ),
 )
 json_value = st.recursive(
     json_leaf,
-    lambda inner: st.one_of(st.lists(inner, max_size=4),
-                            st.dictionaries(st.text(max_size=4), inner, max_size=3)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
     max_leaves=8,
 )
 
@@ -195,12 +349,32 @@ def _pick_layer(data, m: Mutant) -> dict | None:
 
 def mutate(data, m: Mutant, only_gentle: bool = False) -> None:
     destructive = [
-        "drop_field", "set_field", "set_raw", "dangling", "cycle", "duplicate_name", "kind",
-        "inputs", "drop_layer", "copy_layer", "document", "truncate", "small_number",
-        "input_shape"]
+        "drop_field",
+        "set_field",
+        "set_raw",
+        "dangling",
+        "cycle",
+        "duplicate_name",
+        "kind",
+        "inputs",
+        "drop_layer",
+        "copy_layer",
+        "document",
+        "truncate",
+        "small_number",
+        "input_shape",
+    ]
     # often still valid: these keep the success path busy
-    gentle = ["tweak_number", "tweak_number", "tweak_shape", "same_kind", "shuffle", "rename",
-              "toggle", "meta"]
+    gentle = [
+        "tweak_number",
+        "tweak_number",
+        "tweak_shape",
+        "same_kind",
+        "shuffle",
+        "rename",
+        "toggle",
+        "meta",
+    ]
     op = data.draw(st.sampled_from(gentle if only_gentle else destructive + gentle), label="op")
     layer = _pick_layer(data, m)
     names = _names(m)
@@ -232,16 +406,25 @@ def mutate(data, m: Mutant, only_gentle: bool = False) -> None:
         key = data.draw(st.sampled_from(sorted(set(layer) | set(FIELDS))))
         layer[key] = m.placeholder(data.draw(st.sampled_from(RAW)))
     elif op == "small_number":  # small values, zero and -1 included; ints become pairs
-        present = sorted(k for k, v in layer.items()
-                         if isinstance(v, (int, list)) and not isinstance(v, bool)
-                         and k not in ("inputs", "shape"))
+        present = sorted(
+            k
+            for k, v in layer.items()
+            if isinstance(v, (int, list))
+            and not isinstance(v, bool)
+            and k not in ("inputs", "shape")
+        )
         key = data.draw(st.sampled_from(present or ["units"]))
-        layer[key] = data.draw(st.one_of(st.integers(-1, 9),
-                                         st.lists(st.integers(0, 5), min_size=2, max_size=2)))
+        layer[key] = data.draw(
+            st.one_of(st.integers(-1, 9), st.lists(st.integers(0, 5), min_size=2, max_size=2))
+        )
     elif op == "tweak_number":  # same type, small positive values
-        present = sorted(k for k, v in layer.items()
-                         if isinstance(v, (int, list)) and not isinstance(v, bool)
-                         and k not in ("inputs", "shape", "axis", "target_shape"))
+        present = sorted(
+            k
+            for k, v in layer.items()
+            if isinstance(v, (int, list))
+            and not isinstance(v, bool)
+            and k not in ("inputs", "shape", "axis", "target_shape")
+        )
         if present:
             key = data.draw(st.sampled_from(present))
             if isinstance(layer[key], list):
@@ -270,8 +453,9 @@ def mutate(data, m: Mutant, only_gentle: bool = False) -> None:
                 elif ins == old:
                     other["inputs"] = new
     elif op == "toggle":
-        key = data.draw(st.sampled_from(["use_bias", "trainable", "center", "scale",
-                                         "keepdims", "transpose_a"]))
+        key = data.draw(
+            st.sampled_from(["use_bias", "trainable", "center", "scale", "keepdims", "transpose_a"])
+        )
         layer[key] = not layer.get(key, key != "keepdims" and key != "transpose_a")
     elif op == "meta":
         layer["meta"] = data.draw(json_value)
@@ -281,9 +465,14 @@ def mutate(data, m: Mutant, only_gentle: bool = False) -> None:
         layer["inputs"] = ins + [data.draw(st.sampled_from(["ghost", "", "l9/c", "X"]))]
     elif op == "cycle" and names:
         # read from a consumer (a 2-cycle) when there is one, else from any layer
-        consumers = [x["name"] for x in _layers(m) if isinstance(x, dict)
-                     and isinstance(x.get("inputs"), list) and layer.get("name") in x["inputs"]
-                     and isinstance(x.get("name"), str)]
+        consumers = [
+            x["name"]
+            for x in _layers(m)
+            if isinstance(x, dict)
+            and isinstance(x.get("inputs"), list)
+            and layer.get("name") in x["inputs"]
+            and isinstance(x.get("name"), str)
+        ]
         ins = layer.get("inputs")
         ins = list(ins) if isinstance(ins, list) else []
         layer["inputs"] = ins + [data.draw(st.sampled_from(consumers or names))]
@@ -354,8 +543,15 @@ def check_outcome(load, source: str, batch: Any, bpe: Any) -> str:
     assert steps["step"].tolist() == list(range(num_steps))
     assert set(steps["phase"]) <= {"fwd", "loss", "bwd"}
     assert (steps["phase"] == "loss").sum() >= 1
-    for col in ("fwd_flops", "bwd_dx_flops", "bwd_dw_flops", "output_bytes", "weight_bytes",
-                "state_bytes", "params"):
+    for col in (
+        "fwd_flops",
+        "bwd_dx_flops",
+        "bwd_dw_flops",
+        "output_bytes",
+        "weight_bytes",
+        "state_bytes",
+        "params",
+    ):
         assert (layers[col] >= 0).all(), col
     assert (steps["flops"] >= 0).all()
     assert (tensors["bytes"] > 0).all()
@@ -364,8 +560,7 @@ def check_outcome(load, source: str, batch: Any, bpe: Any) -> str:
     assert int(layers["params"].sum()) == net.params >= net.trainable_params >= 0
     assert int(tensors["num_uses"].sum()) == len(accesses)
     assert int(accesses["bytes"].mul(accesses["read"]).sum()) == int(steps["bytes_read"].sum())
-    assert int(accesses["bytes"].mul(accesses["write"]).sum()) == int(
-        steps["bytes_written"].sum())
+    assert int(accesses["bytes"].mul(accesses["write"]).sum()) == int(steps["bytes_written"].sum())
     assert net.peak_alive_bytes >= int(tensors["bytes"].max())
     assert repr(net.name) in repr(net)
     assert net.summary().startswith(net.name + ":")
@@ -391,11 +586,25 @@ def test_seeds_are_valid(seed, fuzz_dir):
     assert net.flops.forward > 0 and net.params > 0 and net.flops.backward_dw > 0
 
 
-@settings(max_examples=1500, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                 HealthCheck.function_scoped_fixture])
-@given(seed=st.sampled_from(list(SEEDS)), data=st.data(), batch=BATCHES, bpe=ELEMENT_SIZES,
-       n_mutations=st.integers(1, 4), as_file=st.booleans(), gentle=st.booleans())
+@settings(
+    max_examples=1500,
+    deadline=None,
+    database=None,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.function_scoped_fixture,
+    ],
+)
+@given(
+    seed=st.sampled_from(list(SEEDS)),
+    data=st.data(),
+    batch=BATCHES,
+    bpe=ELEMENT_SIZES,
+    n_mutations=st.integers(1, 4),
+    as_file=st.booleans(),
+    gentle=st.booleans(),
+)
 def test_mutated_documents(fuzz_dir, seed, data, batch, bpe, n_mutations, as_file, gentle):
     m = Mutant(copy.deepcopy(SEEDS[seed]))
     for _ in range(n_mutations):
@@ -403,11 +612,13 @@ def test_mutated_documents(fuzz_dir, seed, data, batch, bpe, n_mutations, as_fil
     if m.needs_text or as_file:
         path = fuzz_dir / "mutant.json"
         path.write_text(m.text(), encoding="utf-8")
-        outcome = check_outcome(lambda: load_network(path, batch=batch, bytes_per_element=bpe),
-                                str(path), batch, bpe)
+        outcome = check_outcome(
+            lambda: load_network(path, batch=batch, bytes_per_element=bpe), str(path), batch, bpe
+        )
     else:
-        outcome = check_outcome(lambda: load_network(m.doc, batch=batch, bytes_per_element=bpe),
-                                "<dict>", batch, bpe)
+        outcome = check_outcome(
+            lambda: load_network(m.doc, batch=batch, bytes_per_element=bpe), "<dict>", batch, bpe
+        )
     event(outcome)
     assert outcome in {"loaded", "network error", "argument error", "batch error", "no steps"}
 
@@ -423,14 +634,18 @@ ascii_bytes = st.binary(min_size=1, max_size=8).map(lambda b: bytes(c & 0x7F for
 
 
 def mutate_bytes(data, text: bytes, high_bytes: bool) -> bytes:
-    op = data.draw(st.sampled_from(["truncate", "insert", "delete", "replace", "duplicate",
-                                    "splice_raw"]), label="byte op")
+    op = data.draw(
+        st.sampled_from(["truncate", "insert", "delete", "replace", "duplicate", "splice_raw"]),
+        label="byte op",
+    )
     n = len(text)
     i = data.draw(st.integers(0, n), label="at")
     j = data.draw(st.integers(i, min(n, i + 40)), label="to")
     if high_bytes:
-        junk = data.draw(st.binary(min_size=1, max_size=4).map(
-            lambda b: bytes(0x80 | c for c in b)), label="junk")
+        junk = data.draw(
+            st.binary(min_size=1, max_size=4).map(lambda b: bytes(0x80 | c for c in b)),
+            label="junk",
+        )
     else:
         junk = data.draw(ascii_bytes, label="junk")
     if op == "truncate":
@@ -440,17 +655,25 @@ def mutate_bytes(data, text: bytes, high_bytes: bool) -> bytes:
     if op == "delete":
         return text[:i] + text[j:]
     if op == "replace":
-        return text[:i] + junk + text[i + len(junk):]
+        return text[:i] + junk + text[i + len(junk) :]
     if op == "duplicate":
         return text[:j] + text[i:j] + text[j:]
     raw = data.draw(st.sampled_from(RAW)).encode("ascii")
     return text[:i] + raw + text[j:]
 
 
-@settings(max_examples=800, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(seed=st.sampled_from(list(SEEDS)), indent=st.sampled_from([None, 1]), data=st.data(),
-       n_mutations=st.integers(1, 3))
+@settings(
+    max_examples=800,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(
+    seed=st.sampled_from(list(SEEDS)),
+    indent=st.sampled_from([None, 1]),
+    data=st.data(),
+    n_mutations=st.integers(1, 3),
+)
 def test_mutated_bytes(fuzz_dir, seed, indent, data, n_mutations):
     text = _seed_bytes(seed, indent)
     for _ in range(n_mutations):
@@ -469,8 +692,13 @@ def test_mutated_bytes(fuzz_dir, seed, indent, data, n_mutations):
         assert outcome in {"loaded", "no steps", "batch error"}
 
 
-@settings(max_examples=20, deadline=None, database=None, phases=[Phase.generate],
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=20,
+    deadline=None,
+    database=None,
+    phases=[Phase.generate],
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(seed=st.sampled_from(list(SEEDS)), data=st.data())
 def test_mutated_bytes_not_utf8(fuzz_dir, seed, data):
     text = mutate_bytes(data, _seed_bytes(seed, None), high_bytes=True)

@@ -30,33 +30,44 @@ MiB = 2**20
 
 def relus(shape: list[int], n: int) -> dict:
     layers = [{"name": "x", "kind": "input", "shape": shape}]
-    layers += [{"name": f"r{i}", "kind": "relu", "inputs": [f"r{i - 1}" if i else "x"]}
-               for i in range(n)]
+    layers += [
+        {"name": f"r{i}", "kind": "relu", "inputs": [f"r{i - 1}" if i else "x"]} for i in range(n)
+    ]
     return {"name": "chain", "layers": layers}
 
 
 def dense_chain(units: int, n: int) -> dict:
     layers = [{"name": "x", "kind": "input", "shape": [units]}]
-    layers += [{"name": f"d{i}", "kind": "dense", "units": units,
-                "inputs": [f"d{i - 1}" if i else "x"]} for i in range(n)]
+    layers += [
+        {"name": f"d{i}", "kind": "dense", "units": units, "inputs": [f"d{i - 1}" if i else "x"]}
+        for i in range(n)
+    ]
     return {"layers": layers}
 
 
-TINY = {"layers": [{"name": "x", "kind": "input", "shape": [16]},
-                   {"name": "d", "kind": "dense", "units": 8, "inputs": ["x"]},
-                   {"name": "r", "kind": "relu", "inputs": ["d"]},
-                   {"name": "o", "kind": "dense", "units": 4, "inputs": ["r"]}]}
+TINY = {
+    "layers": [
+        {"name": "x", "kind": "input", "shape": [16]},
+        {"name": "d", "kind": "dense", "units": 8, "inputs": ["x"]},
+        {"name": "r", "kind": "relu", "inputs": ["d"]},
+        {"name": "o", "kind": "dense", "units": 4, "inputs": ["r"]},
+    ]
+}
 TOP = 2.0**62  # the largest bandwidth / throughput
 
 
 # -- 1: sums beyond 64 bits -----------------------------------------------------------------------
 
+
 def test_wrapping_traffic_is_refused_naming_the_quantity() -> None:
     """The issue's example: before, time -5.0 s and traffic_in = -2^63."""
     net = load_network(relus([262144, 1048576], 5), batch=2**20, bytes_per_element=16)
     hw = Hardware(capacity=0, bandwidth=TOP, throughput=TOP)
-    with pytest.raises(ValueError, match=r"at batch 1048576: the bytes of all tensor accesses "
-                                         r".* more than 2\^58 bytes"):
+    with pytest.raises(
+        ValueError,
+        match=r"at batch 1048576: the bytes of all tensor accesses "
+        r".* more than 2\^58 bytes",
+    ):
         dnnmem.estimate(net, hw, policy="none")
 
 
@@ -84,18 +95,28 @@ def test_just_below_the_limits_every_policy_is_exact_and_sweep_equals_estimate()
     access_bytes = int(net.accesses["bytes"].sum())
     assert access_bytes == 7 * 2**55
     caps = [0, 2**56, 2**62]
-    df = dnnmem.sweep(net, capacity=caps, bandwidth=[1, TOP], throughput=[1, TOP],
-                      policy=list(dnnmem.parts("cache")), progress=False)
+    df = dnnmem.sweep(
+        net,
+        capacity=caps,
+        bandwidth=[1, TOP],
+        throughput=[1, TOP],
+        policy=list(dnnmem.parts("cache")),
+        progress=False,
+    )
     assert len(df) == len(caps) * 4 * len(dnnmem.parts("cache"))
     assert (df["traffic_in"] >= 0).all() and (df["traffic_out"] >= 0).all()
     assert ((df["traffic_in"] + df["traffic_out"]) <= 4 * access_bytes).all()
     assert np.isfinite(df["time"]).all() and (df["time"] > 0).all()
     assert ((df["utilization"] >= 0) & (df["utilization"] <= 1 + 1e-12)).all()
     for row in df.sample(12, random_state=0).itertuples(index=False):
-        r = dnnmem.estimate(net, policy=row.policy, capacity=row.capacity,
-                            bandwidth=row.bandwidth, throughput=row.throughput)
-        assert (r.time, r.traffic_in, r.traffic_out) == (row.time, row.traffic_in,
-                                                         row.traffic_out)
+        r = dnnmem.estimate(
+            net,
+            policy=row.policy,
+            capacity=row.capacity,
+            bandwidth=row.bandwidth,
+            throughput=row.throughput,
+        )
+        assert (r.time, r.traffic_in, r.traffic_out) == (row.time, row.traffic_in, row.traffic_out)
 
 
 def test_step_bytes_are_exact_above_2_53() -> None:
@@ -110,6 +131,7 @@ def test_step_bytes_are_exact_above_2_53() -> None:
 
 # -- 3: threads -----------------------------------------------------------------------------------
 
+
 def test_too_many_threads_are_capped_with_a_warning() -> None:
     """Before: threads=2**31 gave pybind's "incompatible function arguments" dump, and
     threads=20000 started 20,000 threads for two points."""
@@ -121,8 +143,9 @@ def test_too_many_threads_are_capped_with_a_warning() -> None:
     pd.testing.assert_frame_equal(df, one)
     # The engine itself takes any count >= 0 (and starts at most one thread per point).
     s = load_network(TINY).schedule
-    out = _core.sweep(s, np.array([0, MiB]), np.full(2, 1e9), np.full(2, 1e12),
-                      np.zeros(2, np.int32), 2**40)
+    out = _core.sweep(
+        s, np.array([0, MiB]), np.full(2, 1e9), np.full(2, 1e12), np.zeros(2, np.int32), 2**40
+    )
     assert out["done"].all()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -130,8 +153,10 @@ def test_too_many_threads_are_capped_with_a_warning() -> None:
 
 
 @pytest.mark.skipif(not _core.openmp_enabled(), reason="a build without OpenMP runs one thread")
-@pytest.mark.skipif("asan" in os.environ.get("LD_PRELOAD", ""),
-                    reason="AddressSanitizer reserves address space beyond any RLIMIT_AS")
+@pytest.mark.skipif(
+    "asan" in os.environ.get("LD_PRELOAD", ""),
+    reason="AddressSanitizer reserves address space beyond any RLIMIT_AS",
+)
 def test_thread_creation_failure_is_an_exception_not_an_exit() -> None:
     """Before: libgomp printed "Thread creation failed" and ended the interpreter (exit 1)."""
     code = textwrap.dedent("""
@@ -154,14 +179,20 @@ def test_thread_creation_failure_is_an_exception_not_an_exit() -> None:
             print("RuntimeError:", e)
         print("still running")
     """)
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
-                       env=dict(os.environ, OMP_NUM_THREADS="8"))
+    r = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ, OMP_NUM_THREADS="8"),
+    )
     assert r.returncode == 0, r.stderr
     assert "RuntimeError: threads: could not start sweep thread" in r.stdout, r.stdout
     assert r.stdout.rstrip().endswith("still running")
 
 
 # -- 4: deep nesting in a dict --------------------------------------------------------------------
+
 
 def _nested(depth: int, inner: object) -> object:
     for _ in range(depth):
@@ -171,8 +202,9 @@ def _nested(depth: int, inner: object) -> object:
 
 def test_deeply_nested_dict_is_a_network_error_as_in_a_file(tmp_path: Path) -> None:
     """Before: RecursionError for the dict (the file gave "nested too deeply")."""
-    deep = {"layers": [{"name": "x", "kind": "input", "shape": [4],
-                        "meta": {"a": _nested(100_000, 1)}}]}
+    deep = {
+        "layers": [{"name": "x", "kind": "input", "shape": [4], "meta": {"a": _nested(100_000, 1)}}]
+    }
     with pytest.raises(NetworkError, match=r"nested too deeply \(more than 64 levels\)"):
         load_network(deep)
     d = {"x": 1}
@@ -182,8 +214,9 @@ def test_deeply_nested_dict_is_a_network_error_as_in_a_file(tmp_path: Path) -> N
         load_network({"layers": [], "meta": d})
     # The same limit in a dict and in a file: document, layers and layer are 3 levels.
     for depth, ok in [(61, True), (62, False)]:
-        doc = {"layers": [{"name": "x", "kind": "input", "shape": [4],
-                           "meta": _nested(depth - 1, [])}]}
+        doc = {
+            "layers": [{"name": "x", "kind": "input", "shape": [4], "meta": _nested(depth - 1, [])}]
+        }
         path = tmp_path / f"d{depth}.json"
         path.write_text(json.dumps(doc))
         for source in (doc, path):
@@ -205,14 +238,18 @@ def cfg(tmp_path: Path, text: str) -> str:
     return os.fspath(path)
 
 
-@pytest.mark.parametrize("section", [
-    "[convolutional]\nfilters=2\nsize=3\nstride=0\n",
-    "[convolutional]\nfilters=2\nsize=3\nstride_x=0\n",
-    "[maxpool]\nsize=2\nstride=0\n",
-    "[reorg]\nstride=0\n",
-    "[upsample]\nstride=0\n",
-    "[local_avgpool]\nsize=2\nstride=0\n",
-], ids=["conv", "conv stride_x", "maxpool", "reorg", "upsample", "local_avgpool"])
+@pytest.mark.parametrize(
+    "section",
+    [
+        "[convolutional]\nfilters=2\nsize=3\nstride=0\n",
+        "[convolutional]\nfilters=2\nsize=3\nstride_x=0\n",
+        "[maxpool]\nsize=2\nstride=0\n",
+        "[reorg]\nstride=0\n",
+        "[upsample]\nstride=0\n",
+        "[local_avgpool]\nsize=2\nstride=0\n",
+    ],
+    ids=["conv", "conv stride_x", "maxpool", "reorg", "upsample", "local_avgpool"],
+)
 def test_darknet_zero_stride_is_a_value_error(tmp_path: Path, section: str) -> None:
     """Before: ZeroDivisionError."""
     path = cfg(tmp_path, section)
@@ -228,17 +265,26 @@ def test_darknet_empty_route_is_a_value_error(tmp_path: Path) -> None:
         from_darknet(path)
 
 
-@pytest.mark.parametrize("section, key, line, field, detail", [
-    ("[convolutional]\nfilters=0\nsize=3\n", "filters", 5, "filters", "positive"),
-    ("[convolutional]\nfilters=2\nsize=0\n", "size", 5, "kernel_size", "positive"),
-    ("[convolutional]\nfilters=4\nsize=1\ngroups=2\n", "groups", 5, "groups", "not divisible"),
-    ("[maxpool]\nsize=20\nstride=1\npadding=0\n", "size", 5, "pool_size", "larger than"),
-    ("[dropout]\nprobability=1.5\n", "probability", 5, "rate", "[0, 1)"),
-    ("[convolutional]\nfilters=2\nsize=1\n[upsample]\nstride=2147483648\n", "stride", 8, "size",
-     "overflow"),
-])
+@pytest.mark.parametrize(
+    "section, key, line, field, detail",
+    [
+        ("[convolutional]\nfilters=0\nsize=3\n", "filters", 5, "filters", "positive"),
+        ("[convolutional]\nfilters=2\nsize=0\n", "size", 5, "kernel_size", "positive"),
+        ("[convolutional]\nfilters=4\nsize=1\ngroups=2\n", "groups", 5, "groups", "not divisible"),
+        ("[maxpool]\nsize=20\nstride=1\npadding=0\n", "size", 5, "pool_size", "larger than"),
+        ("[dropout]\nprobability=1.5\n", "probability", 5, "rate", "[0, 1)"),
+        (
+            "[convolutional]\nfilters=2\nsize=1\n[upsample]\nstride=2147483648\n",
+            "stride",
+            8,
+            "size",
+            "overflow",
+        ),
+    ],
+)
 def test_darknet_core_errors_name_the_cfg_line_and_darknet_key(
-        tmp_path: Path, section: str, key: str, line: int, field: str, detail: str) -> None:
+    tmp_path: Path, section: str, key: str, line: int, field: str, detail: str
+) -> None:
     """Before: the core's errors named '<dict>' and dnnmem's field ('kernel_size', 'rate')."""
     path = cfg(tmp_path, section)
     with pytest.raises(NetworkError) as e:
@@ -252,11 +298,24 @@ def test_darknet_core_errors_name_the_cfg_line_and_darknet_key(
 
 # -- 6: smaller findings --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("layer, field", [
-    ({"name": "c", "kind": "conv2d", "inputs": ["x"], "filters": 4, "kernel_size": 2**31,
-      "padding": "same"}, "kernel_size"),
-    ({"name": "c", "kind": "upsample", "inputs": ["x"], "size": 2**31}, "size"),
-])
+
+@pytest.mark.parametrize(
+    "layer, field",
+    [
+        (
+            {
+                "name": "c",
+                "kind": "conv2d",
+                "inputs": ["x"],
+                "filters": 4,
+                "kernel_size": 2**31,
+                "padding": "same",
+            },
+            "kernel_size",
+        ),
+        ({"name": "c", "kind": "upsample", "inputs": ["x"], "size": 2**31}, "size"),
+    ],
+)
 def test_overflow_errors_name_the_field(layer: dict, field: str) -> None:
     """Before: 'filters' and 'inputs'."""
     doc = {"layers": [{"name": "x", "kind": "input", "shape": [8, 8, 3]}, layer]}
@@ -321,8 +380,9 @@ def test_endless_file_is_refused_at_the_size_limit(monkeypatch: pytest.MonkeyPat
 
 def test_duplicate_policies_and_batches_are_one_point() -> None:
     """Before: policy=["lru", "lru"] gave duplicate rows (duplicate capacities did not)."""
-    df = dnnmem.sweep(TINY, capacity=[0, 0, MiB], policy=["lru", "lru", "none"], batch=[2, 2],
-                      progress=False)
+    df = dnnmem.sweep(
+        TINY, capacity=[0, 0, MiB], policy=["lru", "lru", "none"], batch=[2, 2], progress=False
+    )
     assert len(df) == 4
     assert list(df["policy"]) == ["lru", "lru", "none", "none"]
 
@@ -330,6 +390,7 @@ def test_duplicate_policies_and_batches_are_one_point() -> None:
 def test_ctrl_c_while_preparing_returns_with_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
     """Before: Ctrl-C while the grid / schedules were prepared raised, even with
     on_interrupt="return"."""
+
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 

@@ -47,7 +47,7 @@ def test_yolov4_counts_match_darknet() -> None:
     # AlexeyAB's darknet prints "Total BFLOPS 128.459" for yolov4.cfg at 608×608. It sums
     # 2·MACs per convolution, 1 per shortcut output element and size² per maxpool output
     # element (its per-layer lines: "0 conv 32 3 x 3/ 1 608 x 608 x 3 -> ... 0.639 BF").
-    assert conv_flops(net) == 128_389_482_496          # conv only: 0.054 % below
+    assert conv_flops(net) == 128_389_482_496  # conv only: 0.054 % below
     assert df.loc[df["name"] == "conv_0", "fwd_flops"].item() == 638_779_392
     shortcut = int(df.loc[df["kind"] == "add", "output_shape"].map(np.prod).sum())
     maxpool = int(df.loc[df["kind"] == "maxpool", "fwd_flops"].sum())
@@ -88,8 +88,12 @@ def test_resnet50_darknet_has_no_projection_shortcuts() -> None:
     assert net.params == 22_825_896
     assert 87 * 2**20 - 2**20 < net.params * 4 < 87 * 2**20 + 2**20  # the 87 MB weights file
     resample = df[df["kind"] == "opaque"]
-    assert list(resample["name"]) == ["shortcut_5_resample", "shortcut_17_resample",
-                                      "shortcut_33_resample", "shortcut_57_resample"]
+    assert list(resample["name"]) == [
+        "shortcut_5_resample",
+        "shortcut_17_resample",
+        "shortcut_33_resample",
+        "shortcut_57_resample",
+    ]
     assert resample["fwd_flops"].sum() == 0
     # The final [softmax] is the loss step's (SPEC §2): the 1×1 classifier conv is the output.
     assert outputs(net) == ["conv_67"]
@@ -106,7 +110,11 @@ NET = "[net]\nheight=8\nwidth=8\nchannels=3\n"
 
 
 def test_conv_padding_groups_and_maxpool_semantics(tmp_path: Path) -> None:
-    doc_net = from_darknet(write(tmp_path, NET + """
+    doc_net = from_darknet(
+        write(
+            tmp_path,
+            NET
+            + """
 [convolutional]
 batch_normalize=1
 filters=8
@@ -127,12 +135,15 @@ stride=2
 [maxpool]
 size=3
 stride=1
-"""), batch=2)
+""",
+        ),
+        batch=2,
+    )
     df = doc_net.layers.set_index("name")
     # pad=1: size//2 = 1 on each side: (8 + 2 - 3) // 2 + 1 = 4.
     assert df.loc["conv_0", "output_shape"] == (4, 4, 8)
     assert df.loc["conv_0", "params"] == 3 * 3 * 3 * 8  # no bias: the BN has β
-    assert df.loc["conv_0_bn", "params"] == 4 * 8        # γ, β + rolling mean, variance
+    assert df.loc["conv_0_bn", "params"] == 4 * 8  # γ, β + rolling mean, variance
     assert df.loc["conv_0_leaky", "kind"] == "leaky_relu"
     # pad=0, groups 4: 4 - 3 + 1 = 2; weights 3·3·(8/4)·8 + 8 biases.
     assert df.loc["conv_1", "output_shape"] == (2, 2, 8)
@@ -145,7 +156,11 @@ stride=1
 
 
 def test_route_shortcut_upsample_and_group_slice(tmp_path: Path) -> None:
-    doc = from_darknet(write(tmp_path, NET + """
+    doc = from_darknet(
+        write(
+            tmp_path,
+            NET
+            + """
 [convolutional]
 filters=4
 size=1
@@ -169,13 +184,19 @@ stride=2
 output=5
 activation=logistic
 [softmax]
-"""), document=True)
+""",
+        ),
+        document=True,
+    )
     by = {l["name"]: l for l in doc["layers"]}
     assert by["shortcut_2"]["kind"] == "add"
     assert by["shortcut_2"]["inputs"] == ["conv_1", "conv_0_mish"]
-    assert by["route_3"] == {"name": "route_3", "kind": "concat",
-                             "inputs": ["shortcut_2", "conv_0_mish"],
-                             "meta": {"darknet_index": 3}}
+    assert by["route_3"] == {
+        "name": "route_3",
+        "kind": "concat",
+        "inputs": ["shortcut_2", "conv_0_mish"],
+        "meta": {"darknet_index": 3},
+    }
     assert by["route_4_group1"]["kind"] == "opaque" and by["route_4_group1"]["shape"] == [8, 8, 4]
     assert by["upsample_5"]["size"] == 2
     assert by["connected_6"]["units"] == 5
@@ -188,7 +209,11 @@ activation=logistic
 
 
 def test_se_attention_reorg_and_local_avgpool(tmp_path: Path) -> None:
-    net = from_darknet(write(tmp_path, NET + """
+    net = from_darknet(
+        write(
+            tmp_path,
+            NET
+            + """
 [convolutional]
 filters=4
 size=1
@@ -207,7 +232,9 @@ stride=2
 [local_avgpool]
 size=3
 stride=1
-"""))
+""",
+        )
+    )
     df = net.layers.set_index("name")
     assert df.loc["scale_channels_3", "kind"] == "multiply"
     assert df.loc["scale_channels_3", "inputs"] == ("conv_0_relu", "conv_2_logistic")
@@ -219,7 +246,10 @@ stride=1
 
 
 def test_unsupported_sections_strict_and_not(tmp_path: Path) -> None:
-    path = write(tmp_path, NET + """
+    path = write(
+        tmp_path,
+        NET
+        + """
 [convolutional]
 filters=4
 size=1
@@ -230,15 +260,19 @@ output=4
 filters=2
 [crnn]
 output=4
-""")
+""",
+    )
     with pytest.raises(UnsupportedOperatorError) as e:
         from_darknet(path)
     msg = str(e.value)
     assert "activation=selu (nodes: conv_0_selu)" in msg
     assert "[crnn] (nodes: crnn_1, crnn_3)" in msg and "[local] (nodes: local_2)" in msg
     assert isinstance(e.value, dnnmem.NetworkError) and isinstance(e.value, ValueError)
-    assert e.value.ops == {"activation=selu": ["conv_0_selu"], "[crnn]": ["crnn_1", "crnn_3"],
-                           "[local]": ["local_2"]}
+    assert e.value.ops == {
+        "activation=selu": ["conv_0_selu"],
+        "[crnn]": ["crnn_1", "crnn_3"],
+        "[local]": ["local_2"],
+    }
     with pytest.warns(dnnmem.importers.ImporterWarning, match=r"\[crnn\] \(nodes: crnn_1"):
         net = from_darknet(path, strict=False)
     df = net.layers.set_index("name")
@@ -246,12 +280,15 @@ output=4
     assert df.loc["crnn_3", "fwd_flops"] == 0
 
 
-@pytest.mark.parametrize("text, needle", [
-    ("[convolutional]\nfilters=2\n", "starts with a [net]"),
-    (NET + "filters=3\n[convolutional]\nfilters=x\n", "'filters': must be an integer, got 'x'"),
-    (NET + "[route]\nlayers=-3\n", "'layers': layer -3 (absolute -3) is not before layer 0"),
-    ("size=3\n[net]\n", "comes before the first [section]"),
-])
+@pytest.mark.parametrize(
+    "text, needle",
+    [
+        ("[convolutional]\nfilters=2\n", "starts with a [net]"),
+        (NET + "filters=3\n[convolutional]\nfilters=x\n", "'filters': must be an integer, got 'x'"),
+        (NET + "[route]\nlayers=-3\n", "'layers': layer -3 (absolute -3) is not before layer 0"),
+        ("size=3\n[net]\n", "comes before the first [section]"),
+    ],
+)
 def test_malformed_cfgs_name_file_line_and_key(tmp_path: Path, text: str, needle: str) -> None:
     path = write(tmp_path, text)
     with pytest.raises(ValueError) as e:
@@ -260,8 +297,9 @@ def test_malformed_cfgs_name_file_line_and_key(tmp_path: Path, text: str, needle
 
 
 def test_import_model_dispatches_on_extension(tmp_path: Path) -> None:
-    path = write(tmp_path, NET + "[convolutional]\nfilters=2\nsize=1\nactivation=relu\n",
-                 "tiny.CFG")
+    path = write(
+        tmp_path, NET + "[convolutional]\nfilters=2\nsize=1\nactivation=relu\n", "tiny.CFG"
+    )
     net = import_model(path, batch=4)
     assert net.name == "tiny" and net.params == 3 * 2 + 2
     with pytest.raises(ValueError, match=r"no importer for this file extension \(known: .cfg"):

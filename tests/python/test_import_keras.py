@@ -15,9 +15,22 @@ from dnnmem.importers._common import ImporterWarning, UnsupportedOperatorError  
 from dnnmem.importers.keras import from_keras  # noqa: E402
 
 # Everything one layer table shows of a network (the step columns fix the schedule order too).
-COLUMNS = ["name", "kind", "class", "inputs", "output_shape", "output_bytes", "weight_bytes",
-           "state_bytes", "params", "fwd_flops", "bwd_dx_flops", "bwd_dw_flops", "fwd_step",
-           "bwd_step"]
+COLUMNS = [
+    "name",
+    "kind",
+    "class",
+    "inputs",
+    "output_shape",
+    "output_bytes",
+    "weight_bytes",
+    "state_bytes",
+    "params",
+    "fwd_flops",
+    "bwd_dx_flops",
+    "bwd_dw_flops",
+    "fwd_step",
+    "bwd_step",
+]
 
 
 def check_weight_split(net: dnnmem.Network, model) -> None:
@@ -63,8 +76,11 @@ def _compare_with_zoo(net: dnnmem.Network, model, name: str) -> None:
     ours = rename_input(net.layers[COLUMNS], model.layers[0].name, zoo.layers["name"][0])
     # Fused activations are `<layer>_<kind>` in both.
     assert ours.equals(zoo.layers[COLUMNS])
-    assert (net.params, net.trainable_params, net.flops) == (zoo.params, zoo.trainable_params,
-                                                              zoo.flops)
+    assert (net.params, net.trainable_params, net.flops) == (
+        zoo.params,
+        zoo.trainable_params,
+        zoo.flops,
+    )
 
 
 def build(app: str):
@@ -100,12 +116,15 @@ def test_vgg16_counts_and_zoo():
     _compare_with_zoo(net, model, "vgg16")
 
 
-@pytest.mark.parametrize("app,zoo_name,params", [
-    # keras.io/api/applications: EfficientNetB0 5.3M, DenseNet121 8.1M, InceptionV3 23.9M.
-    ("EfficientNetB0", "efficientnet_b0", 5_330_571),   # Rescaling, Normalization, SE multiply
-    ("DenseNet121", "densenet121", 8_062_504),          # Concatenate(axis=3) → axis 2
-    ("InceptionV3", "inception_v3", 23_851_784),        # AveragePooling2D, branches
-])
+@pytest.mark.parametrize(
+    "app,zoo_name,params",
+    [
+        # keras.io/api/applications: EfficientNetB0 5.3M, DenseNet121 8.1M, InceptionV3 23.9M.
+        ("EfficientNetB0", "efficientnet_b0", 5_330_571),  # Rescaling, Normalization, SE multiply
+        ("DenseNet121", "densenet121", 8_062_504),  # Concatenate(axis=3) → axis 2
+        ("InceptionV3", "inception_v3", 23_851_784),  # AveragePooling2D, branches
+    ],
+)
 def test_more_applications(app, zoo_name, params):
     model = build(app)
     net = from_keras(model)
@@ -115,30 +134,50 @@ def test_more_applications(app, zoo_name, params):
 
 
 def test_sequential_nested_shared_and_frozen():
-    inner = keras.Sequential([keras.Input((8,)), keras.layers.Dense(4, activation="tanh",
-                                                                      name="inner_fc")],
-                             name="inner")
+    inner = keras.Sequential(
+        [keras.Input((8,)), keras.layers.Dense(4, activation="tanh", name="inner_fc")], name="inner"
+    )
     shared = keras.layers.Dense(4, use_bias=False, name="shared_fc")
     a = keras.Input((8,), name="a")
     b = keras.Input((4,), name="b")
-    x = inner(a)                                  # nested model: flattened
-    y = keras.layers.Add(name="sum")([shared(x), shared(b)])   # one layer called twice
+    x = inner(a)  # nested model: flattened
+    y = keras.layers.Add(name="sum")([shared(x), shared(b)])  # one layer called twice
     frozen = keras.layers.Dense(3, name="frozen_fc", trainable=False)
     out = keras.layers.Activation("softmax", name="probs")(frozen(y))
     model = keras.Model([a, b], out, name="toy")
     doc = from_keras(model, document=True)
     layers = {d["name"]: d for d in doc["layers"]}
-    assert list(layers) == ["a", "b", "inner_fc", "inner_fc_tanh", "shared_fc", "shared_fc_1",
-                            "sum", "frozen_fc"]  # final softmax dropped
+    assert list(layers) == [
+        "a",
+        "b",
+        "inner_fc",
+        "inner_fc_tanh",
+        "shared_fc",
+        "shared_fc_1",
+        "sum",
+        "frozen_fc",
+    ]  # final softmax dropped
     assert layers["inner_fc"]["inputs"] == ["a"]
     assert layers["inner_fc_tanh"]["kind"] == "tanh"
     assert layers["shared_fc"]["inputs"] == ["inner_fc_tanh"]
-    assert layers["shared_fc_1"] == {"name": "shared_fc_1", "kind": "dense", "inputs": ["b"],
-                                     "units": 4, "use_bias": False, "weights": "shared_fc"}
+    assert layers["shared_fc_1"] == {
+        "name": "shared_fc_1",
+        "kind": "dense",
+        "inputs": ["b"],
+        "units": 4,
+        "use_bias": False,
+        "weights": "shared_fc",
+    }
     assert layers["frozen_fc"]["trainable"] is False
     # A nested model's final softmax is a network output too: dropped.
-    head = keras.Sequential([keras.Input((4,)), keras.layers.Dense(2, name="head_fc"),
-                             keras.layers.Softmax(name="head_sm")], name="head")
+    head = keras.Sequential(
+        [
+            keras.Input((4,)),
+            keras.layers.Dense(2, name="head_fc"),
+            keras.layers.Softmax(name="head_sm"),
+        ],
+        name="head",
+    )
     wrapped = keras.Model(b, head(b), name="wrapped")
     assert [d["name"] for d in from_keras(wrapped, document=True)["layers"]] == ["b", "head_fc"]
     net = from_keras(model)
@@ -165,10 +204,20 @@ def test_layer_mappings():
     doc = from_keras(model, document=True)
     by = {d["name"]: d for d in doc["layers"]}
     assert by["sep_depthwise"]["kind"] == "depthwise_conv2d"
-    assert by["sep"] == {"name": "sep", "kind": "conv2d", "inputs": ["sep_depthwise"],
-                         "filters": 8, "kernel_size": 1, "use_bias": True}
+    assert by["sep"] == {
+        "name": "sep",
+        "kind": "conv2d",
+        "inputs": ["sep_depthwise"],
+        "filters": 8,
+        "kernel_size": 1,
+        "use_bias": True,
+    }
     assert [by[n]["kind"] for n in ("sep_relu", "r6", "leaky", "fc_swish")] == [
-        "relu", "relu6", "leaky_relu", "swish"]
+        "relu",
+        "relu6",
+        "leaky_relu",
+        "swish",
+    ]
     assert by["leaky"]["alpha"] == pytest.approx(0.2)
     assert (by["gconv"]["groups"], by["gconv"]["dilation"]) == (2, 2)
     assert by["drop"]["rate"] == 0.5 and by["cat"]["axis"] == -1

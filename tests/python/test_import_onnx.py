@@ -25,14 +25,24 @@ def export(module: Any, example: Any, path: Path) -> str:
         # Only around the exporter: the TorchScript exporter's own deprecation notices and the
         # buffers it drops (num_batches_tracked) change nothing in the graph we read.
         warnings.filterwarnings("ignore", category=DeprecationWarning)
-        warnings.filterwarnings("ignore", message="ONNX Preprocess - Removing mutation",
-                                category=UserWarning)
+        warnings.filterwarnings(
+            "ignore", message="ONNX Preprocess - Removing mutation", category=UserWarning
+        )
         # nn.LSTM's shape checks on traced sizes: the trace is specialised to the example.
         warnings.filterwarnings("ignore", category=torch.jit.TracerWarning)
-        warnings.filterwarnings("ignore", message="Exporting a model to ONNX with a batch_size "
-                                "other than 1", category=UserWarning)
-        torch.onnx.export(module, (example,), os.fspath(path), dynamo=False, opset_version=17,
-                          do_constant_folding=False)
+        warnings.filterwarnings(
+            "ignore",
+            message="Exporting a model to ONNX with a batch_size other than 1",
+            category=UserWarning,
+        )
+        torch.onnx.export(
+            module,
+            (example,),
+            os.fspath(path),
+            dynamo=False,
+            opset_version=17,
+            do_constant_folding=False,
+        )
     return os.fspath(path)
 
 
@@ -46,12 +56,22 @@ def test_tiny_cnn(tmp_path: Path) -> None:
     assert net.trainable_params == n_params(m) == 5482
     assert net.params == 5482 + 2 * (16 + 32)  # + BN running mean / variance (torch buffers)
     df = net.layers.set_index("name")
-    assert list(df["kind"]) == ["input", "conv2d", "batchnorm", "relu", "maxpool", "conv2d",
-                                "batchnorm", "relu", "maxpool", "global_avgpool", "flatten",
-                                "dense"]
+    assert list(df["kind"]) == [
+        "input",
+        "conv2d",
+        "batchnorm",
+        "relu",
+        "maxpool",
+        "conv2d",
+        "batchnorm",
+        "relu",
+        "maxpool",
+        "global_avgpool",
+        "flatten",
+        "dense",
+    ]
     assert df["output_shape"].iloc[0] == (32, 32, 3)  # NCHW input → channels last
-    assert list(df.loc[df["kind"] == "conv2d", "params"]) == [3 * 3 * 3 * 16 + 16,
-                                                               3 * 3 * 16 * 32]
+    assert list(df.loc[df["kind"] == "conv2d", "params"]) == [3 * 3 * 3 * 16 + 16, 3 * 3 * 16 * 32]
     # conv1: 32·32·16 outputs × 27 MACs × 2 FLOPs, per sample; × batch 8.
     assert df.loc[df["kind"] == "conv2d", "fwd_flops"].iloc[0] == 8 * 2 * 32 * 32 * 16 * 27
     assert df["output_shape"].iloc[-1] == (10,)
@@ -114,8 +134,9 @@ class _Recurrent(torch.nn.Module):
     def __init__(self, bidirectional: bool, layers: int) -> None:
         super().__init__()
         self.emb = torch.nn.Embedding(50, 8)
-        self.lstm = torch.nn.LSTM(8, 16, num_layers=layers, batch_first=True,
-                                  bidirectional=bidirectional)
+        self.lstm = torch.nn.LSTM(
+            8, 16, num_layers=layers, batch_first=True, bidirectional=bidirectional
+        )
         self.fc = torch.nn.Linear(16 * (1 + bidirectional), 5)
 
     def forward(self, ids: Any) -> Any:
@@ -162,8 +183,9 @@ def test_unsupported_ops_strict_lists_all_and_lenient_warns(tmp_path: Path) -> N
         from_onnx(path)
     assert e.value.ops == {"Pow": ["Pow", "Pow_1"], "CumSum": ["CumSum"]}
     msg = str(e.value)
-    assert msg.startswith(path + ": unsupported operators Pow (nodes: Pow, Pow_1); "
-                          "CumSum (nodes: CumSum)")
+    assert msg.startswith(
+        path + ": unsupported operators Pow (nodes: Pow, Pow_1); CumSum (nodes: CumSum)"
+    )
     assert "strict=False" in msg
     with pytest.raises(dnnmem.NetworkError):  # one exception family for every network error
         from_onnx(path)
@@ -185,9 +207,9 @@ def test_model_proto_document_and_dispatch(tmp_path: Path) -> None:
         from_onnx(42)
 
 
-def _graph_model(nodes: list[Any], inputs: list[Any], outputs: list[Any],
-                 inits: list[Any]) -> Any:
+def _graph_model(nodes: list[Any], inputs: list[Any], outputs: list[Any], inits: list[Any]) -> Any:
     from onnx import helper
+
     graph = helper.make_graph(nodes, "g", inputs, outputs, inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
 
@@ -203,13 +225,15 @@ def test_image_operators_from_a_handwritten_graph() -> None:
         return numpy_helper.from_array(np.array(values, dtype), name)
 
     nodes = [
-        helper.make_node("Conv", ["x", "w1", "b1"], ["y1"], name="conv", pads=[1, 1, 1, 1],
-                         strides=[2, 2]),
+        helper.make_node(
+            "Conv", ["x", "w1", "b1"], ["y1"], name="conv", pads=[1, 1, 1, 1], strides=[2, 2]
+        ),
         helper.make_node("Clip", ["y1", "lo", "hi"], ["y2"], name="clip"),
         helper.make_node("Resize", ["y2", "", "scales"], ["y3"], name="up", mode="nearest"),
         helper.make_node("Concat", ["y3", "x"], ["y4"], name="cat", axis=1),
-        helper.make_node("MaxPool", ["y4"], ["y5"], name="pool", kernel_shape=[3, 3],
-                         strides=[2, 2], ceil_mode=1),
+        helper.make_node(
+            "MaxPool", ["y4"], ["y5"], name="pool", kernel_shape=[3, 3], strides=[2, 2], ceil_mode=1
+        ),
         helper.make_node("Pad", ["y5", "pads"], ["y6"], name="pad"),
         helper.make_node("LeakyRelu", ["y6"], ["y7"], name="leaky", alpha=0.2),
         helper.make_node("GlobalAveragePool", ["y7"], ["y8"], name="gap"),
@@ -217,18 +241,39 @@ def test_image_operators_from_a_handwritten_graph() -> None:
         helper.make_node("Gemm", ["y9", "wf", "bf"], ["y10"], name="fc", transB=1),
         helper.make_node("Softmax", ["y10"], ["out"], name="softmax"),
     ]
-    inits = [init("w1", 4, 3, 3, 3), init("b1", 4), const("lo", 0.0), const("hi", 6.0),
-             const("scales", [1, 1, 2, 2]), const("pads", [0, 0, 1, 2, 0, 0, 1, 2], np.int64),
-             init("wf", 5, 7), init("bf", 5)]
+    inits = [
+        init("w1", 4, 3, 3, 3),
+        init("b1", 4),
+        const("lo", 0.0),
+        const("hi", 6.0),
+        const("scales", [1, 1, 2, 2]),
+        const("pads", [0, 0, 1, 2, 0, 0, 1, 2], np.int64),
+        init("wf", 5, 7),
+        init("bf", 5),
+    ]
     model = _graph_model(
-        nodes, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 8, 8])],
-        [helper.make_tensor_value_info("out", TensorProto.FLOAT, ["N", 5])], inits)
+        nodes,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 8, 8])],
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, ["N", 5])],
+        inits,
+    )
     net = from_onnx(model, batch=2)
     df = net.layers.set_index("name")
     assert net.name == "g"
-    assert list(df["kind"]) == ["input", "conv2d", "relu6", "upsample", "concat", "maxpool",
-                                "zero_padding", "leaky_relu", "global_avgpool", "flatten",
-                                "dense", "softmax"]
+    assert list(df["kind"]) == [
+        "input",
+        "conv2d",
+        "relu6",
+        "upsample",
+        "concat",
+        "maxpool",
+        "zero_padding",
+        "leaky_relu",
+        "global_avgpool",
+        "flatten",
+        "dense",
+        "softmax",
+    ]
     shapes = dict(df["output_shape"])
     assert shapes["x"] == (8, 8, 3) and shapes["conv"] == (4, 4, 4)  # (8 + 2 − 3) // 2 + 1
     assert shapes["up"] == (8, 8, 4) and shapes["cat"] == (8, 8, 7)
@@ -241,10 +286,16 @@ def test_image_operators_from_a_handwritten_graph() -> None:
 
 def test_dynamic_shapes_are_refused_with_the_input_named() -> None:
     from onnx import TensorProto, helper
+
     model = _graph_model(
         [helper.make_node("Relu", ["x"], ["y"], name="r")],
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", "d"])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", "d"])], [])
-    with pytest.raises(ValueError, match=r"graph input 'x' needs a static shape after a batch "
-                                         r"dimension, got \[None, None\]"):
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", "d"])],
+        [],
+    )
+    with pytest.raises(
+        ValueError,
+        match=r"graph input 'x' needs a static shape after a batch "
+        r"dimension, got \[None, None\]",
+    ):
         from_onnx(model)

@@ -29,6 +29,7 @@ LSTM_EXPORT_WARNING = "ignore:The tensor attributes self.*_flat_weights:UserWarn
 def counter_flops(module, *inputs) -> int:
     """FLOPs FlopCounterMode counts for one forward pass (2 per MAC, products only)."""
     from torch.utils.flop_counter import FlopCounterMode
+
     with torch.no_grad(), FlopCounterMode(display=False) as fc:
         module(*inputs)
     return int(fc.get_total_flops())
@@ -47,8 +48,11 @@ def check_module_weights(net, module) -> None:
         if not own:
             continue
         assert layers.loc[path, "weight_bytes"] == 4 * own, path
-        stats = sum(b.numel() for n, b in m.named_buffers(recurse=False)
-                    if n in ("running_mean", "running_var"))
+        stats = sum(
+            b.numel()
+            for n, b in m.named_buffers(recurse=False)
+            if n in ("running_mean", "running_var")
+        )
         assert layers.loc[path, "state_bytes"] == 4 * stats, path
 
 
@@ -69,7 +73,7 @@ def test_tiny_cnn_layer_by_layer():
         ["6", "relu", ("5",), (16, 16, 32)],
         ["7", "maxpool", ("6",), (8, 8, 32)],
         ["8", "global_avgpool", ("7",), (1, 1, 32)],
-        ["8_as_32", "reshape", ("8",), (32,)],   # nn.Flatten: folded
+        ["8_as_32", "reshape", ("8",), (32,)],  # nn.Flatten: folded
         ["10", "dense", ("8_as_32",), (10,)],
     ]
     # 3·3·3·16+16 + 2·16 + 3·3·16·32 + 2·32 + 32·10+10
@@ -122,9 +126,24 @@ def test_ops_module():
     assert by["dw"]["kind"] == "depthwise_conv2d" and by["dw"]["depth_multiplier"] == 1
     assert (by["gc"]["groups"], by["gc"]["dilation"], by["gc"]["padding"]) == (2, 2, 2)
     kinds = [d["kind"] for d in doc["layers"]]
-    assert kinds == ["input", "conv2d", "batchnorm", "relu6", "depthwise_conv2d", "hard_swish",
-                     "conv2d", "leaky_relu", "concat", "zero_padding", "maxpool", "upsample",
-                     "global_avgpool", "reshape", "dense", "rescaling"]  # final softmax: dropped
+    assert kinds == [
+        "input",
+        "conv2d",
+        "batchnorm",
+        "relu6",
+        "depthwise_conv2d",
+        "hard_swish",
+        "conv2d",
+        "leaky_relu",
+        "concat",
+        "zero_padding",
+        "maxpool",
+        "upsample",
+        "global_avgpool",
+        "reshape",
+        "dense",
+        "rescaling",
+    ]  # final softmax: dropped
     cat = next(d for d in doc["layers"] if d["kind"] == "concat")
     assert cat["axis"] == 2  # torch's channel dim 1 → channels last
     pool = by["pool"]
@@ -158,6 +177,7 @@ def _same_counts_as_zoo(net, name: str, **options) -> None:
     """Parameters and forward MACs / FLOPs equal to the zoo's builder of the same model (batch
     1; the layer lists differ: the import keeps torch's slices and views)."""
     import dnnmem
+
     if name not in dnnmem.networks():
         pytest.skip(f"{name!r} is not in the zoo yet (dnnmem.networks())")
     zoo = dnnmem.network(name, **options)
@@ -187,7 +207,10 @@ def test_bert_base_counts_and_sdpa():
     p = "bert.encoder.layer.0.attention.self"
     # scaled_dot_product_attention → q·kᵀ, softmax, dropout (p = 0.1 in train mode), ·v
     assert [layers.loc[f"{p}.{s}", "kind"] for s in ("qk", "softmax", "dropout")] == [
-        "matmul", "softmax", "dropout"]
+        "matmul",
+        "softmax",
+        "dropout",
+    ]
     assert layers.loc[p, "kind"] == "matmul"
     assert layers.loc[f"{p}.qk", "output_shape"] == (12, 32, 32)
     # Constant ids an embedding reads are inputs of the network (int64 buffers).
@@ -224,8 +247,9 @@ def test_lstm_unrolled(layers, bidirectional):
         def __init__(self) -> None:
             super().__init__()
             self.emb = nn.Embedding(50, d)
-            self.lstm = nn.LSTM(d, h, num_layers=layers, batch_first=True,
-                                bidirectional=bidirectional)
+            self.lstm = nn.LSTM(
+                d, h, num_layers=layers, batch_first=True, bidirectional=bidirectional
+            )
             self.fc = nn.Linear(dirs * h, 5)
 
         def forward(self, ids):
@@ -290,8 +314,9 @@ def test_pt2_file_and_pt_refused(tmp_path):
         from_torch(tmp_path / "tiny.pt")
     with pytest.raises(ValueError, match="example_inputs: required"):
         from_torch(model)
-    assert math.isclose(net.flops.forward, from_torch(model, torch.randn(4, 3, 32, 32))
-                        .flops.forward)
+    assert math.isclose(
+        net.flops.forward, from_torch(model, torch.randn(4, 3, 32, 32)).flops.forward
+    )
 
 
 def test_frozen_parameters_and_final_log_softmax():
@@ -306,8 +331,13 @@ def test_frozen_parameters_and_final_log_softmax():
 
 def test_attention_mask_input_is_folded():
     tr = _transformers()
-    config = tr.BertConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=4,
-                           intermediate_size=128, vocab_size=100)
+    config = tr.BertConfig(
+        num_hidden_layers=2,
+        hidden_size=64,
+        num_attention_heads=4,
+        intermediate_size=128,
+        vocab_size=100,
+    )
     model = tr.BertModel(config).eval()
     ids = torch.randint(0, 100, (2, 8))
     mask = torch.ones(2, 8, dtype=torch.long)
@@ -321,8 +351,14 @@ def test_attention_mask_input_is_folded():
 
 def test_vit_class_token_and_position_embedding():
     tr = _transformers()
-    config = tr.ViTConfig(num_hidden_layers=2, hidden_size=64, num_attention_heads=4,
-                          intermediate_size=128, image_size=32, patch_size=8)
+    config = tr.ViTConfig(
+        num_hidden_layers=2,
+        hidden_size=64,
+        num_attention_heads=4,
+        intermediate_size=128,
+        image_size=32,
+        patch_size=8,
+    )
     model = tr.ViTModel(config).train()
     x = torch.randn(2, 3, 32, 32)
     net = from_torch(model, x)
@@ -352,7 +388,8 @@ def test_transformer_encoder_layer_time_major_internals():
     # Per head [T, E/heads]: q, k, v are selected from the packed projection (opaque copies).
     assert layers.loc["self_attn.scaled_dot_product_attention", "output_shape"] == (4, 10, 16)
     assert layers.loc["self_attn.out_proj", "inputs"] == (
-        "self_attn.scaled_dot_product_attention_as_10x64",)
+        "self_attn.scaled_dot_product_attention_as_10x64",
+    )
     assert layers.loc["linear1", "output_shape"] == (10, 128)
     assert 2 * net.layers["fwd_macs"].sum() == counter_flops(model, x)
 

@@ -13,16 +13,19 @@ from dnnmem.importers import ImporterWarning, UnsupportedOperatorError
 from dnnmem.importers._common import DocumentBuilder, sanitize_name
 
 
-@pytest.mark.parametrize("raw, name", [
-    ("/layer1/layer1.0/conv1/Conv", "layer1.layer1.0.conv1.Conv"),
-    ("conv 1 (3x3)", "conv_1_3x3"),
-    ("__x__", "x"),
-    ("a//b", "a.b"),
-    ("", "layer"),
-    (None, "layer"),
-    ("///", "layer"),
-    (7, "7"),
-])
+@pytest.mark.parametrize(
+    "raw, name",
+    [
+        ("/layer1/layer1.0/conv1/Conv", "layer1.layer1.0.conv1.Conv"),
+        ("conv 1 (3x3)", "conv_1_3x3"),
+        ("__x__", "x"),
+        ("a//b", "a.b"),
+        ("", "layer"),
+        (None, "layer"),
+        ("///", "layer"),
+        (7, "7"),
+    ],
+)
 def test_sanitize_name(raw: object, name: str) -> None:
     assert sanitize_name(raw) == name
 
@@ -32,9 +35,13 @@ def test_unique_names_and_document() -> None:
     assert b.input(b.unique("x/"), [4]) == "x"
     assert [b.unique("x"), b.unique("x"), b.unique("/x")] == ["x_1", "x_2", "x_3"]
     b.add("y", "relu", "x")
-    assert b.finish() == {"name": "m", "layers": [
-        {"name": "x", "kind": "input", "shape": [4]},
-        {"name": "y", "kind": "relu", "inputs": ["x"]}]}
+    assert b.finish() == {
+        "name": "m",
+        "layers": [
+            {"name": "x", "kind": "input", "shape": [4]},
+            {"name": "y", "kind": "relu", "inputs": ["x"]},
+        ],
+    }
 
 
 def test_placeholders_strict_error_and_lenient_warning() -> None:
@@ -45,9 +52,11 @@ def test_placeholders_strict_error_and_lenient_warning() -> None:
     b.unsupported("Foo", "p3")
     with pytest.raises(UnsupportedOperatorError) as e:
         b.finish(strict=True)
-    assert str(e.value) == ("m.onnx: unsupported operators Foo (nodes: p1, p3); Bar (nodes: p2)"
-                            " — pass strict=False (CLI: --no-strict) to import them as "
-                            "zero-FLOP placeholders")
+    assert str(e.value) == (
+        "m.onnx: unsupported operators Foo (nodes: p1, p3); Bar (nodes: p2)"
+        " — pass strict=False (CLI: --no-strict) to import them as "
+        "zero-FLOP placeholders"
+    )
     assert isinstance(e.value, ValueError) and e.value.source == "m.onnx"
     with pytest.warns(ImporterWarning, match=r"^m.onnx: imported Foo \(nodes: p1, p3\); Bar"):
         doc = b.finish(strict=False)
@@ -60,12 +69,15 @@ def test_placeholders_strict_error_and_lenient_warning() -> None:
     assert not df.loc["p1", "folded"] and df.loc["p2", "output_bytes"] == 2 * 3 * 4
 
 
-CFG = "[net]\nheight=8\nwidth=8\nchannels=3\n[convolutional]\nfilters=4\nsize=3\npad=1\n" \
-      "activation=leaky\n"
+CFG = (
+    "[net]\nheight=8\nwidth=8\nchannels=3\n[convolutional]\nfilters=4\nsize=3\npad=1\n"
+    "activation=leaky\n"
+)
 
 
-def test_cli_import_writes_a_loadable_network(tmp_path: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_import_writes_a_loadable_network(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     cfg = tmp_path / "tiny.cfg"
     cfg.write_text(CFG)
     out = tmp_path / "tiny.json"
@@ -77,8 +89,9 @@ def test_cli_import_writes_a_loadable_network(tmp_path: Path,
     assert json.loads(out.read_text())["layers"][1]["kind"] == "conv2d"
 
 
-def test_cli_import_errors_are_one_line_exit_2(tmp_path: Path,
-                                               capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_import_errors_are_one_line_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = tmp_path / "bad.cfg"
     bad.write_text(CFG + "[crnn]\noutput=2\n")
     out = tmp_path / "o.json"

@@ -47,25 +47,34 @@ def test_configured_backend_reads_env_then_keras_json(keras_home, monkeypatch) -
 
 def test_without_keras_the_error_names_the_extra(keras_home, monkeypatch) -> None:
     _only_installed(monkeypatch, "torch")
-    with pytest.raises(ImportError, match=r'needs Keras 3, which is not installed: '
-                                          r'pip install "dnnmem\[keras\]"'):
+    with pytest.raises(
+        ImportError,
+        match=r"needs Keras 3, which is not installed: "
+        r'pip install "dnnmem\[keras\]"',
+    ):
         kimp._backend_to_set()
 
 
 def test_without_a_backend_the_error_names_what_to_install(keras_home, monkeypatch) -> None:
     _only_installed(monkeypatch, "keras")
-    with pytest.raises(ImportError, match=r'none is installed: pip install "dnnmem\[keras\]" '
-                                          r'.*pip install "jax\[cpu\]", torch or tensorflow-cpu'):
+    with pytest.raises(
+        ImportError,
+        match=r'none is installed: pip install "dnnmem\[keras\]" '
+        r'.*pip install "jax\[cpu\]", torch or tensorflow-cpu',
+    ):
         kimp._backend_to_set()
 
 
-@pytest.mark.parametrize(("installed", "keras_json", "expected"), [
-    (("keras", "jaxlib", "torch", "tensorflow"), None, "jax"),  # the order of KERAS_BACKENDS
-    (("keras", "torch", "tensorflow"), None, "torch"),
-    (("keras", "tensorflow"), None, "tensorflow"),
-    (("keras", "jaxlib", "tensorflow"), "tensorflow", None),  # keras.json's choice, installed
-    (("keras", "jaxlib"), "tensorflow", "jax"),  # keras.json names a missing one: replaced
-])
+@pytest.mark.parametrize(
+    ("installed", "keras_json", "expected"),
+    [
+        (("keras", "jaxlib", "torch", "tensorflow"), None, "jax"),  # the order of KERAS_BACKENDS
+        (("keras", "torch", "tensorflow"), None, "torch"),
+        (("keras", "tensorflow"), None, "tensorflow"),
+        (("keras", "jaxlib", "tensorflow"), "tensorflow", None),  # keras.json's choice, installed
+        (("keras", "jaxlib"), "tensorflow", "jax"),  # keras.json names a missing one: replaced
+    ],
+)
 def test_the_backend_chosen(keras_home, monkeypatch, installed, keras_json, expected) -> None:
     if keras_json:
         (keras_home / "keras.json").write_text(json.dumps({"backend": keras_json}))
@@ -80,8 +89,14 @@ def test_an_explicit_keras_backend_is_kept(keras_home, monkeypatch) -> None:
 
 
 def _run(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env,
-                          capture_output=True, text=True, timeout=300, check=False)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
 
 
 def test_a_keras_file_imports_in_a_fresh_process_without_configuration(tmp_path) -> None:
@@ -93,20 +108,26 @@ def test_a_keras_file_imports_in_a_fresh_process_without_configuration(tmp_path)
     env = {k: v for k, v in os.environ.items() if k != "KERAS_BACKEND"}
     env["KERAS_HOME"] = str(tmp_path / "keras-home")
     path = tmp_path / "tiny.keras"
-    save = _run(f"""
+    save = _run(
+        f"""
         from dnnmem.importers.keras import import_keras
         keras = import_keras()
         m = keras.Sequential([keras.Input((8,)), keras.layers.Dense(4, name="fc")], name="tiny")
         m.save({str(path)!r})
         print(keras.backend.backend())
-        """, env)
+        """,
+        env,
+    )
     assert save.returncode == 0, save.stderr
     first = next(b for b in kimp.KERAS_BACKENDS if kimp._installed(b))
     assert save.stdout.split() == [first]
-    load = _run(f"""
+    load = _run(
+        f"""
         from dnnmem.importers import import_model
         net = import_model({str(path)!r}, batch=2)
         print(net.params)
-        """, env)
+        """,
+        env,
+    )
     assert load.returncode == 0, load.stderr
     assert load.stdout.split() == [str(8 * 4 + 4)]  # the dense layer's weights and bias

@@ -58,8 +58,15 @@ class Trace:
         for s in range(len(st_["num_accesses"])):
             acc = []
             for _ in range(int(st_["num_accesses"][s])):
-                acc.append((int(at["tensor"][k]), bool(at["read"][k]), bool(at["write"][k]),
-                            bool(at["partial"][k]), int(at["bytes"][k])))
+                acc.append(
+                    (
+                        int(at["tensor"][k]),
+                        bool(at["read"][k]),
+                        bool(at["write"][k]),
+                        bool(at["partial"][k]),
+                        int(at["bytes"][k]),
+                    )
+                )
                 k += 1
             self.steps.append(acc)
         self.last_full: dict[int, int] = {}
@@ -71,24 +78,37 @@ class Trace:
                     # A write-only full access creates its tensor: a miss in any cache.
                     assert read or not write or t not in seen, "write-only access of a live tensor"
                 seen.add(t)
-        self.working_set = max((sum(self.size[t] for t in {a[0] for a in acc if not a[3]})
-                                for acc in self.steps), default=0)
+        self.working_set = max(
+            (sum(self.size[t] for t in {a[0] for a in acc if not a[3]}) for acc in self.steps),
+            default=0,
+        )
 
 
 def cpp_misses(net: dnnmem.Network, trace: Trace, capacity: int):
     """(read-miss bytes per step, miss bytes, miss count) of the C++ lru."""
     r = dnnmem.estimate(net, policy="lru", capacity=capacity, **HW)
-    per_step = [int(b) - sum(nb for _, read, _, partial, nb in acc if partial and read)
-                for b, acc in zip(r.steps["bytes_in"], trace.steps)]
-    write_only = sum(nb for acc in trace.steps for _, read, write, partial, nb in acc
-                     if write and not read and not partial)
+    per_step = [
+        int(b) - sum(nb for _, read, _, partial, nb in acc if partial and read)
+        for b, acc in zip(r.steps["bytes_in"], trace.steps)
+    ]
+    write_only = sum(
+        nb
+        for acc in trace.steps
+        for _, read, write, partial, nb in acc
+        if write and not read and not partial
+    )
     full = sum(1 for acc in trace.steps for a in acc if not a[3])
     return per_step, sum(per_step) + write_only, full - r.counts["kept"]
 
 
-def libcachesim_misses(trace: Trace, capacity: int, *, frees: bool = True,
-                       step_ties: bool = True,
-                       emulate_l3: bool = False):
+def libcachesim_misses(
+    trace: Trace,
+    capacity: int,
+    *,
+    frees: bool = True,
+    step_ties: bool = True,
+    emulate_l3: bool = False,
+):
     """The same as cpp_misses from libCacheSim's LRU on the (transformed) trace."""
     cache = lcs.LRU(cache_size=capacity, hashpower=12)
 
@@ -103,11 +123,14 @@ def libcachesim_misses(trace: Trace, capacity: int, *, frees: bool = True,
         used: list[int] = []
         read_miss = 0
         for t, read, _write, partial, nbytes in acc:
-            if partial:                                                # L5
+            if partial:  # L5
                 continue
-            if emulate_l3 and not cached(t) and \
-                    sum(trace.size[u] for u in set(used) if cached(u)) + trace.size[t] > capacity:
-                for u in range(len(trace.size)):                      # L3: flush, then stream
+            if (
+                emulate_l3
+                and not cached(t)
+                and sum(trace.size[u] for u in set(used) if cached(u)) + trace.size[t] > capacity
+            ):
+                for u in range(len(trace.size)):  # L3: flush, then stream
                     if u not in used and cached(u):
                         cache.remove(u)
                 hit = False
@@ -123,9 +146,9 @@ def libcachesim_misses(trace: Trace, capacity: int, *, frees: bool = True,
             if not cached(t):
                 continue
             if frees and trace.last_full[t] == s:
-                cache.remove(t)                                        # L4
+                cache.remove(t)  # L4
             elif step_ties:
-                cache.find(req(t), True)                               # recency per step
+                cache.find(req(t), True)  # recency per step
     return per_step, miss_bytes, misses
 
 
@@ -173,9 +196,13 @@ def test_below_the_step_working_set():
     ours caches Y:x, cannot fit Y:r beside it (it never evicts the step's own operand) and
     streams Y:r out, so the loss step misses: 3 misses. libCacheSim evicts Y:x to insert Y:r,
     and the loss step hits: 2 misses."""
-    doc = {"name": "two", "layers": [
-        {"name": "x", "kind": "input", "shape": [4, 3, 1]},
-        {"name": "r", "kind": "relu", "inputs": ["x"]}]}
+    doc = {
+        "name": "two",
+        "layers": [
+            {"name": "x", "kind": "input", "shape": [4, 3, 1]},
+            {"name": "r", "kind": "relu", "inputs": ["x"]},
+        ],
+    }
     net = dnnmem.load_network(doc, batch=4)
     trace = Trace(net)
     assert trace.size == [192, 192] and trace.working_set == 384
@@ -189,8 +216,9 @@ def test_lru_emulated_l3(traces, name):
     """L3's rule added around libCacheSim's LRU: exact at every capacity."""
     net, trace = traces[name]
     for capacity in (24 * MiB, 128 * MiB, 500 * MiB):
-        assert libcachesim_misses(trace, capacity, emulate_l3=True) == \
-            cpp_misses(net, trace, capacity), capacity
+        assert libcachesim_misses(trace, capacity, emulate_l3=True) == cpp_misses(
+            net, trace, capacity
+        ), capacity
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -199,5 +227,4 @@ def test_random_networks_emulated_l3(doc, batch, frac):
     net = dnnmem.load_network(doc, batch=batch)
     trace = Trace(net)
     capacity = int(trace.working_set * frac)
-    assert libcachesim_misses(trace, capacity, emulate_l3=True) == \
-        cpp_misses(net, trace, capacity)
+    assert libcachesim_misses(trace, capacity, emulate_l3=True) == cpp_misses(net, trace, capacity)

@@ -36,8 +36,14 @@ SMALL = {
     "name": "small",
     "layers": [
         {"name": "image", "kind": "input", "shape": [8, 8, 3]},
-        {"name": "conv", "kind": "conv2d", "inputs": ["image"], "filters": 4, "kernel_size": 3,
-         "padding": "same"},
+        {
+            "name": "conv",
+            "kind": "conv2d",
+            "inputs": ["image"],
+            "filters": 4,
+            "kernel_size": 3,
+            "padding": "same",
+        },
         {"name": "bn", "kind": "batchnorm", "inputs": ["conv"]},
         {"name": "relu", "kind": "relu", "inputs": ["bn"]},
         {"name": "pool", "kind": "maxpool", "inputs": ["relu"], "pool_size": 2},
@@ -75,7 +81,7 @@ def net() -> Network:
 
 def _documented_columns(prop) -> list[str]:
     doc = prop.__doc__
-    return re.findall(r"``(\w+)``", doc[doc.index("Columns:") if "Columns:" in doc else 0:])
+    return re.findall(r"``(\w+)``", doc[doc.index("Columns:") if "Columns:" in doc else 0 :])
 
 
 # --------------------------------------------------------------------------------------------
@@ -156,13 +162,34 @@ def test_other_tables_have_exactly_the_documented_columns(net, prop):
 def test_layers_identity_columns(net):
     df = net.layers
     assert df["name"].tolist() == ["image", "conv", "bn", "relu", "pool", "flat", "fc"]
-    assert df["kind"].tolist() == ["input", "conv2d", "batchnorm", "relu", "maxpool", "flatten",
-                                   "dense"]
+    assert df["kind"].tolist() == [
+        "input",
+        "conv2d",
+        "batchnorm",
+        "relu",
+        "maxpool",
+        "flatten",
+        "dense",
+    ]
     assert df["class"].tolist() == ["", "I", "II", "II", "II", "", "I"]
-    assert df["inputs"].tolist() == [(), ("image",), ("conv",), ("bn",), ("relu",), ("pool",),
-                                     ("flat",)]
-    assert df["output_shape"].tolist() == [(8, 8, 3), (8, 8, 4), (8, 8, 4), (8, 8, 4), (4, 4, 4),
-                                           (64,), (10,)]
+    assert df["inputs"].tolist() == [
+        (),
+        ("image",),
+        ("conv",),
+        ("bn",),
+        ("relu",),
+        ("pool",),
+        ("flat",),
+    ]
+    assert df["output_shape"].tolist() == [
+        (8, 8, 3),
+        (8, 8, 4),
+        (8, 8, 4),
+        (8, 8, 4),
+        (4, 4, 4),
+        (64,),
+        (10,),
+    ]
     assert df["folded"].tolist() == [False, False, False, False, False, True, False]
     assert df["weight"].tolist() == ["", "conv", "bn", "", "", "", "fc"]
 
@@ -171,22 +198,65 @@ def test_layers_bytes_and_params(net):
     df = net.layers.set_index("name")
     # flat is folded: it creates no tensor, so 0 bytes
     assert df["output_bytes"].to_dict() == {
-        "image": Y_IMAGE, "conv": Y_CONV, "bn": Y_CONV, "relu": Y_CONV, "pool": Y_POOL,
-        "flat": 0, "fc": Y_FC}
+        "image": Y_IMAGE,
+        "conv": Y_CONV,
+        "bn": Y_CONV,
+        "relu": Y_CONV,
+        "pool": Y_POOL,
+        "flat": 0,
+        "fc": Y_FC,
+    }
     assert (Y_IMAGE, Y_CONV, Y_POOL, Y_FC) == (1536, 2048, 512, 80)
     assert df["weight_bytes"].to_dict() == {
-        "image": 0, "conv": W_CONV, "bn": W_BN, "relu": 0, "pool": 0, "flat": 0, "fc": W_FC}
+        "image": 0,
+        "conv": W_CONV,
+        "bn": W_BN,
+        "relu": 0,
+        "pool": 0,
+        "flat": 0,
+        "fc": W_FC,
+    }
     assert (W_CONV, W_BN, W_FC) == (448, 32, 2600)
     assert df["state_bytes"].to_dict() == {
-        "image": 0, "conv": 0, "bn": S_BN, "relu": 0, "pool": 0, "flat": 0, "fc": 0}
+        "image": 0,
+        "conv": 0,
+        "bn": S_BN,
+        "relu": 0,
+        "pool": 0,
+        "flat": 0,
+        "fc": 0,
+    }
     # params: conv 3·3·3·4 + 4 = 112; bn γ,β,mean,var = 4·4 = 16; fc 64·10 + 10 = 650
     assert df["params"].to_dict() == {
-        "image": 0, "conv": 112, "bn": 16, "relu": 0, "pool": 0, "flat": 0, "fc": 650}
+        "image": 0,
+        "conv": 112,
+        "bn": 16,
+        "relu": 0,
+        "pool": 0,
+        "flat": 0,
+        "fc": 650,
+    }
     assert df["trainable"].to_dict() == {
-        "image": False, "conv": True, "bn": True, "relu": False, "pool": False, "flat": False,
-        "fc": True}
-    for col in ("output_bytes", "weight_bytes", "state_bytes", "params", "fwd_flops",
-                "bwd_dx_flops", "bwd_dw_flops", "fwd_macs", "fwd_step", "bwd_step"):
+        "image": False,
+        "conv": True,
+        "bn": True,
+        "relu": False,
+        "pool": False,
+        "flat": False,
+        "fc": True,
+    }
+    for col in (
+        "output_bytes",
+        "weight_bytes",
+        "state_bytes",
+        "params",
+        "fwd_flops",
+        "bwd_dx_flops",
+        "bwd_dw_flops",
+        "fwd_macs",
+        "fwd_step",
+        "bwd_step",
+    ):
         assert pd.api.types.is_integer_dtype(df[col]), col
 
 
@@ -194,26 +264,66 @@ def test_layers_flops(net):
     df = net.layers.set_index("name")
     assert (CONV_F, BN_F, RELU_F, POOL_F, FC_F) == (27_648, 2_560, 512, 512, 2_560)
     assert df["fwd_macs"].to_dict() == {
-        "image": 0, "conv": CONV_MACS, "bn": 0, "relu": 0, "pool": 0, "flat": 0, "fc": FC_MACS}
+        "image": 0,
+        "conv": CONV_MACS,
+        "bn": 0,
+        "relu": 0,
+        "pool": 0,
+        "flat": 0,
+        "fc": FC_MACS,
+    }
     assert df["fwd_flops"].to_dict() == {
-        "image": 0, "conv": CONV_F, "bn": BN_F, "relu": RELU_F, "pool": POOL_F, "flat": 0,
-        "fc": FC_F}
+        "image": 0,
+        "conv": CONV_F,
+        "bn": BN_F,
+        "relu": RELU_F,
+        "pool": POOL_F,
+        "flat": 0,
+        "fc": FC_F,
+    }
     # conv reads the input batch, which has no gradient: B(conv) computes dW but no dX
     assert df["bwd_dx_flops"].to_dict() == {
-        "image": 0, "conv": 0, "bn": BN_DX, "relu": RELU_F, "pool": POOL_F, "flat": 0,
-        "fc": FC_F}
+        "image": 0,
+        "conv": 0,
+        "bn": BN_DX,
+        "relu": RELU_F,
+        "pool": POOL_F,
+        "flat": 0,
+        "fc": FC_F,
+    }
     assert df["bwd_dw_flops"].to_dict() == {
-        "image": 0, "conv": CONV_F, "bn": BN_DW, "relu": 0, "pool": 0, "flat": 0, "fc": FC_F}
+        "image": 0,
+        "conv": CONV_F,
+        "bn": BN_DW,
+        "relu": 0,
+        "pool": 0,
+        "flat": 0,
+        "fc": FC_F,
+    }
     assert (BN_DX, BN_DW) == (3_584, 1_024)
 
 
 def test_layers_steps_and_reuse_frequency(net):
     df = net.layers.set_index("name")
     assert df["fwd_step"].to_dict() == {
-        "image": -1, "conv": 0, "bn": 1, "relu": 2, "pool": 3, "flat": -1, "fc": 4}
+        "image": -1,
+        "conv": 0,
+        "bn": 1,
+        "relu": 2,
+        "pool": 3,
+        "flat": -1,
+        "fc": 4,
+    }
     # step 5 is loss:fc; backward runs in reverse forward order
     assert df["bwd_step"].to_dict() == {
-        "image": -1, "conv": 10, "bn": 9, "relu": 8, "pool": 7, "flat": -1, "fc": 6}
+        "image": -1,
+        "conv": 10,
+        "bn": 9,
+        "relu": 8,
+        "pool": 7,
+        "flat": -1,
+        "fc": 6,
+    }
     # rf = step FLOPs / bytes the step accesses (reads + writes):
     rf_fwd = {
         "conv": CONV_F / (Y_IMAGE + W_CONV + Y_CONV),  # 27648 / 4032
@@ -301,13 +411,26 @@ def test_with_batch(net):
 def test_int_inputs_keep_their_width():
     """Token ids (int32) are 4 bytes whatever the element size; an embedding reads only the
     rows it gathers (a partial access) and its table can be tied to an output projection."""
-    doc = {"layers": [
-        {"name": "ids", "kind": "input", "shape": [5], "dtype": "int32"},
-        {"name": "emb", "kind": "embedding", "inputs": ["ids"], "input_dim": 100,
-         "output_dim": 8},
-        {"name": "out", "kind": "dense", "inputs": ["emb"], "units": 100, "use_bias": False,
-         "weights": "emb"},
-    ]}
+    doc = {
+        "layers": [
+            {"name": "ids", "kind": "input", "shape": [5], "dtype": "int32"},
+            {
+                "name": "emb",
+                "kind": "embedding",
+                "inputs": ["ids"],
+                "input_dim": 100,
+                "output_dim": 8,
+            },
+            {
+                "name": "out",
+                "kind": "dense",
+                "inputs": ["emb"],
+                "units": 100,
+                "use_bias": False,
+                "weights": "emb",
+            },
+        ]
+    }
     n = load_network(doc, batch=3, bytes_per_element=2)
     df = n.layers.set_index("name")
     assert df.loc["ids", "output_bytes"] == 3 * 5 * 4  # int32: 60
@@ -337,21 +460,66 @@ def test_int_inputs_keep_their_width():
 def test_steps(net):
     s = net.steps
     assert s["step"].tolist() == list(range(11))
-    assert s["name"].tolist() == ["F:conv", "F:bn", "F:relu", "F:pool", "F:fc", "loss:fc", "B:fc",
-                                  "B:pool", "B:relu", "B:bn", "B:conv"]
+    assert s["name"].tolist() == [
+        "F:conv",
+        "F:bn",
+        "F:relu",
+        "F:pool",
+        "F:fc",
+        "loss:fc",
+        "B:fc",
+        "B:pool",
+        "B:relu",
+        "B:bn",
+        "B:conv",
+    ]
     assert s["phase"].tolist() == ["fwd"] * 5 + ["loss"] + ["bwd"] * 5
-    assert s["layer"].tolist() == ["conv", "bn", "relu", "pool", "fc", "fc", "fc", "pool", "relu",
-                                   "bn", "conv"]
-    assert s["kind"].tolist() == ["conv2d", "batchnorm", "relu", "maxpool", "dense", "loss",
-                                  "dense", "maxpool", "relu", "batchnorm", "conv2d"]
+    assert s["layer"].tolist() == [
+        "conv",
+        "bn",
+        "relu",
+        "pool",
+        "fc",
+        "fc",
+        "fc",
+        "pool",
+        "relu",
+        "bn",
+        "conv",
+    ]
+    assert s["kind"].tolist() == [
+        "conv2d",
+        "batchnorm",
+        "relu",
+        "maxpool",
+        "dense",
+        "loss",
+        "dense",
+        "maxpool",
+        "relu",
+        "batchnorm",
+        "conv2d",
+    ]
     assert s["class"].tolist() == ["I", "II", "II", "II", "I", "", "I", "II", "II", "II", "I"]
-    assert s["flops"].tolist() == [CONV_F, BN_F, RELU_F, POOL_F, FC_F, LOSS_F, 2 * FC_F, POOL_F,
-                                   RELU_F, BN_DX + BN_DW, CONV_F]
+    assert s["flops"].tolist() == [
+        CONV_F,
+        BN_F,
+        RELU_F,
+        POOL_F,
+        FC_F,
+        LOSS_F,
+        2 * FC_F,
+        POOL_F,
+        RELU_F,
+        BN_DX + BN_DW,
+        CONV_F,
+    ]
     assert s["macs"].tolist() == [CONV_MACS, 0, 0, 0, FC_MACS, 0, 2 * FC_MACS, 0, 0, 0, CONV_MACS]
     assert s["bytes_read"].tolist() == [
         Y_IMAGE + W_CONV,  # F:conv 1984
         Y_CONV + W_BN + S_BN,  # F:bn 2112
-        Y_CONV, Y_CONV,  # F:relu, F:pool
+        Y_CONV,
+        Y_CONV,  # F:relu, F:pool
         Y_POOL + W_FC,  # F:fc 3112
         Y_FC,  # loss reads the logits
         Y_FC + Y_POOL + W_FC,  # B:fc: dY, X, W = 3192
@@ -361,10 +529,15 @@ def test_steps(net):
         Y_CONV + Y_IMAGE,  # B:conv: dY, X (no W: no dX)
     ]
     assert s["bytes_written"].tolist() == [
-        Y_CONV, Y_CONV, Y_CONV, Y_POOL, Y_FC,
+        Y_CONV,
+        Y_CONV,
+        Y_CONV,
+        Y_POOL,
+        Y_FC,
         Y_FC,  # loss writes dY of the logits
         Y_POOL + W_FC,  # B:fc: dX, dW
-        Y_CONV, Y_CONV,
+        Y_CONV,
+        Y_CONV,
         Y_CONV + W_BN,  # B:bn: dX, dW
         W_CONV,  # B:conv: dW only
     ]
@@ -377,17 +550,85 @@ def test_tensors(net):
     t = net.tensors
     # SPEC §3 order: by first use, then role (activation, W, S, gradient, dW), then position
     assert t["name"].tolist() == [
-        "Y:image", "Y:conv", "W:conv", "Y:bn", "W:bn", "S:bn", "Y:relu", "Y:pool", "Y:fc", "W:fc",
-        "dY:fc", "dY:pool", "dW:fc", "dY:relu", "dY:bn", "dY:conv", "dW:bn", "dW:conv"]
+        "Y:image",
+        "Y:conv",
+        "W:conv",
+        "Y:bn",
+        "W:bn",
+        "S:bn",
+        "Y:relu",
+        "Y:pool",
+        "Y:fc",
+        "W:fc",
+        "dY:fc",
+        "dY:pool",
+        "dW:fc",
+        "dY:relu",
+        "dY:bn",
+        "dY:conv",
+        "dW:bn",
+        "dW:conv",
+    ]
     assert t["role"].tolist() == [
-        "activation", "activation", "weight", "activation", "weight", "state", "activation",
-        "activation", "activation", "weight", "gradient", "gradient", "weight_grad", "gradient",
-        "gradient", "gradient", "weight_grad", "weight_grad"]
-    assert t["layer"].tolist() == ["image", "conv", "conv", "bn", "bn", "bn", "relu", "pool", "fc",
-                                   "fc", "fc", "pool", "fc", "relu", "bn", "conv", "bn", "conv"]
-    assert t["bytes"].tolist() == [Y_IMAGE, Y_CONV, W_CONV, Y_CONV, W_BN, S_BN, Y_CONV, Y_POOL,
-                                   Y_FC, W_FC, Y_FC, Y_POOL, W_FC, Y_CONV, Y_CONV, Y_CONV, W_BN,
-                                   W_CONV]
+        "activation",
+        "activation",
+        "weight",
+        "activation",
+        "weight",
+        "state",
+        "activation",
+        "activation",
+        "activation",
+        "weight",
+        "gradient",
+        "gradient",
+        "weight_grad",
+        "gradient",
+        "gradient",
+        "gradient",
+        "weight_grad",
+        "weight_grad",
+    ]
+    assert t["layer"].tolist() == [
+        "image",
+        "conv",
+        "conv",
+        "bn",
+        "bn",
+        "bn",
+        "relu",
+        "pool",
+        "fc",
+        "fc",
+        "fc",
+        "pool",
+        "fc",
+        "relu",
+        "bn",
+        "conv",
+        "bn",
+        "conv",
+    ]
+    assert t["bytes"].tolist() == [
+        Y_IMAGE,
+        Y_CONV,
+        W_CONV,
+        Y_CONV,
+        W_BN,
+        S_BN,
+        Y_CONV,
+        Y_POOL,
+        Y_FC,
+        W_FC,
+        Y_FC,
+        Y_POOL,
+        W_FC,
+        Y_CONV,
+        Y_CONV,
+        Y_CONV,
+        W_BN,
+        W_CONV,
+    ]
     assert t["first_use"].tolist() == [0, 0, 0, 1, 1, 1, 2, 3, 4, 4, 5, 6, 6, 7, 8, 9, 9, 10]
     assert t["last_use"].tolist() == [10, 9, 0, 2, 9, 1, 8, 6, 5, 6, 6, 7, 6, 8, 9, 10, 9, 10]
     assert (t["first_full_use"] == t["first_use"]).all()  # no partial accesses here
@@ -402,8 +643,11 @@ def test_tensors(net):
 
 def test_peak_alive_bytes(net):
     # Step 6 (B:fc): Y:image, Y:conv, W:bn, Y:relu, Y:pool, W:fc, dY:fc, dY:pool, dW:fc alive.
-    assert net.peak_alive_bytes == (Y_IMAGE + Y_CONV + W_BN + Y_CONV + Y_POOL + W_FC + Y_FC
-                                    + Y_POOL + W_FC) == 11_968
+    assert (
+        net.peak_alive_bytes
+        == (Y_IMAGE + Y_CONV + W_BN + Y_CONV + Y_POOL + W_FC + Y_FC + Y_POOL + W_FC)
+        == 11_968
+    )
 
 
 def test_accesses(net):
@@ -411,19 +655,41 @@ def test_accesses(net):
     rows = list(zip(a["step"], a["tensor"], a["read"], a["write"]))
     R, W = (True, False), (False, True)
     expected = [
-        (0, "Y:image", *R), (0, "W:conv", *R), (0, "Y:conv", *W),
-        (1, "Y:conv", *R), (1, "W:bn", *R), (1, "S:bn", *R), (1, "Y:bn", *W),
-        (2, "Y:bn", *R), (2, "Y:relu", *W),
-        (3, "Y:relu", *R), (3, "Y:pool", *W),
-        (4, "Y:pool", *R), (4, "W:fc", *R), (4, "Y:fc", *W),
-        (5, "Y:fc", *R), (5, "dY:fc", *W),
-        (6, "dY:fc", *R), (6, "Y:pool", *R), (6, "W:fc", *R), (6, "dY:pool", *W),
+        (0, "Y:image", *R),
+        (0, "W:conv", *R),
+        (0, "Y:conv", *W),
+        (1, "Y:conv", *R),
+        (1, "W:bn", *R),
+        (1, "S:bn", *R),
+        (1, "Y:bn", *W),
+        (2, "Y:bn", *R),
+        (2, "Y:relu", *W),
+        (3, "Y:relu", *R),
+        (3, "Y:pool", *W),
+        (4, "Y:pool", *R),
+        (4, "W:fc", *R),
+        (4, "Y:fc", *W),
+        (5, "Y:fc", *R),
+        (5, "dY:fc", *W),
+        (6, "dY:fc", *R),
+        (6, "Y:pool", *R),
+        (6, "W:fc", *R),
+        (6, "dY:pool", *W),
         (6, "dW:fc", *W),
-        (7, "dY:pool", *R), (7, "Y:relu", *R), (7, "dY:relu", *W),
-        (8, "dY:relu", *R), (8, "Y:relu", *R), (8, "dY:bn", *W),
-        (9, "dY:bn", *R), (9, "Y:conv", *R), (9, "W:bn", *R), (9, "dY:conv", *W),
+        (7, "dY:pool", *R),
+        (7, "Y:relu", *R),
+        (7, "dY:relu", *W),
+        (8, "dY:relu", *R),
+        (8, "Y:relu", *R),
+        (8, "dY:bn", *W),
+        (9, "dY:bn", *R),
+        (9, "Y:conv", *R),
+        (9, "W:bn", *R),
+        (9, "dY:conv", *W),
         (9, "dW:bn", *W),
-        (10, "dY:conv", *R), (10, "Y:image", *R), (10, "dW:conv", *W),
+        (10, "dY:conv", *R),
+        (10, "Y:image", *R),
+        (10, "dW:conv", *W),
     ]
     assert [(int(s), t, bool(r), bool(w)) for s, t, r, w in rows] == expected
     assert not a["partial"].any()
@@ -440,20 +706,45 @@ def test_accesses(net):
 def test_residual_add_aliases_gradients():
     """B(add) is a step with no FLOPs and no accesses; its dY is its inputs' dY, and a later
     contribution (B(c2) writing dX for r) read-modify-writes it (SPEC §2 table, §3)."""
-    doc = {"layers": [
-        {"name": "x", "kind": "input", "shape": [4, 4, 2]},
-        {"name": "c1", "kind": "conv2d", "inputs": ["x"], "filters": 2, "kernel_size": 1,
-         "use_bias": False},
-        {"name": "r", "kind": "relu", "inputs": ["c1"]},
-        {"name": "c2", "kind": "conv2d", "inputs": ["r"], "filters": 2, "kernel_size": 1,
-         "use_bias": False},
-        {"name": "a", "kind": "add", "inputs": ["r", "c2"]},
-        {"name": "g", "kind": "global_avgpool", "inputs": ["a"]},
-    ]}
+    doc = {
+        "layers": [
+            {"name": "x", "kind": "input", "shape": [4, 4, 2]},
+            {
+                "name": "c1",
+                "kind": "conv2d",
+                "inputs": ["x"],
+                "filters": 2,
+                "kernel_size": 1,
+                "use_bias": False,
+            },
+            {"name": "r", "kind": "relu", "inputs": ["c1"]},
+            {
+                "name": "c2",
+                "kind": "conv2d",
+                "inputs": ["r"],
+                "filters": 2,
+                "kernel_size": 1,
+                "use_bias": False,
+            },
+            {"name": "a", "kind": "add", "inputs": ["r", "c2"]},
+            {"name": "g", "kind": "global_avgpool", "inputs": ["a"]},
+        ]
+    }
     n = load_network(doc)
     s = n.steps
-    assert s["name"].tolist() == ["F:c1", "F:r", "F:c2", "F:a", "F:g", "loss:g", "B:g", "B:a",
-                                  "B:c2", "B:r", "B:c1"]
+    assert s["name"].tolist() == [
+        "F:c1",
+        "F:r",
+        "F:c2",
+        "F:a",
+        "F:g",
+        "loss:g",
+        "B:g",
+        "B:a",
+        "B:c2",
+        "B:r",
+        "B:c1",
+    ]
     # add: 1 FLOP per output per input = 32 · 2; global avgpool: 1 per input element = 32
     assert s["flops"].tolist() == [128, 32, 128, 64, 32, 6, 2, 0, 256, 32, 128]
     assert s.loc[7, ["accesses", "bytes_read", "bytes_written"]].tolist() == [0, 0, 0]
@@ -481,8 +772,10 @@ def test_flops(net):
     assert f.total == 33_792 + 60 + 38_400 == 72_252
     assert f.total == net.steps["flops"].sum()
     assert f.total == net.schedule.total_ops()
-    assert repr(f) == ("Flops(forward=33.79 kFLOP, loss=60 FLOP, backward_dx=7.168 kFLOP, "
-                       "backward_dw=31.23 kFLOP, total=72.25 kFLOP)")
+    assert repr(f) == (
+        "Flops(forward=33.79 kFLOP, loss=60 FLOP, backward_dx=7.168 kFLOP, "
+        "backward_dw=31.23 kFLOP, total=72.25 kFLOP)"
+    )
     with pytest.raises(dataclasses.FrozenInstanceError):
         f.forward = 0  # type: ignore[misc]
 
@@ -543,11 +836,20 @@ def test_round_trip_via_save(net, tmp_path):
 
 
 def test_round_trip_keeps_meta_and_aliases():
-    doc = {"name": "m", "layers": [
-        {"name": "x", "kind": "InputLayer", "shape": [3, 3, 1], "meta": {"from": "keras"}},
-        {"name": "c", "kind": "Conv2D", "inputs": "x", "filters": 1, "kernel_size": [1, 1],
-         "activation": None},
-    ]}
+    doc = {
+        "name": "m",
+        "layers": [
+            {"name": "x", "kind": "InputLayer", "shape": [3, 3, 1], "meta": {"from": "keras"}},
+            {
+                "name": "c",
+                "kind": "Conv2D",
+                "inputs": "x",
+                "filters": 1,
+                "kernel_size": [1, 1],
+                "activation": None,
+            },
+        ],
+    }
     n = load_network(doc)
     assert n.layers["kind"].tolist() == ["input", "conv2d"]
     assert n.to_dict()["layers"][0]["meta"] == {"from": "keras"}
@@ -590,11 +892,17 @@ def test_summary(net):
 # --------------------------------------------------------------------------------------------
 # Networks with nothing to schedule
 # --------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("layers", [
-    [{"name": "x", "kind": "input", "shape": [2, 2, 1]}],
-    [{"name": "x", "kind": "input", "shape": [2, 2, 1]},
-     {"name": "f", "kind": "flatten", "inputs": ["x"]}],
-], ids=["input-only", "input-flatten"])
+@pytest.mark.parametrize(
+    "layers",
+    [
+        [{"name": "x", "kind": "input", "shape": [2, 2, 1]}],
+        [
+            {"name": "x", "kind": "input", "shape": [2, 2, 1]},
+            {"name": "f", "kind": "flatten", "inputs": ["x"]},
+        ],
+    ],
+    ids=["input-only", "input-flatten"],
+)
 def test_network_without_steps(layers):
     n = load_network({"layers": layers}, batch=3)
     assert n.num_steps == 0
@@ -612,8 +920,9 @@ def test_network_without_steps(layers):
     assert n.flops == dnnmem.Flops(forward=0, loss=0, backward_dx=0, backward_dw=0)
     assert n.params == n.trainable_params == 0
     assert n.peak_alive_bytes == 0
-    assert repr(n) == (f"<dnnmem.Network '<dict>': {len(layers)} layers, 0 params, batch 3, "
-                       "0 FLOP forward>")
+    assert repr(n) == (
+        f"<dnnmem.Network '<dict>': {len(layers)} layers, 0 params, batch 3, 0 FLOP forward>"
+    )
 
 
 def test_summary_of_a_network_without_steps():
@@ -650,16 +959,20 @@ def test_cli_summary_default_batch_is_1(small_path, capsys):
 
 
 def test_cli_summary_steps(small_path, capsys):
-    assert cli_main(["summary", str(small_path), "--batch", "2", "--steps", "3",
-                     "--bytes-per-element", "2"]) == 0
+    assert (
+        cli_main(
+            ["summary", str(small_path), "--batch", "2", "--steps", "3", "--bytes-per-element", "2"]
+        )
+        == 0
+    )
     out, _ = capsys.readouterr()
     lines = out.splitlines()
     summary = load_network(SMALL, batch=2, bytes_per_element=2).summary().splitlines()
-    assert lines[:len(summary)] == summary
+    assert lines[: len(summary)] == summary
     assert "2 B/element" in lines[0]
-    table = lines[len(summary):]
+    table = lines[len(summary) :]
     header = next(i for i, line in enumerate(table) if line.split()[:2] == ["step", "name"])
-    rows = [line.split() for line in table[header + 1:]]
+    rows = [line.split() for line in table[header + 1 :]]
     assert [r[1] for r in rows] == ["F:conv", "F:bn", "F:relu"]  # the first 3 steps, no more
     assert [r[0] for r in rows] == ["0", "1", "2"]
     # F:conv: 27,648 FLOPs, reads image + W (1984 B at FP32 → 992 B at FP16), writes 1024 B
@@ -684,8 +997,10 @@ def test_cli_bad_layer_names_layer_and_field(tmp_path, capsys):
     path.write_text(json.dumps(doc), encoding="utf-8")
     assert cli_main(["summary", str(path)]) == 2
     _, err = capsys.readouterr()
-    assert err == (f"dnnmem: error: {path}: layer 'conv', field 'filters': "
-                   "must be a positive integer, got -8\n")
+    assert err == (
+        f"dnnmem: error: {path}: layer 'conv', field 'filters': "
+        "must be a positive integer, got -8\n"
+    )
 
 
 def test_cli_missing_file_and_bad_batch(tmp_path, small_path, capsys):

@@ -17,12 +17,15 @@ import dnnmem
 from dnnmem import NetworkError, load_network
 
 X = {"name": "x", "kind": "input", "shape": [4, 4, 3]}
-OK = {"name": "ok", "layers": [
-    X,
-    {"name": "conv", "kind": "conv2d", "inputs": ["x"], "filters": 8, "kernel_size": 3},
-    {"name": "relu", "kind": "relu", "inputs": ["conv"]},
-    {"name": "gap", "kind": "global_avgpool", "inputs": ["relu"]},
-]}
+OK = {
+    "name": "ok",
+    "layers": [
+        X,
+        {"name": "conv", "kind": "conv2d", "inputs": ["x"], "filters": 8, "kernel_size": 3},
+        {"name": "relu", "kind": "relu", "inputs": ["conv"]},
+        {"name": "gap", "kind": "global_avgpool", "inputs": ["relu"]},
+    ],
+}
 
 
 def test_network_error_is_a_value_error():
@@ -41,101 +44,206 @@ def test_the_reference_document_loads():
 CASES = {
     "unknown kind": (
         [X, {"name": "c", "kind": "frobnicate", "inputs": ["x"]}],
-        "c", "kind", "unknown kind 'frobnicate' (known: input, conv2d, "),
+        "c",
+        "kind",
+        "unknown kind 'frobnicate' (known: input, conv2d, ",
+    ),
     "unknown input": (
         [X, {"name": "c", "kind": "relu", "inputs": ["nope"]}],
-        "c", "inputs", "unknown input layer 'nope'"),
+        "c",
+        "inputs",
+        "unknown input layer 'nope'",
+    ),
     "duplicate name": (
-        [X, {"name": "r", "kind": "relu", "inputs": ["x"]},
-         {"name": "r", "kind": "relu", "inputs": ["x"]}],
-        "r", "name", "duplicate layer name"),
+        [
+            X,
+            {"name": "r", "kind": "relu", "inputs": ["x"]},
+            {"name": "r", "kind": "relu", "inputs": ["x"]},
+        ],
+        "r",
+        "name",
+        "duplicate layer name",
+    ),
     "duplicate of the input": (
         [X, {"name": "x", "kind": "relu", "inputs": ["x"]}],
-        "x", "name", "duplicate layer name"),
+        "x",
+        "name",
+        "duplicate layer name",
+    ),
     "cycle": (
-        [X, {"name": "a", "kind": "add", "inputs": ["x", "b"]},
-         {"name": "b", "kind": "relu", "inputs": ["a"]}],
-        "a", "inputs", "the graph has a cycle: 'a' -> 'b' -> 'a'"),
+        [
+            X,
+            {"name": "a", "kind": "add", "inputs": ["x", "b"]},
+            {"name": "b", "kind": "relu", "inputs": ["a"]},
+        ],
+        "a",
+        "inputs",
+        "the graph has a cycle: 'a' -> 'b' -> 'a'",
+    ),
     "self loop": (
         [X, {"name": "a", "kind": "relu", "inputs": ["a"]}],
-        "a", "inputs", "the layer reads its own output"),
+        "a",
+        "inputs",
+        "the layer reads its own output",
+    ),
     "add of different shapes": (
-        [X, {"name": "c", "kind": "conv2d", "inputs": ["x"], "filters": 5, "kernel_size": 1},
-         {"name": "a", "kind": "add", "inputs": ["x", "c"]}],
-        "a", "inputs", "add of different shapes: 'x' is [4, 4, 3], 'c' is [4, 4, 5]"),
+        [
+            X,
+            {"name": "c", "kind": "conv2d", "inputs": ["x"], "filters": 5, "kernel_size": 1},
+            {"name": "a", "kind": "add", "inputs": ["x", "c"]},
+        ],
+        "a",
+        "inputs",
+        "add of different shapes: 'x' is [4, 4, 3], 'c' is [4, 4, 5]",
+    ),
     "missing field": (
         [X, {"name": "c", "kind": "conv2d", "inputs": ["x"], "kernel_size": 1}],
-        "c", "filters", "is missing"),
-    "missing inputs": (
-        [X, {"name": "c", "kind": "relu"}],
-        "c", "inputs", "is missing"),
-    "missing shape": (
-        [{"name": "x", "kind": "input"}],
-        "x", "shape", "is missing"),
+        "c",
+        "filters",
+        "is missing",
+    ),
+    "missing inputs": ([X, {"name": "c", "kind": "relu"}], "c", "inputs", "is missing"),
+    "missing shape": ([{"name": "x", "kind": "input"}], "x", "shape", "is missing"),
     "negative field": (
-        [X, {"name": "conv3", "kind": "conv2d", "inputs": ["x"], "filters": -8,
-             "kernel_size": 1}],
-        "conv3", "filters", "must be a positive integer, got -8"),
+        [X, {"name": "conv3", "kind": "conv2d", "inputs": ["x"], "filters": -8, "kernel_size": 1}],
+        "conv3",
+        "filters",
+        "must be a positive integer, got -8",
+    ),
     "negative shape": (
         [{"name": "x", "kind": "input", "shape": [-1, 3]}],
-        "x", "shape", "must be a positive integer, got -1"),
+        "x",
+        "shape",
+        "must be a positive integer, got -1",
+    ),
     "zero units": (
         [X, {"name": "d", "kind": "dense", "inputs": ["x"], "units": 0}],
-        "d", "units", "must be a positive integer, got 0"),
+        "d",
+        "units",
+        "must be a positive integer, got 0",
+    ),
     "string for int": (
         [X, {"name": "d", "kind": "dense", "inputs": ["x"], "units": "8"}],
-        "d", "units", "must be an integer, got a string"),
+        "d",
+        "units",
+        "must be an integer, got a string",
+    ),
     "fractional int": (
         [X, {"name": "d", "kind": "dense", "inputs": ["x"], "units": 8.5}],
-        "d", "units", "must be an integer, got 8.5"),
+        "d",
+        "units",
+        "must be an integer, got 8.5",
+    ),
     "huge int": (
         [X, {"name": "d", "kind": "dense", "inputs": ["x"], "units": 10**30}],
-        "d", "units", "value 1e+30 is too large"),
+        "d",
+        "units",
+        "value 1e+30 is too large",
+    ),
     "unknown field (typo)": (
         [X, {"name": "c", "kind": "conv2d", "inputs": ["x"], "filter": 8, "kernel_size": 1}],
-        "c", "filter", ("is not a field of a conv2d layer (its fields: filters, kernel_size, "
-                        "strides, padding, dilation, groups, use_bias)")),
+        "c",
+        "filter",
+        (
+            "is not a field of a conv2d layer (its fields: filters, kernel_size, "
+            "strides, padding, dilation, groups, use_bias)"
+        ),
+    ),
     "fused activation": (
-        [X, {"name": "c", "kind": "conv2d", "inputs": ["x"], "filters": 1, "kernel_size": 1,
-             "activation": "relu"}],
-        "c", "activation", "fused activations are not supported: "),
+        [
+            X,
+            {
+                "name": "c",
+                "kind": "conv2d",
+                "inputs": ["x"],
+                "filters": 1,
+                "kernel_size": 1,
+                "activation": "relu",
+            },
+        ],
+        "c",
+        "activation",
+        "fused activations are not supported: ",
+    ),
     "bool field": (
-        [X, {"name": "c", "kind": "conv2d", "inputs": ["x"], "filters": 1, "kernel_size": 1,
-             "use_bias": 1}],
-        "c", "use_bias", "must be true or false, got an integer"),
+        [
+            X,
+            {
+                "name": "c",
+                "kind": "conv2d",
+                "inputs": ["x"],
+                "filters": 1,
+                "kernel_size": 1,
+                "use_bias": 1,
+            },
+        ],
+        "c",
+        "use_bias",
+        "must be true or false, got an integer",
+    ),
     "too many inputs": (
         [X, {"name": "r", "kind": "relu", "inputs": ["x", "x"]}],
-        "r", "inputs", "a relu layer takes 1 input(s), got 2"),
+        "r",
+        "inputs",
+        "a relu layer takes 1 input(s), got 2",
+    ),
     "kernel larger than input": (
         [X, {"name": "c", "kind": "conv2d", "inputs": ["x"], "filters": 1, "kernel_size": 5}],
-        "c", "kernel_size", "window 5 is larger than the padded input 4"),
+        "c",
+        "kernel_size",
+        "window 5 is larger than the padded input 4",
+    ),
     "shared weight of another size": (
-        [X, {"name": "a", "kind": "dense", "inputs": ["x"], "units": 3, "weights": "w"},
-         {"name": "b", "kind": "dense", "inputs": ["a"], "units": 4, "weights": "w"}],
-        "b", "weights", "shares weight 'w' of 12 elements but needs 16"),
+        [
+            X,
+            {"name": "a", "kind": "dense", "inputs": ["x"], "units": 3, "weights": "w"},
+            {"name": "b", "kind": "dense", "inputs": ["a"], "units": 4, "weights": "w"},
+        ],
+        "b",
+        "weights",
+        "shares weight 'w' of 12 elements but needs 16",
+    ),
     "matmul inner dimensions": (
-        [{"name": "q", "kind": "input", "shape": [5, 8]},
-         {"name": "k", "kind": "input", "shape": [6, 8]},
-         {"name": "m", "kind": "matmul", "inputs": ["q", "k"]}],
-        "m", "inputs", "inner dimensions differ: [5, 8] @ [6, 8] (after heads / transposes)"),
+        [
+            {"name": "q", "kind": "input", "shape": [5, 8]},
+            {"name": "k", "kind": "input", "shape": [6, 8]},
+            {"name": "m", "kind": "matmul", "inputs": ["q", "k"]},
+        ],
+        "m",
+        "inputs",
+        "inner dimensions differ: [5, 8] @ [6, 8] (after heads / transposes)",
+    ),
     "reshape": (
         [X, {"name": "r", "kind": "reshape", "inputs": ["x"], "target_shape": [5, -1]}],
-        "r", "target_shape", "[5, -1] does not divide 48 elements"),
+        "r",
+        "target_shape",
+        "[5, -1] does not divide 48 elements",
+    ),
     "dropout rate": (
         [X, {"name": "d", "kind": "dropout", "inputs": ["x"], "rate": 1.0}],
-        "d", "rate", "must be a number in [0, 1), got 1.0"),
+        "d",
+        "rate",
+        "must be a number in [0, 1), got 1.0",
+    ),
     "dtype": (
         [{"name": "x", "kind": "input", "shape": [3], "dtype": "int8"}],
-        "x", "dtype", 'must be "float", "int32" or "int64", got "int8"'),
+        "x",
+        "dtype",
+        'must be "float", "int32" or "int64", got "int8"',
+    ),
     "lstm inputs": (
         [X, {"name": "l", "kind": "lstm_cell", "inputs": ["x", "x", "x", "x"], "units": 4}],
-        "l", "inputs", "an lstm_cell takes [x], [x, h_prev] or [x, h_prev, c_prev], got 4 inputs"),
+        "l",
+        "inputs",
+        "an lstm_cell takes [x], [x, h_prev] or [x, h_prev, c_prev], got 4 inputs",
+    ),
 }
 
 
 def _message(source: str, layer: str, field: str, detail: str) -> str:
-    where = ", ".join(p for p in (f"layer '{layer}'" if layer else "",
-                                  f"field '{field}'" if field else "") if p)
+    where = ", ".join(
+        p for p in (f"layer '{layer}'" if layer else "", f"field '{field}'" if field else "") if p
+    )
     return f"{source}: {where}: {detail}" if where else f"{source}: {detail}"
 
 
@@ -168,19 +276,39 @@ def test_malformed_layer(case, load):
     assert "\n" not in str(e)
 
 
-@pytest.mark.parametrize(("doc", "layer", "field", "detail"), [
-    ({"name": "n"}, "", "layers", "is missing"),
-    ({"layers": {}}, "", "layers", "must be a list, got an object"),
-    ({"layers": []}, "", "layers", "the network has no layers"),
-    ({"layers": [X], "name": 3}, "", "name", "must be a string, got an integer"),
-    ({"layers": [X, "relu"]}, "layers[1]", "", "must be an object, got a string"),
-    ({"layers": [X, {"kind": "relu", "inputs": ["x"]}]}, "layers[1]", "name", "is missing"),
-    ({"layers": [X, {"name": 5, "kind": "relu", "inputs": ["x"]}]}, "layers[1]", "name",
-     "must be a string, got an integer"),
-    ({"layers": [X, {"name": "", "kind": "relu", "inputs": ["x"]}]}, "layers[1]", "name",
-     "must not be empty"),
-], ids=["no layers", "layers not a list", "empty layers", "name not a string",
-        "layer not an object", "layer without name", "layer name not a string", "empty name"])
+@pytest.mark.parametrize(
+    ("doc", "layer", "field", "detail"),
+    [
+        ({"name": "n"}, "", "layers", "is missing"),
+        ({"layers": {}}, "", "layers", "must be a list, got an object"),
+        ({"layers": []}, "", "layers", "the network has no layers"),
+        ({"layers": [X], "name": 3}, "", "name", "must be a string, got an integer"),
+        ({"layers": [X, "relu"]}, "layers[1]", "", "must be an object, got a string"),
+        ({"layers": [X, {"kind": "relu", "inputs": ["x"]}]}, "layers[1]", "name", "is missing"),
+        (
+            {"layers": [X, {"name": 5, "kind": "relu", "inputs": ["x"]}]},
+            "layers[1]",
+            "name",
+            "must be a string, got an integer",
+        ),
+        (
+            {"layers": [X, {"name": "", "kind": "relu", "inputs": ["x"]}]},
+            "layers[1]",
+            "name",
+            "must not be empty",
+        ),
+    ],
+    ids=[
+        "no layers",
+        "layers not a list",
+        "empty layers",
+        "name not a string",
+        "layer not an object",
+        "layer without name",
+        "layer name not a string",
+        "empty name",
+    ],
+)
 def test_malformed_document(doc, layer, field, detail, load):
     fn, source = load
     with pytest.raises(NetworkError) as info:
@@ -197,26 +325,43 @@ def test_document_error_example_from_the_format_docs(tmp_path):
     path.write_text(json.dumps({"layers": CASES["negative field"][0]}), encoding="utf-8")
     with pytest.raises(NetworkError) as info:
         load_network(path)
-    assert str(info.value) == (f"{path}: layer 'conv3', field 'filters': must be a positive "
-                               "integer, got -8")
+    assert str(info.value) == (
+        f"{path}: layer 'conv3', field 'filters': must be a positive integer, got -8"
+    )
 
 
 # --------------------------------------------------------------------------------------------
 # Files that are not JSON documents
 # --------------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("content", "detail"), [
-    (b"{not json", "not valid JSON: parse error at line 1, column 3: "),
-    (b"", "not valid JSON: parse error at line 1, column 1: "),
-    (b'{"layers": [{"name": "x", "kind": "input", "shape": [NaN]}]}',
-     "not valid JSON: parse error at line 1, column "),
-    (b'{"layers": [{"name": "x", "kind": "input", "shape": [1e999]}]}',
-     "not valid JSON: number overflow parsing '1e999'"),
-    (b'{"layers": [{"na', "not valid JSON: parse error at line 1, column 17: "),
-    (b'{"layers": []}\n trailing', "not valid JSON: parse error at line 2, column "),
-    (b"[1, 2]", "the document must be a JSON object with a 'layers' list, got a list"),
-    (b"[" * 10_000 + b"]" * 10_000, "the JSON is nested too deeply (more than 64 levels)"),
-], ids=["garbage", "empty", "NaN", "overflowing number", "truncated", "trailing text",
-        "a list", "deep nesting"])
+@pytest.mark.parametrize(
+    ("content", "detail"),
+    [
+        (b"{not json", "not valid JSON: parse error at line 1, column 3: "),
+        (b"", "not valid JSON: parse error at line 1, column 1: "),
+        (
+            b'{"layers": [{"name": "x", "kind": "input", "shape": [NaN]}]}',
+            "not valid JSON: parse error at line 1, column ",
+        ),
+        (
+            b'{"layers": [{"name": "x", "kind": "input", "shape": [1e999]}]}',
+            "not valid JSON: number overflow parsing '1e999'",
+        ),
+        (b'{"layers": [{"na', "not valid JSON: parse error at line 1, column 17: "),
+        (b'{"layers": []}\n trailing', "not valid JSON: parse error at line 2, column "),
+        (b"[1, 2]", "the document must be a JSON object with a 'layers' list, got a list"),
+        (b"[" * 10_000 + b"]" * 10_000, "the JSON is nested too deeply (more than 64 levels)"),
+    ],
+    ids=[
+        "garbage",
+        "empty",
+        "NaN",
+        "overflowing number",
+        "truncated",
+        "trailing text",
+        "a list",
+        "deep nesting",
+    ],
+)
 def test_non_json_file(tmp_path, content, detail):
     path = tmp_path / "bad.json"
     path.write_bytes(content)
@@ -257,8 +402,7 @@ NON_UTF8 = {  # (content, first bad byte, its offset)
 }
 
 
-@pytest.mark.parametrize(("content", "byte", "offset"), list(NON_UTF8.values()),
-                         ids=list(NON_UTF8))
+@pytest.mark.parametrize(("content", "byte", "offset"), list(NON_UTF8.values()), ids=list(NON_UTF8))
 def test_non_utf8_file(tmp_path, content, byte, offset):
     path = tmp_path / "bytes.json"
     path.write_bytes(content)
@@ -270,10 +414,14 @@ def test_non_utf8_file(tmp_path, content, byte, offset):
     assert str(e) == f"{path}: {detail}"
 
 
-@pytest.mark.parametrize(("content", "excerpt"), [
-    ('{"a": é}', "last read: '\"a\": \ufffd'"),
-    ('{"layers": []}€', "[]}\ufffd'; expected end of input"),
-], ids=["cut in a value", "cut after the document"])
+@pytest.mark.parametrize(
+    ("content", "excerpt"),
+    [
+        ('{"a": é}', "last read: '\"a\": \ufffd'"),
+        ('{"layers": []}€', "[]}\ufffd'; expected end of input"),
+    ],
+    ids=["cut in a value", "cut after the document"],
+)
 def test_error_excerpt_cutting_a_character_is_decoded_leniently(tmp_path, content, excerpt):
     """Valid UTF-8 whose parse error quotes part of a multi-byte character: the stray bytes
     become U+FFFD instead of breaking the message (a UnicodeDecodeError)."""
@@ -290,8 +438,9 @@ def test_error_excerpt_cutting_a_character_is_decoded_leniently(tmp_path, conten
 # --------------------------------------------------------------------------------------------
 # Dicts that are not JSON documents
 # --------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")],
-                         ids=["nan", "inf", "-inf"])
+@pytest.mark.parametrize(
+    "value", [float("nan"), float("inf"), -float("inf")], ids=["nan", "inf", "-inf"]
+)
 def test_dict_with_a_non_finite_number_names_layer_and_field(value):
     doc = {"layers": [{"name": "x", "kind": "input", "shape": [value]}]}
     with pytest.raises(NetworkError) as info:
@@ -314,8 +463,7 @@ def test_dict_that_is_not_json(value):
 
 
 def test_nan_in_dict_names_layer_and_field():
-    doc = {"layers": [X, {"name": "d", "kind": "dropout", "inputs": ["x"],
-                          "rate": float("nan")}]}
+    doc = {"layers": [X, {"name": "d", "kind": "dropout", "inputs": ["x"], "rate": float("nan")}]}
     with pytest.raises(NetworkError) as info:
         load_network(doc)
     e = info.value
@@ -399,8 +547,11 @@ def test_batch_above_core_limit_is_a_value_error_naming_batch():
 def test_batch_above_core_limit_fails_at_load():
     """Refused by load_network and with_batch themselves, not later when the schedule is
     built."""
-    with pytest.raises(ValueError, match=r"^batch: must be an integer from 1 to 16777216, "
-                                         r"got 16777217$"):
+    with pytest.raises(
+        ValueError,
+        match=r"^batch: must be an integer from 1 to 16777216, "
+        r"got 16777217$",
+    ):
         load_network(OK, batch=2**24 + 1)
     net = load_network(OK, batch=2**24)
     assert net.num_steps > 0  # the limit itself is fine
@@ -414,17 +565,26 @@ def test_batch_above_core_limit_fails_at_load():
 P = 2**31  # the largest value a field may hold
 
 
-@pytest.mark.parametrize("padding", [[[P // 2, P // 2], [P // 2, P // 2]], "same"],
-                         ids=["explicit", "same"])
+@pytest.mark.parametrize(
+    "padding", [[[P // 2, P // 2], [P // 2, P // 2]], "same"], ids=["explicit", "same"]
+)
 def test_huge_pool_window_is_refused(padding):
     """A 2^31 x 2^31 window (every field within its limit) costs k_h·k_w = 2^62 FLOPs per output
     element: more than the core counts exactly, so it is refused at load, naming the field."""
-    doc = {"layers": [
-        {"name": "x", "kind": "input", "shape": [1, 1, 1]},
-        # explicit: padded input 1 + 2^31 ≥ window 2^31 → output 2 x 2 x 1
-        {"name": "p", "kind": "maxpool", "inputs": ["x"], "pool_size": P, "strides": 1,
-         "padding": padding},
-    ]}
+    doc = {
+        "layers": [
+            {"name": "x", "kind": "input", "shape": [1, 1, 1]},
+            # explicit: padded input 1 + 2^31 ≥ window 2^31 → output 2 x 2 x 1
+            {
+                "name": "p",
+                "kind": "maxpool",
+                "inputs": ["x"],
+                "pool_size": P,
+                "strides": 1,
+                "padding": padding,
+            },
+        ]
+    }
     with pytest.raises(NetworkError) as info:
         load_network(doc)
     e = info.value
@@ -436,8 +596,14 @@ def test_sizes_beyond_the_limits_are_network_errors():
     for layers, layer, field in [
         ([{"name": "x", "kind": "input", "shape": [P, P]}], "x", "shape"),
         ([{"name": "x", "kind": "input", "shape": [P + 1]}], "x", "shape"),
-        ([{"name": "x", "kind": "input", "shape": [2**30]},
-          {"name": "d", "kind": "dense", "inputs": ["x"], "units": 2**30}], "d", "units"),
+        (
+            [
+                {"name": "x", "kind": "input", "shape": [2**30]},
+                {"name": "d", "kind": "dense", "inputs": ["x"], "units": 2**30},
+            ],
+            "d",
+            "units",
+        ),
     ]:
         with pytest.raises(NetworkError) as info:
             load_network({"layers": layers})
@@ -445,10 +611,14 @@ def test_sizes_beyond_the_limits_are_network_errors():
         assert "too large" in str(info.value) or "overflow" in str(info.value)
 
 
-@pytest.mark.parametrize("layers", [
-    [{"name": "x", "kind": "input", "shape": [1], "dtype": "in\u0000t8"}],
-    [{"name": "a\u0000b", "kind": "input", "shape": [-1]}],
-], ids=["in a value", "in a layer name"])
+@pytest.mark.parametrize(
+    "layers",
+    [
+        [{"name": "x", "kind": "input", "shape": [1], "dtype": "in\u0000t8"}],
+        [{"name": "a\u0000b", "kind": "input", "shape": [-1]}],
+    ],
+    ids=["in a value", "in a layer name"],
+)
 def test_nul_does_not_truncate_the_message(layers):
     with pytest.raises(NetworkError) as info:
         load_network({"layers": layers})

@@ -27,6 +27,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 # --- precision sets both the throughput and the element size --------------------------------
 
+
 def test_preset_precision_sets_the_element_size_of_networks_given_by_name():
     hw = dnnmem.hardware("a100", precision="bf16", capacity="50MiB")
     assert (hw.precision, hw.bytes_per_element, hw.throughput) == ("bf16", 2, 312e12)
@@ -42,8 +43,10 @@ def test_preset_precision_sets_the_element_size_of_networks_given_by_name():
 
 
 def test_each_precision_implies_its_element_size():
-    sizes = {p: dnnmem.hardware("h100-sxm", precision=p).bytes_per_element
-             for p in ("fp32", "tf32", "bf16", "fp16", "fp8")}
+    sizes = {
+        p: dnnmem.hardware("h100-sxm", precision=p).bytes_per_element
+        for p in ("fp32", "tf32", "bf16", "fp16", "fp8")
+    }
     assert sizes == {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
     assert dnnmem.hardware("tpu-v4").bytes_per_element == 2  # its default precision, bf16
     npu = dnnmem.hardware("igo-edge-npu")
@@ -56,20 +59,39 @@ def test_each_precision_implies_its_element_size():
 
 def test_sweep_follows_the_hardware_precision():
     hw = dnnmem.hardware("a100", precision="fp16")
-    df = dnnmem.sweep("resnet50", batch=2, capacity=["8MiB", "64MiB"], hardware=hw,
-                      progress=False, threads=1)
+    df = dnnmem.sweep(
+        "resnet50", batch=2, capacity=["8MiB", "64MiB"], hardware=hw, progress=False, threads=1
+    )
     for row in df.itertuples():
-        want = dnnmem.estimate(dnnmem.network("resnet50", batch=2, bytes_per_element=2),
-                               hw.replace(capacity=int(row.capacity)))
+        want = dnnmem.estimate(
+            dnnmem.network("resnet50", batch=2, bytes_per_element=2),
+            hw.replace(capacity=int(row.capacity)),
+        )
         assert (row.time, row.traffic_in) == (want.time, want.traffic_in)
     with pytest.warns(dnnmem.PrecisionWarning):
-        dnnmem.sweep(dnnmem.network("resnet50", batch=2), capacity="8MiB", hardware=hw,
-                     progress=False, threads=1)
+        dnnmem.sweep(
+            dnnmem.network("resnet50", batch=2),
+            capacity="8MiB",
+            hardware=hw,
+            progress=False,
+            threads=1,
+        )
 
 
 def test_cli_precision_sets_both_and_bytes_per_element_overrides_loudly(capsys):
-    args = ["estimate", "--network", "gpt2", "--batch", "2", "--hardware", "a100",
-            "--precision", "bf16", "--capacity", "50MiB"]
+    args = [
+        "estimate",
+        "--network",
+        "gpt2",
+        "--batch",
+        "2",
+        "--hardware",
+        "a100",
+        "--precision",
+        "bf16",
+        "--capacity",
+        "50MiB",
+    ]
     code, out, err = run(capsys, *args)
     hw = dnnmem.hardware("a100", precision="bf16", capacity="50MiB")
     assert code == 0 and err == ""
@@ -87,13 +109,16 @@ def test_cli_precision_sets_both_and_bytes_per_element_overrides_loudly(capsys):
 
 def test_sweep_spec_precision_sets_the_element_size(tmp_path):
     spec = tmp_path / "s.yaml"
-    spec.write_text("network: resnet50\nhardware: a100\nprecision: bf16\ncapacity: 8MiB\n",
-                    encoding="utf-8")
+    spec.write_text(
+        "network: resnet50\nhardware: a100\nprecision: bf16\ncapacity: 8MiB\n", encoding="utf-8"
+    )
     kwargs = sweep_spec.read_sweep_spec(spec)
     assert kwargs["hardware"].precision == "bf16"
     df = dnnmem.sweep(**kwargs, progress=False, threads=1)
-    want = dnnmem.estimate(dnnmem.network("resnet50", bytes_per_element=2),
-                           dnnmem.hardware("a100", precision="bf16", capacity="8MiB"))
+    want = dnnmem.estimate(
+        dnnmem.network("resnet50", bytes_per_element=2),
+        dnnmem.hardware("a100", precision="bf16", capacity="8MiB"),
+    )
     assert df["time"].iloc[0] == want.time
     spec.write_text("network: resnet50\nprecision: bf16\n", encoding="utf-8")
     with pytest.raises(ValueError, match="precision: needs a hardware preset"):
@@ -101,6 +126,7 @@ def test_sweep_spec_precision_sets_the_element_size(tmp_path):
 
 
 # --- one rule for the defaults ------------------------------------------------------------
+
 
 def test_cli_and_python_share_the_defaults(capsys):
     code, out, _ = run(capsys, "estimate", "--network", "resnet50")
@@ -118,14 +144,17 @@ def test_cli_and_python_share_the_defaults(capsys):
 def test_every_result_repr_names_its_design_point():
     r = dnnmem.estimate("resnet50", batch=2, capacity="8MiB", policy="lru", ops_per_mac=1)
     head = repr(r).splitlines()[0]
-    assert head == ("<dnnmem.Result resnet50, batch=2, 4 B/element, policy=lru, ops_per_mac=1, "
-                    "Hardware(capacity=8 MiB, bandwidth=616 GB/s, throughput=13.45 TFLOPS)>")
+    assert head == (
+        "<dnnmem.Result resnet50, batch=2, 4 B/element, policy=lru, ops_per_mac=1, "
+        "Hardware(capacity=8 MiB, bandwidth=616 GB/s, throughput=13.45 TFLOPS)>"
+    )
     html = r._repr_html_()
     for part in ("batch=2", "policy=lru", "capacity=8 MiB", "4 B/element"):
         assert part in html
 
 
 # --- optional packages: checked before the work, the extra named ---------------------------
+
 
 def _block(monkeypatch: pytest.MonkeyPatch, *modules: str) -> None:
     for m in modules:
@@ -159,8 +188,9 @@ def test_sweep_plot_without_matplotlib_fails_before_the_work(capsys, monkeypatch
     spec.write_text("network: resnet50\n", encoding="utf-8")
     calls = _no_sweep(monkeypatch)
     _block(monkeypatch, "matplotlib")
-    code, _, err = run(capsys, "sweep", str(spec), "-o", str(tmp_path / "x.csv"),
-                       "--plot", str(tmp_path / "x.png"))
+    code, _, err = run(
+        capsys, "sweep", str(spec), "-o", str(tmp_path / "x.csv"), "--plot", str(tmp_path / "x.png")
+    )
     assert code == 2 and calls == [] and 'pip install ".[plot]"' in err
     assert "--plot needs the package 'matplotlib'" in err
 
@@ -174,23 +204,32 @@ def test_plots_without_matplotlib_name_the_extra(monkeypatch):
         dnnmem.plots.modified_roofline_grid("resnet50")
 
 
-@pytest.mark.parametrize("suffix, module, extra", [
-    (".keras", "keras", "keras"), (".h5", "keras", "keras"), (".pt2", "torch", "torch"),
-    (".onnx", "onnx", "onnx"),
-])
-def test_import_without_its_package_names_the_extra(capsys, monkeypatch, tmp_path, suffix,
-                                                    module, extra):
+@pytest.mark.parametrize(
+    "suffix, module, extra",
+    [
+        (".keras", "keras", "keras"),
+        (".h5", "keras", "keras"),
+        (".pt2", "torch", "torch"),
+        (".onnx", "onnx", "onnx"),
+    ],
+)
+def test_import_without_its_package_names_the_extra(
+    capsys, monkeypatch, tmp_path, suffix, module, extra
+):
     _block(monkeypatch, module)
     model = tmp_path / f"m{suffix}"
     model.write_bytes(b"")
     code, out, err = run(capsys, "import", str(model), "-o", str(tmp_path / "m.json"))
     assert code == 2 and out == ""
-    assert err == (f"dnnmem: error: importing {suffix} files needs the package {module!r}, "
-                   f"which is not installed: pip install {module}, or dnnmem's \"{extra}\" "
-                   f"extra: pip install \".[{extra}]\" in a dnnmem clone\n")
+    assert err == (
+        f"dnnmem: error: importing {suffix} files needs the package {module!r}, "
+        f'which is not installed: pip install {module}, or dnnmem\'s "{extra}" '
+        f'extra: pip install ".[{extra}]" in a dnnmem clone\n'
+    )
 
 
 # --- command line: names, numbers, help, summary ------------------------------------------
+
 
 def test_mistyped_network_lists_the_names_and_suggests(capsys):
     code, _, err = run(capsys, "estimate", "--network", "resnet5")
@@ -199,8 +238,11 @@ def test_mistyped_network_lists_the_names_and_suggests(capsys):
     assert "; built-in networks: alexnet, " in err and "vit_b16" in err
     code, _, err = run(capsys, "summary", "mobilenetv2")
     assert code == 2 and "did you mean mobilenet_v2" in err
-    with pytest.raises(ValueError, match=r"network: 'resnet5' is neither a file nor a built-in "
-                                         r"network \(did you mean resnet50, "):
+    with pytest.raises(
+        ValueError,
+        match=r"network: 'resnet5' is neither a file nor a built-in "
+        r"network \(did you mean resnet50, ",
+    ):
         dnnmem.estimate("resnet5")
     with pytest.raises(ValueError, match=r"unknown network 'gtp2' \(did you mean gpt2"):
         dnnmem.network("gtp2")
@@ -210,10 +252,30 @@ def test_plain_numbers_are_base_units(capsys):
     assert dnnmem.parse_bandwidth("616e9") == 616e9
     assert dnnmem.parse_throughput("13.45e12") == 13.45e12
     assert dnnmem.parse_bandwidth(" 1000 ") == 1000.0
-    code, plain, _ = run(capsys, "estimate", "--network", "resnet50", "--capacity", "8388608",
-                         "--bandwidth", "616e9", "--throughput", "13.45e12")
-    code2, units, _ = run(capsys, "estimate", "--network", "resnet50", "--capacity", "8MiB",
-                          "--bandwidth", "616GB/s", "--throughput", "13.45TFLOPS")
+    code, plain, _ = run(
+        capsys,
+        "estimate",
+        "--network",
+        "resnet50",
+        "--capacity",
+        "8388608",
+        "--bandwidth",
+        "616e9",
+        "--throughput",
+        "13.45e12",
+    )
+    code2, units, _ = run(
+        capsys,
+        "estimate",
+        "--network",
+        "resnet50",
+        "--capacity",
+        "8MiB",
+        "--bandwidth",
+        "616GB/s",
+        "--throughput",
+        "13.45TFLOPS",
+    )
     assert code == code2 == 0 and plain == units
     with pytest.raises(ValueError, match="unknown unit 'G'"):
         dnnmem.parse_bandwidth("616G")
@@ -241,28 +303,41 @@ def test_import_help_lists_every_format():
 
 def test_sweep_summary_is_per_network(capsys, tmp_path):
     spec = tmp_path / "s.yaml"
-    spec.write_text(textwrap.dedent("""\
+    spec.write_text(
+        textwrap.dedent("""\
         network: [resnet50, mobilenet_v2]
         capacity: [8MiB, 64MiB]
         policy: [lookahead, none]
-        """), encoding="utf-8")
+        """),
+        encoding="utf-8",
+    )
     out_csv = tmp_path / "x.csv"
     code, out, _ = run(capsys, "sweep", str(spec), "-o", str(out_csv), "--no-progress")
     assert code == 0
     lines = out.splitlines()
-    assert lines[0] == f"8 design points -> {out_csv}; fastest design point of each network " \
-                       f"(time per iteration):"
-    df = dnnmem.sweep(["resnet50", "mobilenet_v2"], capacity=["8MiB", "64MiB"],
-                      policy=["lookahead", "none"], progress=False, threads=1)
+    assert (
+        lines[0] == f"8 design points -> {out_csv}; fastest design point of each network "
+        f"(time per iteration):"
+    )
+    df = dnnmem.sweep(
+        ["resnet50", "mobilenet_v2"],
+        capacity=["8MiB", "64MiB"],
+        policy=["lookahead", "none"],
+        progress=False,
+        threads=1,
+    )
     for line, name in zip(lines[1:3], ("resnet50", "mobilenet_v2")):
         best = df[df.network == name].sort_values("time").iloc[0]
-        assert line == (f"  {name} (batch 1): {dnnmem.format_time(best['time'])} at "
-                        f"{dnnmem.format_bytes(best['capacity'])}, 616 GB/s, 13.45 TFLOPS, "
-                        f"{best['policy']}")
+        assert line == (
+            f"  {name} (batch 1): {dnnmem.format_time(best['time'])} at "
+            f"{dnnmem.format_bytes(best['capacity'])}, 616 GB/s, 13.45 TFLOPS, "
+            f"{best['policy']}"
+        )
     assert len(lines) == 3
 
 
 # --- the sweep format, the README and the extras -------------------------------------------
+
 
 def _doc_example() -> str:
     text = (ROOT / "docs" / "sweeps.md").read_text(encoding="utf-8")
@@ -292,7 +367,8 @@ def test_readme_installs_from_a_clone_and_notebook_extra_is_complete():
         import tomllib
     except ImportError:  # Python < 3.11
         tomllib = pytest.importorskip("tomli")
-    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))[
-        "project"]["optional-dependencies"]
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "optional-dependencies"
+    ]
     names = {re.split(r"[<>=\[; ]", r, maxsplit=1)[0] for r in extras["notebook"]}
     assert {"jupyterlab", "ipywidgets"} <= names

@@ -43,16 +43,27 @@ def test_runs_in_small_mode(path: Path, tmp_path: Path, monkeypatch: pytest.Monk
     # Notebooks that cache results write under the working directory: keep the checkout clean.
     monkeypatch.setenv("DNNMEM_RESULTS_DIR", str(tmp_path / "results"))
     nb = nbformat.read(path, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=600, kernel_name="python3",
-                                     resources={"metadata": {"path": str(path.parent)}})
+    client = nbclient.NotebookClient(
+        nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    )
     client.execute()
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-              if o.get("output_type") == "error"]
+    errors = [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
     assert not errors, [(o["ename"], o["evalue"]) for o in errors]
     # Every code cell ran, and the figures came out as images.
     assert all(c.get("execution_count") for c in nb.cells if c.cell_type == "code")
-    images = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-              if "image/png" in o.get("data", {})]
+    images = [
+        o
+        for c in nb.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if "image/png" in o.get("data", {})
+    ]
     if path.name == "quickstart.ipynb":
         assert len(images) >= 4
     assert os.environ["DNNMEM_NOTEBOOK_SMALL"] == "1"

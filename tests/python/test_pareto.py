@@ -16,12 +16,14 @@ from dnnmem.pareto import pareto_mask
 
 def brute_force(df: pd.DataFrame, minimize: list[str], maximize: list[str]) -> list:
     """Index labels of the rows no other row dominates: the definition, row against row."""
-    v = np.column_stack([df[c].to_numpy(float) for c in minimize]
-                        + [-df[c].to_numpy(float) for c in maximize])
+    v = np.column_stack(
+        [df[c].to_numpy(float) for c in minimize] + [-df[c].to_numpy(float) for c in maximize]
+    )
     keep = []
     for i in range(len(v)):
-        dominated = any(np.all(v[j] <= v[i]) and np.any(v[j] < v[i])
-                        for j in range(len(v)) if j != i)
+        dominated = any(
+            np.all(v[j] <= v[i]) and np.any(v[j] < v[i]) for j in range(len(v)) if j != i
+        )
         if not dominated:
             keep.append(df.index[i])
     return keep
@@ -32,8 +34,7 @@ def brute_force(df: pd.DataFrame, minimize: list[str], maximize: list[str]) -> l
 # --------------------------------------------------------------------------------------------
 def test_two_objectives_by_hand():
     # (area, time): (3,4) is dominated by (2,3); (4,1) is the fastest; (1,5) the smallest.
-    df = pd.DataFrame({"area": [1, 2, 3, 4, 5], "time": [5, 3, 4, 1, 1]},
-                      index=list("abcde"))
+    df = pd.DataFrame({"area": [1, 2, 3, 4, 5], "time": [5, 3, 4, 1, 1]}, index=list("abcde"))
     front = dnnmem.pareto(df, minimize=["area", "time"])
     assert front.index.tolist() == ["a", "b", "d"]  # e: same time as d, more area
     pd.testing.assert_frame_equal(front, df.loc[["a", "b", "d"]])  # all columns, original order
@@ -52,8 +53,9 @@ def test_equal_on_one_objective_only():
 
 
 def test_maximize_and_mixed():
-    df = pd.DataFrame({"area_mm2": [10.0, 20.0, 30.0, 25.0],
-                       "samples_per_s": [100.0, 300.0, 250.0, 300.0]})
+    df = pd.DataFrame(
+        {"area_mm2": [10.0, 20.0, 30.0, 25.0], "samples_per_s": [100.0, 300.0, 250.0, 300.0]}
+    )
     front = dnnmem.pareto(df, minimize="area_mm2", maximize="samples_per_s")
     assert front.index.tolist() == [0, 1]  # 2: slower and bigger than 1; 3: bigger, as fast
     both_max = dnnmem.pareto(df, maximize=["area_mm2", "samples_per_s"])
@@ -77,9 +79,11 @@ def test_empty_frame_and_non_default_index():
 
 
 def test_on_a_real_sweep_front_of_area_and_time():
-    rows = [dnnmem.estimate("resnet50", capacity=c * 2**20, bandwidth="616GB/s",
-                            throughput=t).to_dict()
-            for c in (2, 8, 32) for t in ("13.45TFLOPS", "23.04TFLOPS")]
+    rows = [
+        dnnmem.estimate("resnet50", capacity=c * 2**20, bandwidth="616GB/s", throughput=t).to_dict()
+        for c in (2, 8, 32)
+        for t in ("13.45TFLOPS", "23.04TFLOPS")
+    ]
     df = dnnmem.with_area(pd.DataFrame(rows))
     front = dnnmem.pareto(df, minimize=["area_mm2", "time"])
     assert front.index.tolist() == brute_force(df, ["area_mm2", "time"], [])
@@ -100,8 +104,11 @@ def frames(draw):
     df = pd.DataFrame(cols, dtype=float)
     names = list(cols)
     directions = draw(st.lists(st.booleans(), min_size=k, max_size=k))
-    return df, [c for c, d in zip(names, directions) if d], [c for c, d in zip(names, directions)
-                                                                if not d]
+    return (
+        df,
+        [c for c, d in zip(names, directions) if d],
+        [c for c, d in zip(names, directions) if not d],
+    )
 
 
 @settings(max_examples=300, deadline=None)
@@ -135,8 +142,9 @@ def test_two_objective_sweep_on_many_rows_matches_general_version():
 # --------------------------------------------------------------------------------------------
 @pytest.fixture
 def small():
-    return pd.DataFrame({"time": [1.0, 2.0], "area": [2.0, 1.0], "name": ["a", "b"],
-                         "ok": [True, False]})
+    return pd.DataFrame(
+        {"time": [1.0, 2.0], "area": [2.0, 1.0], "name": ["a", "b"], "ok": [True, False]}
+    )
 
 
 def test_errors(small):

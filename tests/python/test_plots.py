@@ -42,15 +42,16 @@ def sweep() -> pd.DataFrame:
         points.add((2, "lookahead", cap, HBM2E, T2080))
         points.add((2, "belady", cap, GDDR6, T2080))
         points.add((1, "lookahead", cap, GDDR6, T2080))
-    rows = [dnnmem.estimate(nets[b], policy=p, capacity=c, bandwidth=bw, throughput=t).to_dict()
-            for b, p, c, bw, t in sorted(points)]
+    rows = [
+        dnnmem.estimate(nets[b], policy=p, capacity=c, bandwidth=bw, throughput=t).to_dict()
+        for b, p, c, bw, t in sorted(points)
+    ]
     return pd.DataFrame(rows)
 
 
 @pytest.fixture(scope="module")
 def result() -> dnnmem.Result:
-    return dnnmem.estimate("resnet50", batch=2, capacity="8MiB", bandwidth=GDDR6,
-                           throughput=T2080)
+    return dnnmem.estimate("resnet50", batch=2, capacity="8MiB", bandwidth=GDDR6, throughput=T2080)
 
 
 def legend_labels(ax) -> list[str]:
@@ -68,8 +69,10 @@ def test_import_dnnmem_does_not_import_matplotlib():
 # --------------------------------------------------------------------------------------------
 def test_traffic_vs_capacity(sweep):
     # dnnmem.sweep returns network and policy as categoricals (grid order): the same plot.
-    cat = sweep.assign(network=pd.Categorical(sweep["network"]),
-                       policy=pd.Categorical(sweep["policy"], ["lookahead", "belady", "none"]))
+    cat = sweep.assign(
+        network=pd.Categorical(sweep["network"]),
+        policy=pd.Categorical(sweep["policy"], ["lookahead", "belady", "none"]),
+    )
     ax = plots.traffic_vs_capacity(cat, batch=2, bandwidth="616GB/s", throughput=T2080)
     assert ax.get_title().splitlines()[0] == "Off-chip traffic vs capacity"
     assert ax.get_title().splitlines()[1] == "resnet50 · N=2 · 616 GB/s · 13.45 TFLOPS"
@@ -77,10 +80,18 @@ def test_traffic_vs_capacity(sweep):
     assert ax.get_ylabel() == "traffic per iteration (MiB)"
     # Two policies remain ("none" has no rows and no line), and at these capacities their
     # traffic is the same: one in / out pair, whose legend entry names both, then the styles.
-    rows = sweep[(sweep.batch == 2) & (sweep.bandwidth == GDDR6) & (sweep.throughput == T2080)
-                 & (sweep.policy == "lookahead")].sort_values("capacity")
-    other = sweep[(sweep.batch == 2) & (sweep.bandwidth == GDDR6) & (sweep.throughput == T2080)
-                  & (sweep.policy == "belady")].sort_values("capacity")
+    rows = sweep[
+        (sweep.batch == 2)
+        & (sweep.bandwidth == GDDR6)
+        & (sweep.throughput == T2080)
+        & (sweep.policy == "lookahead")
+    ].sort_values("capacity")
+    other = sweep[
+        (sweep.batch == 2)
+        & (sweep.bandwidth == GDDR6)
+        & (sweep.throughput == T2080)
+        & (sweep.policy == "belady")
+    ].sort_values("capacity")
     assert list(rows["traffic_in"]) == list(other["traffic_in"])
     assert list(rows["traffic_out"]) == list(other["traffic_out"])
     assert legend_labels(ax) == ["lookahead / belady", "traffic in", "traffic out"]
@@ -98,9 +109,12 @@ def test_time_vs_capacity_with_speedup(sweep):
     assert ax.get_xlabel() == "on-chip capacity (MiB)"
     right = ax.figure.axes[-1]
     assert right is not ax and right.get_ylabel() == "speedup (×)"
-    assert legend_labels(ax) == ["time 13.45 TFLOPS", "time 23.04 TFLOPS",
-                                 "speedup 23.04 TFLOPS / 13.45 TFLOPS",
-                                 "bound 23.04/13.45 = 1.71"]
+    assert legend_labels(ax) == [
+        "time 13.45 TFLOPS",
+        "time 23.04 TFLOPS",
+        "speedup 23.04 TFLOPS / 13.45 TFLOPS",
+        "bound 23.04/13.45 = 1.71",
+    ]
     rows = sweep[(sweep.batch == 2) & (sweep.bandwidth == GDDR6) & (sweep.policy == "lookahead")]
     t = rows.pivot(index="capacity", columns="throughput", values="time")
     speedup, bound = right.get_lines()
@@ -110,15 +124,16 @@ def test_time_vs_capacity_with_speedup(sweep):
 
 
 def test_time_vs_capacity_without_speedup(sweep):
-    ax = plots.time_vs_capacity(sweep, batch=[1, 2], bandwidth=GDDR6, throughput=T2080,
-                                policy="lookahead")
+    ax = plots.time_vs_capacity(
+        sweep, batch=[1, 2], bandwidth=GDDR6, throughput=T2080, policy="lookahead"
+    )
     assert len(ax.figure.axes) == 1
     assert legend_labels(ax) == ["time N=1", "time N=2"]
     with pytest.raises(ValueError, match="speedup needs exactly two throughputs"):
-        plots.time_vs_capacity(sweep, speedup=True, batch=2, bandwidth=GDDR6, throughput=T2080,
-                               policy="lookahead")
-    ax = plots.time_vs_capacity(sweep, speedup=False, batch=2, bandwidth=GDDR6,
-                                policy="lookahead")
+        plots.time_vs_capacity(
+            sweep, speedup=True, batch=2, bandwidth=GDDR6, throughput=T2080, policy="lookahead"
+        )
+    ax = plots.time_vs_capacity(sweep, speedup=False, batch=2, bandwidth=GDDR6, policy="lookahead")
     assert len(ax.figure.axes) == 1 and len(ax.get_lines()) == 2
 
 
@@ -127,18 +142,26 @@ def test_bandwidth_vs_capacity(sweep):
     ax = plots.bandwidth_vs_capacity(sweep, batch=2, throughput=T2080, policy="lookahead")
     assert ax.get_title().startswith("Average off-chip bandwidth vs capacity")
     assert ax.get_ylabel() == "average bandwidth (% of peak)"
-    assert legend_labels(ax) == ["average 616 GB/s", "average 1.555 TB/s",
-                                 "peak bandwidth (100 %)"]  # format_bandwidth's own unit
+    assert legend_labels(ax) == [
+        "average 616 GB/s",
+        "average 1.555 TB/s",
+        "peak bandwidth (100 %)",
+    ]  # format_bandwidth's own unit
     assert ax.get_ylim() == (0, 105)
     lines = ax.get_lines()
-    rows = sweep[(sweep.batch == 2) & (sweep.throughput == T2080) & (sweep.policy == "lookahead")
-                 & (sweep.bandwidth == HBM2E)].sort_values("capacity")
+    rows = sweep[
+        (sweep.batch == 2)
+        & (sweep.throughput == T2080)
+        & (sweep.policy == "lookahead")
+        & (sweep.bandwidth == HBM2E)
+    ].sort_values("capacity")
     np.testing.assert_allclose(lines[1].get_ydata(), 100 * rows["avg_bandwidth"] / HBM2E)
     np.testing.assert_allclose(lines[2].get_ydata(), [100, 100])
     assert np.all(lines[1].get_ydata() <= 100 * (1 + 1e-12))  # never above the peak
     # Absolute, as the thesis draws it: GB/s on a log axis, each peak dotted and named on it.
-    ax = plots.bandwidth_vs_capacity(sweep, batch=2, throughput=T2080, policy="lookahead",
-                                     relative=False)
+    ax = plots.bandwidth_vs_capacity(
+        sweep, batch=2, throughput=T2080, policy="lookahead", relative=False
+    )
     assert ax.get_ylabel() == "average bandwidth (GB/s)" and ax.get_yscale() == "log"
     assert legend_labels(ax) == ["average 616 GB/s", "average 1.555 TB/s"]
     lines = ax.get_lines()
@@ -149,16 +172,21 @@ def test_bandwidth_vs_capacity(sweep):
 
 
 def test_throughput_vs_batch(sweep):
-    ax = plots.throughput_vs_batch(sweep, bandwidth=GDDR6, throughput=T2080, policy="lookahead",
-                                   capacity=["4MiB", "64MiB"])
+    ax = plots.throughput_vs_batch(
+        sweep, bandwidth=GDDR6, throughput=T2080, policy="lookahead", capacity=["4MiB", "64MiB"]
+    )
     assert ax.get_title().startswith("Training throughput vs batch size")
     assert ax.get_xlabel() == "batch size (samples)"
     assert ax.get_ylabel() == "throughput (samples/s)"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["1", "2"]
     assert legend_labels(ax) == ["4 MiB", "64 MiB"]
     assert len(ax.containers) == 2
-    rows = sweep[(sweep.capacity == 64 * MIB) & (sweep.bandwidth == GDDR6)
-                 & (sweep.throughput == T2080) & (sweep.policy == "lookahead")].sort_values("batch")
+    rows = sweep[
+        (sweep.capacity == 64 * MIB)
+        & (sweep.bandwidth == GDDR6)
+        & (sweep.throughput == T2080)
+        & (sweep.policy == "lookahead")
+    ].sort_values("batch")
     heights = [p.get_height() for p in ax.containers[1]]
     np.testing.assert_allclose(heights, rows["samples_per_s"])
 
@@ -174,12 +202,20 @@ def test_modified_roofline_resnet50():
     assert ax.get_ylabel() == "attainable performance (TFLOP/s)"
     assert ax.get_xscale() == ax.get_yscale() == "log"
     L = net.layers
-    n = {c: int(((L["class"] == c) & (L["rf_fwd"] > 0)).sum() + ((L["class"] == c)
-                                                                  & (L["rf_bwd"] > 0)).sum())
-         for c in ("I", "II")}
+    n = {
+        c: int(
+            ((L["class"] == c) & (L["rf_fwd"] > 0)).sum()
+            + ((L["class"] == c) & (L["rf_bwd"] > 0)).sum()
+        )
+        for c in ("I", "II")
+    }
     # 616 GB/s and 13.45 TFLOP/s (RTX 2080 Ti, thesis Table 5.2): ridge 13.45e12 / 616e9.
-    assert legend_labels(ax) == ["roof: 616 GB/s, 13.45 TFLOPS", "ridge point 21.8 FLOP/byte",
-                                 f"type I ({n['I']})", f"type II ({n['II']})"]
+    assert legend_labels(ax) == [
+        "roof: 616 GB/s, 13.45 TFLOPS",
+        "ridge point 21.8 FLOP/byte",
+        f"type I ({n['I']})",
+        f"type II ({n['II']})",
+    ]
     ridge = ax.get_lines()[1]
     np.testing.assert_allclose(ridge.get_xdata(), [13.45e12 / 616e9] * 2)
     # Eq. 5.1: y = min(rf × bw, throughput), in TFLOP/s.
@@ -191,16 +227,23 @@ def test_modified_roofline_resnet50():
 
 
 def test_modified_roofline_several_networks_and_grid():
-    ax = plots.modified_roofline(["resnet50", "transformer"], phases=["fwd"],
-                                 bandwidth=1555e9, throughput=19.45e12)  # A100, Table 5.2
+    ax = plots.modified_roofline(
+        ["resnet50", "transformer"], phases=["fwd"], bandwidth=1555e9, throughput=19.45e12
+    )  # A100, Table 5.2
     labels = legend_labels(ax)
     assert labels[:2] == ["roof: 1.555 TB/s, 19.45 TFLOPS", "ridge point 12.5 FLOP/byte"]
     assert [s.split(" (")[0] for s in labels[2:]] == [
-        "resnet50 type I", "resnet50 type II", "transformer type I", "transformer type II"]
+        "resnet50 type I",
+        "resnet50 type II",
+        "transformer type I",
+        "transformer type II",
+    ]
     fig = plots.modified_roofline_grid(["resnet50", "transformer"])
     assert isinstance(fig, mpl.figure.Figure)
-    assert [a.get_title().splitlines()[1].split(" ")[0] for a in fig.axes] == \
-        ["resnet50", "transformer"]
+    assert [a.get_title().splitlines()[1].split(" ")[0] for a in fig.axes] == [
+        "resnet50",
+        "transformer",
+    ]
     with pytest.raises(ValueError, match="phases: expected 'fwd' and/or 'bwd'"):
         plots.modified_roofline("resnet50", phases=["sideways"])
     with pytest.raises(ValueError, match="bandwidth: must be a number > 0"):
@@ -212,8 +255,9 @@ def test_modified_roofline_several_networks_and_grid():
 def test_roofline_of_an_estimate(result):
     ax = plots.roofline(result)
     assert ax.get_title().splitlines()[0] == "Roofline: achieved performance per step"
-    assert ax.get_xlabel() == \
-        "operational intensity (FLOP/byte of the step's own off-chip accesses)"
+    assert (
+        ax.get_xlabel() == "operational intensity (FLOP/byte of the step's own off-chip accesses)"
+    )
     assert ax.get_ylabel() == "achieved performance (TFLOP/s)"
     s = result.steps
     moved = s["bytes_streamed_in"] + s["bytes_streamed_out"]
@@ -238,8 +282,9 @@ def test_time_breakdown_from_results():
     net = dnnmem.network("resnet50", batch=2)
     results = {c: dnnmem.estimate(net, capacity=c) for c in (4 * MIB, 64 * MIB)}
     ax = plots.time_breakdown(results, top=3)
-    assert ax.get_title() == ("Iteration time by layer kind\n"
-                              "resnet50 N=2 · lookahead · 616 GB/s · 13.45 TFLOPS")
+    assert ax.get_title() == (
+        "Iteration time by layer kind\nresnet50 N=2 · lookahead · 616 GB/s · 13.45 TFLOPS"
+    )
     assert ax.get_ylabel() == "time per iteration (ms)"
     assert [t.get_text() for t in ax.get_xticklabels()] == ["4 MiB", "64 MiB"]
     labels = legend_labels(ax)
@@ -285,14 +330,25 @@ def test_timeline(result):
 # --------------------------------------------------------------------------------------------
 def test_plot_pareto(sweep):
     df = dnnmem.with_area(sweep[sweep.batch == 2])
-    ax = plots.plot_pareto(df, "area_mm2", "time", yscale=1e-3, xlabel="SRAM area (mm²)",
-                           ylabel="time (ms)", title="Area vs time")
+    ax = plots.plot_pareto(
+        df,
+        "area_mm2",
+        "time",
+        yscale=1e-3,
+        xlabel="SRAM area (mm²)",
+        ylabel="time (ms)",
+        title="Area vs time",
+    )
     front = dnnmem.pareto(df, minimize=["area_mm2", "time"])
     assert legend_labels(ax) == [f"all points ({len(df)})", f"Pareto front ({len(front)})"]
-    assert (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) == \
-        ("Area vs time", "SRAM area (mm²)", "time (ms)")
-    np.testing.assert_allclose(ax.get_lines()[0].get_ydata(),
-                               front.sort_values(["area_mm2", "time"])["time"] * 1e3)
+    assert (ax.get_title(), ax.get_xlabel(), ax.get_ylabel()) == (
+        "Area vs time",
+        "SRAM area (mm²)",
+        "time (ms)",
+    )
+    np.testing.assert_allclose(
+        ax.get_lines()[0].get_ydata(), front.sort_values(["area_mm2", "time"])["time"] * 1e3
+    )
     ax = plots.plot_pareto(df, "area_mm2", "samples_per_s", maximize=["samples_per_s"])
     assert ax.get_lines()[0].get_drawstyle() == "steps-post"
     with pytest.raises(ValueError, match="maximize: \\['utilization'\\] is neither"):
@@ -310,8 +366,9 @@ SWEEP_PLOTS = [
 @pytest.mark.parametrize(("plot", "column"), SWEEP_PLOTS)
 def test_missing_columns_are_named(sweep, plot, column):
     with pytest.raises(ValueError, match=rf"{plot.__name__}: missing column\(s\) \['{column}'\]"):
-        plot(sweep.drop(columns=[column]), batch=2) if plot is not plots.throughput_vs_batch \
-            else plot(sweep.drop(columns=[column]))
+        plot(
+            sweep.drop(columns=[column]), batch=2
+        ) if plot is not plots.throughput_vs_batch else plot(sweep.drop(columns=[column]))
     with pytest.raises(TypeError, match="expected a pandas DataFrame"):
         plot(sweep.to_dict())
 
@@ -338,9 +395,16 @@ POLICIES = ["lookahead", "lru", "none"]
 @pytest.fixture(scope="module")
 def grid() -> pd.DataFrame:
     """A real grid: 2 networks x 3 policies x 2 bandwidths x 2 throughputs x 3 capacities."""
-    return dnnmem.sweep(["resnet50", "mobilenet_v2"], batch=2, capacity=CAPS,
-                        bandwidth=[GDDR6, HBM2E], throughput=[T2080, T6900], policy=POLICIES,
-                        progress=False, threads=1)
+    return dnnmem.sweep(
+        ["resnet50", "mobilenet_v2"],
+        batch=2,
+        capacity=CAPS,
+        bandwidth=[GDDR6, HBM2E],
+        throughput=[T2080, T6900],
+        policy=POLICIES,
+        progress=False,
+        threads=1,
+    )
 
 
 def _figures(grid: pd.DataFrame, sweep: pd.DataFrame, result: dnnmem.Result) -> dict:
@@ -352,16 +416,17 @@ def _figures(grid: pd.DataFrame, sweep: pd.DataFrame, result: dnnmem.Result) -> 
         "time": lambda: plots.time_vs_capacity(one),
         "speedup": lambda: plots.time_vs_capacity(one, policy="lookahead", bandwidth=GDDR6),
         "bandwidth %": lambda: plots.bandwidth_vs_capacity(one, policy="lookahead"),
-        "bandwidth GB/s": lambda: plots.bandwidth_vs_capacity(one, policy="lookahead",
-                                                              relative=False),
-        "batch": lambda: plots.throughput_vs_batch(sweep, bandwidth=GDDR6, throughput=T2080,
-                                                   policy="lookahead"),
+        "bandwidth GB/s": lambda: plots.bandwidth_vs_capacity(
+            one, policy="lookahead", relative=False
+        ),
+        "batch": lambda: plots.throughput_vs_batch(
+            sweep, bandwidth=GDDR6, throughput=T2080, policy="lookahead"
+        ),
         "breakdown": lambda: plots.time_breakdown(res),
         "timeline": lambda: plots.timeline(result, steps=(0, 60)),
         "roofline": lambda: plots.roofline(result),
         "modified roofline": lambda: plots.modified_roofline(["resnet50", "mobilenet_v2"]),
-        "modified roofline grid": lambda: plots.modified_roofline_grid(["resnet50",
-                                                                         "transformer"]),
+        "modified roofline grid": lambda: plots.modified_roofline_grid(["resnet50", "transformer"]),
         "pareto": lambda: plots.plot_pareto(dnnmem.with_area(one), "area_mm2", "time"),
         "overview": lambda: plots.sweep_overview(grid),
     }
@@ -381,8 +446,9 @@ def test_no_legend_entry_for_a_hidden_line(grid, sweep, result):
         fig = getattr(drawn, "figure", drawn)
         for ax in fig.axes:
             shown = [line for line in ax.get_lines() if not line.get_label().startswith("_")]
-            data = [line.get_xydata().tobytes() + str(line.get_linestyle()).encode()
-                    for line in shown]
+            data = [
+                line.get_xydata().tobytes() + str(line.get_linestyle()).encode() for line in shown
+            ]
             assert len(set(data)) == len(data), (name, [line.get_label() for line in shown])
         plt.close(fig)
 
@@ -390,8 +456,7 @@ def test_no_legend_entry_for_a_hidden_line(grid, sweep, result):
 def test_identical_series_are_one_entry(grid):
     # Without a cache nothing depends on the bandwidth's traffic: one pair of lines, named
     # for both bandwidths; the times differ, so they stay two lines.
-    none = grid[(grid.network == "resnet50") & (grid.policy == "none")
-                & (grid.throughput == T2080)]
+    none = grid[(grid.network == "resnet50") & (grid.policy == "none") & (grid.throughput == T2080)]
     ax = plots.traffic_vs_capacity(none)
     assert legend_labels(ax) == ["616 GB/s / 1.555 TB/s", "traffic in", "traffic out"]
     assert len(ax.get_lines()) == 2
@@ -403,21 +468,23 @@ def test_sweep_overview_facets_a_real_grid(grid):
     fig = plots.sweep_overview(grid)
     # 3 policies x 2 bandwidths x 2 throughputs = 12 lines per network > 8: split by policy.
     assert len(fig.axes) == 2 * 2 * 3
-    assert fig.get_suptitle() == ("Sweep: 72 design points, one row per network, batch, "
-                                  "policy")
+    assert fig.get_suptitle() == ("Sweep: 72 design points, one row per network, batch, policy")
     for ax in fig.axes:
         assert len(legend_labels(ax)) <= plots.capacity.OVERVIEW_MAX_LINES + 2
     small = plots.sweep_overview(grid[grid.policy == "lookahead"])
     assert len(small.axes) == 2 * 2  # 4 lines per panel: one row per network
-    assert [a.get_title().splitlines()[1] for a in small.axes[::2]] == \
-        ["resnet50 · N=2 · lookahead", "mobilenet_v2 · N=2 · lookahead"]
+    assert [a.get_title().splitlines()[1] for a in small.axes[::2]] == [
+        "resnet50 · N=2 · lookahead",
+        "mobilenet_v2 · N=2 · lookahead",
+    ]
 
 
 @pytest.mark.parametrize("policy", list(dnnmem.parts("cache")))
 def test_roofline_no_step_above_the_roof(policy):
     for name, cap in (("resnet50", 4 * MIB), ("resnet50", 64 * MIB), ("transformer", 8 * MIB)):
-        r = dnnmem.estimate(name, batch=2, capacity=cap, policy=policy, bandwidth=GDDR6,
-                            throughput=T2080)
+        r = dnnmem.estimate(
+            name, batch=2, capacity=cap, policy=policy, bandwidth=GDDR6, throughput=T2080
+        )
         s = r.steps
         streamed_in, streamed_out = s["bytes_streamed_in"], s["bytes_streamed_out"]
         assert (streamed_in <= s["bytes_in"]).all() and (streamed_out <= s["bytes_out"]).all()
@@ -441,5 +508,7 @@ def test_plot_pareto_defaults_have_units(sweep):
     front = dnnmem.pareto(df, minimize=["area_mm2", "time"]).sort_values(["area_mm2", "time"])
     np.testing.assert_allclose(ax.get_lines()[0].get_ydata(), front["time"] * 1e3)
     ax = plots.plot_pareto(df, "capacity", "avg_bandwidth", maximize=["avg_bandwidth"])
-    assert (ax.get_xlabel(), ax.get_ylabel()) == ("on-chip capacity (MiB)",
-                                                  "average off-chip bandwidth (GB/s)")
+    assert (ax.get_xlabel(), ax.get_ylabel()) == (
+        "on-chip capacity (MiB)",
+        "average off-chip bandwidth (GB/s)",
+    )

@@ -31,11 +31,17 @@ def _close(a: float, b: float, scale: float) -> bool:
     return abs(a - b) <= 1e-12 * max(abs(scale), 1e-300)
 
 
-def check_against_oracle(net: dnnmem.Network, policy: str, capacity: int,
-                         bandwidth: int = BANDWIDTH, throughput: int = THROUGHPUT) -> None:
+def check_against_oracle(
+    net: dnnmem.Network,
+    policy: str,
+    capacity: int,
+    bandwidth: int = BANDWIDTH,
+    throughput: int = THROUGHPUT,
+) -> None:
     o = oracle.estimate(net, capacity, bandwidth, throughput, policy)
-    r = dnnmem.estimate(net, policy=policy, capacity=capacity, bandwidth=bandwidth,
-                        throughput=throughput)
+    r = dnnmem.estimate(
+        net, policy=policy, capacity=capacity, bandwidth=bandwidth, throughput=throughput
+    )
     compare_with_oracle(r, o, f"{net.name} N={net.batch} {policy} capacity={capacity}")
 
 
@@ -50,10 +56,14 @@ def compare_with_oracle(r: dnnmem.Result, o: dict, where: str) -> None:
     assert _close(r.capacity_stall_time, float(o["capacity_stall"]), time), where
     assert _close(r.drain_time, float(o["drain"]), time), where
     steps = r.steps
-    for mine, theirs in (("bytes_in", "bytes_in"), ("bytes_out", "bytes_out"),
-                         ("link_in", "wire_in"), ("link_out", "wire_out"),
-                         ("bytes_streamed_in", "streamed_in"),
-                         ("bytes_streamed_out", "streamed_out")):
+    for mine, theirs in (
+        ("bytes_in", "bytes_in"),
+        ("bytes_out", "bytes_out"),
+        ("link_in", "wire_in"),
+        ("link_out", "wire_out"),
+        ("bytes_streamed_in", "streamed_in"),
+        ("bytes_streamed_out", "streamed_out"),
+    ):
         assert list(steps[mine]) == [d[theirs] for d in o["steps"]], (where, mine)
     for key in ("start", "end"):
         mine, ref = list(steps[key]), [float(d[key]) for d in o["steps"]]
@@ -76,8 +86,9 @@ def test_reference_networks(reference_nets, name, policy, capacity):
 def test_public_api_matches_oracle_with_unit_strings(reference_nets):
     net = reference_nets["resnet50"]
     o = oracle.estimate(net, 128 * MiB, BANDWIDTH, THROUGHPUT, "lru")
-    r = dnnmem.estimate(net, policy="lru", capacity=128 * MiB, bandwidth="616GB/s",
-                        throughput="13.45TFLOPS")
+    r = dnnmem.estimate(
+        net, policy="lru", capacity=128 * MiB, bandwidth="616GB/s", throughput="13.45TFLOPS"
+    )
     assert (r.traffic_in, r.traffic_out) == (o["traffic_in"], o["traffic_out"])
     assert math.isclose(r.time, float(o["time"]), rel_tol=1e-12)
 
@@ -86,18 +97,30 @@ def test_no_lookahead_moves_only_the_writes(reference_nets):
     """N1: traffic and plan counts are lookahead's; only the timing of the writes changes."""
     for net in reference_nets.values():
         for capacity in CAPACITIES:
-            a = dnnmem.estimate(net, policy="lookahead", capacity=capacity, bandwidth=BANDWIDTH,
-                                throughput=THROUGHPUT)
-            b = dnnmem.estimate(net, policy="no-lookahead", capacity=capacity,
-                                bandwidth=BANDWIDTH, throughput=THROUGHPUT)
-            assert (a.traffic_in, a.traffic_out, a.counts) == (b.traffic_in, b.traffic_out,
-                                                               b.counts)
+            a = dnnmem.estimate(
+                net,
+                policy="lookahead",
+                capacity=capacity,
+                bandwidth=BANDWIDTH,
+                throughput=THROUGHPUT,
+            )
+            b = dnnmem.estimate(
+                net,
+                policy="no-lookahead",
+                capacity=capacity,
+                bandwidth=BANDWIDTH,
+                throughput=THROUGHPUT,
+            )
+            assert (a.traffic_in, a.traffic_out, a.counts) == (
+                b.traffic_in,
+                b.traffic_out,
+                b.counts,
+            )
 
 
 def test_lru_at_capacity_zero_is_none(reference_nets):
     net = reference_nets["transformer"]
-    a = dnnmem.estimate(net, policy="none", capacity=0, bandwidth=BANDWIDTH,
-                        throughput=THROUGHPUT)
+    a = dnnmem.estimate(net, policy="none", capacity=0, bandwidth=BANDWIDTH, throughput=THROUGHPUT)
     b = dnnmem.estimate(net, policy="lru", capacity=0, bandwidth=BANDWIDTH, throughput=THROUGHPUT)
     assert (a.traffic_in, a.traffic_out, a.time) == (b.traffic_in, b.traffic_out, b.time)
 
@@ -106,13 +129,14 @@ def test_lru_at_capacity_zero_is_none(reference_nets):
 # Random small networks
 # ---------------------------------------------------------------------------------------------
 
+
 @st.composite
 def random_network(draw) -> dict:
     """A small random DAG: an image branch (conv / norm / activations, residual adds, concats,
     multiplies, a pair of convolutions sharing one weight) ending in one or more outputs, and
     optionally a token branch with a tied embedding (partial row reads and writes of W and dW)."""
     layers: list[dict] = []
-    shapes: dict[str, tuple[int, int, int]] = {}   # image-branch node -> (H, W, C)
+    shapes: dict[str, tuple[int, int, int]] = {}  # image-branch node -> (H, W, C)
     h, w = draw(st.integers(1, 5)), draw(st.integers(1, 5))
     c0 = draw(st.integers(1, 4))
     layers.append({"name": "x", "kind": "input", "shape": [h, w, c0]})
@@ -120,13 +144,30 @@ def random_network(draw) -> dict:
     for i in range(draw(st.integers(1, 9))):
         name = f"l{i}"
         nodes = list(shapes)
-        kind = draw(st.sampled_from(["conv2d", "conv2d", "relu", "batchnorm", "sigmoid", "add",
-                                     "concat", "multiply", "dropout", "shared_conv"]))
+        kind = draw(
+            st.sampled_from(
+                [
+                    "conv2d",
+                    "conv2d",
+                    "relu",
+                    "batchnorm",
+                    "sigmoid",
+                    "add",
+                    "concat",
+                    "multiply",
+                    "dropout",
+                    "shared_conv",
+                ]
+            )
+        )
         src = draw(st.sampled_from(nodes))
         sh = shapes[src]
         if kind in ("add", "multiply", "concat"):
-            others = [m for m in nodes if m != src and shapes[m][:2] == sh[:2]
-                      and (kind == "concat" or shapes[m] == sh)]
+            others = [
+                m
+                for m in nodes
+                if m != src and shapes[m][:2] == sh[:2] and (kind == "concat" or shapes[m] == sh)
+            ]
             if not others:
                 kind = "relu"
             else:
@@ -140,14 +181,31 @@ def random_network(draw) -> dict:
                 continue
         if kind == "conv2d":
             filters = draw(st.sampled_from([1, 2, 4, 8]))
-            layers.append({"name": name, "kind": "conv2d", "inputs": [src], "filters": filters,
-                           "kernel_size": draw(st.sampled_from([1, 3])), "padding": "same",
-                           "use_bias": draw(st.booleans())})
+            layers.append(
+                {
+                    "name": name,
+                    "kind": "conv2d",
+                    "inputs": [src],
+                    "filters": filters,
+                    "kernel_size": draw(st.sampled_from([1, 3])),
+                    "padding": "same",
+                    "use_bias": draw(st.booleans()),
+                }
+            )
             shapes[name] = (sh[0], sh[1], filters)
         elif kind == "shared_conv":
             wname = f"shared{sh[2]}"
-            layers.append({"name": name, "kind": "conv2d", "inputs": [src], "filters": sh[2],
-                           "kernel_size": 1, "padding": "same", "weights": wname})
+            layers.append(
+                {
+                    "name": name,
+                    "kind": "conv2d",
+                    "inputs": [src],
+                    "filters": sh[2],
+                    "kernel_size": 1,
+                    "padding": "same",
+                    "weights": wname,
+                }
+            )
             shapes[name] = sh
         elif kind == "dropout":
             layers.append({"name": name, "kind": "dropout", "inputs": [src], "rate": 0.1})
@@ -158,26 +216,50 @@ def random_network(draw) -> dict:
     if draw(st.booleans()):
         last = list(shapes)[-1]
         layers.append({"name": "gap", "kind": "global_avgpool", "inputs": [last]})
-        layers.append({"name": "fc", "kind": "dense", "inputs": ["gap"],
-                       "units": draw(st.integers(1, 6))})
+        layers.append(
+            {"name": "fc", "kind": "dense", "inputs": ["gap"], "units": draw(st.integers(1, 6))}
+        )
     if draw(st.booleans()):
         vocab, dim, seq = draw(st.integers(2, 40)), draw(st.integers(1, 8)), draw(st.integers(1, 6))
         layers.append({"name": "ids", "kind": "input", "shape": [seq], "dtype": "int32"})
         y = "emb0"
-        layers.append({"name": y, "kind": "embedding", "inputs": ["ids"], "input_dim": vocab,
-                       "output_dim": dim, "weights": "emb"})
+        layers.append(
+            {
+                "name": y,
+                "kind": "embedding",
+                "inputs": ["ids"],
+                "input_dim": vocab,
+                "output_dim": dim,
+                "weights": "emb",
+            }
+        )
         if draw(st.booleans()):
-            layers.append({"name": "emb1", "kind": "embedding", "inputs": ["ids"],
-                           "input_dim": vocab, "output_dim": dim, "weights": "emb"})
+            layers.append(
+                {
+                    "name": "emb1",
+                    "kind": "embedding",
+                    "inputs": ["ids"],
+                    "input_dim": vocab,
+                    "output_dim": dim,
+                    "weights": "emb",
+                }
+            )
             layers.append({"name": "esum", "kind": "add", "inputs": [y, "emb1"]})
             y = "esum"
         if draw(st.booleans()):
             layers.append({"name": "eh", "kind": "dense", "inputs": [y], "units": dim})
             layers.append({"name": "ea", "kind": "relu", "inputs": ["eh"]})
             y = "ea"
-        layers.append({"name": "logits", "kind": "dense", "inputs": [y], "units": vocab,
-                       "use_bias": False,
-                       "weights": "emb" if draw(st.booleans()) else "proj"})
+        layers.append(
+            {
+                "name": "logits",
+                "kind": "dense",
+                "inputs": [y],
+                "units": vocab,
+                "use_bias": False,
+                "weights": "emb" if draw(st.booleans()) else "proj",
+            }
+        )
     return {"name": "random", "layers": layers}
 
 
@@ -187,10 +269,13 @@ def design_point(draw):
     net = dnnmem.load_network(doc, batch=draw(st.integers(1, 4)))
     peak = net.peak_alive_bytes
     largest = int(net.tensors["bytes"].max())
-    capacity = draw(st.one_of(
-        st.integers(0, 2 * peak + 1),
-        st.integers(0, 2 * largest + 1),
-        st.sampled_from([0, peak, peak + 1, largest, 2**50])))
+    capacity = draw(
+        st.one_of(
+            st.integers(0, 2 * peak + 1),
+            st.integers(0, 2 * largest + 1),
+            st.sampled_from([0, peak, peak + 1, largest, 2**50]),
+        )
+    )
     bandwidth = draw(st.sampled_from([10**6, 10**8, 616 * 10**9, 3 * 10**12]))
     throughput = draw(st.sampled_from([10**8, 10**10, 1345 * 10**10]))
     return net, capacity, bandwidth, throughput

@@ -58,6 +58,7 @@ def _figures(entry: dict) -> set[str]:
 
 # --- thesis Table 5.2 ---------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("key", list(TABLE_5_2))
 def test_table_5_2_verbatim(key: str) -> None:
     cap_s, bw_s, thr_s, mem_type, cap, bw, thr = TABLE_5_2[key]
@@ -76,8 +77,11 @@ def test_thesis_group_is_table_5_2() -> None:
     assert list(df["key"].unique()) == list(TABLE_5_2)
     fp32 = df[df["precision"] == "fp32"].set_index("key")
     for key, (*_, cap, bw, thr) in TABLE_5_2.items():
-        assert (fp32.at[key, "capacity"], fp32.at[key, "bandwidth"],
-                fp32.at[key, "throughput"]) == (cap, bw, thr)
+        assert (
+            fp32.at[key, "capacity"],
+            fp32.at[key, "bandwidth"],
+            fp32.at[key, "throughput"],
+        ) == (cap, bw, thr)
     assert fp32.at["i9-10980xe", "capacity"] == 25_952_256
 
 
@@ -90,6 +94,7 @@ def test_default_hardware_is_the_thesis_rtx2080ti() -> None:
 
 
 # --- the data -----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("key", list(CHIPS))
 def test_every_figure_has_a_source(key: str) -> None:
@@ -107,9 +112,18 @@ def test_schema(key: str) -> None:
     e = CHIPS[key]
     if "compute" in e:  # a policy part of kind compute, in its string form
         assert dnnmem.Policy(compute=e["compute"]).compute is not None
-    for field, typ in (("name", str), ("vendor", str), ("year", int), ("kind", str),
-                       ("capacity_kind", str), ("bandwidth", str), ("notes", str),
-                       ("default_precision", str), ("throughput", dict), ("sources", dict)):
+    for field, typ in (
+        ("name", str),
+        ("vendor", str),
+        ("year", int),
+        ("kind", str),
+        ("capacity_kind", str),
+        ("bandwidth", str),
+        ("notes", str),
+        ("default_precision", str),
+        ("throughput", dict),
+        ("sources", dict),
+    ):
         assert isinstance(e[field], typ), f"{key}.{field}"
     assert 2010 <= e["year"] <= 2026
     assert e["kind"] in KINDS and e["kind"] in e["tags"]
@@ -120,8 +134,11 @@ def test_schema(key: str) -> None:
     assert e["memory_type"] is None or isinstance(e["memory_type"], str)
     assert parse_bandwidth(e["bandwidth"]) >= 1e9
     for name, value in e.get("extra", {}).items():
-        parse = parse_bandwidth if name.endswith("bandwidth") else (
-            presets._rate if name.endswith("throughput") else parse_bytes)
+        parse = (
+            parse_bandwidth
+            if name.endswith("bandwidth")
+            else (presets._rate if name.endswith("throughput") else parse_bytes)
+        )
         assert parse(value) > 0
     # Every precision turns into a Hardware (unpublished capacities need an override).
     cap = {} if e["capacity"] is not None else {"capacity": "1MiB"}
@@ -134,15 +151,27 @@ def test_schema(key: str) -> None:
 def test_top_level_file() -> None:
     raw = json.loads(SOURCE_JSON.read_text(encoding="utf-8"))
     assert raw["schema_version"] == 1 and set(raw) == {"schema_version", "about", "chips"}
-    assert {"h100-sxm", "h200", "b200", "mi300x", "tpu-v4", "tpu-v5e", "igo-edge-npu",
-            "igo-server-npu", "wavecore", "onsram", "titan-x-maxwell",
-            "titan-xp"} <= set(raw["chips"])
+    assert {
+        "h100-sxm",
+        "h200",
+        "b200",
+        "mi300x",
+        "tpu-v4",
+        "tpu-v5e",
+        "igo-edge-npu",
+        "igo-server-npu",
+        "wavecore",
+        "onsram",
+        "titan-x-maxwell",
+        "titan-xp",
+    } <= set(raw["chips"])
 
 
 def test_shipped_json_is_the_source_file() -> None:
     shipped = resources.files("dnnmem").joinpath("data", "hardware.json").read_text("utf-8")
-    assert json.loads(shipped) == json.loads(SOURCE_JSON.read_text(encoding="utf-8")), \
+    assert json.loads(shipped) == json.loads(SOURCE_JSON.read_text(encoding="utf-8")), (
         "installed dnnmem/data/hardware.json differs from the source tree: reinstall the package"
+    )
 
 
 def test_load_presets_returns_a_copy() -> None:
@@ -152,6 +181,7 @@ def test_load_presets_returns_a_copy() -> None:
 
 
 # --- figures worth cross-checking -----------------------------------------------------------------
+
 
 def test_derived_npu_throughputs() -> None:
     # Kim et al. MICRO 2023 Table 3: 45x45 PEs at 1 GHz; 128x128 PEs at 1050 MHz; 2 FLOP per MAC.
@@ -178,8 +208,11 @@ def test_tops_read_as_flops() -> None:
 
 # --- lookup -------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", ["RTX 2080 Ti", "rtx2080ti", "GeForce-RTX-2080-TI",
-                                  "NVIDIA GeForce RTX 2080 Ti", " 2080 ti "])
+
+@pytest.mark.parametrize(
+    "name",
+    ["RTX 2080 Ti", "rtx2080ti", "GeForce-RTX-2080-TI", "NVIDIA GeForce RTX 2080 Ti", " 2080 ti "],
+)
 def test_name_is_case_and_punctuation_insensitive(name: str) -> None:
     assert dnnmem.hardware(name) == dnnmem.hardware("rtx2080ti")
 
@@ -193,7 +226,7 @@ def test_aliases() -> None:
 
 
 def test_default_precision() -> None:
-    assert dnnmem.hardware("tpu-v4").throughput == 275e12                  # bf16: no FP32 peak
+    assert dnnmem.hardware("tpu-v4").throughput == 275e12  # bf16: no FP32 peak
     assert dnnmem.hardware("onsram").name == "OnSRAM baseline accelerator (unspecified)"
     assert dnnmem.hardware("a100", precision="bf16").throughput == 312e12
 
@@ -203,8 +236,12 @@ def test_overrides() -> None:
     assert (hw.capacity, hw.bandwidth, hw.throughput) == (80 * MiB, 1555e9, 19.45e12)
     assert hw.name == "NVIDIA A100 (40 GB) (fp32)"
     hw = dnnmem.hardware("a100", bandwidth="2039GB/s", throughput=1e12, name="A100 80GB-ish")
-    assert (hw.capacity, hw.bandwidth, hw.throughput, hw.name) == \
-        (40 * MiB, 2039e9, 1e12, "A100 80GB-ish")
+    assert (hw.capacity, hw.bandwidth, hw.throughput, hw.name) == (
+        40 * MiB,
+        2039e9,
+        1e12,
+        "A100 80GB-ish",
+    )
     assert dnnmem.hardware("b200", capacity="126MiB").capacity == 126 * MiB
 
 
@@ -212,12 +249,15 @@ def test_preset_feeds_estimate() -> None:
     # TINY (test_estimate_api.py) at batch 2 moves 364 + 220 = 584 B; at capacity 0 on the OnSRAM
     # accelerator (32 GB/s, 3 TFLOP/s) every step is memory-bound (at most 48 FLOP per 116 B,
     # far below the 93.75 FLOP/B ridge), so the time is 584 B / 32e9 B/s.
-    tiny = {"name": "tiny", "layers": [
-        {"name": "x", "kind": "input", "shape": [4]},
-        {"name": "fc1", "kind": "dense", "inputs": ["x"], "units": 3},
-        {"name": "act", "kind": "relu", "inputs": ["fc1"]},
-        {"name": "fc2", "kind": "dense", "inputs": ["act"], "units": 2},
-    ]}
+    tiny = {
+        "name": "tiny",
+        "layers": [
+            {"name": "x", "kind": "input", "shape": [4]},
+            {"name": "fc1", "kind": "dense", "inputs": ["x"], "units": 3},
+            {"name": "act", "kind": "relu", "inputs": ["fc1"]},
+            {"name": "fc2", "kind": "dense", "inputs": ["act"], "units": 2},
+        ],
+    }
     hw = dnnmem.hardware("onsram", capacity=0)
     r = dnnmem.estimate(dnnmem.load_network(tiny, batch=2), hardware=hw)
     assert r.traffic == 584
@@ -226,12 +266,15 @@ def test_preset_feeds_estimate() -> None:
 
 # --- errors -------------------------------------------------------------------------------------
 
+
 def test_unknown_name_lists_close_matches_and_all_keys() -> None:
     with pytest.raises(ValueError) as info:
         dnnmem.hardware("rtx2080")
     msg = str(info.value)
-    assert msg.startswith("unknown hardware 'rtx2080'; did you mean rtx2080ti, rtx3090? (known: "
-                          "i9-10980xe, rtx2080ti, rx6900xt, a100, h100-sxm, ")
+    assert msg.startswith(
+        "unknown hardware 'rtx2080'; did you mean rtx2080ti, rtx3090? (known: "
+        "i9-10980xe, rtx2080ti, rx6900xt, a100, h100-sxm, "
+    )
     assert all(key in msg for key in CHIPS)
     with pytest.raises(ValueError, match=r"^unknown hardware 'zzz' \(known: i9-10980xe, "):
         dnnmem.hardware("zzz")
@@ -248,14 +291,20 @@ def test_unknown_precision_lists_the_chips_precisions() -> None:
 
 def test_unpublished_capacity_needs_an_override() -> None:
     for key in ("b200", "tpu-v5e"):
-        with pytest.raises(ValueError, match=rf"^capacity: the on-chip capacity of {key} is not "
-                                             r"published \(not published by .*pass capacity="):
+        with pytest.raises(
+            ValueError,
+            match=rf"^capacity: the on-chip capacity of {key} is not "
+            r"published \(not published by .*pass capacity=",
+        ):
             dnnmem.hardware(key)
 
 
 def test_bad_arguments() -> None:
-    with pytest.raises(TypeError, match=r"^hardware: unknown override\(s\) \['cache'\]; valid: "
-                                        r"capacity, bandwidth, throughput, name, compute$"):
+    with pytest.raises(
+        TypeError,
+        match=r"^hardware: unknown override\(s\) \['cache'\]; valid: "
+        r"capacity, bandwidth, throughput, name, compute$",
+    ):
         dnnmem.hardware("a100", cache="1MiB")
     with pytest.raises(TypeError, match=r"^name: expected a chip name string, got int$"):
         dnnmem.hardware(100)  # type: ignore[arg-type]
@@ -263,8 +312,9 @@ def test_bad_arguments() -> None:
         dnnmem.hardware("a100", capacity="-1MiB")
     with pytest.raises(ValueError) as info:
         dnnmem.hardware_presets(group="fpga")
-    assert str(info.value) == ("group: unknown group 'fpga' "
-                               "(valid: cpu, current, gpu, npu, seed, thesis, tpu)")
+    assert str(info.value) == (
+        "group: unknown group 'fpga' (valid: cpu, current, gpu, npu, seed, thesis, tpu)"
+    )
 
 
 def test_exported() -> None:
@@ -282,6 +332,7 @@ def test_names_do_not_collide() -> None:
 
 # --- the DataFrame ------------------------------------------------------------------------------
 
+
 def test_dataframe_columns_and_dtypes() -> None:
     df = dnnmem.hardware_presets()
     assert list(df.columns) == list(presets._COLUMNS)
@@ -294,33 +345,47 @@ def test_dataframe_columns_and_dtypes() -> None:
     # approximate is per row: B200's fp32 and tf32 peaks are marked, its bf16 peak is not.
     assert list(b200["approximate"]) == [True, True, False, False, False]
     h100 = df[(df["key"] == "h100-sxm") & (df["precision"] == "bf16")].iloc[0]
-    assert (h100["capacity"], h100["bandwidth"], h100["throughput"], h100["memory"]) == \
-        (50 * MiB, 3.35e12, 989.5e12, 80e9)
+    assert (h100["capacity"], h100["bandwidth"], h100["throughput"], h100["memory"]) == (
+        50 * MiB,
+        3.35e12,
+        989.5e12,
+        80e9,
+    )
     assert math.isclose(h100["ridge_point"], 989.5e12 / 3.35e12)
-    assert df[df["key"] == "h200"]["approximate"].all()       # the L2 size is borrowed from H100
+    assert df[df["key"] == "h200"]["approximate"].all()  # the L2 size is borrowed from H100
     assert df[df["key"] == "titan-x-maxwell"]["approximate"].all()
 
 
 def test_dataframe_groups() -> None:
     seeds = dnnmem.hardware_presets(group="seed")
-    assert set(seeds["key"]) == {"igo-edge-npu", "igo-server-npu", "wavecore", "onsram",
-                                 "titan-x-maxwell", "titan-xp", "rtx3090"}
+    assert set(seeds["key"]) == {
+        "igo-edge-npu",
+        "igo-server-npu",
+        "wavecore",
+        "onsram",
+        "titan-x-maxwell",
+        "titan-xp",
+        "rtx3090",
+    }
     assert set(dnnmem.hardware_presets(group="tpu")["key"]) == {"tpu-v4", "tpu-v5e"}
     assert set(dnnmem.hardware_presets(group="cpu")["key"]) == {"i9-10980xe"}
 
 
 # --- docs/hardware.md ---------------------------------------------------------------------------
 
+
 def test_doc_is_in_sync_with_the_data() -> None:
-    spec = importlib.util.spec_from_file_location("gen_hardware_table",
-                                                  ROOT / "docs" / "gen_hardware_table.py")
+    spec = importlib.util.spec_from_file_location(
+        "gen_hardware_table", ROOT / "docs" / "gen_hardware_table.py"
+    )
     assert spec is not None and spec.loader is not None
     gen = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen)
     assert gen.main(["--check"]) == 0, "stale docs/hardware.md: python docs/gen_hardware_table.py"
     doc = (ROOT / "docs" / "hardware.md").read_text(encoding="utf-8")
-    assert "| `rtx2080ti` | NVIDIA GeForce RTX 2080 Ti | NVIDIA | 2018 | thesis, gpu | 5.5MiB" \
-        in doc
+    assert (
+        "| `rtx2080ti` | NVIDIA GeForce RTX 2080 Ti | NVIDIA | 2018 | thesis, gpu | 5.5MiB" in doc
+    )
     # The check really compares: a changed figure makes it fail.
     chips = json.loads(SOURCE_JSON.read_text(encoding="utf-8"))["chips"]
     chips["a100"]["bandwidth"] = "2039GB/s"

@@ -40,21 +40,26 @@ THR = 1345 * 10**10  # 13.45 TFLOP/s
 REL = Fraction(1, 10**12)
 
 # Every policy that uses the cache; lru only if the core has it.
-CACHE_POLICIES = tuple(p for p in ("lookahead", "belady", "prefetch-next", "no-lookahead", "lru")
-                       if p in dnnmem.parts("cache"))
+CACHE_POLICIES = tuple(
+    p
+    for p in ("lookahead", "belady", "prefetch-next", "no-lookahead", "lru")
+    if p in dnnmem.parts("cache")
+)
 ALL_POLICIES = CACHE_POLICIES + ("none",)
 # Policies whose readings the oracle shares with SPEC-reference.md: asserted equal to the oracle.
 ORACLE_EXACT = ("lookahead", "belady", "prefetch-next", "none")
 # Ablations with no reference values: compared with the oracle and reported, not asserted.
 ORACLE_COMPARED = tuple(p for p in ("no-lookahead", "lru") if p in dnnmem.parts("cache"))
 
-HYPOTHESIS = settings(max_examples=100, deadline=None, database=None,
-                      suppress_health_check=[HealthCheck.too_slow])
+HYPOTHESIS = settings(
+    max_examples=100, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 # ---------------------------------------------------------------------------------------------
 # Random small networks
 # ---------------------------------------------------------------------------------------------
+
 
 class Chooser:
     """Random choices from one integer source: hypothesis's ``draw`` (which shrinks) or a seeded
@@ -105,8 +110,14 @@ def build_network(c: Chooser) -> dict:
     if family == "tokens":
         tokens.update(vocab=c.integer(2, 30), dim=shape[1], seq=shape[0])
         layers.append({"name": "ids", "kind": "input", "shape": [shape[0]], "dtype": "int32"})
-        add("embedding", ["ids"], shape, input_dim=tokens["vocab"], output_dim=tokens["dim"],
-            weights="emb")
+        add(
+            "embedding",
+            ["ids"],
+            shape,
+            input_dim=tokens["vocab"],
+            output_dim=tokens["dim"],
+            weights="emb",
+        )
     else:
         layers.append({"name": "x", "kind": "input", "shape": list(shape)})
         shapes["x"] = shape
@@ -114,14 +125,37 @@ def build_network(c: Chooser) -> dict:
         nodes = list(shapes)
         src = nodes[-1] if c.integer(0, 2) else c.pick(nodes)  # mostly chains, some branches
         sh = shapes[src]
-        kind = c.pick(["conv", "dense", "norm", "unary", "unary", "add", "concat", "multiply",
-                       "matmul", "pool", "shared", "embedding", "folded", "frozen"])
+        kind = c.pick(
+            [
+                "conv",
+                "dense",
+                "norm",
+                "unary",
+                "unary",
+                "add",
+                "concat",
+                "multiply",
+                "matmul",
+                "pool",
+                "shared",
+                "embedding",
+                "folded",
+                "frozen",
+            ]
+        )
         if kind == "folded" and src in ("x", "ids"):
             kind = "unary"  # a network of folded layers alone would have no step at all
         if kind == "conv" and len(sh) == 3:
             filters = c.pick([1, 2, 4, 8])
-            add("conv2d", [src], (sh[0], sh[1], filters), filters=filters,
-                kernel_size=c.pick([1, 3]), padding="same", use_bias=c.coin())
+            add(
+                "conv2d",
+                [src],
+                (sh[0], sh[1], filters),
+                filters=filters,
+                kernel_size=c.pick([1, 3]),
+                padding="same",
+                use_bias=c.coin(),
+            )
         elif kind == "frozen" and len(sh) == 3:
             add("conv2d", [src], sh, filters=sh[2], kernel_size=1, trainable=False)
         elif kind == "frozen":
@@ -138,8 +172,11 @@ def build_network(c: Chooser) -> dict:
             else:
                 add(c.pick(UNARY), [src], sh)
         elif kind == "concat":
-            same = [n for n in nodes if n != src and len(shapes[n]) == len(sh)
-                    and shapes[n][:-1] == sh[:-1]]
+            same = [
+                n
+                for n in nodes
+                if n != src and len(shapes[n]) == len(sh) and shapes[n][:-1] == sh[:-1]
+            ]
             if same:
                 other = c.pick(same)
                 add("concat", [src, other], sh[:-1] + (sh[-1] + shapes[other][-1],), axis=-1)
@@ -157,19 +194,44 @@ def build_network(c: Chooser) -> dict:
             else:
                 add("global_avgpool", [src], (sh[2],))
         elif kind == "shared" and len(sh) == 3:
-            add("conv2d", [src], sh, filters=sh[2], kernel_size=1, use_bias=False,
-                weights=f"wc{sh[2]}")
+            add(
+                "conv2d",
+                [src],
+                sh,
+                filters=sh[2],
+                kernel_size=1,
+                use_bias=False,
+                weights=f"wc{sh[2]}",
+            )
         elif kind == "shared":
             units = c.pick([2, 3])
-            add("dense", [src], sh[:-1] + (units,), units=units, use_bias=False,
-                weights=f"wd{sh[-1]}x{units}")
+            add(
+                "dense",
+                [src],
+                sh[:-1] + (units,),
+                units=units,
+                use_bias=False,
+                weights=f"wd{sh[-1]}x{units}",
+            )
         elif kind == "embedding" and tokens:
             if c.coin():
-                add("embedding", ["ids"], (tokens["seq"], tokens["dim"]),
-                    input_dim=tokens["vocab"], output_dim=tokens["dim"], weights="emb")
+                add(
+                    "embedding",
+                    ["ids"],
+                    (tokens["seq"], tokens["dim"]),
+                    input_dim=tokens["vocab"],
+                    output_dim=tokens["dim"],
+                    weights="emb",
+                )
             elif sh[-1] == tokens["dim"]:  # the tied output projection
-                add("dense", [src], sh[:-1] + (tokens["vocab"],), units=tokens["vocab"],
-                    use_bias=False, weights="emb")
+                add(
+                    "dense",
+                    [src],
+                    sh[:-1] + (tokens["vocab"],),
+                    units=tokens["vocab"],
+                    use_bias=False,
+                    weights="emb",
+                )
             else:
                 add("relu", [src], sh)
         elif kind == "folded":
@@ -193,8 +255,9 @@ class Point(NamedTuple):
     throughput: int
 
     def network(self) -> dnnmem.Network:
-        return dnnmem.load_network(self.doc, batch=self.batch,
-                                   bytes_per_element=self.bytes_per_element)
+        return dnnmem.load_network(
+            self.doc, batch=self.batch, bytes_per_element=self.bytes_per_element
+        )
 
 
 @st.composite
@@ -204,8 +267,13 @@ def points(draw) -> Point:  # type: ignore[no-untyped-def]
     bpe = draw(st.sampled_from([4, 2]))
     net = dnnmem.load_network(doc, batch=batch, bytes_per_element=bpe)
     peak, largest = net.peak_alive_bytes, int(net.tensors["bytes"].max())
-    capacity = draw(st.one_of(st.integers(0, peak + 1), st.integers(0, 2 * largest),
-                              st.sampled_from([0, largest, peak, peak + 1, 2**50])))
+    capacity = draw(
+        st.one_of(
+            st.integers(0, peak + 1),
+            st.integers(0, 2 * largest),
+            st.sampled_from([0, largest, peak, peak + 1, 2**50]),
+        )
+    )
     bandwidth = draw(st.sampled_from([10**6, 8 * 10**8, BW, 3 * 10**12]))
     throughput = draw(st.sampled_from([10**8, 10**10, THR]))
     return Point(doc, batch, bpe, capacity, bandwidth, throughput)
@@ -218,8 +286,14 @@ def seeded_point(seed: int) -> Point:
     net = dnnmem.load_network(doc, batch=batch, bytes_per_element=bpe)
     peak, largest = net.peak_alive_bytes, int(net.tensors["bytes"].max())
     capacity = c.pick([0, c.integer(0, peak + 1), c.integer(0, 2 * largest), peak, 2**50])
-    return Point(doc, batch, bpe, capacity, c.pick([10**6, 8 * 10**8, BW, 3 * 10**12]),
-                 c.pick([10**8, 10**10, THR]))
+    return Point(
+        doc,
+        batch,
+        bpe,
+        capacity,
+        c.pick([10**6, 8 * 10**8, BW, 3 * 10**12]),
+        c.pick([10**8, 10**10, THR]),
+    )
 
 
 def test_the_random_networks_load_and_cover_the_kinds():
@@ -237,9 +311,23 @@ def test_the_random_networks_load_and_cover_the_kinds():
             tied_partial_first += bool(dw.loc[:first_full, "partial"].any())
             tied_partial_after += bool(dw.loc[first_full:, "partial"].any())
         shared += any(w.startswith(("wc", "wd")) for w in net.layers["weight"])
-    assert {"conv2d", "dense", "batchnorm", "layernorm", "relu", "add", "concat", "multiply",
-            "matmul", "maxpool", "global_avgpool", "embedding", "flatten", "identity",
-            "softmax"} <= kinds
+    assert {
+        "conv2d",
+        "dense",
+        "batchnorm",
+        "layernorm",
+        "relu",
+        "add",
+        "concat",
+        "multiply",
+        "matmul",
+        "maxpool",
+        "global_avgpool",
+        "embedding",
+        "flatten",
+        "identity",
+        "softmax",
+    } <= kinds
     assert shared and tied_partial_first and tied_partial_after
 
 
@@ -250,41 +338,83 @@ def test_the_random_networks_load_and_cover_the_kinds():
 HAND = {
     "chain": [
         {"name": "x", "kind": "input", "shape": [6, 6, 3]},
-        {"name": "c1", "kind": "conv2d", "inputs": ["x"], "filters": 8, "kernel_size": 3,
-         "padding": "same"},
+        {
+            "name": "c1",
+            "kind": "conv2d",
+            "inputs": ["x"],
+            "filters": 8,
+            "kernel_size": 3,
+            "padding": "same",
+        },
         {"name": "bn", "kind": "batchnorm", "inputs": ["c1"]},
         {"name": "r", "kind": "relu", "inputs": ["bn"]},
         {"name": "mp", "kind": "maxpool", "inputs": ["r"], "pool_size": 2},
         {"name": "gap", "kind": "global_avgpool", "inputs": ["mp"]},
-        {"name": "fc", "kind": "dense", "inputs": ["gap"], "units": 5}],
+        {"name": "fc", "kind": "dense", "inputs": ["gap"], "units": 5},
+    ],
     "residual_shared": [
         {"name": "x", "kind": "input", "shape": [4, 4, 8]},
-        {"name": "c1", "kind": "conv2d", "inputs": ["x"], "filters": 8, "kernel_size": 3,
-         "padding": "same", "use_bias": False},
+        {
+            "name": "c1",
+            "kind": "conv2d",
+            "inputs": ["x"],
+            "filters": 8,
+            "kernel_size": 3,
+            "padding": "same",
+            "use_bias": False,
+        },
         {"name": "b1", "kind": "batchnorm", "inputs": ["c1"]},
         {"name": "r1", "kind": "relu", "inputs": ["b1"]},
-        {"name": "c2", "kind": "conv2d", "inputs": ["r1"], "filters": 8, "kernel_size": 3,
-         "padding": "same"},
+        {
+            "name": "c2",
+            "kind": "conv2d",
+            "inputs": ["r1"],
+            "filters": 8,
+            "kernel_size": 3,
+            "padding": "same",
+        },
         {"name": "a1", "kind": "add", "inputs": ["c1", "c2"]},
-        {"name": "s1", "kind": "conv2d", "inputs": ["a1"], "filters": 8, "kernel_size": 1,
-         "use_bias": False, "weights": "w1x1"},
-        {"name": "s2", "kind": "conv2d", "inputs": ["s1"], "filters": 8, "kernel_size": 1,
-         "use_bias": False, "weights": "w1x1"},
+        {
+            "name": "s1",
+            "kind": "conv2d",
+            "inputs": ["a1"],
+            "filters": 8,
+            "kernel_size": 1,
+            "use_bias": False,
+            "weights": "w1x1",
+        },
+        {
+            "name": "s2",
+            "kind": "conv2d",
+            "inputs": ["s1"],
+            "filters": 8,
+            "kernel_size": 1,
+            "use_bias": False,
+            "weights": "w1x1",
+        },
         {"name": "a2", "kind": "add", "inputs": ["a1", "s2", "r1"]},
         {"name": "gap", "kind": "global_avgpool", "inputs": ["a2"]},
-        {"name": "fc", "kind": "dense", "inputs": ["gap"], "units": 3}],
+        {"name": "fc", "kind": "dense", "inputs": ["gap"], "units": 3},
+    ],
     "concat_branches": [
         {"name": "x", "kind": "input", "shape": [5, 5, 4]},
         {"name": "a", "kind": "conv2d", "inputs": ["x"], "filters": 4, "kernel_size": 1},
-        {"name": "b", "kind": "conv2d", "inputs": ["x"], "filters": 2, "kernel_size": 3,
-         "padding": "same"},
+        {
+            "name": "b",
+            "kind": "conv2d",
+            "inputs": ["x"],
+            "filters": 2,
+            "kernel_size": 3,
+            "padding": "same",
+        },
         {"name": "d", "kind": "relu", "inputs": ["a"]},
         {"name": "cat", "kind": "concat", "inputs": ["a", "b", "d"], "axis": -1},
         {"name": "bn", "kind": "batchnorm", "inputs": ["cat"]},
         {"name": "r", "kind": "relu", "inputs": ["bn"]},
         {"name": "f", "kind": "flatten", "inputs": ["r"]},
         {"name": "frozen", "kind": "dense", "inputs": ["f"], "units": 6, "trainable": False},
-        {"name": "fc", "kind": "dense", "inputs": ["frozen"], "units": 2}],
+        {"name": "fc", "kind": "dense", "inputs": ["frozen"], "units": 2},
+    ],
     "attention": [
         {"name": "x", "kind": "input", "shape": [6, 8]},
         {"name": "ln", "kind": "layernorm", "inputs": ["x"]},
@@ -293,38 +423,71 @@ HAND = {
         {"name": "v", "kind": "dense", "inputs": ["ln"], "units": 8},
         {"name": "qk", "kind": "matmul", "inputs": ["q", "k"], "heads": 2, "transpose_b": True},
         {"name": "sm", "kind": "softmax", "inputs": ["qk"]},
-        {"name": "av", "kind": "matmul", "inputs": ["sm", "v"], "heads": 2,
-         "merge_heads": True},
+        {"name": "av", "kind": "matmul", "inputs": ["sm", "v"], "heads": 2, "merge_heads": True},
         {"name": "o", "kind": "dense", "inputs": ["av"], "units": 8},
         {"name": "res", "kind": "add", "inputs": ["ln", "o"]},
         {"name": "ff1", "kind": "dense", "inputs": ["res"], "units": 16},
         {"name": "act", "kind": "gelu", "inputs": ["ff1"]},
-        {"name": "ff2", "kind": "dense", "inputs": ["act"], "units": 8}],
+        {"name": "ff2", "kind": "dense", "inputs": ["act"], "units": 8},
+    ],
     "tied_lm": [
         {"name": "ids", "kind": "input", "shape": [5], "dtype": "int32"},
-        {"name": "emb", "kind": "embedding", "inputs": ["ids"], "input_dim": 11,
-         "output_dim": 6, "weights": "table"},
+        {
+            "name": "emb",
+            "kind": "embedding",
+            "inputs": ["ids"],
+            "input_dim": 11,
+            "output_dim": 6,
+            "weights": "table",
+        },
         {"name": "h", "kind": "dense", "inputs": ["emb"], "units": 6},
         {"name": "t", "kind": "tanh", "inputs": ["h"]},
-        {"name": "out", "kind": "dense", "inputs": ["t"], "units": 11, "use_bias": False,
-         "weights": "table"}],
+        {
+            "name": "out",
+            "kind": "dense",
+            "inputs": ["t"],
+            "units": 11,
+            "use_bias": False,
+            "weights": "table",
+        },
+    ],
     # The embedding e2's backward step writes rows of dW:table before t1's backward step reads
     # and writes it in full: dW starts off-chip there and is loaded (see minimal_traffic).
     "tied_partial_first": [
         {"name": "ids", "kind": "input", "shape": [3], "dtype": "int32"},
-        {"name": "e1", "kind": "embedding", "inputs": ["ids"], "input_dim": 9, "output_dim": 4,
-         "weights": "table"},
-        {"name": "t1", "kind": "dense", "inputs": ["e1"], "units": 9, "use_bias": False,
-         "weights": "table"},
-        {"name": "e2", "kind": "embedding", "inputs": ["ids"], "input_dim": 9, "output_dim": 4,
-         "weights": "table"},
-        {"name": "ln", "kind": "layernorm", "inputs": ["e2"]}],
+        {
+            "name": "e1",
+            "kind": "embedding",
+            "inputs": ["ids"],
+            "input_dim": 9,
+            "output_dim": 4,
+            "weights": "table",
+        },
+        {
+            "name": "t1",
+            "kind": "dense",
+            "inputs": ["e1"],
+            "units": 9,
+            "use_bias": False,
+            "weights": "table",
+        },
+        {
+            "name": "e2",
+            "kind": "embedding",
+            "inputs": ["ids"],
+            "input_dim": 9,
+            "output_dim": 4,
+            "weights": "table",
+        },
+        {"name": "ln", "kind": "layernorm", "inputs": ["e2"]},
+    ],
     # Three outputs of one input (the lru P1 finding at capacity = peak alive bytes).
     "fan_out": [
         {"name": "x", "kind": "input", "shape": [1, 1]},
         {"name": "a", "kind": "dense", "inputs": ["x"], "units": 1, "use_bias": False},
         {"name": "n", "kind": "layernorm", "inputs": ["x"]},
-        {"name": "b", "kind": "dense", "inputs": ["x"], "units": 1, "use_bias": False}],
+        {"name": "b", "kind": "dense", "inputs": ["x"], "units": 1, "use_bias": False},
+    ],
 }
 ZOO = ("resnet50", "transformer")
 NAMES = ZOO + tuple(HAND)
@@ -343,18 +506,43 @@ def capacities(net: dnnmem.Network) -> list[int]:
     """0, tiny, a few fractions of the peak alive bytes (seeded), the peak, huge."""
     peak = net.peak_alive_bytes
     rng = random.Random(peak)
-    return sorted({0, 1, peak // 64, peak // 8, peak // 3, peak // 2, peak - 1, peak,
-                   *(rng.randint(0, peak) for _ in range(4)), 2**50})
+    return sorted(
+        {
+            0,
+            1,
+            peak // 64,
+            peak // 8,
+            peak // 3,
+            peak // 2,
+            peak - 1,
+            peak,
+            *(rng.randint(0, peak) for _ in range(4)),
+            2**50,
+        }
+    )
 
 
 # ---------------------------------------------------------------------------------------------
 # Helpers
 # ---------------------------------------------------------------------------------------------
 
-def run(net: dnnmem.Network, policy: str, capacity: int, bandwidth: int = BW,
-        throughput: int = THR, ops_per_mac: int = 2) -> dnnmem.Result:
-    return dnnmem.estimate(net, policy=policy, capacity=capacity, bandwidth=bandwidth,
-                           throughput=throughput, ops_per_mac=ops_per_mac)
+
+def run(
+    net: dnnmem.Network,
+    policy: str,
+    capacity: int,
+    bandwidth: int = BW,
+    throughput: int = THR,
+    ops_per_mac: int = 2,
+) -> dnnmem.Result:
+    return dnnmem.estimate(
+        net,
+        policy=policy,
+        capacity=capacity,
+        bandwidth=bandwidth,
+        throughput=throughput,
+        ops_per_mac=ops_per_mac,
+    )
 
 
 def close(x: float, exact: Fraction) -> bool:
@@ -398,8 +586,9 @@ def streamed_traffic(net: dnnmem.Network) -> tuple[int, int]:
     return int(s["bytes_read"].sum()), int(s["bytes_written"].sum())
 
 
-def check_p1(net: dnnmem.Network, policy: str, capacity: int, bandwidth: int = BW,
-             throughput: int = THR) -> None:
+def check_p1(
+    net: dnnmem.Network, policy: str, capacity: int, bandwidth: int = BW, throughput: int = THR
+) -> None:
     r = run(net, policy, capacity, bandwidth, throughput)
     assert (r.traffic_in, r.traffic_out) == minimal_traffic(net), (policy, capacity)
 
@@ -410,8 +599,10 @@ def check_p2(net: dnnmem.Network, r: dnnmem.Result, bandwidth: int, throughput: 
     assert (s["step"] == base["step"]).all()
     if r.ops_per_mac == 2:
         assert (s["flops"] == base["flops"]).all()
-    expected = [max(Fraction(int(f), throughput), Fraction(int(rd + wr), bandwidth))
-                for f, rd, wr in zip(s["flops"], base["bytes_read"], base["bytes_written"])]
+    expected = [
+        max(Fraction(int(f), throughput), Fraction(int(rd + wr), bandwidth))
+        for f, rd, wr in zip(s["flops"], base["bytes_read"], base["bytes_written"])
+    ]
     bad = [i for i, (x, e) in enumerate(zip(s["time"], expected)) if not close(x, e)]
     assert not bad, f"step times differ from the roofline at steps {bad[:5]}"
     assert (s["bytes_in"] == base["bytes_read"]).all()
@@ -455,30 +646,37 @@ def assert_same_result(a: dnnmem.Result, b: dnnmem.Result) -> None:
     assert a.by_kind().equals(b.by_kind())
 
 
-def compare_with_oracle(net: dnnmem.Network, policy: str, capacity: int, bandwidth: int,
-                        throughput: int) -> list[str]:
+def compare_with_oracle(
+    net: dnnmem.Network, policy: str, capacity: int, bandwidth: int, throughput: int
+) -> list[str]:
     """The differences between the oracle and the core at one point (empty: they agree)."""
     o = oracle.estimate(net, capacity, bandwidth, throughput, policy)
     r = run(net, policy, capacity, bandwidth, throughput)
     diffs = []
     if (r.traffic_in, r.traffic_out) != (o["traffic_in"], o["traffic_out"]):
-        diffs.append(f"traffic {r.traffic_in}/{r.traffic_out} vs oracle "
-                     f"{o['traffic_in']}/{o['traffic_out']}")
+        diffs.append(
+            f"traffic {r.traffic_in}/{r.traffic_out} vs oracle {o['traffic_in']}/{o['traffic_out']}"
+        )
     if not close(r.time, o["time"]):
         diffs.append(f"time {r.time!r} vs oracle {float(o['time'])!r}")
     counts = {k: o[k] for k in ("kept", "prefetched", "born", "offloads")}
     if r.counts != counts:
         diffs.append(f"counts {r.counts} vs oracle {counts}")
-    if not close(r.drain_time, o["drain"]) or not close(r.capacity_stall_time,
-                                                         o["capacity_stall"]):
+    if not close(r.drain_time, o["drain"]) or not close(r.capacity_stall_time, o["capacity_stall"]):
         diffs.append("drain or capacity stall")
     s = r.steps
-    for key, ref in (("bytes_in", "bytes_in"), ("bytes_out", "bytes_out"),
-                     ("bytes_streamed_in", "streamed_in"), ("bytes_streamed_out", "streamed_out")):
+    for key, ref in (
+        ("bytes_in", "bytes_in"),
+        ("bytes_out", "bytes_out"),
+        ("bytes_streamed_in", "streamed_in"),
+        ("bytes_streamed_out", "streamed_out"),
+    ):
         if list(s[key]) != [d[ref] for d in o["steps"]]:
             diffs.append(f"per-step {key}")
     for key in ("start", "end"):
-        if not all(abs(Fraction(x) - d[key]) <= REL * o["time"] for x, d in zip(s[key], o["steps"])):
+        if not all(
+            abs(Fraction(x) - d[key]) <= REL * o["time"] for x, d in zip(s[key], o["steps"])
+        ):
             diffs.append(f"per-step {key}")
     return diffs
 
@@ -486,6 +684,7 @@ def compare_with_oracle(net: dnnmem.Network, policy: str, capacity: int, bandwid
 # ---------------------------------------------------------------------------------------------
 # P1: capacity ≥ peak alive bytes → inputs and weights in once, dW out once, + partial accesses
 # ---------------------------------------------------------------------------------------------
+
 
 def _p1_params():
     for name in NAMES:
@@ -497,8 +696,9 @@ def _p1_params():
 @pytest.mark.parametrize("name,policy,cap", list(_p1_params()))
 def test_p1_named(name, policy, cap):
     net = named(name)
-    capacity = {"peak": net.peak_alive_bytes, "peak+1": net.peak_alive_bytes + 1,
-                "huge": 2**50}[cap]
+    capacity = {"peak": net.peak_alive_bytes, "peak+1": net.peak_alive_bytes + 1, "huge": 2**50}[
+        cap
+    ]
     check_p1(net, policy, capacity)
 
 
@@ -516,7 +716,8 @@ def test_p1_values_of_the_reference_networks():
     tt = t.tensors
     assert minimal_traffic(t) == (
         int(tt.loc[tt["starts_offchip"], "bytes"].sum()) + partial_in,
-        int(tt.loc[tt["must_end_offchip"], "bytes"].sum()) + partial_out)
+        int(tt.loc[tt["must_end_offchip"], "bytes"].sum()) + partial_out,
+    )
     # 4·16 rows of 1024 floats are read from the table by each embedding's forward step, and
     # read-modified-written in dW by its backward step.
     assert partial_out == 2 * 4 * 16 * 1024 * 4
@@ -533,8 +734,10 @@ def test_p1_tied_dw_written_row_by_row_first_is_loaded_once():
     partial_out = int((a["bytes"] * (a["write"] & a["partial"])).sum())
     ids, table, dl = (int(t.loc[n, "bytes"]) for n in ("Y:ids", "W:table", "dW:ln"))
     assert (ids, table) == (3 * 3 * 4, 144)
-    assert minimal_traffic(net) == (ids + table + int(t.loc["W:ln", "bytes"]) + partial_in + 144,
-                                    144 + dl + partial_out)
+    assert minimal_traffic(net) == (
+        ids + table + int(t.loc["W:ln", "bytes"]) + partial_in + 144,
+        144 + dl + partial_out,
+    )
     for policy in CACHE_POLICIES:
         check_p1(net, policy, 2**50)
 
@@ -561,14 +764,39 @@ def test_p1_lru_at_peak_alive_bytes():
 
 TIED_TWICE = [
     {"name": "ids", "kind": "input", "shape": [1], "dtype": "int32"},
-    {"name": "e1", "kind": "embedding", "inputs": ["ids"], "input_dim": 3, "output_dim": 2,
-     "weights": "emb"},
-    {"name": "t1", "kind": "dense", "inputs": ["e1"], "units": 3, "use_bias": False,
-     "weights": "emb"},
-    {"name": "e2", "kind": "embedding", "inputs": ["ids"], "input_dim": 3, "output_dim": 2,
-     "weights": "emb"},
-    {"name": "t2", "kind": "dense", "inputs": ["e2"], "units": 3, "use_bias": False,
-     "weights": "emb"}]
+    {
+        "name": "e1",
+        "kind": "embedding",
+        "inputs": ["ids"],
+        "input_dim": 3,
+        "output_dim": 2,
+        "weights": "emb",
+    },
+    {
+        "name": "t1",
+        "kind": "dense",
+        "inputs": ["e1"],
+        "units": 3,
+        "use_bias": False,
+        "weights": "emb",
+    },
+    {
+        "name": "e2",
+        "kind": "embedding",
+        "inputs": ["ids"],
+        "input_dim": 3,
+        "output_dim": 2,
+        "weights": "emb",
+    },
+    {
+        "name": "t2",
+        "kind": "dense",
+        "inputs": ["e2"],
+        "units": 3,
+        "use_bias": False,
+        "weights": "emb",
+    },
+]
 
 
 def test_p1_lru_with_unlimited_capacity_tied_weights():
@@ -588,6 +816,7 @@ def test_p1_lru_with_unlimited_capacity_tied_weights():
 # ---------------------------------------------------------------------------------------------
 # P2: capacity 0, or policy none → per-step roofline, traffic = Σ bytes accessed
 # ---------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("policy", ALL_POLICIES)
 @pytest.mark.parametrize("name", NAMES)
@@ -627,6 +856,7 @@ def test_p2_random(point, ops_per_mac):
 # P3 (bounds and sums) and P4 (capacity respected)
 # ---------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("policy", ALL_POLICIES)
 @pytest.mark.parametrize("name", NAMES)
 def test_p3_p4_named(name, policy):
@@ -662,6 +892,7 @@ def test_p3_p4_random(point):
 # P5: the same inputs give bit-identical results, in any call order
 # ---------------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", ZOO + ("tied_lm", "residual_shared"))
 def test_p5_named(name):
     net = named(name)
@@ -691,6 +922,7 @@ def test_p5_random(point):
 # P7: report where lookahead is slower than belady (never fails on the numbers)
 # ---------------------------------------------------------------------------------------------
 
+
 def _lookahead_vs_belady(net: dnnmem.Network, caps_mib) -> tuple[int, int, float, float, int]:
     """(points, points where lookahead is slower, worst relative, worst absolute s, at MiB)."""
     slower, worst, worst_abs, at = 0, 0.0, 0.0, -1
@@ -708,20 +940,27 @@ def _lookahead_vs_belady(net: dnnmem.Network, caps_mib) -> tuple[int, int, float
 
 def test_p7_lookahead_slower_than_belady_report():
     lines = []
-    for name, caps in (("resnet50", range(16, 1025, 16)), ("resnet50", range(1, 1025)),
-                       ("transformer", range(16, 1025, 16)), ("transformer", range(1, 1025))):
+    for name, caps in (
+        ("resnet50", range(16, 1025, 16)),
+        ("resnet50", range(1, 1025)),
+        ("transformer", range(16, 1025, 16)),
+        ("transformer", range(1, 1025)),
+    ):
         n, slower, worst, worst_abs, at = _lookahead_vs_belady(named(name), caps)
         step = caps.step
         where = f", worst +{worst:.4%} (+{worst_abs * 1e6:.3f} µs) at {at} MiB" if slower else ""
-        lines.append(f"P7 {named(name).name} N={named(name).batch}, {caps.start}-{caps.stop - 1} "
-                     f"MiB step {step}, 616 GB/s, 13.45 TFLOPS: lookahead slower than belady at "
-                     f"{slower} of {n} capacities{where}")
+        lines.append(
+            f"P7 {named(name).name} N={named(name).batch}, {caps.start}-{caps.stop - 1} "
+            f"MiB step {step}, 616 GB/s, 13.45 TFLOPS: lookahead slower than belady at "
+            f"{slower} of {n} capacities{where}"
+        )
     print("\n" + "\n".join(lines))
 
 
 # ---------------------------------------------------------------------------------------------
 # The oracle (oracle.py) against the core
 # ---------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("policy", ORACLE_EXACT)
 @pytest.mark.parametrize("name", tuple(HAND))
@@ -737,8 +976,7 @@ def test_oracle_named(name, policy):
 def test_oracle_random(point):
     net = point.network()
     for policy in ORACLE_EXACT:
-        diffs = compare_with_oracle(net, policy, point.capacity, point.bandwidth,
-                                    point.throughput)
+        diffs = compare_with_oracle(net, policy, point.capacity, point.bandwidth, point.throughput)
         assert diffs == [], policy
 
 
@@ -756,14 +994,16 @@ def test_oracle_ablations_report():
                 total += 1
                 diffs = compare_with_oracle(net, policy, capacity, p.bandwidth, p.throughput)
                 if diffs:
-                    found[policy].append((len(p.doc["layers"]), net.num_steps,
-                                          p._replace(capacity=capacity), diffs))
+                    found[policy].append(
+                        (len(p.doc["layers"]), net.num_steps, p._replace(capacity=capacity), diffs)
+                    )
     lines = [f"oracle vs core, {total // max(len(ORACLE_COMPARED), 1)} points per policy:"]
     for policy, cases in found.items():
         if not cases:
             lines.append(f"  {policy}: no difference")
             continue
         _, _, smallest, diffs = min(cases, key=lambda c: (c[0], c[1]))
-        lines.append(f"  {policy}: {len(cases)} points differ; smallest: {smallest!r}: "
-                     f"{'; '.join(diffs)}")
+        lines.append(
+            f"  {policy}: {len(cases)} points differ; smallest: {smallest!r}: {'; '.join(diffs)}"
+        )
     print("\n" + "\n".join(lines))

@@ -29,8 +29,21 @@ import dnnmem
 
 EXAMPLES = int(os.environ.get("DNNMEM_HYPOTHESIS_EXAMPLES", "40"))
 POLICIES = list(dnnmem.parts("cache"))
-ACTIVATIONS = ["relu", "relu6", "gelu", "sigmoid", "tanh", "swish", "hard_swish",
-               "hard_sigmoid", "mish", "leaky_relu", "identity", "dropout", "softmax"]
+ACTIVATIONS = [
+    "relu",
+    "relu6",
+    "gelu",
+    "sigmoid",
+    "tanh",
+    "swish",
+    "hard_swish",
+    "hard_sigmoid",
+    "mish",
+    "leaky_relu",
+    "identity",
+    "dropout",
+    "softmax",
+]
 
 
 class _Builder:
@@ -51,13 +64,19 @@ class _Builder:
         return name
 
     def pick(self, rank: int | None = None) -> str | None:
-        names = [n for n, s in self.shapes.items() if n not in self.ids
-                 and (rank is None or len(s) == rank)]
+        names = [
+            n
+            for n, s in self.shapes.items()
+            if n not in self.ids and (rank is None or len(s) == rank)
+        ]
         return self.draw(st.sampled_from(names)) if names else None
 
     def same_shape(self, name: str) -> str | None:
-        names = [n for n, s in self.shapes.items() if s == self.shapes[name] and n != name
-                 and n not in self.ids]
+        names = [
+            n
+            for n, s in self.shapes.items()
+            if s == self.shapes[name] and n != name and n not in self.ids
+        ]
         return self.draw(st.sampled_from(names)) if names else None
 
 
@@ -104,8 +123,11 @@ def _grow_embedding(b: _Builder, draw: Any) -> None:
 
 
 def _grow(b: _Builder, draw: Any) -> None:
-    family = draw(st.sampled_from(["image", "dense", "activation", "norm", "join", "fold",
-                                   "embedding", "sequence"]))
+    family = draw(
+        st.sampled_from(
+            ["image", "dense", "activation", "norm", "join", "fold", "embedding", "sequence"]
+        )
+    )
     if family == "embedding" and b.ids:
         _grow_embedding(b, draw)
         return
@@ -119,8 +141,19 @@ def _grow(b: _Builder, draw: Any) -> None:
     s = b.shapes[x]
     if family == "image" and len(s) == 3:
         h, w, c = s
-        op = draw(st.sampled_from(["conv2d", "depthwise_conv2d", "maxpool", "avgpool",
-                                   "global_avgpool", "zero_padding", "upsample"]))
+        op = draw(
+            st.sampled_from(
+                [
+                    "conv2d",
+                    "depthwise_conv2d",
+                    "maxpool",
+                    "avgpool",
+                    "global_avgpool",
+                    "zero_padding",
+                    "upsample",
+                ]
+            )
+        )
         if op in ("conv2d", "depthwise_conv2d", "maxpool", "avgpool"):
             k = draw(st.integers(1, 3))
             stride = draw(st.integers(1, 2))
@@ -131,12 +164,28 @@ def _grow(b: _Builder, draw: Any) -> None:
             if op == "conv2d":
                 groups = draw(st.sampled_from([g for g in (1, 2, 3) if c % g == 0]))
                 filters = groups * draw(_small(1, 4))
-                b.add(op, [x], (oh, ow, filters), filters=filters, kernel_size=k, strides=stride,
-                      padding=pad, groups=groups, use_bias=draw(st.booleans()))
+                b.add(
+                    op,
+                    [x],
+                    (oh, ow, filters),
+                    filters=filters,
+                    kernel_size=k,
+                    strides=stride,
+                    padding=pad,
+                    groups=groups,
+                    use_bias=draw(st.booleans()),
+                )
             elif op == "depthwise_conv2d":
                 m = draw(_small(1, 2))
-                b.add(op, [x], (oh, ow, c * m), kernel_size=k, strides=stride, padding=pad,
-                      depth_multiplier=m)
+                b.add(
+                    op,
+                    [x],
+                    (oh, ow, c * m),
+                    kernel_size=k,
+                    strides=stride,
+                    padding=pad,
+                    depth_multiplier=m,
+                )
             else:
                 b.add(op, [x], (oh, ow, c), pool_size=k, strides=stride, padding=pad)
         elif op == "global_avgpool":
@@ -154,10 +203,12 @@ def _grow(b: _Builder, draw: Any) -> None:
         key = (s[-1], units)
         if key in b.shared and draw(st.booleans()):
             fields["weights"] = b.shared[key]
-            fields["use_bias"] = b.layers[[l["name"] for l in b.layers].index(b.shared[key])
-                                          ].get("use_bias", True)
-            fields["trainable"] = b.layers[[l["name"] for l in b.layers].index(b.shared[key])
-                                           ].get("trainable", True)
+            fields["use_bias"] = b.layers[[l["name"] for l in b.layers].index(b.shared[key])].get(
+                "use_bias", True
+            )
+            fields["trainable"] = b.layers[[l["name"] for l in b.layers].index(b.shared[key])].get(
+                "trainable", True
+            )
         elif draw(st.integers(0, 5)) == 0:
             fields["trainable"] = False
         name = b.add("dense", [x], s[:-1] + (units,), **fields)
@@ -200,11 +251,24 @@ def _grow(b: _Builder, draw: Any) -> None:
         b.add(kind, [x], s)
 
 
-def _check_point(net: dnnmem.Network, policy: str, hw: dnnmem.Hardware, access_bytes: int,
-                 reads: int, writes: int) -> dnnmem.Result:
+def _check_point(
+    net: dnnmem.Network,
+    policy: str,
+    hw: dnnmem.Hardware,
+    access_bytes: int,
+    reads: int,
+    writes: int,
+) -> dnnmem.Result:
     r = dnnmem.estimate(net, hw, policy=policy)
-    for v in (r.time, r.compute_time, r.stall_time, r.capacity_stall_time, r.drain_time,
-              r.utilization, r.avg_bandwidth):
+    for v in (
+        r.time,
+        r.compute_time,
+        r.stall_time,
+        r.capacity_stall_time,
+        r.drain_time,
+        r.utilization,
+        r.avg_bandwidth,
+    ):
         assert math.isfinite(v) and v >= 0, (policy, hw, r.to_dict())
     assert r.traffic_in >= 0 and r.traffic_out >= 0
     assert r.traffic_in + r.traffic_out <= 4 * access_bytes
@@ -220,13 +284,21 @@ def _check_point(net: dnnmem.Network, policy: str, hw: dnnmem.Hardware, access_b
     return r
 
 
-@settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(doc=networks(), batch=st.sampled_from([1, 2, 3, 16, 1024]),
-       bpe=st.sampled_from([1, 2, 4, 16]),
-       rates=st.sampled_from([(616e9, 13.45e12), (1.0, 1.0), (2.0**62, 2.0**62), (3.0, 1e15)]))
-def test_random_networks_through_the_whole_pipeline(doc: dict[str, Any], batch: int, bpe: int,
-                                                    rates: tuple[float, float]) -> None:
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(
+    doc=networks(),
+    batch=st.sampled_from([1, 2, 3, 16, 1024]),
+    bpe=st.sampled_from([1, 2, 4, 16]),
+    rates=st.sampled_from([(616e9, 13.45e12), (1.0, 1.0), (2.0**62, 2.0**62), (3.0, 1e15)]),
+)
+def test_random_networks_through_the_whole_pipeline(
+    doc: dict[str, Any], batch: int, bpe: int, rates: tuple[float, float]
+) -> None:
     net = dnnmem.load_network(doc, batch=batch, bytes_per_element=bpe)
     assert len(net.layers) == len(doc["layers"])
     assert int(net.layers["params"].sum()) == net.params
@@ -242,21 +314,30 @@ def test_random_networks_through_the_whole_pipeline(doc: dict[str, Any], batch: 
     bw, thr = rates
     for policy in POLICIES:
         for cap in caps:
-            _check_point(net, policy, dnnmem.Hardware(capacity=cap, bandwidth=bw, throughput=thr),
-                         access_bytes, reads, writes)
-    df = dnnmem.sweep(net, capacity=caps, bandwidth=bw, throughput=thr, policy=POLICIES,
-                      progress=False, threads=2)
+            _check_point(
+                net,
+                policy,
+                dnnmem.Hardware(capacity=cap, bandwidth=bw, throughput=thr),
+                access_bytes,
+                reads,
+                writes,
+            )
+    df = dnnmem.sweep(
+        net, capacity=caps, bandwidth=bw, throughput=thr, policy=POLICIES, progress=False, threads=2
+    )
     assert len(df) == len(caps) * len(POLICIES)
     for row in df.itertuples(index=False):
-        r = dnnmem.estimate(net, policy=row.policy, capacity=row.capacity, bandwidth=bw,
-                            throughput=thr)
+        r = dnnmem.estimate(
+            net, policy=row.policy, capacity=row.capacity, bandwidth=bw, throughput=thr
+        )
         got = row._asdict()
         for k, v in r.to_dict().items():
             assert got[k] == v or (isinstance(v, float) and np.isnan(v) and np.isnan(got[k])), k
     # Above the peak nothing is ever reloaded (SPEC §8 P1): lookahead loads each tensor that
     # starts off-chip at most once, so no more than 'none' does.
-    at_peak = dnnmem.estimate(net, policy="lookahead", capacity=max(peak, 1), bandwidth=bw,
-                              throughput=thr)
+    at_peak = dnnmem.estimate(
+        net, policy="lookahead", capacity=max(peak, 1), bandwidth=bw, throughput=thr
+    )
     assert at_peak.traffic_in <= reads
 
 
@@ -265,8 +346,12 @@ def test_the_generator_covers_every_family() -> None:
     every input form appears."""
     seen: set[str] = set()
 
-    @settings(max_examples=200, derandomize=True, deadline=None,
-              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @settings(
+        max_examples=200,
+        derandomize=True,
+        deadline=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
     @given(doc=networks())
     def collect(doc: dict[str, Any]) -> None:
         for layer in doc["layers"]:
@@ -275,15 +360,37 @@ def test_the_generator_covers_every_family() -> None:
                 seen.add("ids")
 
     collect()
-    for kind in ("conv2d", "depthwise_conv2d", "maxpool", "avgpool", "global_avgpool",
-                 "zero_padding", "upsample", "dense", "batchnorm", "layernorm", "add",
-                 "multiply", "concat", "flatten", "reshape", "identity", "matmul",
-                 "class_token", "position_embedding", "embedding", "ids", "relu"):
+    for kind in (
+        "conv2d",
+        "depthwise_conv2d",
+        "maxpool",
+        "avgpool",
+        "global_avgpool",
+        "zero_padding",
+        "upsample",
+        "dense",
+        "batchnorm",
+        "layernorm",
+        "add",
+        "multiply",
+        "concat",
+        "flatten",
+        "reshape",
+        "identity",
+        "matmul",
+        "class_token",
+        "position_embedding",
+        "embedding",
+        "ids",
+        "relu",
+    ):
         assert kind in seen, kind
 
 
-@pytest.mark.skipif("asan" not in os.environ.get("LD_PRELOAD", ""),
-                    reason="only meaningful under the AddressSanitizer build (scripts/test.sh)")
+@pytest.mark.skipif(
+    "asan" not in os.environ.get("LD_PRELOAD", ""),
+    reason="only meaningful under the AddressSanitizer build (scripts/test.sh)",
+)
 def test_running_under_the_sanitizers() -> None:
     """When scripts/test.sh preloads AddressSanitizer, the module really is the instrumented
     build (not the installed one)."""

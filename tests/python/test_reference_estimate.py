@@ -104,26 +104,30 @@ def _cases(name):
     return [(name, *k, *v) for k, v in table.items()]
 
 
-@pytest.mark.parametrize("name,policy,cap,ops_per_mac,traffic_in,traffic_out,ms",
-                         _cases("resnet50") + _cases("transformer"))
-def test_reference_point(name, policy, cap, ops_per_mac, traffic_in, traffic_out, ms,
-                         request):
+@pytest.mark.parametrize(
+    "name,policy,cap,ops_per_mac,traffic_in,traffic_out,ms",
+    _cases("resnet50") + _cases("transformer"),
+)
+def test_reference_point(name, policy, cap, ops_per_mac, traffic_in, traffic_out, ms, request):
     net = request.getfixturevalue("reference_nets")[name]
-    r = dnnmem.estimate(net, policy=policy, capacity=_capacity(net, cap),
-                        ops_per_mac=ops_per_mac, **HW)
+    r = dnnmem.estimate(
+        net, policy=policy, capacity=_capacity(net, cap), ops_per_mac=ops_per_mac, **HW
+    )
     assert (r.traffic_in, r.traffic_out) == (traffic_in, traffic_out)
     assert round(r.time * 1e3, 6) == ms
 
 
-@pytest.mark.parametrize("name,policy,cap,kept,prefetched,born,offloads,stall_ms",
-                         [("resnet50", *k, *v) for k, v in RESNET_DIAG.items()]
-                         + [("transformer", *k, *v) for k, v in TRANSFORMER_DIAG.items()])
-def test_reference_diagnostics(name, policy, cap, kept, prefetched, born, offloads, stall_ms,
-                               request):
+@pytest.mark.parametrize(
+    "name,policy,cap,kept,prefetched,born,offloads,stall_ms",
+    [("resnet50", *k, *v) for k, v in RESNET_DIAG.items()]
+    + [("transformer", *k, *v) for k, v in TRANSFORMER_DIAG.items()],
+)
+def test_reference_diagnostics(
+    name, policy, cap, kept, prefetched, born, offloads, stall_ms, request
+):
     net = request.getfixturevalue("reference_nets")[name]
     r = dnnmem.estimate(net, policy=policy, capacity=cap * MiB, **HW)
-    assert r.counts == {"kept": kept, "prefetched": prefetched, "born": born,
-                        "offloads": offloads}
+    assert r.counts == {"kept": kept, "prefetched": prefetched, "born": born, "offloads": offloads}
     assert round(r.capacity_stall_time * 1e3, 6) == stall_ms
 
 

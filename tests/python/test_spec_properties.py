@@ -76,8 +76,12 @@ def test_p5_same_inputs_same_bits_in_any_order(net):
     again = {pt: run(net, *pt) for pt in reversed(points)}
     for pt in points:
         a, b = first[pt], again[pt]
-        assert (a.time, a.traffic_in, a.traffic_out, a.counts) == \
-               (b.time, b.traffic_in, b.traffic_out, b.counts)
+        assert (a.time, a.traffic_in, a.traffic_out, a.counts) == (
+            b.time,
+            b.traffic_in,
+            b.traffic_out,
+            b.counts,
+        )
         assert a.steps.equals(b.steps)
 
 
@@ -92,8 +96,10 @@ def test_p7_report_where_lookahead_is_slower_than_belady():
         if la > be:
             slower += 1
             worst = max(worst, la / be - 1)
-    print(f"\nP7: lookahead slower than belady at {slower} of {len(caps)} capacities "
-          f"(ResNet-50 N=8, 16-1024 MiB), worst by {worst:.3%}")
+    print(
+        f"\nP7: lookahead slower than belady at {slower} of {len(caps)} capacities "
+        f"(ResNet-50 N=8, 16-1024 MiB), worst by {worst:.3%}"
+    )
     # A loose guard for gross regressions, not a claim of SPEC: the greedy rarely loses, and
     # never by half.
     assert worst < 0.5

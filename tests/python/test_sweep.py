@@ -24,18 +24,34 @@ BWS = ["616GB/s", 1555e9]
 
 @pytest.fixture(scope="module")
 def grid() -> pd.DataFrame:
-    return dnnmem.sweep(NET, capacity=CAPS, bandwidth=BWS, throughput="13.45TFLOPS",
-                        policy=list(dnnmem.parts("cache")), threads=2, progress=False)
+    return dnnmem.sweep(
+        NET,
+        capacity=CAPS,
+        bandwidth=BWS,
+        throughput="13.45TFLOPS",
+        policy=list(dnnmem.parts("cache")),
+        threads=2,
+        progress=False,
+    )
 
 
 def test_each_row_equals_estimate(grid: pd.DataFrame) -> None:
     assert len(grid) == len(CAPS) * len(BWS) * len(dnnmem.parts("cache"))
     inputs = sweep_module.INPUT_COLUMNS
-    assert list(grid.columns) == (inputs[:3] + ["scheduler", "cache", "link", "compute"]
-                                  + inputs[3:] + sweep_module.RESULT_COLUMNS)
+    assert list(grid.columns) == (
+        inputs[:3]
+        + ["scheduler", "cache", "link", "compute"]
+        + inputs[3:]
+        + sweep_module.RESULT_COLUMNS
+    )
     for row in grid.itertuples(index=False):
-        r = dnnmem.estimate(NET, policy=row.policy, capacity=row.capacity,
-                            bandwidth=row.bandwidth, throughput=row.throughput)
+        r = dnnmem.estimate(
+            NET,
+            policy=row.policy,
+            capacity=row.capacity,
+            bandwidth=row.bandwidth,
+            throughput=row.throughput,
+        )
         expected = r.to_dict()
         got = row._asdict()
         for k, v in expected.items():
@@ -60,8 +76,15 @@ def test_dtypes_and_units(grid: pd.DataFrame) -> None:
 
 
 def test_threads_and_point_order_change_nothing(grid: pd.DataFrame) -> None:
-    one = dnnmem.sweep(NET, capacity=CAPS, bandwidth=BWS, throughput="13.45TFLOPS",
-                       policy=list(dnnmem.parts("cache")), threads=1, progress=False)
+    one = dnnmem.sweep(
+        NET,
+        capacity=CAPS,
+        bandwidth=BWS,
+        throughput="13.45TFLOPS",
+        policy=list(dnnmem.parts("cache")),
+        threads=1,
+        progress=False,
+    )
     pd.testing.assert_frame_equal(one, grid, check_exact=True)
     shuffled = grid[sweep_module.INPUT_COLUMNS].sample(frac=1.0, random_state=3)
     shuffled["network"] = shuffled["network"].astype(str)
@@ -71,15 +94,24 @@ def test_threads_and_point_order_change_nothing(grid: pd.DataFrame) -> None:
     back["policy"] = back["policy"].astype(str)
     expected = grid.copy()
     expected["policy"] = expected["policy"].astype(str)
-    pd.testing.assert_frame_equal(back.reset_index(drop=True), expected.reset_index(drop=True),
-                                  check_exact=True, check_categorical=False)
+    pd.testing.assert_frame_equal(
+        back.reset_index(drop=True),
+        expected.reset_index(drop=True),
+        check_exact=True,
+        check_categorical=False,
+    )
 
 
 def test_explicit_points_and_defaults() -> None:
-    df = dnnmem.sweep("resnet50", batch=2, points=[
-        {"capacity": "24MiB", "policy": "lru"},
-        {"capacity": 0, "bandwidth": "1TB/s"},
-    ], progress=False)
+    df = dnnmem.sweep(
+        "resnet50",
+        batch=2,
+        points=[
+            {"capacity": "24MiB", "policy": "lru"},
+            {"capacity": 0, "bandwidth": "1TB/s"},
+        ],
+        progress=False,
+    )
     assert list(df["policy"]) == ["lru", "lookahead"]
     assert list(df["capacity"]) == [24 * MiB, 0]
     assert list(df["bandwidth"]) == [616e9, 1e12]  # the default Hardware's 616 GB/s
@@ -89,30 +121,39 @@ def test_explicit_points_and_defaults() -> None:
 
 
 def test_several_networks_and_batches() -> None:
-    df = dnnmem.sweep(["resnet50", "transformer"], batch=[1, 2], capacity="16MiB",
-                      progress=False)
+    df = dnnmem.sweep(["resnet50", "transformer"], batch=[1, 2], capacity="16MiB", progress=False)
     assert list(zip(df["network"], df["batch"])) == [
-        ("resnet50", 1), ("resnet50", 2), ("transformer", 1), ("transformer", 2)]
+        ("resnet50", 1),
+        ("resnet50", 2),
+        ("transformer", 1),
+        ("transformer", 2),
+    ]
     r = dnnmem.estimate("transformer", batch=2, capacity="16MiB")
     row = df.iloc[3]
     assert row["time"] == r.time and row["traffic_out"] == r.traffic_out
     assert row["samples_per_s"] == r.samples_per_s
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    ({"capacity": "24 furlongs"}, "capacity: unknown unit"),
-    ({"capacity": -1}, "capacity"),
-    ({"bandwidth": 0}, "bandwidth: must be >= 1"),
-    ({"throughput": "fast"}, "throughput: cannot read"),
-    ({"policy": "fifo"}, "policy: unknown part 'fifo' \\(schedulers: default"),
-    ({"batch": 0}, "batch: must be an integer"),
-    ({"threads": 0}, "threads: must be an integer >= 1"),
-    ({"ops_per_mac": 3}, "ops_per_mac"),
-    ({"capacity": []}, "capacity: no values"),
-    ({"on_interrupt": "ignore"}, "on_interrupt"),
-    ({"points": [{"capacity": 1, "colour": "red"}]}, "points: unknown column"),
-    ({"points": [{"capacity": 1}], "policy": ["lru", "none"]}, "points: no 'policy' for 1 point"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"capacity": "24 furlongs"}, "capacity: unknown unit"),
+        ({"capacity": -1}, "capacity"),
+        ({"bandwidth": 0}, "bandwidth: must be >= 1"),
+        ({"throughput": "fast"}, "throughput: cannot read"),
+        ({"policy": "fifo"}, "policy: unknown part 'fifo' \\(schedulers: default"),
+        ({"batch": 0}, "batch: must be an integer"),
+        ({"threads": 0}, "threads: must be an integer >= 1"),
+        ({"ops_per_mac": 3}, "ops_per_mac"),
+        ({"capacity": []}, "capacity: no values"),
+        ({"on_interrupt": "ignore"}, "on_interrupt"),
+        ({"points": [{"capacity": 1, "colour": "red"}]}, "points: unknown column"),
+        (
+            {"points": [{"capacity": 1}], "policy": ["lru", "none"]},
+            "points: no 'policy' for 1 point",
+        ),
+    ],
+)
 def test_errors_name_the_argument(kwargs: dict, match: str) -> None:
     with pytest.raises(ValueError, match=match):
         dnnmem.sweep(NET, progress=False, **kwargs)
@@ -141,15 +182,18 @@ def test_parquet_resume(tmp_path, monkeypatch) -> None:
         return real_run(schedule, capacity, *args, **kwargs)
 
     monkeypatch.setattr(sweep_module, "_run", counting_run)
-    first = dnnmem.sweep(NET, capacity=[0, "24MiB"], policy=["lookahead", "lru"], out=out,
-                         progress=False)
+    first = dnnmem.sweep(
+        NET, capacity=[0, "24MiB"], policy=["lookahead", "lru"], out=out, progress=False
+    )
     assert evaluated == [4] and first.attrs["evaluated"] == 4
-    second = dnnmem.sweep(NET, capacity=[0, "24MiB", "60MiB"], policy=["lookahead", "lru"],
-                          out=out, progress=False)
+    second = dnnmem.sweep(
+        NET, capacity=[0, "24MiB", "60MiB"], policy=["lookahead", "lru"], out=out, progress=False
+    )
     assert evaluated == [4, 2]  # only the 60 MiB points are new
     assert second.attrs["evaluated"] == 2
-    fresh = dnnmem.sweep(NET, capacity=[0, "24MiB", "60MiB"], policy=["lookahead", "lru"],
-                         progress=False)
+    fresh = dnnmem.sweep(
+        NET, capacity=[0, "24MiB", "60MiB"], policy=["lookahead", "lru"], progress=False
+    )
     pd.testing.assert_frame_equal(second, fresh, check_exact=True)
     on_disk = pd.read_parquet(out)
     assert len(on_disk) == 6
@@ -163,11 +207,20 @@ def test_executor_equals_local(grid: pd.DataFrame, kind: str) -> None:
     if kind == "thread":
         ex = concurrent.futures.ThreadPoolExecutor(2)
     else:  # spawn: a forked child of a process that ran OpenMP threads may hang (libgomp)
-        ex = concurrent.futures.ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("spawn"))
+        ex = concurrent.futures.ProcessPoolExecutor(
+            2, mp_context=multiprocessing.get_context("spawn")
+        )
     with ex:
-        df = dnnmem.sweep(NET, capacity=CAPS, bandwidth=BWS, throughput="13.45TFLOPS",
-                          policy=list(dnnmem.parts("cache")), executor=ex, chunk_size=5,
-                          progress=False)
+        df = dnnmem.sweep(
+            NET,
+            capacity=CAPS,
+            bandwidth=BWS,
+            throughput="13.45TFLOPS",
+            policy=list(dnnmem.parts("cache")),
+            executor=ex,
+            chunk_size=5,
+            progress=False,
+        )
     pd.testing.assert_frame_equal(df, grid, check_exact=True)
 
 
@@ -175,13 +228,23 @@ def test_dask_local_cluster_equals_local(grid: pd.DataFrame) -> None:
     distributed = pytest.importorskip("distributed")
     import dnnmem.cluster
 
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster, \
-            distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         ex = dnnmem.cluster.dask(client, threads_per_worker=1, chunk_size=7)
         assert ex.threads == 1 and ex._max_workers == 2
-        df = dnnmem.sweep(NET, capacity=CAPS, bandwidth=BWS, throughput="13.45TFLOPS",
-                          policy=list(dnnmem.parts("cache")), executor=ex, progress=False)
+        df = dnnmem.sweep(
+            NET,
+            capacity=CAPS,
+            bandwidth=BWS,
+            throughput="13.45TFLOPS",
+            policy=list(dnnmem.parts("cache")),
+            executor=ex,
+            progress=False,
+        )
     pd.testing.assert_frame_equal(df, grid, check_exact=True)
 
 
@@ -201,25 +264,27 @@ def test_interrupt_returns_finished_rows(monkeypatch, tmp_path) -> None:
     real_run = sweep_module._run
     calls = []
 
-    def interrupting_run(schedule, capacity, bandwidth, throughput, policy, threads, ops,
-                         progress, out, policies):  # type: ignore[no-untyped-def]
+    def interrupting_run(
+        schedule, capacity, bandwidth, throughput, policy, threads, ops, progress, out, policies
+    ):  # type: ignore[no-untyped-def]
         calls.append(len(capacity))
         if len(calls) == 2:  # Ctrl-C as the second group starts
             raise KeyboardInterrupt
-        return real_run(schedule, capacity, bandwidth, throughput, policy, threads, ops,
-                        progress, out, policies)
+        return real_run(
+            schedule, capacity, bandwidth, throughput, policy, threads, ops, progress, out, policies
+        )
 
     monkeypatch.setattr(sweep_module, "_run", interrupting_run)
     path = tmp_path / "partial.parquet"
     with pytest.warns(dnnmem.SweepInterrupted, match="returning the 3 of 6 points"):
-        df = dnnmem.sweep("resnet50", batch=[1, 2], capacity=[0, "8MiB", "24MiB"], out=path,
-                          progress=False)
+        df = dnnmem.sweep(
+            "resnet50", batch=[1, 2], capacity=[0, "8MiB", "24MiB"], out=path, progress=False
+        )
     assert list(df["batch"]) == [1, 1, 1]
     assert len(pd.read_parquet(path)) == 3
     with pytest.raises(KeyboardInterrupt):
         calls.clear()
-        dnnmem.sweep("resnet50", batch=[1, 3], capacity=[0], on_interrupt="raise",
-                     progress=False)
+        dnnmem.sweep("resnet50", batch=[1, 3], capacity=[0], on_interrupt="raise", progress=False)
 
 
 def test_core_sweep_interrupt_keeps_finished_points() -> None:
@@ -235,8 +300,18 @@ def test_core_sweep_interrupt_keeps_finished_points() -> None:
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        dnnmem._core.sweep(s, np.full(n, 24 * MiB), np.full(n, 616e9), np.full(n, 13.45e12),
-                           np.zeros(n, np.int32), 1, 2, progress, out, 0.001)
+        dnnmem._core.sweep(
+            s,
+            np.full(n, 24 * MiB),
+            np.full(n, 616e9),
+            np.full(n, 13.45e12),
+            np.zeros(n, np.int32),
+            1,
+            2,
+            progress,
+            out,
+            0.001,
+        )
     assert calls and len(calls) == 1
     done = out["done"]
     assert np.isnan(out["seconds"][~done]).all()
@@ -252,11 +327,16 @@ def test_core_sweep_argument_errors() -> None:
     with pytest.raises(ValueError, match="bandwidth: 2 values, but capacity has 1"):
         dnnmem._core.sweep(s, np.zeros(1, np.int64), np.ones(2), one, np.zeros(1, np.int32))
     with pytest.raises(ValueError, match="point 0: policy: index 42 out of range"):
-        dnnmem._core.sweep(s, np.zeros(1, np.int64), one * 1e9, one * 1e9,
-                           np.full(1, 42, np.int32))
+        dnnmem._core.sweep(s, np.zeros(1, np.int64), one * 1e9, one * 1e9, np.full(1, 42, np.int32))
     with pytest.raises(ValueError, match=r"out\['seconds'\]: expected a writable"):
-        dnnmem._core.sweep(s, np.zeros(1, np.int64), one * 1e9, one * 1e9,
-                           np.zeros(1, np.int32), out={"seconds": np.zeros(2)})
+        dnnmem._core.sweep(
+            s,
+            np.zeros(1, np.int64),
+            one * 1e9,
+            one * 1e9,
+            np.zeros(1, np.int32),
+            out={"seconds": np.zeros(2)},
+        )
 
 
 def test_slurm_job_script() -> None:
@@ -269,9 +349,15 @@ def test_slurm_job_script() -> None:
     finally:  # its import replaces the Ctrl-C handler of the whole test session
         for s, h in handlers.items():
             signal.signal(s, h)
-    cluster = jobqueue.SLURMCluster(cores=8, processes=1, memory="16GB", walltime="01:00:00",
-                                    queue="cpu", scheduler_options={"dashboard_address": None},
-                                    job_extra_directives=["--exclusive"])
+    cluster = jobqueue.SLURMCluster(
+        cores=8,
+        processes=1,
+        memory="16GB",
+        walltime="01:00:00",
+        queue="cpu",
+        scheduler_options={"dashboard_address": None},
+        job_extra_directives=["--exclusive"],
+    )
     try:
         script = cluster.job_script()
     finally:
@@ -325,7 +411,6 @@ def test_one_network_at_two_batches_given_as_network_objects() -> None:
     assert df["batch"].tolist() == [2, 3]
     for n, row in zip((a, b), df.itertuples()):
         r = dnnmem.estimate(n, capacity="8MiB")
-        assert (row.time, row.traffic_in, row.traffic_out) == (r.time, r.traffic_in,
-                                                               r.traffic_out)
+        assert (row.time, row.traffic_in, row.traffic_out) == (r.time, r.traffic_in, r.traffic_out)
     # An explicit batch still overrides the networks' own.
     assert dnnmem.sweep([a, b], batch=4, capacity="8MiB", progress=False)["batch"].tolist() == [4]

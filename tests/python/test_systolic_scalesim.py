@@ -27,10 +27,13 @@ from importlib import metadata
 import pytest
 
 scalesim = pytest.importorskip(
-    "scalesim", reason="SCALE-Sim is not installed (pip install 'scalesim>=2.0.2,<3')")
+    "scalesim", reason="SCALE-Sim is not installed (pip install 'scalesim>=2.0.2,<3')"
+)
 if not metadata.version("scalesim").startswith("2."):
-    pytest.skip(f"SCALE-Sim {metadata.version('scalesim')} installed; this cross-check is for v2",
-                allow_module_level=True)
+    pytest.skip(
+        f"SCALE-Sim {metadata.version('scalesim')} installed; this cross-check is for v2",
+        allow_module_level=True,
+    )
 
 from scalesim.scale_config import scale_config  # noqa: E402
 from scalesim.single_layer_sim import single_layer_sim  # noqa: E402
@@ -44,9 +47,17 @@ def _net(*layers: dict) -> _core.Network:
 
 
 def _conv(h: int, w: int, c: int, filters: int, kernel: int, stride: int = 1) -> _core.Network:
-    return _net({"name": "x", "kind": "input", "shape": [h, w, c]},
-                {"name": "l", "kind": "conv2d", "inputs": ["x"], "filters": filters,
-                 "kernel_size": kernel, "strides": stride})
+    return _net(
+        {"name": "x", "kind": "input", "shape": [h, w, c]},
+        {
+            "name": "l",
+            "kind": "conv2d",
+            "inputs": ["x"],
+            "filters": filters,
+            "kernel_size": kernel,
+            "strides": stride,
+        },
+    )
 
 
 def _gemm_row(m: int, n: int, k: int) -> list:
@@ -69,20 +80,39 @@ SHAPES = {
     "conv 3x3 dX": (_conv(16, 16, 16, 32, 3), 1, "backward_data", 1, _gemm_row(196, 144, 32)),
     "conv 3x3 dW": (_conv(16, 16, 16, 32, 3), 1, "backward_weight", 1, _gemm_row(144, 32, 196)),
     # Depthwise 3x3 on 10x10x8: 8 products (one per channel) of m = 64, k = 9, n = 1.
-    "depthwise 3x3": (_net({"name": "x", "kind": "input", "shape": [10, 10, 8]},
-                           {"name": "l", "kind": "depthwise_conv2d", "inputs": ["x"],
-                            "kernel_size": 3}),
-                      1, "forward", 1, [10, 10, 3, 3, 1, 1, 1, 1]),
+    "depthwise 3x3": (
+        _net(
+            {"name": "x", "kind": "input", "shape": [10, 10, 8]},
+            {"name": "l", "kind": "depthwise_conv2d", "inputs": ["x"], "kernel_size": 3},
+        ),
+        1,
+        "forward",
+        1,
+        [10, 10, 3, 3, 1, 1, 1, 1],
+    ),
     # A classifier: batch 8, 256 -> 100: m = 8, k = 256, n = 100.
-    "dense": (_net({"name": "x", "kind": "input", "shape": [256]},
-                   {"name": "l", "kind": "dense", "inputs": ["x"], "units": 100}),
-              1, "forward", 8, _gemm_row(8, 100, 256)),
+    "dense": (
+        _net(
+            {"name": "x", "kind": "input", "shape": [256]},
+            {"name": "l", "kind": "dense", "inputs": ["x"], "units": 100},
+        ),
+        1,
+        "forward",
+        8,
+        _gemm_row(8, 100, 256),
+    ),
     # Attention scores, 32 tokens, 4 heads of 16: 4 products of m = 32, k = 16, n = 32.
-    "attention QK^T": (_net({"name": "q", "kind": "input", "shape": [32, 64]},
-                            {"name": "k", "kind": "input", "shape": [32, 64]},
-                            {"name": "l", "kind": "matmul", "inputs": ["q", "k"], "heads": 4,
-                             "transpose_b": True}),
-                       2, "forward", 1, _gemm_row(32, 32, 16)),
+    "attention QK^T": (
+        _net(
+            {"name": "q", "kind": "input", "shape": [32, 64]},
+            {"name": "k", "kind": "input", "shape": [32, 64]},
+            {"name": "l", "kind": "matmul", "inputs": ["q", "k"], "heads": 4, "transpose_b": True},
+        ),
+        2,
+        "forward",
+        1,
+        _gemm_row(32, 32, 16),
+    ),
 }
 
 ARRAYS = [(16, 16), (8, 16)]  # rows x cols; the second is not square, so S_R and S_C can't swap

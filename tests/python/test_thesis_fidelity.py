@@ -26,9 +26,15 @@ RTX = {"bandwidth": 616e9, "throughput": 13.45e12}
 def drop(reading: dnnmem.ThesisReading, workload: str, quantity: str, lo: int, hi: int) -> float:
     """1 − quantity(hi MiB) / quantity(lo MiB) under ``reading`` on the RTX 2080 Ti."""
     net = reading.network(workload)
-    vals = [getattr(dnnmem.estimate(net, policy=reading.policy, capacity=c * MIB,
-                                    ops_per_mac=reading.ops_per_mac, **RTX), quantity)
-            for c in (lo, hi)]
+    vals = [
+        getattr(
+            dnnmem.estimate(
+                net, policy=reading.policy, capacity=c * MIB, ops_per_mac=reading.ops_per_mac, **RTX
+            ),
+            quantity,
+        )
+        for c in (lo, hi)
+    ]
     return 1 - vals[1] / vals[0]
 
 
@@ -67,8 +73,11 @@ def test_the_default_reading_misses_the_first_two():
 def test_reading_choices(thesis):
     assert (thesis.ops_per_mac, thesis.bytes_per_element, thesis.policy) == (1, 4, "lookahead")
     assert {w: (n, b) for w, (n, b, _) in thesis.workloads.items()} == {
-        "resnet50": ("resnet50", 32), "mobilenet_v2": ("mobilenet_v2", 32),
-        "gnmt": ("gnmt_thesis", 32), "transformer": ("transformer_thesis", 128)}
+        "resnet50": ("resnet50", 32),
+        "mobilenet_v2": ("mobilenet_v2", 32),
+        "gnmt": ("gnmt_thesis", 32),
+        "transformer": ("transformer_thesis", 128),
+    }
     hw = thesis.hardware(capacity="128MiB")
     assert (hw.capacity, hw.bandwidth, hw.throughput) == (128 * MIB, 616e9, 13.45e12)
     assert thesis.network("gnmt").batch == 32
@@ -88,8 +97,7 @@ def test_gnmt_thesis_is_the_4_plus_4_layer_model():
     assert net.name == "gnmt_thesis"
     assert net.params == expected == 192_712_704
     lstm_layers = {str(w).split("/W_")[0] for w in net.layers["weight"] if "/W_i" in str(w)}
-    assert lstm_layers == {"enc1f", "enc1b", "enc2", "enc3", "enc4",
-                           "dec1", "dec2", "dec3", "dec4"}
+    assert lstm_layers == {"enc1f", "enc1b", "enc2", "enc3", "enc4", "dec1", "dec2", "dec3", "dec4"}
 
 
 def test_transformer_thesis_is_the_big_model():
@@ -102,8 +110,10 @@ def test_defaults_unchanged():
     """The networks of the original papers stay as they are (docstring counts)."""
     assert dnnmem.network("gnmt", batch=1).params == 276_631_552
     assert dnnmem.network("transformer", batch=1).params == 209_125_376
-    assert dnnmem.estimate("resnet50", capacity="24MiB").flops == \
-        dnnmem.estimate("resnet50", capacity="24MiB", ops_per_mac=2).flops
+    assert (
+        dnnmem.estimate("resnet50", capacity="24MiB").flops
+        == dnnmem.estimate("resnet50", capacity="24MiB", ops_per_mac=2).flops
+    )
 
 
 # -- the builder options the sensitivity table uses ------------------------------------------
@@ -149,8 +159,9 @@ def test_fidelity_script_tables(tmp_path, monkeypatch):
     base = fidelity.measure(fidelity.VARIANTS["default (ops_per_mac=2, FP32, paper networks)"])
     assert one["gnmt traffic drop 24→500 MiB"] == base["gnmt traffic drop 24→500 MiB"]
     assert one["resnet50 time drop 24→500 MiB"] > base["resnet50 time drop 24→500 MiB"] + 0.1
-    obs = fidelity.observations_table(pd.DataFrame([{"reading": "default", **base},
-                                                    {"reading": "thesis reading", **m}]))
+    obs = fidelity.observations_table(
+        pd.DataFrame([{"reading": "default", **base}, {"reading": "thesis reading", **m}])
+    )
     assert list(obs["thesis"]) == ["48.1 %", "96.6 %", "67.0 %"]
     assert list(obs["difference (reading)"])[:2] == ["-2.1 pt", "-0.2 pt"]
 
@@ -170,8 +181,12 @@ def test_figures_under_the_thesis_reading(tmp_path, monkeypatch):
     monkeypatch.setattr(_common, "RESULTS_DIR", tmp_path / "results")
     monkeypatch.setattr(_common, "FIGURES_DIR", tmp_path / "figures")
     try:
-        path = _common.main(fig5_2_traffic.NAME, fig5_2_traffic.compute, fig5_2_traffic.plot,
-                            ["--small", "--reading", "thesis"])
+        path = _common.main(
+            fig5_2_traffic.NAME,
+            fig5_2_traffic.compute,
+            fig5_2_traffic.plot,
+            ["--small", "--reading", "thesis"],
+        )
         assert path.name == "fig5_2_traffic-thesis.png" and path.exists()
         df = fig5_2_traffic.compute(small=True)
         g = df[df.network == "gnmt"].set_index("capacity")

@@ -47,11 +47,26 @@ def mods(tmp_path_factory):
     _common.RESULTS_DIR, _common.FIGURES_DIR = tmp / "results", tmp / "figures"
     report.IMAGES, report.DOC = tmp / "docs" / "images", tmp / "docs" / "thesis-figures.md"
     ns = type("Mods", (), {})()
-    for m in (_common, fig5_1_roofline, fig5_2_traffic, fig5_3_time, fig5_4_bandwidth,
-              fig5_5_breakdown, fig5_6_batch, report, sensitivity):
+    for m in (
+        _common,
+        fig5_1_roofline,
+        fig5_2_traffic,
+        fig5_3_time,
+        fig5_4_bandwidth,
+        fig5_5_breakdown,
+        fig5_6_batch,
+        report,
+        sensitivity,
+    ):
         setattr(ns, m.__name__, m)
-    ns.figures = [fig5_1_roofline, fig5_2_traffic, fig5_3_time, fig5_4_bandwidth,
-                  fig5_5_breakdown, fig5_6_batch]
+    ns.figures = [
+        fig5_1_roofline,
+        fig5_2_traffic,
+        fig5_3_time,
+        fig5_4_bandwidth,
+        fig5_5_breakdown,
+        fig5_6_batch,
+    ]
     ns.tmp = tmp
     ns.data = {m.NAME: m.compute(small=True) for m in ns.figures}
     yield ns
@@ -99,12 +114,25 @@ def _check_p3(df):
     assert (df["avg_bandwidth"] <= df["bandwidth"] * (1 + 1e-9)).all()
 
 
-@pytest.mark.parametrize("name", ["fig5_2_traffic", "fig5_3_time", "fig5_4_bandwidth",
-                                  "fig5_6_batch"])
+@pytest.mark.parametrize(
+    "name", ["fig5_2_traffic", "fig5_3_time", "fig5_4_bandwidth", "fig5_6_batch"]
+)
 def test_sweeps_satisfy_p3(mods, name):
     df = mods.data[name]
-    for col in ("network", "batch", "policy", "capacity", "bandwidth", "throughput", "time",
-                "traffic_in", "traffic_out", "avg_bandwidth", "samples_per_s", "flops"):
+    for col in (
+        "network",
+        "batch",
+        "policy",
+        "capacity",
+        "bandwidth",
+        "throughput",
+        "time",
+        "traffic_in",
+        "traffic_out",
+        "avg_bandwidth",
+        "samples_per_s",
+        "flops",
+    ):
         assert col in df.columns, col
     assert (df["policy"] == "lookahead").all()
     _check_p3(df)
@@ -160,8 +188,9 @@ def test_breakdown_sums_to_time(mods):
         total = tm[(tm.network == n) & (tm.capacity == cap)]["time"].iloc[0]
         assert g["time"].sum() == pytest.approx(total, rel=1e-9)
     share = mods.fig5_5_breakdown.class_share(bd)
-    np.testing.assert_allclose(share[["I", "II", "loss"] + (["drain"] if "drain" in share
-                                                             else [])].sum(axis=1), 1.0)
+    np.testing.assert_allclose(
+        share[["I", "II", "loss"] + (["drain"] if "drain" in share else [])].sum(axis=1), 1.0
+    )
 
 
 def test_run_sweep_matches_estimate(mods):
@@ -170,14 +199,22 @@ def test_run_sweep_matches_estimate(mods):
     C = mods._common
     caps = [24 * MIB, 256 * MIB]
     for opm, bpe in ((2, 4), (1, 2)):
-        got = C.run_sweep("resnet50", batch=[4, 8], capacity=caps, bandwidth=[616e9],
-                          throughput=[13.45e12], ops_per_mac=opm, bytes_per_element=bpe)
+        got = C.run_sweep(
+            "resnet50",
+            batch=[4, 8],
+            capacity=caps,
+            bandwidth=[616e9],
+            throughput=[13.45e12],
+            ops_per_mac=opm,
+            bytes_per_element=bpe,
+        )
         assert list(got["network"]) == ["resnet50"] * 4
         assert sorted(got["batch"]) == [4, 4, 8, 8]
         net = dnnmem.network("resnet50", batch=8, bytes_per_element=bpe)
         for cap in caps:
-            r = dnnmem.estimate(net, capacity=cap, bandwidth=616e9, throughput=13.45e12,
-                                ops_per_mac=opm)
+            r = dnnmem.estimate(
+                net, capacity=cap, bandwidth=616e9, throughput=13.45e12, ops_per_mac=opm
+            )
             row = got[(got.capacity == cap) & (got.batch == 8)].iloc[0]
             assert row["time"] == r.time and row["flops"] == r.flops
             assert row["traffic_in"] == r.traffic_in and row["traffic_out"] == r.traffic_out
@@ -219,8 +256,9 @@ def test_plots(mods):
 
     for m in mods.figures:
         fig = m.plot(mods.data[m.NAME])
-        assert len([a for a in fig.axes if a.get_visible() and a.get_label() != "<colorbar>"]) \
-            >= len(networks())
+        assert len(
+            [a for a in fig.axes if a.get_visible() and a.get_label() != "<colorbar>"]
+        ) >= len(networks())
         assert legend_problems(fig) == [], m.NAME  # no legend over data, none cut off
         path = mods._common.save_figure(fig, m.NAME)
         assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -229,8 +267,10 @@ def test_plots(mods):
 def test_report_blocks(mods):
     mods.sensitivity.compute(small=True)
     doc = mods.tmp / "page.md"
-    doc.write_text("# Title\n\nProse before.\n\n<!-- generated: tables begin -->\nold\n"
-                   "<!-- generated: tables end -->\n\nProse after.\n")
+    doc.write_text(
+        "# Title\n\nProse before.\n\n<!-- generated: tables begin -->\nold\n"
+        "<!-- generated: tables end -->\n\nProse after.\n"
+    )
     mods.report.main(["--small", "--out", str(doc)])
     text = doc.read_text()
     assert "Prose before." in text and "Prose after." in text and "\nold\n" not in text

@@ -57,8 +57,10 @@ def test_parse_bytes_strings(text, expected):
     assert type(got) is int
 
 
-@pytest.mark.parametrize(("value", "expected"), [(0, 0), (1, 1), (4096, 4096), (10**12, 10**12),
-                                                 (1.6, 2), (2.0**20, MIB)])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(0, 0), (1, 1), (4096, 4096), (10**12, 10**12), (1.6, 2), (2.0**20, MIB)],
+)
 def test_parse_bytes_numbers(value, expected):
     got = parse_bytes(value)
     assert got == expected
@@ -132,12 +134,29 @@ def test_units_do_not_cross_over():
 # --------------------------------------------------------------------------------------------
 # Nonsense is a clear ValueError naming the quantity and the offending input
 # --------------------------------------------------------------------------------------------
-PARSERS = [(parse_bytes, "size"), (parse_bandwidth, "bandwidth"),
-           (parse_throughput, "throughput")]
+PARSERS = [(parse_bytes, "size"), (parse_bandwidth, "bandwidth"), (parse_throughput, "throughput")]
 
 # Inputs whose repr must appear in the message as given.
-NONSENSE = ["", "abc", "nanMB", "5 parsecs", None, True, False, float("nan"), float("inf"),
-            -float("inf"), -3, -0.5, "inf", "1.2.3MB", "MB", [], b"1MB", "1 2 MB"]
+NONSENSE = [
+    "",
+    "abc",
+    "nanMB",
+    "5 parsecs",
+    None,
+    True,
+    False,
+    float("nan"),
+    float("inf"),
+    -float("inf"),
+    -3,
+    -0.5,
+    "inf",
+    "1.2.3MB",
+    "MB",
+    [],
+    b"1MB",
+    "1 2 MB",
+]
 
 
 @pytest.mark.parametrize(("parse", "what"), PARSERS, ids=lambda p: getattr(p, "__name__", p))
@@ -168,10 +187,16 @@ def test_nonsense_messages_say_what_is_wrong():
         parse_throughput(True)
 
 
-@pytest.mark.parametrize(("parse", "what", "text"), [
-    (parse_bytes, "size", "-1MiB"), (parse_bytes, "size", "1e400MB"),
-    (parse_bandwidth, "bandwidth", "-5GB/s"), (parse_bandwidth, "bandwidth", "1e400TB/s"),
-    (parse_throughput, "throughput", "-2TFLOPS")])
+@pytest.mark.parametrize(
+    ("parse", "what", "text"),
+    [
+        (parse_bytes, "size", "-1MiB"),
+        (parse_bytes, "size", "1e400MB"),
+        (parse_bandwidth, "bandwidth", "-5GB/s"),
+        (parse_bandwidth, "bandwidth", "1e400TB/s"),
+        (parse_throughput, "throughput", "-2TFLOPS"),
+    ],
+)
 def test_negative_or_overflowing_text_is_a_value_error(parse, what, text):
     with pytest.raises(ValueError) as info:
         parse(text)
@@ -192,8 +217,17 @@ def test_negative_text_message_names_the_text(text):
 # --------------------------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("value", "expected"),
-    [(0, "0 B"), (1023, "1023 B"), (1024, "1 KiB"), (1536, "1.5 KiB"), (MIB, "1 MiB"),
-     (24 * MIB, "24 MiB"), (40e6, "38.15 MiB"), (3 * GIB, "3 GiB"), (2 * TIB, "2 TiB")],
+    [
+        (0, "0 B"),
+        (1023, "1023 B"),
+        (1024, "1 KiB"),
+        (1536, "1.5 KiB"),
+        (MIB, "1 MiB"),
+        (24 * MIB, "24 MiB"),
+        (40e6, "38.15 MiB"),
+        (3 * GIB, "3 GiB"),
+        (2 * TIB, "2 TiB"),
+    ],
 )
 def test_format_bytes_binary(value, expected):
     assert format_bytes(value) == expected
@@ -207,24 +241,45 @@ def test_format_bytes_si_and_digits():
     assert format_bytes(123_456_789, binary=False, digits=6) == "123.457 MB"
 
 
-@pytest.mark.parametrize(("value", "expected"), [(616e9, "616 GB/s"), (2e12, "2 TB/s"),
-                                                 (4.8e12, "4.8 TB/s"), (1.5e6, "1.5 MB/s"),
-                                                 (0, "0 B/s")])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (616e9, "616 GB/s"),
+        (2e12, "2 TB/s"),
+        (4.8e12, "4.8 TB/s"),
+        (1.5e6, "1.5 MB/s"),
+        (0, "0 B/s"),
+    ],
+)
 def test_format_bandwidth(value, expected):
     assert format_bandwidth(value) == expected
 
 
-@pytest.mark.parametrize(("value", "expected"), [(13.45e12, "13.45 TFLOPS"),
-                                                 (2.765e12, "2.765 TFLOPS"),
-                                                 (1.979e15, "1.979 PFLOPS"), (5e9, "5 GFLOPS"),
-                                                 (0, "0 FLOPS")])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (13.45e12, "13.45 TFLOPS"),
+        (2.765e12, "2.765 TFLOPS"),
+        (1.979e15, "1.979 PFLOPS"),
+        (5e9, "5 GFLOPS"),
+        (0, "0 FLOPS"),
+    ],
+)
 def test_format_throughput(value, expected):
     assert format_throughput(value) == expected
 
 
-@pytest.mark.parametrize(("value", "expected"), [(0, "0 s"), (2.5, "2.5 s"), (0.0543, "54.3 ms"),
-                                                 (3e-6, "3 µs"), (7.5e-9, "7.5 ns"),
-                                                 (125.0, "125 s")])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (0, "0 s"),
+        (2.5, "2.5 s"),
+        (0.0543, "54.3 ms"),
+        (3e-6, "3 µs"),
+        (7.5e-9, "7.5 ns"),
+        (125.0, "125 s"),
+    ],
+)
 def test_format_time(value, expected):
     assert format_time(value) == expected
 
@@ -238,8 +293,9 @@ def test_format_time_below_a_nanosecond_keeps_its_unit():
 # --------------------------------------------------------------------------------------------
 # Round trips
 # --------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("value", [0, 1, 1000, 1024, 1536, MIB, 24 * MIB, 98 * MIB, GIB, 40 * GIB,
-                                   TIB])
+@pytest.mark.parametrize(
+    "value", [0, 1, 1000, 1024, 1536, MIB, 24 * MIB, 98 * MIB, GIB, 40 * GIB, TIB]
+)
 def test_bytes_round_trip_exact(value):
     assert parse_bytes(format_bytes(value)) == value
 
@@ -277,11 +333,14 @@ def test_round_trips_within_the_printed_precision(x):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(min_value=0, max_value=2**50),
-       st.sampled_from(["B", "KiB", "MiB", "GiB", "kB", "MB", "GB"]))
+@given(
+    st.integers(min_value=0, max_value=2**50),
+    st.sampled_from(["B", "KiB", "MiB", "GiB", "kB", "MB", "GB"]),
+)
 def test_parse_bytes_is_linear_in_the_unit(n, unit):
-    factor = {"B": 1, "KiB": KIB, "MiB": MIB, "GiB": GIB, "kB": 10**3, "MB": 10**6,
-              "GB": 10**9}[unit]
+    factor = {"B": 1, "KiB": KIB, "MiB": MIB, "GiB": GIB, "kB": 10**3, "MB": 10**6, "GB": 10**9}[
+        unit
+    ]
     got = parse_bytes(f"{n}{unit}")
     assert got == pytest.approx(n * factor, rel=1e-15)
     assert parse_bytes(f"{n} {unit}") == got

@@ -24,20 +24,28 @@ import pytest
 
 import dnnmem
 
-NETWORKS = ["mobilenet_v1", "mobilenet_v2", "efficientnet_b0", "densenet121", "inception_v3",
-            "resnet50", "resnet101", "vgg16"]
+NETWORKS = [
+    "mobilenet_v1",
+    "mobilenet_v2",
+    "efficientnet_b0",
+    "densenet121",
+    "inception_v3",
+    "resnet50",
+    "resnet101",
+    "vgg16",
+]
 
 # (all parameters, trainable parameters): Keras 3.15.1, weights=None, count_params() and
 # model.trainable_weights (command in the module docstring).
 KERAS_PARAMS = {
-    "mobilenet_v1": (4_253_864, 4_231_976),     # keras.applications.MobileNet()
-    "mobilenet_v2": (3_538_984, 3_504_872),     # keras.applications.MobileNetV2()
+    "mobilenet_v1": (4_253_864, 4_231_976),  # keras.applications.MobileNet()
+    "mobilenet_v2": (3_538_984, 3_504_872),  # keras.applications.MobileNetV2()
     "efficientnet_b0": (5_330_571, 5_288_548),  # keras.applications.EfficientNetB0()
-    "densenet121": (8_062_504, 7_978_856),      # keras.applications.DenseNet121()
-    "inception_v3": (23_851_784, 23_817_352),   # keras.applications.InceptionV3()
-    "resnet50": (25_636_712, 25_583_592),       # keras.applications.ResNet50()
-    "resnet101": (44_707_176, 44_601_832),      # keras.applications.ResNet101()
-    "vgg16": (138_357_544, 138_357_544),        # keras.applications.VGG16()
+    "densenet121": (8_062_504, 7_978_856),  # keras.applications.DenseNet121()
+    "inception_v3": (23_851_784, 23_817_352),  # keras.applications.InceptionV3()
+    "resnet50": (25_636_712, 25_583_592),  # keras.applications.ResNet50()
+    "resnet101": (44_707_176, 44_601_832),  # keras.applications.ResNet101()
+    "vgg16": (138_357_544, 138_357_544),  # keras.applications.VGG16()
 }
 
 # Published forward multiply-accumulates per image (one MAC = one multiply-add), and source.
@@ -78,14 +86,14 @@ OUR_MACS = {
 
 # Layers in the file (Keras' model.layers count in the comment).
 OUR_LAYERS = {
-    "mobilenet_v1": 90,      # Keras 91: the softmax Activation `predictions` is omitted
-    "mobilenet_v2": 156,     # Keras 156
+    "mobilenet_v1": 90,  # Keras 91: the softmax Activation `predictions` is omitted
+    "mobilenet_v2": 156,  # Keras 156
     "efficientnet_b0": 272,  # Keras 240 + 32 split SE activations
-    "densenet121": 429,      # Keras 429
-    "inception_v3": 313,     # Keras 313
-    "resnet50": 177,         # Keras 177
-    "resnet101": 347,        # Keras 347
-    "vgg16": 38,             # Keras 23 + 15 split ReLUs
+    "densenet121": 429,  # Keras 429
+    "inception_v3": 313,  # Keras 313
+    "resnet50": 177,  # Keras 177
+    "resnet101": 347,  # Keras 347
+    "vgg16": 38,  # Keras 23 + 15 split ReLUs
 }
 
 
@@ -120,10 +128,21 @@ def test_forward_macs_match_published_figure(nets, name):
 
 def test_vgg16_macs_by_hand(nets):
     """VGG-16's MACs from its shapes: 3×3 convolutions H·W·9·C_in·C_out, then the FCs."""
-    convs = [(224, 3, 64), (224, 64, 64), (112, 64, 128), (112, 128, 128),
-             (56, 128, 256), (56, 256, 256), (56, 256, 256),
-             (28, 256, 512), (28, 512, 512), (28, 512, 512),
-             (14, 512, 512), (14, 512, 512), (14, 512, 512)]
+    convs = [
+        (224, 3, 64),
+        (224, 64, 64),
+        (112, 64, 128),
+        (112, 128, 128),
+        (56, 128, 256),
+        (56, 256, 256),
+        (56, 256, 256),
+        (28, 256, 512),
+        (28, 512, 512),
+        (28, 512, 512),
+        (14, 512, 512),
+        (14, 512, 512),
+        (14, 512, 512),
+    ]
     macs = sum(h * h * 9 * c_in * c_out for h, c_in, c_out in convs)
     macs += 7 * 7 * 512 * 4096 + 4096 * 4096 + 4096 * 1000
     assert macs == OUR_MACS["vgg16"] == int(nets["vgg16"].layers["fwd_macs"].sum())
@@ -147,8 +166,9 @@ def test_resnet50_is_resnet_of_depth_50():
     assert len(r101) - len(r50) == 17 * 10  # 17 more blocks of 10 layers
     names50 = [layer["name"] for layer in r50]
     names101 = [layer["name"] for layer in r101]
-    assert [n for n in names101 if not n.startswith("conv4_block")] == \
-        [n for n in names50 if not n.startswith("conv4_block")]
+    assert [n for n in names101 if not n.startswith("conv4_block")] == [
+        n for n in names50 if not n.startswith("conv4_block")
+    ]
 
 
 @pytest.mark.parametrize("name", NETWORKS)
@@ -162,23 +182,43 @@ def test_options_change_classes_and_input(name):
 # --- (c) layer for layer against Keras --------------------------------------------------------
 
 _KERAS_MODELS = {
-    "mobilenet_v1": "MobileNet", "mobilenet_v2": "MobileNetV2",
-    "efficientnet_b0": "EfficientNetB0", "densenet121": "DenseNet121",
-    "inception_v3": "InceptionV3", "resnet50": "ResNet50", "resnet101": "ResNet101",
+    "mobilenet_v1": "MobileNet",
+    "mobilenet_v2": "MobileNetV2",
+    "efficientnet_b0": "EfficientNetB0",
+    "densenet121": "DenseNet121",
+    "inception_v3": "InceptionV3",
+    "resnet50": "ResNet50",
+    "resnet101": "ResNet101",
     "vgg16": "VGG16",
 }
 
 # Keras class name -> our kind (ReLU and Activation are resolved in _kind).
 _KINDS = {
-    "InputLayer": "input", "Conv2D": "conv2d", "DepthwiseConv2D": "depthwise_conv2d",
-    "Dense": "dense", "BatchNormalization": "batchnorm", "Add": "add", "Multiply": "multiply",
-    "Concatenate": "concat", "MaxPooling2D": "maxpool", "AveragePooling2D": "avgpool",
-    "GlobalAveragePooling2D": "global_avgpool", "ZeroPadding2D": "zero_padding",
-    "Reshape": "reshape", "Flatten": "flatten", "Dropout": "dropout",
-    "Rescaling": "rescaling", "Normalization": "normalization",
+    "InputLayer": "input",
+    "Conv2D": "conv2d",
+    "DepthwiseConv2D": "depthwise_conv2d",
+    "Dense": "dense",
+    "BatchNormalization": "batchnorm",
+    "Add": "add",
+    "Multiply": "multiply",
+    "Concatenate": "concat",
+    "MaxPooling2D": "maxpool",
+    "AveragePooling2D": "avgpool",
+    "GlobalAveragePooling2D": "global_avgpool",
+    "ZeroPadding2D": "zero_padding",
+    "Reshape": "reshape",
+    "Flatten": "flatten",
+    "Dropout": "dropout",
+    "Rescaling": "rescaling",
+    "Normalization": "normalization",
 }
-_ACTIVATIONS = {"relu": "relu", "silu": "swish", "swish": "swish", "sigmoid": "sigmoid",
-                "softmax": None}  # softmax: dropped, the loss step applies it
+_ACTIVATIONS = {
+    "relu": "relu",
+    "silu": "swish",
+    "swish": "swish",
+    "sigmoid": "sigmoid",
+    "softmax": None,
+}  # softmax: dropped, the loss step applies it
 
 # Documented renames (ours -> Keras 3): ResNet keeps Keras 2's input name, which
 # SPEC-reference.md pins for ResNet-50.
@@ -196,8 +236,11 @@ def _kind(layer) -> str | None:
 
 def _fused_activation(layer) -> str | None:
     """The kind of an activation Keras fuses into a Conv2D / Dense, if any (not softmax)."""
-    act = layer.get_config().get("activation") if type(layer).__name__ in ("Conv2D",
-                                                                           "Dense") else None
+    act = (
+        layer.get_config().get("activation")
+        if type(layer).__name__ in ("Conv2D", "Dense")
+        else None
+    )
     return None if act in (None, "linear") else _ACTIVATIONS[act]
 
 
@@ -255,8 +298,10 @@ def _expected_layers(layers_in_creation_order) -> list[tuple]:
             continue
         name = layer.name
         if layer._inbound_nodes and layer._inbound_nodes[0].parent_nodes:
-            inputs = tuple(renamed.get(n.operation.name, n.operation.name)
-                           for n in layer._inbound_nodes[0].parent_nodes)
+            inputs = tuple(
+                renamed.get(n.operation.name, n.operation.name)
+                for n in layer._inbound_nodes[0].parent_nodes
+            )
         else:
             inputs = ()
         shape = tuple(layer.output.shape[1:])
@@ -276,9 +321,16 @@ def test_layers_match_keras(nets, keras_models, name):
 
     expected = _expected_layers(in_creation_order)
     rename = _RENAMED.get(name, {})
-    ours = [(rename.get(r.name, r.name), r.kind, tuple(r.output_shape),
-             tuple(rename.get(i, i) for i in r.inputs), int(r.params))
-            for r in nets[name].layers.itertuples()]
+    ours = [
+        (
+            rename.get(r.name, r.name),
+            r.kind,
+            tuple(r.output_shape),
+            tuple(rename.get(i, i) for i in r.inputs),
+            int(r.params),
+        )
+        for r in nets[name].layers.itertuples()
+    ]
     assert len(ours) == len(expected)
     for got, want in zip(ours, expected):
         assert got == want

@@ -61,9 +61,11 @@ PUBLISHED_PARAMS = [
 ]
 
 
-@pytest.mark.parametrize("name, options, count", PUBLISHED_PARAMS,
-                         ids=[f"{n}-{'-'.join(map(str, o.values())) or 'default'}"
-                              for n, o, _ in PUBLISHED_PARAMS])
+@pytest.mark.parametrize(
+    "name, options, count",
+    PUBLISHED_PARAMS,
+    ids=[f"{n}-{'-'.join(map(str, o.values())) or 'default'}" for n, o, _ in PUBLISHED_PARAMS],
+)
 def test_trainable_params_equal_the_published_count(name, options, count):
     assert dnnmem.network(name, **options).trainable_params == count
 
@@ -76,8 +78,7 @@ PUBLISHED_MACS = [
     ("inception_v4", {}, 12_253_974_624, 12.3e9, 0.01),
     # torchvision squeezenet1_0 / squeezenet1_1 docs table: 0.82 / 0.35 GFLOPS at 224×224.
     ("squeezenet", {"input_shape": (224, 224, 3)}, 818_924_576, 0.82e9, 0.01),
-    ("squeezenet", {"version": "1.1", "input_shape": (224, 224, 3)}, 349_151_936, 0.35e9,
-     0.01),
+    ("squeezenet", {"version": "1.1", "input_shape": (224, 224, 3)}, 349_151_936, 0.35e9, 0.01),
     # Sermanet et al. 2014 Table 4: fast model, 2,810 M connections (multiply-adds).
     ("overfeat", {}, 2_801_403_904, 2810e6, 0.01),
     # torchvision resnext50_32x4d docs table: 4.23 GFLOPS; Xie et al. 2017 Table 1: 4.2×10⁹.
@@ -100,8 +101,9 @@ def test_inception_v4_matches_openvino_tf_slim_figures():
     batch norm) ours are within 0.1 % of both (FLOPs = 2·MACs there)."""
     net = dnnmem.network("inception_v4", num_classes=1001)
     layers = net.layers
-    gammas = int(layers.loc[layers["kind"] == "batchnorm", "output_shape"].map(
-        lambda s: s[-1]).sum())
+    gammas = int(
+        layers.loc[layers["kind"] == "batchnorm", "output_shape"].map(lambda s: s[-1]).sum()
+    )
     assert abs((net.trainable_params - gammas) / 42.648e6 - 1) < 0.001
     assert abs(2 * macs(net) / 24.584e9 - 1) < 0.005
 
@@ -110,9 +112,17 @@ def test_inception_v4_matches_openvino_tf_slim_figures():
 
 # Table 1: "params" (weights, in units of 1,024) and "ops" (multiply-adds, millions) per row.
 GOOGLENET_TABLE1 = {
-    "conv1": (2.7, 34), "conv2": (112, 360),
-    "3a": (159, 128), "3b": (380, 304), "4a": (364, 73), "4b": (437, 88), "4c": (463, 100),
-    "4d": (580, 119), "4e": (840, 170), "5a": (1072, 54), "5b": (1388, 71),
+    "conv1": (2.7, 34),
+    "conv2": (112, 360),
+    "3a": (159, 128),
+    "3b": (380, 304),
+    "4a": (364, 73),
+    "4b": (437, 88),
+    "4c": (463, 100),
+    "4d": (580, 119),
+    "4e": (840, 170),
+    "5a": (1072, 54),
+    "5b": (1388, 71),
     "linear": (1000, 1),
 }
 
@@ -132,16 +142,19 @@ def _googlenet_rows():
     weighted = layers[layers["kind"].isin(["conv2d", "dense"])]
     # Weights only: a bias per output channel.
     weights = weighted["params"] - weighted["output_shape"].map(lambda s: s[-1])
-    return (weights.groupby(weighted["row"]).sum() / 1024,
-            layers.groupby("row")["fwd_macs"].sum() / 1e6)
+    return (
+        weights.groupby(weighted["row"]).sum() / 1024,
+        layers.groupby("row")["fwd_macs"].sum() / 1e6,
+    )
 
 
 def test_googlenet_caffe_matches_table1_row_by_row():
     kweights, mmacs = _googlenet_rows()
     # Rows that match to rounding: 3a is 163,328 weights (159.5 K) and 128.05 M MACs, …
     for key in ("conv2", "3a", "3b", "4a", "4b", "4d", "4e", "5b", "linear"):
-        assert abs(mmacs[key] - GOOGLENET_TABLE1[key][1]) <= max(1.0, 0.01 *
-                                                                  GOOGLENET_TABLE1[key][1])
+        assert abs(mmacs[key] - GOOGLENET_TABLE1[key][1]) <= max(
+            1.0, 0.01 * GOOGLENET_TABLE1[key][1]
+        )
     # The table's own slips: conv1 lists 2.7 K weights / 34 M ops for a 7×7×3×64 kernel
     # (9.2 K / 118 M on 112×112); 5a lists 54 M ops where its shapes give 51.1 M; 4c and 5a
     # list 463 K and 1,072 K weights where the shapes give 497.5 K and 1,018 K.
@@ -157,18 +170,31 @@ def test_googlenet_caffe_matches_table1_row_by_row():
 
 def test_googlenet_caffe_params_by_hand():
     """bvlc_googlenet: every convolution and the classifier with a bias, 5×5 branches."""
+
     def conv(cin: int, cout: int, k: int) -> int:
         return k * k * cin * cout + cout
 
-    modules = [(192, 64, 96, 128, 16, 32, 32), (256, 128, 128, 192, 32, 96, 64),
-               (480, 192, 96, 208, 16, 48, 64), (512, 160, 112, 224, 24, 64, 64),
-               (512, 128, 128, 256, 24, 64, 64), (512, 112, 144, 288, 32, 64, 64),
-               (528, 256, 160, 320, 32, 128, 128), (832, 256, 160, 320, 32, 128, 128),
-               (832, 384, 192, 384, 48, 128, 128)]
+    modules = [
+        (192, 64, 96, 128, 16, 32, 32),
+        (256, 128, 128, 192, 32, 96, 64),
+        (480, 192, 96, 208, 16, 48, 64),
+        (512, 160, 112, 224, 24, 64, 64),
+        (512, 128, 128, 256, 24, 64, 64),
+        (512, 112, 144, 288, 32, 64, 64),
+        (528, 256, 160, 320, 32, 128, 128),
+        (832, 256, 160, 320, 32, 128, 128),
+        (832, 384, 192, 384, 48, 128, 128),
+    ]
     total = conv(3, 64, 7) + conv(64, 64, 1) + conv(64, 192, 3) + 1024 * 1000 + 1000
     for cin, n1, n3r, n3, n5r, n5, npool in modules:
-        total += (conv(cin, n1, 1) + conv(cin, n3r, 1) + conv(n3r, n3, 3) + conv(cin, n5r, 1)
-                  + conv(n5r, n5, 5) + conv(cin, npool, 1))
+        total += (
+            conv(cin, n1, 1)
+            + conv(cin, n3r, 1)
+            + conv(n3r, n3, 3)
+            + conv(cin, n5r, 1)
+            + conv(n5r, n5, 5)
+            + conv(cin, npool, 1)
+        )
     assert total == 6_998_552 == dnnmem.network("googlenet").params
     # Auxiliary heads: 1×1 conv 128, dense 2048 → 1024, dense 1024 → 1000 each.
     aux = sum(conv(c, 128, 1) + 2048 * 1024 + 1024 + 1024 * 1000 + 1000 for c in (512, 528))
@@ -186,19 +212,25 @@ def test_googlenet_variants_differ_as_documented():
     assert c.loc["inception_3a_5x5", "params"] == 5 * 5 * 16 * 32 + 32
     assert t.loc["inception3a_branch3_1_conv", "params"] == 3 * 3 * 16 * 32
     # Caffe's ceil-rounded pools: 112 → 56 → 28 → 14 → 7.
-    for name, side in (("pool1_3x3_s2", 56), ("pool2_3x3_s2", 28), ("pool3_3x3_s2", 14),
-                       ("pool4_3x3_s2", 7)):
+    for name, side in (
+        ("pool1_3x3_s2", 56),
+        ("pool2_3x3_s2", 28),
+        ("pool3_3x3_s2", 14),
+        ("pool4_3x3_s2", 7),
+    ):
         assert c.loc[name, "output_shape"][:2] == (side, side)
     # Batch norm running statistics: state, not trainable (2·C per convolution).
     net = dnnmem.network("googlenet", variant="torchvision")
     assert net.params - net.trainable_params == 2 * int(
-        tv.loc[tv["kind"] == "conv2d", "output_shape"].map(lambda s: s[-1]).sum())
+        tv.loc[tv["kind"] == "conv2d", "output_shape"].map(lambda s: s[-1]).sum()
+    )
 
 
 def test_googlenet_aux_heads_are_outputs_with_loss_steps():
-    for variant, heads in (("caffe", {"loss1_classifier", "loss2_classifier",
-                                      "loss3_classifier"}),
-                           ("torchvision", {"aux1_fc2", "aux2_fc2", "fc"})):
+    for variant, heads in (
+        ("caffe", {"loss1_classifier", "loss2_classifier", "loss3_classifier"}),
+        ("torchvision", {"aux1_fc2", "aux2_fc2", "fc"}),
+    ):
         net = dnnmem.network("googlenet", variant=variant, aux_logits=True)
         steps = net.steps
         assert set(steps.loc[steps["phase"] == "loss", "layer"]) == heads
@@ -206,10 +238,16 @@ def test_googlenet_aux_heads_are_outputs_with_loss_steps():
 
 # --- by-hand counts of the single-path networks ----------------------------------------------
 
+
 def test_overfeat_by_hand():
     """Sermanet et al. Table 1 (fast): shapes 56 → 28, 24 → 12, 12, 12, 12 → 6."""
-    convs = [(56, 11, 3, 96), (24, 5, 96, 256), (12, 3, 256, 512), (12, 3, 512, 1024),
-             (12, 3, 1024, 1024)]
+    convs = [
+        (56, 11, 3, 96),
+        (24, 5, 96, 256),
+        (12, 3, 256, 512),
+        (12, 3, 512, 1024),
+        (12, 3, 1024, 1024),
+    ]
     fcs = [(6 * 6 * 1024, 3072), (3072, 4096), (4096, 1000)]
     params = sum(k * k * ci * co + co for _, k, ci, co in convs) + sum(i * o + o for i, o in fcs)
     mac = sum(s * s * k * k * ci * co for s, k, ci, co in convs) + sum(i * o for i, o in fcs)
@@ -222,10 +260,20 @@ def test_overfeat_by_hand():
 
 def test_nin_by_hand():
     """nin_imagenet: 224 → conv1 54 → 27 → 13 → 6 (Caffe's ceil pools)."""
-    layers = [(54, 11, 3, 96), (54, 1, 96, 96), (54, 1, 96, 96),
-              (27, 5, 96, 256), (27, 1, 256, 256), (27, 1, 256, 256),
-              (13, 3, 256, 384), (13, 1, 384, 384), (13, 1, 384, 384),
-              (6, 3, 384, 1024), (6, 1, 1024, 1024), (6, 1, 1024, 1000)]
+    layers = [
+        (54, 11, 3, 96),
+        (54, 1, 96, 96),
+        (54, 1, 96, 96),
+        (27, 5, 96, 256),
+        (27, 1, 256, 256),
+        (27, 1, 256, 256),
+        (13, 3, 256, 384),
+        (13, 1, 384, 384),
+        (13, 1, 384, 384),
+        (6, 3, 384, 1024),
+        (6, 1, 1024, 1024),
+        (6, 1, 1024, 1000),
+    ]
     net = dnnmem.network("nin")
     assert net.params == sum(k * k * ci * co + co for _, k, ci, co in layers) == 7_595_176
     assert macs(net) == sum(s * s * k * k * ci * co for s, k, ci, co in layers)
@@ -253,6 +301,7 @@ def test_squeezenet_input_sizes():
 
 # --- ResNeXt, SSD300, the PTB LSTM and the attention block -----------------------------------
 
+
 def test_resnext_grouped_convolutions():
     df = dnnmem.network("resnext50_32x4d").layers.set_index("name")
     # 3×3 grouped convolution: 32 groups of (width/32 → width/32) channels, no bias.
@@ -267,12 +316,30 @@ def test_resnext_grouped_convolutions():
 def ssd_params(num_classes: int) -> int:
     """SSD300 by hand: VGG-16 convolutions, L2 scale, fc6 / fc7, extras, heads."""
     conv = lambda ci, co, k: k * k * ci * co + co  # noqa: E731
-    vgg = [(3, 64), (64, 64), (64, 128), (128, 128), (128, 256), (256, 256), (256, 256),
-           (256, 512), (512, 512), (512, 512), (512, 512), (512, 512), (512, 512)]
+    vgg = [
+        (3, 64),
+        (64, 64),
+        (64, 128),
+        (128, 128),
+        (128, 256),
+        (256, 256),
+        (256, 256),
+        (256, 512),
+        (512, 512),
+        (512, 512),
+        (512, 512),
+        (512, 512),
+        (512, 512),
+    ]
     total = sum(conv(ci, co, 3) for ci, co in vgg) + 512
     total += conv(512, 1024, 3) + conv(1024, 1024, 1)
-    total += (conv(1024, 256, 1) + conv(256, 512, 3) + conv(512, 128, 1) + conv(128, 256, 3)
-              + 2 * (conv(256, 128, 1) + conv(128, 256, 3)))
+    total += (
+        conv(1024, 256, 1)
+        + conv(256, 512, 3)
+        + conv(512, 128, 1)
+        + conv(128, 256, 3)
+        + 2 * (conv(256, 128, 1) + conv(128, 256, 3))
+    )
     for channels, boxes in ((512, 4), (1024, 6), (512, 6), (256, 6), (256, 4), (256, 4)):
         total += conv(channels, boxes * 4, 3) + conv(channels, boxes * num_classes, 3)
     return total
@@ -290,8 +357,14 @@ def test_ssd300_by_hand_and_its_outputs():
     steps = net.steps
     assert set(steps.loc[steps["phase"] == "loss", "layer"]) == {"mbox_loc", "mbox_conf"}
     # Feature-map sides of the paper's Figure 2.
-    for name, side in (("relu4_3", 38), ("relu7", 19), ("conv6_2", 10), ("conv7_2", 5),
-                       ("conv8_2", 3), ("conv9_2", 1)):
+    for name, side in (
+        ("relu4_3", 38),
+        ("relu7", 19),
+        ("conv6_2", 10),
+        ("conv7_2", 5),
+        ("conv8_2", 3),
+        ("conv9_2", 1),
+    ):
         assert df.loc[name, "output_shape"][:2] == (side, side)
     # The L2Norm stand-in: 512 scale weights, no shift.
     assert df.loc["conv4_3_norm", "params"] == 512
@@ -338,6 +411,7 @@ def test_mha_block_macs_and_torch_count():
 
 # --- seed 001: BERT, T5, NCF, DLRM, Faster R-CNN ---------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def hf_counts():
     """Parameter counts of the HF models built from their configs on the meta device (no
@@ -351,16 +425,36 @@ def hf_counts():
     t5 = dict(d_kv=64, vocab_size=32128)
     with torch.device("meta"):
         return {
-            "bert_large": count(tf.BertForSequenceClassification(tf.BertConfig(
-                hidden_size=1024, num_hidden_layers=24, num_attention_heads=16,
-                intermediate_size=4096))),
-            "bert_tiny": count(tf.BertForSequenceClassification(tf.BertConfig(
-                hidden_size=312, num_hidden_layers=4, num_attention_heads=12,
-                intermediate_size=1200))),
-            "t5_small": count(tf.T5ForConditionalGeneration(tf.T5Config(
-                d_model=512, d_ff=2048, num_layers=6, num_heads=8, **t5))),
-            "t5_large": count(tf.T5ForConditionalGeneration(tf.T5Config(
-                d_model=1024, d_ff=4096, num_layers=24, num_heads=16, **t5))),
+            "bert_large": count(
+                tf.BertForSequenceClassification(
+                    tf.BertConfig(
+                        hidden_size=1024,
+                        num_hidden_layers=24,
+                        num_attention_heads=16,
+                        intermediate_size=4096,
+                    )
+                )
+            ),
+            "bert_tiny": count(
+                tf.BertForSequenceClassification(
+                    tf.BertConfig(
+                        hidden_size=312,
+                        num_hidden_layers=4,
+                        num_attention_heads=12,
+                        intermediate_size=1200,
+                    )
+                )
+            ),
+            "t5_small": count(
+                tf.T5ForConditionalGeneration(
+                    tf.T5Config(d_model=512, d_ff=2048, num_layers=6, num_heads=8, **t5)
+                )
+            ),
+            "t5_large": count(
+                tf.T5ForConditionalGeneration(
+                    tf.T5Config(d_model=1024, d_ff=4096, num_layers=24, num_heads=16, **t5)
+                )
+            ),
         }
 
 
@@ -386,9 +480,14 @@ def test_bert_sizes_macs():
 def t5_macs(L: int, S: int, T: int, d: int, ff: int, vocab: int = 32128) -> int:
     enc = encoder_macs(L, S, d, ff)
     # decoder self-attention, cross-attention (q, o on T tokens; k, v on S; T×S scores), FFN
-    dec = L * (4 * T * d * d + 2 * T * T * d
-               + 2 * T * d * d + 2 * S * d * d + 2 * T * S * d
-               + 2 * T * d * ff)
+    dec = L * (
+        4 * T * d * d
+        + 2 * T * T * d
+        + 2 * T * d * d
+        + 2 * S * d * d
+        + 2 * T * S * d
+        + 2 * T * d * ff
+    )
     return enc + dec + T * d * vocab
 
 
@@ -416,10 +515,12 @@ def test_ncf_by_hand():
     assert macs(net) == 64 * 32 + 32 * 16 + 16 * 8 + 16
     df = net.layers.set_index("name")
     assert df.loc["neumf_concat", "output_shape"] == (1, 16)
-    mlperf = dnnmem.network("ncf", users=138493, items=26744, factors=64,
-                            mlp_layers=(256, 256, 128, 64))
+    mlperf = dnnmem.network(
+        "ncf", users=138493, items=26744, factors=64, mlp_layers=(256, 256, 128, 64)
+    )
     assert mlperf.params == (138493 + 26744) * (64 + 128) + (256 * 256 + 256) + (
-        256 * 128 + 128) + (128 * 64 + 64) + (128 + 1)
+        256 * 128 + 128
+    ) + (128 * 64 + 64) + (128 + 1)
 
 
 def test_dlrm_configs_by_hand():
@@ -430,14 +531,20 @@ def test_dlrm_configs_by_hand():
 
     mlperf = dnnmem.network("dlrm")
     assert sum(_TABLES["mlperf"]) == 187_767_399
-    assert mlperf.params == 187_767_399 * 128 + mlp([13, 512, 256, 128]) + mlp(
-        [479, 1024, 1024, 512, 256, 1]) == 24_036_595_969
+    assert (
+        mlperf.params
+        == 187_767_399 * 128 + mlp([13, 512, 256, 128]) + mlp([479, 1024, 1024, 512, 256, 1])
+        == 24_036_595_969
+    )
     # Desai & Shrivastava 2022 on MLPerf's DLRM: "25+Billion parameters", 100 GB of
     # embeddings (ours: 96.1 GB in FP32).
     assert 24e9 < mlperf.params < 25e9 + 1e9
     kaggle = dnnmem.network("dlrm", config="kaggle")
-    assert kaggle.params == sum(_TABLES["kaggle"]) * 16 + mlp([13, 512, 256, 64, 16]) + mlp(
-        [367, 512, 256, 1]) == 540_677_217
+    assert (
+        kaggle.params
+        == sum(_TABLES["kaggle"]) * 16 + mlp([13, 512, 256, 64, 16]) + mlp([367, 512, 256, 1])
+        == 540_677_217
+    )
     df = mlperf.layers.set_index("name")
     # The interaction: 27 vectors, a full 27×27 product, 351 pairs kept, 128 + 351 = 479.
     assert df.loc["interact_in", "output_shape"] == (27, 128)
@@ -463,7 +570,8 @@ def test_faster_rcnn_against_vgg16():
     assert body == 14_714_688
     assert int(df.loc[df.index.str.startswith("conv"), "params"].sum()) == body
     assert df.loc["fc6", "params"] + df.loc["fc7", "params"] == (
-        vgg.loc["fc1", "params"] + vgg.loc["fc2", "params"])
+        vgg.loc["fc1", "params"] + vgg.loc["fc2", "params"]
+    )
     rpn = 3 * 3 * 512 * 512 + 512 + 512 * 18 + 18 + 512 * 36 + 36
     heads = 4096 * 21 + 21 + 4096 * 84 + 84
     assert frcnn.params == body + rpn + 119_545_856 + heads == 137_078_239
@@ -476,7 +584,11 @@ def test_faster_rcnn_against_vgg16():
     assert df.loc["cls_score", "output_shape"] == (128, 21)
     steps = frcnn.steps
     assert set(steps.loc[steps["phase"] == "loss", "layer"]) == {
-        "rpn_cls_score", "rpn_bbox_pred", "cls_score", "bbox_pred"}
+        "rpn_cls_score",
+        "rpn_bbox_pred",
+        "cls_score",
+        "bbox_pred",
+    }
 
 
 # --- every network at the batch of the paper that uses it ------------------------------------
@@ -525,26 +637,43 @@ def test_estimate_runs_at_the_paper_batch(name, options, batch, paper):
 
 
 def test_registered():
-    assert {"googlenet", "inception_v4", "squeezenet", "nin", "overfeat", "resnext50_32x4d",
-            "ssd300", "ptb_lstm", "mha_block", "bert_large", "bert_tiny", "t5_small",
-            "t5_large", "ncf", "dlrm", "faster_rcnn"} <= set(
-        dnnmem.zoo.networks())
+    assert {
+        "googlenet",
+        "inception_v4",
+        "squeezenet",
+        "nin",
+        "overfeat",
+        "resnext50_32x4d",
+        "ssd300",
+        "ptb_lstm",
+        "mha_block",
+        "bert_large",
+        "bert_tiny",
+        "t5_small",
+        "t5_large",
+        "ncf",
+        "dlrm",
+        "faster_rcnn",
+    } <= set(dnnmem.zoo.networks())
 
 
-@pytest.mark.parametrize("name, options, field", [
-    ("googlenet", {"variant": "keras"}, "variant"),
-    ("googlenet", {"aux_logits": True, "input_shape": (256, 256, 3)}, "input_shape"),
-    ("squeezenet", {"version": "1.2"}, "version"),
-    ("squeezenet", {"input_shape": (224, 200, 3)}, "input_shape"),
-    ("overfeat", {"input_shape": (224, 224, 3)}, "input_shape"),
-    ("ptb_lstm", {"size": "huge"}, "size"),
-    ("ptb_lstm", {"seq_len": 0}, "seq_len"),
-    ("mha_block", {"d_model": 500}, "d_model"),
-    ("t5_small", {"src_len": 0}, "src_len"),
-    ("ncf", {"mlp_layers": (63, 32)}, "mlp_layers"),
-    ("dlrm", {"config": "avazu"}, "config"),
-    ("faster_rcnn", {"head": "mask"}, "head"),
-])
+@pytest.mark.parametrize(
+    "name, options, field",
+    [
+        ("googlenet", {"variant": "keras"}, "variant"),
+        ("googlenet", {"aux_logits": True, "input_shape": (256, 256, 3)}, "input_shape"),
+        ("squeezenet", {"version": "1.2"}, "version"),
+        ("squeezenet", {"input_shape": (224, 200, 3)}, "input_shape"),
+        ("overfeat", {"input_shape": (224, 224, 3)}, "input_shape"),
+        ("ptb_lstm", {"size": "huge"}, "size"),
+        ("ptb_lstm", {"seq_len": 0}, "seq_len"),
+        ("mha_block", {"d_model": 500}, "d_model"),
+        ("t5_small", {"src_len": 0}, "src_len"),
+        ("ncf", {"mlp_layers": (63, 32)}, "mlp_layers"),
+        ("dlrm", {"config": "avazu"}, "config"),
+        ("faster_rcnn", {"head": "mask"}, "head"),
+    ],
+)
 def test_bad_options_name_the_argument(name, options, field):
     with pytest.raises(ValueError, match=f"^{field}:"):
         dnnmem.network(name, **options)

@@ -75,12 +75,14 @@ def hf_counts():
 
     with torch.device("meta"):
         return {
-            "bert_base": count(transformers.BertForSequenceClassification(
-                transformers.BertConfig())),
+            "bert_base": count(
+                transformers.BertForSequenceClassification(transformers.BertConfig())
+            ),
             "bert_mlm": count(transformers.BertForMaskedLM(transformers.BertConfig())),
             "gpt2": count(transformers.GPT2LMHeadModel(transformers.GPT2Config())),
-            "vit_b16": count(transformers.ViTForImageClassification(
-                transformers.ViTConfig(num_labels=1000))),
+            "vit_b16": count(
+                transformers.ViTForImageClassification(transformers.ViTConfig(num_labels=1000))
+            ),
         }
 
 
@@ -95,6 +97,7 @@ def test_bert_mlm_params_equal_transformers_less_the_decoder_bias(hf_counts):
 
 
 # --- FLOPs ----------------------------------------------------------------------------------
+
 
 def fwd_macs_per_sample(net) -> int:
     return int(net.layers["fwd_macs"].sum()) // net.batch
@@ -120,8 +123,9 @@ def test_bert_macs_exact_and_flops_near_the_standard_estimate():
 def test_bert_mlm_head_macs():
     net = dnnmem.network("bert_base", head="mlm")
     T = 128
-    assert fwd_macs_per_sample(net) == (encoder_macs(12, T, 768, 3072) + T * 768 * 768
-                                        + T * 768 * 30522)
+    assert fwd_macs_per_sample(net) == (
+        encoder_macs(12, T, 768, 3072) + T * 768 * 768 + T * 768 * 30522
+    )
 
 
 def test_gpt2_macs_exact_and_flops_near_the_standard_estimate():
@@ -174,8 +178,13 @@ def test_resnet18_macs_exact_and_near_he_et_al():
 
 def test_alexnet_macs_exact_and_near_torchvision():
     net = dnnmem.network("alexnet")
-    convs = (55 * 55 * 64 * 11 * 11 * 3 + 27 * 27 * 192 * 5 * 5 * 64
-             + 13 * 13 * 384 * 9 * 192 + 13 * 13 * 256 * 9 * 384 + 13 * 13 * 256 * 9 * 256)
+    convs = (
+        55 * 55 * 64 * 11 * 11 * 3
+        + 27 * 27 * 192 * 5 * 5 * 64
+        + 13 * 13 * 384 * 9 * 192
+        + 13 * 13 * 256 * 9 * 384
+        + 13 * 13 * 256 * 9 * 256
+    )
     fcs = 9216 * 4096 + 4096 * 4096 + 4096 * 1000
     assert fwd_macs_per_sample(net) == convs + fcs == 714_188_480
     # torchvision's alexnet docs table: 0.71 GFLOPS (multiply-adds).
@@ -183,6 +192,7 @@ def test_alexnet_macs_exact_and_near_torchvision():
 
 
 # --- GNMT -------------------------------------------------------------------------------------
+
 
 def gnmt_params(T: int, H: int, L: int, V: int) -> int:
     lstm = lambda x: 4 * ((x + H) * H + H)  # noqa: E731 — four gate FCs on [x, h], one bias
@@ -224,8 +234,9 @@ def test_gnmt_shows_recurrent_weight_reuse():
     net = dnnmem.network("gnmt", batch=2)
     df = net.layers
     readers = df[df["weight"] != ""].groupby("weight").size()
-    lstm_layers = ["enc1f", "enc1b"] + [f"enc{l}" for l in range(2, 9)] + \
-        [f"dec{l}" for l in range(1, 9)]
+    lstm_layers = (
+        ["enc1f", "enc1b"] + [f"enc{l}" for l in range(2, 9)] + [f"dec{l}" for l in range(1, 9)]
+    )
     for layer in lstm_layers:
         for gate in "ifgo":
             assert readers[f"{layer}/W_{gate}"] == T  # the same tensor, read by T steps
@@ -251,20 +262,25 @@ def test_gnmt_schedule_is_time_major():
 
 # --- registry and argument errors --------------------------------------------------------------
 
+
 def test_registered():
     assert {"gnmt", "bert_base", "gpt2", "vit_b16", "resnet18", "alexnet"} <= set(
-        dnnmem.zoo.networks())
+        dnnmem.zoo.networks()
+    )
 
 
-@pytest.mark.parametrize("name, options, field", [
-    ("bert_base", {"head": "nsp"}, "head"),
-    ("bert_base", {"seq_len": 513}, "seq_len"),
-    ("gpt2", {"seq_len": 1025}, "seq_len"),
-    ("gnmt", {"layers": 1}, "layers"),
-    ("gnmt", {"seq_len": 0}, "seq_len"),
-    ("vit_b16", {"image_size": 200}, "image_size"),
-    ("alexnet", {"input_shape": (227, 227, 3)}, "input_shape"),
-])
+@pytest.mark.parametrize(
+    "name, options, field",
+    [
+        ("bert_base", {"head": "nsp"}, "head"),
+        ("bert_base", {"seq_len": 513}, "seq_len"),
+        ("gpt2", {"seq_len": 1025}, "seq_len"),
+        ("gnmt", {"layers": 1}, "layers"),
+        ("gnmt", {"seq_len": 0}, "seq_len"),
+        ("vit_b16", {"image_size": 200}, "image_size"),
+        ("alexnet", {"input_shape": (227, 227, 3)}, "input_shape"),
+    ],
+)
 def test_bad_options_name_the_argument(name, options, field):
     with pytest.raises(ValueError, match=f"^{field}:"):
         dnnmem.network(name, **options)

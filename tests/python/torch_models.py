@@ -15,6 +15,7 @@ from typing import Any
 
 def _nn() -> Any:
     import torch.nn as nn
+
     return nn
 
 
@@ -22,10 +23,17 @@ def tiny_cnn(num_classes: int = 10) -> Any:
     """conv-bn-relu-maxpool ×2, global average pool, linear: a 32×32×3 classifier."""
     nn = _nn()
     return nn.Sequential(
-        nn.Conv2d(3, 16, 3, padding=1), nn.BatchNorm2d(16), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(16, 32, 3, stride=1, padding=1, bias=False), nn.BatchNorm2d(32), nn.ReLU(),
+        nn.Conv2d(3, 16, 3, padding=1),
+        nn.BatchNorm2d(16),
+        nn.ReLU(),
         nn.MaxPool2d(2),
-        nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(32, num_classes),
+        nn.Conv2d(16, 32, 3, stride=1, padding=1, bias=False),
+        nn.BatchNorm2d(32),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.AdaptiveAvgPool2d(1),
+        nn.Flatten(),
+        nn.Linear(32, num_classes),
     )
 
 
@@ -36,6 +44,7 @@ def resnet50_torch(num_classes: int = 1000, keras_v1: bool = False) -> Any:
     1×1 convolutions and a bias on every convolution (25,583,592 trainable parameters).
     """
     import torch.nn as nn
+
     bias = keras_v1
 
     class Bottleneck(nn.Module):
@@ -53,7 +62,8 @@ def resnet50_torch(num_classes: int = 1000, keras_v1: bool = False) -> Any:
             if stride != 1 or cin != 4 * width:
                 self.downsample = nn.Sequential(
                     nn.Conv2d(cin, 4 * width, 1, stride=stride, bias=bias),
-                    nn.BatchNorm2d(4 * width))
+                    nn.BatchNorm2d(4 * width),
+                )
 
         def forward(self, x: Any) -> Any:
             identity = x if self.downsample is None else self.downsample(x)
@@ -88,8 +98,9 @@ def resnet50_torch(num_classes: int = 1000, keras_v1: bool = False) -> Any:
     return ResNet50()
 
 
-def encoder_block(d_model: int = 64, heads: int = 4, ff: int = 256, vocab: int = 100,
-                  seq_len: int = 16) -> Any:
+def encoder_block(
+    d_model: int = 64, heads: int = 4, ff: int = 256, vocab: int = 100, seq_len: int = 16
+) -> Any:
     """Token embedding + one post-norm transformer encoder block (explicit attention) + head.
 
     Attention is written out (q, k, v linears, matmuls, softmax) rather than with

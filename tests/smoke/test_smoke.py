@@ -61,24 +61,47 @@ def test_an_estimate_obeys_the_roofline() -> None:
 
 
 def test_a_threaded_sweep_equals_the_single_estimates() -> None:
-    grid = dict(batch=2, capacity=["0MiB", "4MiB", "16MiB"], bandwidth="100GB/s",
-                throughput="10TFLOPS", policy=["lookahead", "lru"], progress=False)
+    grid = dict(
+        batch=2,
+        capacity=["0MiB", "4MiB", "16MiB"],
+        bandwidth="100GB/s",
+        throughput="10TFLOPS",
+        policy=["lookahead", "lru"],
+        progress=False,
+    )
     df1 = dnnmem.sweep("resnet18", threads=1, **grid)
     df2 = dnnmem.sweep("resnet18", threads=2, **grid)  # OpenMP where the build has it
     assert len(df1) == 6
     assert df1["time"].tolist() == df2["time"].tolist()
     for row in df1.itertuples():
-        r = dnnmem.estimate("resnet18", batch=2, capacity=row.capacity, bandwidth=row.bandwidth,
-                            throughput=row.throughput, policy=row.policy)
-        assert (row.time, row.traffic_in, row.traffic_out) == (r.time, r.traffic_in,
-                                                                r.traffic_out)
+        r = dnnmem.estimate(
+            "resnet18",
+            batch=2,
+            capacity=row.capacity,
+            bandwidth=row.bandwidth,
+            throughput=row.throughput,
+            policy=row.policy,
+        )
+        assert (row.time, row.traffic_in, row.traffic_out) == (r.time, r.traffic_in, r.traffic_out)
 
 
 def test_the_cli_estimates() -> None:
-    out = _cli("estimate", "--network", "resnet18", "--batch", "2", "--capacity", "8MiB",
-               "--bandwidth", "100GB/s", "--throughput", "10TFLOPS")
-    r = dnnmem.estimate("resnet18", batch=2, capacity="8MiB", bandwidth="100GB/s",
-                        throughput="10TFLOPS")
+    out = _cli(
+        "estimate",
+        "--network",
+        "resnet18",
+        "--batch",
+        "2",
+        "--capacity",
+        "8MiB",
+        "--bandwidth",
+        "100GB/s",
+        "--throughput",
+        "10TFLOPS",
+    )
+    r = dnnmem.estimate(
+        "resnet18", batch=2, capacity="8MiB", bandwidth="100GB/s", throughput="10TFLOPS"
+    )
     assert "resnet18" in out
     assert dnnmem.format_time(r.time) in out
 

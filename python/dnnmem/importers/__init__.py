@@ -33,12 +33,14 @@ __all__ = [
 
 def _lazy(module: str, function: str) -> Callable[..., Any]:
     """An importer living in ``dnnmem.importers.<module>``, imported on first use."""
+
     def run(path: str, **options: Any) -> Any:
         try:
             f = getattr(importlib.import_module(f"{__name__}.{module}"), function)
         except (ImportError, AttributeError) as e:
             raise ValueError(f"{path}: the {module} importer is not available ({e})") from None
         return f(path, **options)
+
     run.__name__ = function
     return run
 
@@ -58,21 +60,37 @@ IMPORTERS: dict[str, Callable[..., Any]] = {
 
 
 #: File extension → the optional package its importer needs (checked before importing).
-NEEDS: dict[str, str] = {".onnx": "onnx", ".keras": "keras", ".h5": "keras", ".pt": "torch",
-                         ".pth": "torch", ".pt2": "torch"}
-@overload
-def import_model(path: str | os.PathLike[str], *, batch: int = ..., strict: bool = ...,
-                 document: Literal[False] = ...) -> Network: ...
-@overload
-def import_model(path: str | os.PathLike[str], *, batch: int = ..., strict: bool = ...,
-                 document: Literal[True]) -> dict[str, Any]: ...
-@overload
-def import_model(path: str | os.PathLike[str], *, batch: int = ..., strict: bool = ...,
-                 document: bool = ...) -> Network | dict[str, Any]: ...
+NEEDS: dict[str, str] = {
+    ".onnx": "onnx",
+    ".keras": "keras",
+    ".h5": "keras",
+    ".pt": "torch",
+    ".pth": "torch",
+    ".pt2": "torch",
+}
 
 
-def import_model(path: str | os.PathLike[str], *, batch: int = 1, strict: bool = True,
-                 document: bool = False) -> Network | dict[str, Any]:
+@overload
+def import_model(
+    path: str | os.PathLike[str],
+    *,
+    batch: int = ...,
+    strict: bool = ...,
+    document: Literal[False] = ...,
+) -> Network: ...
+@overload
+def import_model(
+    path: str | os.PathLike[str], *, batch: int = ..., strict: bool = ..., document: Literal[True]
+) -> dict[str, Any]: ...
+@overload
+def import_model(
+    path: str | os.PathLike[str], *, batch: int = ..., strict: bool = ..., document: bool = ...
+) -> Network | dict[str, Any]: ...
+
+
+def import_model(
+    path: str | os.PathLike[str], *, batch: int = 1, strict: bool = True, document: bool = False
+) -> Network | dict[str, Any]:
     """Import a model file with the importer its extension selects (:data:`IMPORTERS`).
 
     Parameters
@@ -102,5 +120,6 @@ def import_model(path: str | os.PathLike[str], *, batch: int = 1, strict: bool =
             if ext in NEEDS:
                 require(NEEDS[ext], f"importing {ext} files")
             return IMPORTERS[ext](p, batch=batch, strict=strict, document=document)
-    raise ValueError(f"{p}: no importer for this file extension (known: "
-                     f"{', '.join(sorted(IMPORTERS))})")
+    raise ValueError(
+        f"{p}: no importer for this file extension (known: {', '.join(sorted(IMPORTERS))})"
+    )

@@ -55,11 +55,12 @@ class UnsupportedOperatorError(NetworkError):
         self.source = source
         self.ops = {k: list(v) for k, v in ops.items()}
         self.layer, self.field = "", ""
-        self.detail = (f"unsupported operator{'s' if len(ops) > 1 else ''} "
-                       + "; ".join(f"{op} (nodes: {', '.join(names)})"
-                                   for op, names in self.ops.items())
-                       + " — pass strict=False (CLI: --no-strict) to import them as zero-FLOP "
-                       "placeholders")
+        self.detail = (
+            f"unsupported operator{'s' if len(ops) > 1 else ''} "
+            + "; ".join(f"{op} (nodes: {', '.join(names)})" for op, names in self.ops.items())
+            + " — pass strict=False (CLI: --no-strict) to import them as zero-FLOP "
+            "placeholders"
+        )
         super().__init__(f"{source}: {self.detail}")
 
 
@@ -136,8 +137,9 @@ class DocumentBuilder(Layers):
         """Record an operator the importer cannot translate (reported by :meth:`finish`)."""
         self._unsupported.setdefault(str(op_type), []).append(str(node))
 
-    def placeholder(self, name: str, op_type: str, inputs: Sequence[str],
-                    shape: Sequence[int]) -> str:
+    def placeholder(
+        self, name: str, op_type: str, inputs: Sequence[str], shape: Sequence[int]
+    ) -> str:
         """Record ``op_type`` as unsupported and add its zero-FLOP placeholder layer.
 
         The placeholder (kind :data:`PLACEHOLDER_KIND`) has the operator's per-sample output
@@ -145,8 +147,13 @@ class DocumentBuilder(Layers):
         ``strict=True`` :meth:`finish` raises before the document is used.
         """
         self.unsupported(op_type, name)
-        return self.add(name, PLACEHOLDER_KIND, list(inputs), shape=[int(d) for d in shape],
-                        meta={"op_type": str(op_type), "placeholder": True})
+        return self.add(
+            name,
+            PLACEHOLDER_KIND,
+            list(inputs),
+            shape=[int(d) for d in shape],
+            meta={"op_type": str(op_type), "placeholder": True},
+        )
 
     @property
     def unsupported_ops(self) -> dict[str, list[str]]:
@@ -172,16 +179,19 @@ class DocumentBuilder(Layers):
             err = UnsupportedOperatorError(self.source, self._unsupported)
             if strict:
                 raise err
-            warnings.warn(f"{self.source}: imported "
-                          + "; ".join(f"{op} (nodes: {', '.join(n)})"
-                                      for op, n in self._unsupported.items())
-                          + " as zero-FLOP placeholders (kind 'opaque')",
-                          ImporterWarning, stacklevel=3)
+            warnings.warn(
+                f"{self.source}: imported "
+                + "; ".join(f"{op} (nodes: {', '.join(n)})" for op, n in self._unsupported.items())
+                + " as zero-FLOP placeholders (kind 'opaque')",
+                ImporterWarning,
+                stacklevel=3,
+            )
         return self.document(self.name)
 
 
-def to_network(doc: dict[str, Any], batch: int, bytes_per_element: int = 4,
-               document: bool = False) -> Network | dict[str, Any]:
+def to_network(
+    doc: dict[str, Any], batch: int, bytes_per_element: int = 4, document: bool = False
+) -> Network | dict[str, Any]:
     """The importers' common return: the document itself, or the loaded :class:`Network`."""
     if document:
         return doc

@@ -9,27 +9,71 @@ from typing import Any
 
 # ATen ops that only re-index or re-type their input (no data moves in dnnmem's model).
 _VIEWS = {
-    "view", "_unsafe_view", "reshape", "permute", "transpose", "t", "flatten", "contiguous",
-    "clone", "unsqueeze", "squeeze", "alias", "detach", "to", "_to_copy", "type_as",
-    "lift_fresh_copy", "view_as", "reshape_as", "unflatten", "expand", "expand_as",
+    "view",
+    "_unsafe_view",
+    "reshape",
+    "permute",
+    "transpose",
+    "t",
+    "flatten",
+    "contiguous",
+    "clone",
+    "unsqueeze",
+    "squeeze",
+    "alias",
+    "detach",
+    "to",
+    "_to_copy",
+    "type_as",
+    "lift_fresh_copy",
+    "view_as",
+    "reshape_as",
+    "unflatten",
+    "expand",
+    "expand_as",
     "_assert_tensor_metadata",
 }
 # One-input point-wise activations: ATen op name → kind.
 _ACTIVATIONS = {
-    "relu": "relu", "relu_": "relu", "gelu": "gelu", "silu": "swish", "silu_": "swish",
-    "sigmoid": "sigmoid", "tanh": "tanh", "hardswish": "hard_swish", "hardswish_": "hard_swish",
-    "hardsigmoid": "hard_sigmoid", "mish": "mish", "relu6": "relu6",
+    "relu": "relu",
+    "relu_": "relu",
+    "gelu": "gelu",
+    "silu": "swish",
+    "silu_": "swish",
+    "sigmoid": "sigmoid",
+    "tanh": "tanh",
+    "hardswish": "hard_swish",
+    "hardswish_": "hard_swish",
+    "hardsigmoid": "hard_sigmoid",
+    "mish": "mish",
+    "relu6": "relu6",
 }
 # One-input point-wise math with a constant (or none): one `rescaling` layer (2 FLOPs/element).
-_POINTWISE_UNARY = {"neg", "exp", "log", "sqrt", "rsqrt", "reciprocal", "abs", "erf",
-                    "clamp", "clamp_min", "clamp_max", "pow", "square"}
+_POINTWISE_UNARY = {
+    "neg",
+    "exp",
+    "log",
+    "sqrt",
+    "rsqrt",
+    "reciprocal",
+    "abs",
+    "erf",
+    "clamp",
+    "clamp_min",
+    "clamp_max",
+    "pow",
+    "square",
+}
 _BINARY = {"add", "add_", "sub", "sub_", "rsub", "mul", "mul_", "div", "div_"}
 _SLICES = {"select", "slice", "narrow", "index", "index_select", "gather"}
 _SPLITS = {"split", "split_with_sizes", "chunk", "unbind", "tensor_split"}
 # Module class names whose forward is one activation written as several ATen ops (Hugging Face
 # NewGELUActivation is mul/pow/add/tanh): collapsed into one layer of this kind.
-_ACTIVATION_MODULES = [(re.compile(r"gelu", re.I), "gelu"), (re.compile(r"silu|swish", re.I),
-                       "swish"), (re.compile(r"mish", re.I), "mish")]
+_ACTIVATION_MODULES = [
+    (re.compile(r"gelu", re.I), "gelu"),
+    (re.compile(r"silu|swish", re.I), "swish"),
+    (re.compile(r"mish", re.I), "mish"),
+]
 
 
 @dataclass

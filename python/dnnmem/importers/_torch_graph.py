@@ -29,25 +29,26 @@ class _TorchImport(_OpMappings):
 
     def __init__(self, ep: Any, name: str, strict: bool) -> None:
         import torch  # lazy: an optional dependency
+
         self.torch = torch
         self.ep = ep
         self.strict = strict
         self.b = DocumentBuilder(f"torch module {name!r}", name)
         self.values: dict[Any, _Value] = {}
         self.reshapes: dict[tuple[str, tuple[int, ...]], str] = {}
-        self.shapes: dict[str, tuple[int, ...]] = {}   # layer → dnnmem output shape
+        self.shapes: dict[str, tuple[int, ...]] = {}  # layer → dnnmem output shape
         self.inputs_of: dict[str, list[str]] = {}
         self.kind_of: dict[str, str] = {}
-        self.param_owner: dict[str, str] = {}          # parameter fqn → first layer using it
-        self.params: dict[str, int] = {}               # parameter fqn → elements
+        self.param_owner: dict[str, str] = {}  # parameter fqn → first layer using it
+        self.params: dict[str, int] = {}  # parameter fqn → elements
         self.batch = 1
         self.skip: set[Any] = set()
         self.ops_per_call: dict[str, int] = {}
         self.const_layers: dict[Any, _Value] = {}
-        self.placeholder_params: set[int] = set()      # id() of parameters placeholders read
-        self.pending: list[tuple[str, str]] = []       # unsupported (op, layer), if live
-        self.buffers: dict[str, str] = {}              # placeholder name → buffer fqn
-        self.bax: dict[Any, tuple[int, int]] = {}      # node → batch_axis() of its output
+        self.placeholder_params: set[int] = set()  # id() of parameters placeholders read
+        self.pending: list[tuple[str, str]] = []  # unsupported (op, layer), if live
+        self.buffers: dict[str, str] = {}  # placeholder name → buffer fqn
+        self.bax: dict[Any, tuple[int, int]] = {}  # node → batch_axis() of its output
 
     # -- shapes ------------------------------------------------------------------------------
     def per_sample(self, shape: Sequence[int], node: Any) -> tuple[int, ...]:
@@ -72,8 +73,10 @@ class _TorchImport(_OpMappings):
         elif s[b] % n == 0:
             s[b] //= n
         else:
-            raise ValueError(f"torch node {node.name!r}: cannot find the batch ({n}) in shape "
-                             f"{tuple(self._shape_of(node))} (axis {b})")
+            raise ValueError(
+                f"torch node {node.name!r}: cannot find the batch ({n}) in shape "
+                f"{tuple(self._shape_of(node))} (axis {b})"
+            )
         return tuple(s)
 
     def batch_axis(self, node: Any) -> tuple[int, int]:
@@ -92,8 +95,9 @@ class _TorchImport(_OpMappings):
             if _op_name(getattr(src, "target", None)) == "lstm" and node.args[1] in (1, 2):
                 return (1, 1)  # h_n, c_n: [layers · directions, N, H]
             return self.batch_axis(src)
-        srcs = [a for a in node.all_input_nodes
-                if a in self.values and self.values[a].kind == "data"]
+        srcs = [
+            a for a in node.all_input_nodes if a in self.values and self.values[a].kind == "data"
+        ]
         if not srcs:
             return (0, 1)
         src = srcs[0]
@@ -107,8 +111,7 @@ class _TorchImport(_OpMappings):
             if op == "permute":
                 perm = [d % r_in for d in node.args[1]]
             else:
-                d0, d1 = ((node.args[1] % r_in, node.args[2] % r_in) if op == "transpose"
-                          else (0, 1))
+                d0, d1 = (node.args[1] % r_in, node.args[2] % r_in) if op == "transpose" else (0, 1)
                 perm = list(range(r_in))
                 perm[d0], perm[d1] = d1, d0
             return (perm.index(b), k)
@@ -116,8 +119,17 @@ class _TorchImport(_OpMappings):
             return (b + len(out) - r_in, k)
         if op == "select":
             return (b - 1 if node.args[1] % r_in < b else b, k)
-        if op in ("view", "_unsafe_view", "reshape", "flatten", "unflatten", "view_as",
-                  "reshape_as", "squeeze", "unsqueeze"):
+        if op in (
+            "view",
+            "_unsafe_view",
+            "reshape",
+            "flatten",
+            "unflatten",
+            "view_as",
+            "reshape_as",
+            "squeeze",
+            "unsqueeze",
+        ):
             # A view keeps the element order: as many elements precede the batch as before.
             return self._locate(out, math.prod(sin[:b]) * k)
         if len(out) == r_in:
@@ -156,8 +168,11 @@ class _TorchImport(_OpMappings):
         for p in params:
             if path and p.startswith(path + "."):
                 owner, _, leaf = p.rpartition(".")
-                return owner if leaf in ("weight", "bias") else \
-                    f"{owner}.{re.sub(r'_(weight|bias)$', '', leaf)}"
+                return (
+                    owner
+                    if leaf in ("weight", "bias")
+                    else f"{owner}.{re.sub(r'_(weight|bias)$', '', leaf)}"
+                )
         if path and self.ops_per_call.get(key, 0) == 1:
             return path
         return f"{path}.{node.name}" if path else node.name
@@ -172,8 +187,9 @@ class _TorchImport(_OpMappings):
         path = list(stack.values())[-1][0] if stack else ""
         return self.b.unique(f"{path}.{node.name}" if path else node.name, node.name)
 
-    def emit(self, name: str, kind: str, inputs: Sequence[str], out_shape: Sequence[int],
-             **fields: Any) -> str:
+    def emit(
+        self, name: str, kind: str, inputs: Sequence[str], out_shape: Sequence[int], **fields: Any
+    ) -> str:
         """Add a layer whose dnnmem output shape is ``out_shape`` (checked after loading)."""
         self.b.add(name, kind, list(inputs), **fields)
         self.shapes[name] = tuple(int(d) for d in out_shape)
@@ -184,8 +200,7 @@ class _TorchImport(_OpMappings):
     def data(self, node: Any, layer: str, image: bool = False) -> _Value:
         """Record that ``node``'s value is ``layer``'s output (its shape from torch)."""
         ps = self.per_sample(self.val_shape(node), node)
-        return _Value("data", layer=layer, shape=self.shapes[layer], ps=ps, image=image,
-                      node=node)
+        return _Value("data", layer=layer, shape=self.shapes[layer], ps=ps, image=image, node=node)
 
     def dn_shape(self, node: Any, image: bool) -> tuple[int, ...]:
         ps = self.per_sample(self.val_shape(node), node)
@@ -198,8 +213,10 @@ class _TorchImport(_OpMappings):
         if v.kind == "const":
             v = self.const_input(arg)
         if v.kind != "data":
-            raise ValueError(f"torch node {getattr(arg, 'name', arg)!r}: expected a tensor that "
-                             f"depends on the inputs, got a {v.kind}")
+            raise ValueError(
+                f"torch node {getattr(arg, 'name', arg)!r}: expected a tensor that "
+                f"depends on the inputs, got a {v.kind}"
+            )
         want_image = v.image if image is None else image
         want = hwc(v.ps) if want_image and len(v.ps) == 3 else v.ps
         if want == v.shape:
@@ -207,11 +224,14 @@ class _TorchImport(_OpMappings):
         key = (v.layer, want)
         if key not in self.reshapes:
             if math.prod(want) != math.prod(v.shape):
-                raise ValueError(f"torch node {arg.name!r}: shape {want} does not have the "
-                                 f"{math.prod(v.shape)} elements of layer {v.layer!r}")
+                raise ValueError(
+                    f"torch node {arg.name!r}: shape {want} does not have the "
+                    f"{math.prod(v.shape)} elements of layer {v.layer!r}"
+                )
             name = self.b.unique(f"{v.layer}_as_{'x'.join(map(str, want)) or 'scalar'}")
-            self.reshapes[key] = self.emit(name, "reshape", [v.layer], want,
-                                           target_shape=list(want))
+            self.reshapes[key] = self.emit(
+                name, "reshape", [v.layer], want, target_shape=list(want)
+            )
         return self.reshapes[key]
 
     def const_input(self, node: Any) -> _Value:
@@ -235,8 +255,12 @@ class _TorchImport(_OpMappings):
         """A buffer's name (``embeddings.token_type_ids``) if the constant is a view or slice
         of one, else ``<module path>.<node name>``."""
         n = node
-        while n.op == "call_function" and n.args and isinstance(n.args[0], self.torch.fx.Node) \
-                and _op_name(n.target) in _VIEWS | _SLICES:
+        while (
+            n.op == "call_function"
+            and n.args
+            and isinstance(n.args[0], self.torch.fx.Node)
+            and _op_name(n.target) in _VIEWS | _SLICES
+        ):
             n = n.args[0]
         if n.op == "placeholder" and n.name in self.buffers:
             return self.buffers[n.name]
@@ -275,13 +299,18 @@ class _TorchImport(_OpMappings):
         ep = self.ep
         sig = ep.graph_signature
         kinds = {s.arg.name: s for s in sig.input_specs if hasattr(s.arg, "name")}
-        user = [n for n in ep.graph.nodes if n.op == "placeholder"
-                and kinds[n.name].kind == torch.export.graph_signature.InputKind.USER_INPUT]
+        user = [
+            n
+            for n in ep.graph.nodes
+            if n.op == "placeholder"
+            and kinds[n.name].kind == torch.export.graph_signature.InputKind.USER_INPUT
+        ]
         data_inputs = [n for n in user if isinstance(n.meta.get("val"), torch.Tensor)]
         if not data_inputs:
             raise ValueError("example_inputs: no tensor input")
-        self.batch = int(data_inputs[0].meta["val"].shape[0]) if data_inputs[0].meta[
-            "val"].dim() else 1
+        self.batch = (
+            int(data_inputs[0].meta["val"].shape[0]) if data_inputs[0].meta["val"].dim() else 1
+        )
         state = ep.state_dict
         for fqn in sig.parameters:
             self.params[fqn] = int(state[fqn].numel())
@@ -422,8 +451,12 @@ class _TorchImport(_OpMappings):
         held = {id(state[p]) for p in self.param_owner} | self.placeholder_params
         unused = [p for p in self.params if id(state[p]) not in held]
         if unused:
-            warnings.warn(f"{self.b.source}: parameters that no imported layer reads (not "
-                          f"counted): {', '.join(unused)}", ImporterWarning, stacklevel=4)
+            warnings.warn(
+                f"{self.b.source}: parameters that no imported layer reads (not "
+                f"counted): {', '.join(unused)}",
+                ImporterWarning,
+                stacklevel=4,
+            )
 
     # -- one op ------------------------------------------------------------------------------
     def call(self, node: Any) -> None:
@@ -451,8 +484,9 @@ class _TorchImport(_OpMappings):
             self.values[node] = _Value("const", node=node)
             return
         val = node.meta.get("val")
-        if val is None or (not isinstance(val, self.torch.Tensor)
-                           and not isinstance(val, (list, tuple))):
+        if val is None or (
+            not isinstance(val, self.torch.Tensor) and not isinstance(val, (list, tuple))
+        ):
             self.values[node] = _Value("const", node=node)  # asserts and other non-tensors
             return
         handler = getattr(self, f"op_{op}", None)
@@ -475,8 +509,9 @@ class _TorchImport(_OpMappings):
 
     def unsupported(self, node: Any, op: str) -> None:
         state = self.ep.state_dict
-        self.placeholder_params.update(id(state[v.target]) for v in map(self.value,
-                                       node.all_input_nodes) if v.kind == "param")
+        self.placeholder_params.update(
+            id(state[v.target]) for v in map(self.value, node.all_input_nodes) if v.kind == "param"
+        )
         val = node.meta.get("val")
         if not isinstance(val, self.torch.Tensor):
             val = val[0] if isinstance(val, (list, tuple)) and val else None
@@ -488,8 +523,13 @@ class _TorchImport(_OpMappings):
         name = self.name_for(node)
         # Recorded as unsupported only if an output depends on it (see prune): mask
         # arithmetic on an attention_mask input ends in the folded mask and is dropped.
-        self.b.add(name, PLACEHOLDER_KIND, ins, shape=list(shape),
-                   meta={"op_type": op, "placeholder": True})
+        self.b.add(
+            name,
+            PLACEHOLDER_KIND,
+            ins,
+            shape=list(shape),
+            meta={"op_type": op, "placeholder": True},
+        )
         self.pending.append((op, name))
         self.shapes[name], self.inputs_of[name], self.kind_of[name] = shape, ins, "opaque"
         v = _Value("data", layer=name, shape=shape, ps=ps, image=image, node=node)
@@ -507,8 +547,9 @@ class _TorchImport(_OpMappings):
             return
         ps = self.per_sample(self.val_shape(node), node)
         same = ps == src.ps
-        self.values[node] = _Value("data", layer=src.layer, shape=src.shape, ps=ps,
-                                   image=src.image and same, node=node)
+        self.values[node] = _Value(
+            "data", layer=src.layer, shape=src.shape, ps=ps, image=src.image and same, node=node
+        )
 
     def unary(self, node: Any, kind: str, **fields: Any) -> None:
         src = node.args[0]
@@ -522,8 +563,12 @@ class _TorchImport(_OpMappings):
         tensors = [a for a in node.args[:2] if isinstance(a, self.torch.fx.Node)]
         data = [a for a in tensors if self.value(a).kind == "data"]
         params = [self.value(a).target for a in tensors if self.value(a).kind == "param"]
-        if op in ("add", "add_") and len(data) == 1 and len(params) == 1 \
-                and self.params.get(params[0]) == math.prod(self.value(data[0]).ps):
+        if (
+            op in ("add", "add_")
+            and len(data) == 1
+            and len(params) == 1
+            and self.params.get(params[0]) == math.prod(self.value(data[0]).ps)
+        ):
             # A learned tensor added to every sample (ViT's position embeddings).
             x = self.ref(data[0], False)
             name = self.b.unique(params[0])  # named after the parameter
@@ -563,13 +608,15 @@ class _TorchImport(_OpMappings):
     def ref_as(self, src: Any, shape: tuple[int, ...]) -> str:
         v = self.value(src)
         if math.prod(shape) != math.prod(v.shape):
-            raise ValueError(f"torch node {src.name!r}: broadcast to {shape} by a constant "
-                             "is not supported")
+            raise ValueError(
+                f"torch node {src.name!r}: broadcast to {shape} by a constant is not supported"
+            )
         key = (v.layer, shape)
         if key not in self.reshapes:
             name = self.b.unique(f"{v.layer}_as_{'x'.join(map(str, shape))}")
-            self.reshapes[key] = self.emit(name, "reshape", [v.layer], shape,
-                                           target_shape=list(shape))
+            self.reshapes[key] = self.emit(
+                name, "reshape", [v.layer], shape, target_shape=list(shape)
+            )
         return self.reshapes[key]
 
     def slice_(self, node: Any, src: Any) -> None:
@@ -577,13 +624,20 @@ class _TorchImport(_OpMappings):
         v = self.value(src)
         ps = self.per_sample(self.val_shape(node), node)
         if ps == v.ps:  # a slice over the whole range
-            self.values[node] = _Value("data", layer=v.layer, shape=v.shape, ps=ps,
-                                       image=v.image, node=node)
+            self.values[node] = _Value(
+                "data", layer=v.layer, shape=v.shape, ps=ps, image=v.image, node=node
+            )
             return
         x = self.ref(src, False)
         name = self.part_name(node)
-        self.emit(name, "opaque", [x], ps, shape=list(ps),
-                  meta={"op": _op_name(node.target), "slice": True})
+        self.emit(
+            name,
+            "opaque",
+            [x],
+            ps,
+            shape=list(ps),
+            meta={"op": _op_name(node.target), "slice": True},
+        )
         self.values[node] = self.data(node, name)
 
     def split(self, node: Any) -> None:
@@ -591,12 +645,20 @@ class _TorchImport(_OpMappings):
         items = []
         base = self.raw_name(node)
         for i, t in enumerate(node.meta["val"]):
+
             def make(i: int = i, t: Any = t) -> _Value:
                 ps = self.per_sample(t.shape, node)
                 x = self.ref(src, False)
                 name = self.b.unique(f"{base}_{i}")
-                self.emit(name, "opaque", [x], ps, shape=list(ps),
-                          meta={"op": _op_name(node.target), "slice": True})
+                self.emit(
+                    name,
+                    "opaque",
+                    [x],
+                    ps,
+                    shape=list(ps),
+                    meta={"op": _op_name(node.target), "slice": True},
+                )
                 return _Value("data", layer=name, shape=ps, ps=ps, node=node)
+
             items.append(make)
         self.values[node] = _Value("list", items=items, node=node)

@@ -29,10 +29,13 @@ class _OpMappings:
         in_c = self.shapes[x][-1]
         padding = a["padding"]
         pad: Any = padding if isinstance(padding, str) else collapse_pair(_pair(padding, 0))
-        fields: dict[str, Any] = {"kernel_size": collapse_pair([kh, kw]),
-                                  "strides": collapse_pair(_pair(a["stride"], 1)), "padding": pad,
-                                  "dilation": collapse_pair(_pair(a["dilation"], 1)),
-                                  "use_bias": a["bias"] is not None}
+        fields: dict[str, Any] = {
+            "kernel_size": collapse_pair([kh, kw]),
+            "strides": collapse_pair(_pair(a["stride"], 1)),
+            "padding": pad,
+            "dilation": collapse_pair(_pair(a["dilation"], 1)),
+            "use_bias": a["bias"] is not None,
+        }
         params = [self.param(a["weight"]), self.param(a["bias"])]
         name = self.name_for(node, [p for p in params if p])
         if groups == in_c and groups > 1:
@@ -89,12 +92,16 @@ class _OpMappings:
         _hq, _t, _ = self.shapes[q] if len(self.shapes[q]) == 3 else (1, *self.shapes[q])
         s = self.shapes[k][-2]
         qk_shape = (*self.shapes[q][:-1], s)
-        qk = self.emit(self.b.unique(f"{base}.qk"), "matmul", [q, k], qk_shape,
-                       transpose_b=True)
+        qk = self.emit(self.b.unique(f"{base}.qk"), "matmul", [q, k], qk_shape, transpose_b=True)
         sm = self.emit(self.b.unique(f"{base}.softmax"), "softmax", [qk], qk_shape)
         if float(a.get("dropout_p") or 0.0) > 0.0:
-            sm = self.emit(self.b.unique(f"{base}.dropout"), "dropout", [sm], qk_shape,
-                           rate=float(a["dropout_p"]))
+            sm = self.emit(
+                self.b.unique(f"{base}.dropout"),
+                "dropout",
+                [sm],
+                qk_shape,
+                rate=float(a["dropout_p"]),
+            )
         self.emit(base, "matmul", [sm, v], self.dn_shape(node, False))
         self.values[node] = self.data(node, base)
 
@@ -105,8 +112,7 @@ class _OpMappings:
         x = self.ref(a["input"])
         params = [self.param(a["weight"]), self.param(a["bias"])]
         name = self.name_for(node, [p for p in params if p])
-        fields: dict[str, Any] = {"center": a["bias"] is not None,
-                                  "scale": a["weight"] is not None}
+        fields: dict[str, Any] = {"center": a["bias"] is not None, "scale": a["weight"] is not None}
         self.claim(name, params, fields)
         self.emit(name, "batchnorm", [x], self.shapes[x], **fields)
         self.values[node] = self.data(node, name, v.image)
@@ -124,8 +130,7 @@ class _OpMappings:
         x = self.ref(a["input"], False)
         params = [self.param(a["weight"]), self.param(a["bias"])]
         name = self.name_for(node, [p for p in params if p])
-        fields: dict[str, Any] = {"center": a["bias"] is not None,
-                                  "scale": a["weight"] is not None}
+        fields: dict[str, Any] = {"center": a["bias"] is not None, "scale": a["weight"] is not None}
         self.claim(name, params, fields)
         self.emit(name, "layernorm", [x], self.shapes[x], **fields)
         self.values[node] = self.data(node, name)
@@ -157,8 +162,9 @@ class _OpMappings:
         dim = int(a["dim"])
         rank = len(self.val_shape(node))
         if dim % rank != rank - 1 or v.image:
-            return self.unsupported(node, f"aten.{_op_name(node.target)} (not over the last "
-                                    "dimension)")
+            return self.unsupported(
+                node, f"aten.{_op_name(node.target)} (not over the last dimension)"
+            )
         self.unary(node, "softmax")
         self.kind_of[self.values[node].layer] = kind
 
@@ -196,13 +202,25 @@ class _OpMappings:
         h, w, _ = self.shapes[x]
         out_h, out_w, _ = self.dn_shape(node, True)
         # ceil_mode: the extra window at the bottom / right, as padding there.
-        extra = [max(0, (o - 1) * st + kk - (i + 2 * pp))
-                 for o, st, kk, i, pp in zip((out_h, out_w), s, k, (h, w), p)]
-        pad: Any = collapse_pair(p) if extra == [0, 0] else [[p[0], p[0] + extra[0]],
-                                                     [p[1], p[1] + extra[1]]]
+        extra = [
+            max(0, (o - 1) * st + kk - (i + 2 * pp))
+            for o, st, kk, i, pp in zip((out_h, out_w), s, k, (h, w), p)
+        ]
+        pad: Any = (
+            collapse_pair(p)
+            if extra == [0, 0]
+            else [[p[0], p[0] + extra[0]], [p[1], p[1] + extra[1]]]
+        )
         name = self.name_for(node)
-        self.emit(name, kind, [x], self.dn_shape(node, True), pool_size=collapse_pair(k),
-                  strides=collapse_pair(s), padding=pad)
+        self.emit(
+            name,
+            kind,
+            [x],
+            self.dn_shape(node, True),
+            pool_size=collapse_pair(k),
+            strides=collapse_pair(s),
+            padding=pad,
+        )
         self.values[node] = self.data(node, name, True)
 
     def op_max_pool2d(self, node: Any, a: dict[str, Any]) -> None:
@@ -253,8 +271,12 @@ class _OpMappings:
         tensors = list(a["tensors"])
         vs = [self.value(t) for t in tensors]
         kinds = [v.kind for v in vs]
-        if sorted(kinds) == ["data", "param"] and kinds[0] == "param" and int(a["dim"]) == 1 \
-                and len(self.val_shape(node)) == 3:
+        if (
+            sorted(kinds) == ["data", "param"]
+            and kinds[0] == "param"
+            and int(a["dim"]) == 1
+            and len(self.val_shape(node)) == 3
+        ):
             # A learned token prepended to the sequence (ViT's class token): [T, d] → [T+1, d].
             x = self.ref(tensors[1], False)
             params = [vs[0].target]
@@ -290,26 +312,35 @@ class _OpMappings:
         x = self.ref(a["self"], True)
         left, right, top, bottom = pad
         name = self.name_for(node)
-        self.emit(name, "zero_padding", [x], self.dn_shape(node, True),
-                  padding=[[top, bottom], [left, right]])
+        self.emit(
+            name,
+            "zero_padding",
+            [x],
+            self.dn_shape(node, True),
+            padding=[[top, bottom], [left, right]],
+        )
         self.values[node] = self.data(node, name, True)
 
     def op_pad(self, node: Any, a: dict[str, Any]) -> None:
         if a.get("mode", "constant") != "constant":
             return self.unsupported(node, f"aten.pad (mode {a['mode']!r})")
-        self.op_constant_pad_nd(node, {"self": a["self"], "pad": a["pad"],
-                                       "value": a.get("value")})
+        self.op_constant_pad_nd(node, {"self": a["self"], "pad": a["pad"], "value": a.get("value")})
 
     def _upsample(self, node: Any, interpolation: str) -> None:
         x = self.ref(node.args[0], True)
         h, w, _ = self.shapes[x]
         oh, ow, _ = self.dn_shape(node, True)
         if oh % h or ow % w:
-            return self.unsupported(node, f"aten.{_op_name(node.target)} (not an integer "
-                                    "scale)")
+            return self.unsupported(node, f"aten.{_op_name(node.target)} (not an integer scale)")
         name = self.name_for(node)
-        self.emit(name, "upsample", [x], (oh, ow, self.shapes[x][-1]),
-                  size=collapse_pair([oh // h, ow // w]), interpolation=interpolation)
+        self.emit(
+            name,
+            "upsample",
+            [x],
+            (oh, ow, self.shapes[x][-1]),
+            size=collapse_pair([oh // h, ow // w]),
+            interpolation=interpolation,
+        )
         self.values[node] = self.data(node, name, True)
 
     def op_upsample_nearest2d(self, node: Any, a: dict[str, Any]) -> None:
@@ -318,13 +349,11 @@ class _OpMappings:
     def op_upsample_bilinear2d(self, node: Any, a: dict[str, Any]) -> None:
         self._upsample(node, "bilinear")
 
-
     def op_lstm(self, node: Any, a: dict[str, Any]) -> None:
         """Unroll ``nn.LSTM`` into ``lstm_cell`` timesteps sharing one weight set per layer and
         direction (``docs/importers.md``)."""
         if self.batch_axis(a["input"]) != ((0 if a["batch_first"] else 1), 1):
-            return self.unsupported(node, "aten.lstm (the batch is not on the batch_first "
-                                    "axis)")
+            return self.unsupported(node, "aten.lstm (the batch is not on the batch_first axis)")
         if any(self.value(h).kind == "data" for h in a["hx"]):
             return self.unsupported(node, "aten.lstm (initial state from the inputs)")
         dirs = 2 if a["bidirectional"] else 1
@@ -343,13 +372,21 @@ class _OpMappings:
         self.b.input(zero, [1, hidden])
         self.shapes[zero], self.inputs_of[zero], self.kind_of[zero] = (1, hidden), [], "input"
         # Layer 1 reads the sequence one step at a time: slices [1, d] (opaque copies).
-        seq = [self.emit(self.b.unique(f"{base}.x{t}"), "opaque", [x], (1, width),
-                         shape=[1, width], meta={"op": "select", "slice": True})
-               for t in range(steps)]
+        seq = [
+            self.emit(
+                self.b.unique(f"{base}.x{t}"),
+                "opaque",
+                [x],
+                (1, width),
+                shape=[1, width],
+                meta={"op": "select", "slice": True},
+            )
+            for t in range(steps)
+        ]
         for layer in range(layers):
             outs = []
             for d in range(dirs):
-                group = params[(layer * dirs + d) * per:(layer * dirs + d + 1) * per]
+                group = params[(layer * dirs + d) * per : (layer * dirs + d + 1) * per]
                 suffix = f"l{layer}" + ("_reverse" if d else "")
                 weights = self.b.unique(f"{base}.{suffix}")
                 order = range(steps) if d == 0 else range(steps - 1, -1, -1)
@@ -357,8 +394,11 @@ class _OpMappings:
                 hs: dict[int, str] = {}
                 for t in order:
                     name = weights if not hs else self.b.unique(f"{weights}.t{t}")
-                    fields: dict[str, Any] = {"units": hidden, "use_bias": per == 4,
-                                              "weights": weights}
+                    fields: dict[str, Any] = {
+                        "units": hidden,
+                        "use_bias": per == 4,
+                        "weights": weights,
+                    }
                     if not hs:
                         self.claim(name, group, {})
                     self.emit(name, "lstm_cell", [seq[t], h, c], (1, hidden), **fields)
@@ -369,22 +409,39 @@ class _OpMappings:
             if dirs == 1:
                 seq = [outs[0][t] for t in range(steps)]
             else:
-                seq = [self.emit(self.b.unique(f"{base}.l{layer}.t{t}"), "concat",
-                                 [outs[0][t], outs[1][t]], (1, 2 * hidden), axis=-1)
-                       for t in range(steps)]
-        out = seq[0] if steps == 1 else self.emit(self.b.unique(base), "concat", seq,
-                                                   (steps, dirs * hidden), axis=0)
-        y = _Value("data", layer=out, shape=self.shapes[out], ps=(steps, dirs * hidden),
-                   node=node)
+                seq = [
+                    self.emit(
+                        self.b.unique(f"{base}.l{layer}.t{t}"),
+                        "concat",
+                        [outs[0][t], outs[1][t]],
+                        (1, 2 * hidden),
+                        axis=-1,
+                    )
+                    for t in range(steps)
+                ]
+        out = (
+            seq[0]
+            if steps == 1
+            else self.emit(self.b.unique(base), "concat", seq, (steps, dirs * hidden), axis=0)
+        )
+        y = _Value("data", layer=out, shape=self.shapes[out], ps=(steps, dirs * hidden), node=node)
         last = seq[-1]
-        h_n = _Value("data", layer=last, shape=self.shapes[last], ps=self.shapes[last],
-                     node=node) if layers * dirs == 1 else None
-        self.values[node] = _Value("list", items=[y, h_n or self._lstm_state(node, 1),
-                                                  self._lstm_state(node, 2)], node=node)
+        h_n = (
+            _Value("data", layer=last, shape=self.shapes[last], ps=self.shapes[last], node=node)
+            if layers * dirs == 1
+            else None
+        )
+        self.values[node] = _Value(
+            "list",
+            items=[y, h_n or self._lstm_state(node, 1), self._lstm_state(node, 2)],
+            node=node,
+        )
 
     def _lstm_state(self, node: Any, i: int) -> Any:
         """h_n / c_n beyond one layer and direction: not mapped (a placeholder if read)."""
+
         def make() -> _Value:
             self.pending.append((f"aten.lstm output {i} (h_n/c_n)", node.name))
             return _Value("const", node=node)
+
         return make

@@ -20,7 +20,7 @@ __all__ = ["from_darknet", "parse_cfg", "DARKNET_ACTIVATIONS"]
 #: darknet activation → dnnmem kind (``None``: no layer). Others are unsupported operators.
 DARKNET_ACTIVATIONS: dict[str, str | None] = {
     "linear": None,
-    "leaky": "leaky_relu",   # slope 0.1 (darknet's leaky_activate)
+    "leaky": "leaky_relu",  # slope 0.1 (darknet's leaky_activate)
     "relu": "relu",
     "mish": "mish",
     "swish": "swish",
@@ -114,9 +114,15 @@ class _Section:
         return self.opts.get(key, default).strip().lower()
 
 
-def from_darknet(cfg_path: str | os.PathLike[str], *, batch: int = 1, strict: bool = True,
-                 input_shape: tuple[int, int, int] | None = None, document: bool = False,
-                 bytes_per_element: int = 4) -> Network | dict[str, Any]:
+def from_darknet(
+    cfg_path: str | os.PathLike[str],
+    *,
+    batch: int = 1,
+    strict: bool = True,
+    input_shape: tuple[int, int, int] | None = None,
+    document: bool = False,
+    bytes_per_element: int = 4,
+) -> Network | dict[str, Any]:
     """Import a darknet ``.cfg`` network description.
 
     Translation (darknet → dnnmem kinds), per darknet's ``parser.c``:
@@ -192,18 +198,20 @@ def from_darknet(cfg_path: str | os.PathLike[str], *, batch: int = 1, strict: bo
     else:
         shape = tuple(int(d) for d in input_shape)  # type: ignore[assignment]
     if len(shape) != 3 or min(shape) < 1:
-        raise ValueError(f"{p}: input shape (height, width, channels) must be 3 positive "
-                         f"integers, got {shape}")
+        raise ValueError(
+            f"{p}: input shape (height, width, channels) must be 3 positive integers, got {shape}"
+        )
 
     name = os.path.splitext(os.path.basename(p))[0]
     b = DocumentBuilder(p, name)
     b.input("input", shape)
-    outs: list[str] = []           # darknet layer index → name of the layer holding its output
+    outs: list[str] = []  # darknet layer index → name of the layer holding its output
     shapes: dict[str, tuple[int, ...]] = {"input": tuple(shape)}
     body = sections[1:]
 
-    def add(i: int, name: str, kind: str, inputs: list[str], out_shape: tuple[int, ...],
-            **fields: Any) -> str:
+    def add(
+        i: int, name: str, kind: str, inputs: list[str], out_shape: tuple[int, ...], **fields: Any
+    ) -> str:
         b.add(name, kind, inputs, meta={"darknet_index": i}, **fields)
         shapes[name] = out_shape
         return name
@@ -241,8 +249,20 @@ def from_darknet(cfg_path: str | os.PathLike[str], *, batch: int = 1, strict: bo
             ke = (k - 1) * dil + 1
             out_shape = ((h + 2 * pad - ke) // sy + 1, (w + 2 * pad - ke) // sx + 1, n)
             base = f"conv_{i}"
-            y = add(i, base, "conv2d", [x], out_shape, filters=n, kernel_size=k,
-                    strides=[sy, sx], padding=pad, dilation=dil, groups=groups, use_bias=not bn)
+            y = add(
+                i,
+                base,
+                "conv2d",
+                [x],
+                out_shape,
+                filters=n,
+                kernel_size=k,
+                strides=[sy, sx],
+                padding=pad,
+                dilation=dil,
+                groups=groups,
+                use_bias=not bn,
+            )
             if bn:
                 y = add(i, f"{base}_bn", "batchnorm", [y], out_shape)
             outs.append(activation(i, sec, y, base))
@@ -266,8 +286,18 @@ def from_darknet(cfg_path: str | os.PathLike[str], *, batch: int = 1, strict: bo
             total = sec.int("padding", k - 1)
             before, after = total // 2, total - total // 2
             out_shape = ((h + total - k) // sy + 1, (w + total - k) // sx + 1, c)
-            outs.append(add(i, f"maxpool_{i}", "maxpool", [x], out_shape, pool_size=k,
-                            strides=[sy, sx], padding=[[before, after], [before, after]]))
+            outs.append(
+                add(
+                    i,
+                    f"maxpool_{i}",
+                    "maxpool",
+                    [x],
+                    out_shape,
+                    pool_size=k,
+                    strides=[sy, sx],
+                    padding=[[before, after], [before, after]],
+                )
+            )
         elif kind in ("avgpool", "avg"):
             outs.append(add(i, f"avgpool_{i}", "global_avgpool", [x], (1, 1, c), keepdims=True))
         elif kind == "route":
@@ -278,19 +308,29 @@ def from_darknet(cfg_path: str | os.PathLike[str], *, batch: int = 1, strict: bo
             else:
                 for sname in srcs:
                     if shapes[sname][:2] != shapes[srcs[0]][:2]:
-                        raise sec._fail("layers", f"concatenates {srcs[0]} {shapes[srcs[0]]} "
-                                        f"and {sname} {shapes[sname]}: spatial sizes differ")
+                        raise sec._fail(
+                            "layers",
+                            f"concatenates {srcs[0]} {shapes[srcs[0]]} "
+                            f"and {sname} {shapes[sname]}: spatial sizes differ",
+                        )
                 cat = sum(shapes[sname][-1] for sname in srcs)
                 y = add(i, f"route_{i}", "concat", srcs, shapes[srcs[0]][:2] + (cat,))
             if groups > 1:
                 ch = shapes[y][-1]
                 if ch % groups or not 0 <= gid < groups:
-                    raise sec._fail("groups", f"{ch} channels cannot be split into {groups} "
-                                    f"groups to take group {gid}")
+                    raise sec._fail(
+                        "groups",
+                        f"{ch} channels cannot be split into {groups} groups to take group {gid}",
+                    )
                 sl = shapes[y][:-1] + (ch // groups,)
                 # A channel slice is a copy: 0 FLOPs, like concat; dnnmem has no slice kind.
-                y = b.add(f"route_{i}_group{gid}", "opaque", [y], shape=list(sl),
-                          meta={"darknet_index": i, "op_type": "route_group_slice"})
+                y = b.add(
+                    f"route_{i}_group{gid}",
+                    "opaque",
+                    [y],
+                    shape=list(sl),
+                    meta={"darknet_index": i, "op_type": "route_group_slice"},
+                )
                 shapes[y] = sl
             outs.append(y)
         elif kind == "shortcut":
@@ -302,9 +342,13 @@ def from_darknet(cfg_path: str | os.PathLike[str], *, batch: int = 1, strict: bo
                 if shapes[sname] != shapes[x]:
                     # darknet's shortcut_cpu: sample every (w_from / w)-th pixel of `from`, add
                     # its first min(C) channels; the rest pass unchanged. A copy: 0 FLOPs.
-                    sname = b.add(f"shortcut_{i}_resample{k_ or ''}", "opaque", [sname],
-                                  shape=list(shapes[x]),
-                                  meta={"darknet_index": i, "op_type": "shortcut_resample"})
+                    sname = b.add(
+                        f"shortcut_{i}_resample{k_ or ''}",
+                        "opaque",
+                        [sname],
+                        shape=list(shapes[x]),
+                        meta={"darknet_index": i, "op_type": "shortcut_resample"},
+                    )
                     shapes[sname] = shapes[x]
                 ins.append(sname)
             y = add(i, f"shortcut_{i}", "add", ins, shapes[x])
@@ -329,16 +373,34 @@ def from_darknet(cfg_path: str | os.PathLike[str], *, batch: int = 1, strict: bo
             total = sec.int("padding", k - 1)
             before, after = total // 2, total - total // 2
             out_shape = ((h + total - k) // s + 1, (w + total - k) // s + 1, c)
-            outs.append(add(i, f"avgpool_{i}", "avgpool", [x], out_shape, pool_size=k,
-                            strides=s, padding=[[before, after], [before, after]]))
+            outs.append(
+                add(
+                    i,
+                    f"avgpool_{i}",
+                    "avgpool",
+                    [x],
+                    out_shape,
+                    pool_size=k,
+                    strides=s,
+                    padding=[[before, after], [before, after]],
+                )
+            )
         elif kind == "upsample":
             s = sec.int("stride", 2)
             if s == 0:
                 raise sec._fail("stride", "must not be 0 (> 0 upsamples, < 0 downsamples)")
             if s < 0:
                 b.unsupported("upsample stride<0 (downsample)", f"upsample_{i}")
-                outs.append(add(i, f"upsample_{i}", "opaque", [x], (h // -s, w // -s, c),
-                                shape=[h // -s, w // -s, c]))
+                outs.append(
+                    add(
+                        i,
+                        f"upsample_{i}",
+                        "opaque",
+                        [x],
+                        (h // -s, w // -s, c),
+                        shape=[h // -s, w // -s, c],
+                    )
+                )
             else:
                 outs.append(add(i, f"upsample_{i}", "upsample", [x], (h * s, w * s, c), size=s))
         elif kind == "dropout":
@@ -347,7 +409,7 @@ def from_darknet(cfg_path: str | os.PathLike[str], *, batch: int = 1, strict: bo
         elif kind == "batchnorm":
             outs.append(add(i, f"batchnorm_{i}", "batchnorm", [x], shapes[x]))
         elif kind == "softmax":
-            last = all(k2 in _HEADS for k2, _, _ in body[i + 1:])
+            last = all(k2 in _HEADS for k2, _, _ in body[i + 1 :])
             if last:
                 outs.append(x)  # the loss step applies the softmax (SPEC §2)
             else:
@@ -367,8 +429,14 @@ def from_darknet(cfg_path: str | os.PathLike[str], *, batch: int = 1, strict: bo
 
 # dnnmem field -> the darknet key it comes from, per section type (what _cfg_error names).
 _CFG_KEYS: dict[str, dict[str, str]] = {
-    "convolutional": {"filters": "filters", "kernel_size": "size", "strides": "stride",
-                      "dilation": "dilation", "groups": "groups", "padding": "pad"},
+    "convolutional": {
+        "filters": "filters",
+        "kernel_size": "size",
+        "strides": "stride",
+        "dilation": "dilation",
+        "groups": "groups",
+        "padding": "pad",
+    },
     "connected": {"units": "output"},
     "maxpool": {"pool_size": "size", "strides": "stride", "padding": "padding"},
     "local_avgpool": {"pool_size": "size", "strides": "stride", "padding": "padding"},

@@ -35,8 +35,10 @@ __all__ = ["from_keras", "import_keras", "KERAS_ACTIVATIONS", "KERAS_BACKENDS"]
 #: then tensorflow. Each maps to the module whose presence says it is installed.
 KERAS_BACKENDS: dict[str, str] = {"jax": "jaxlib", "torch": "torch", "tensorflow": "tensorflow"}
 
-_INSTALL_HINT = ('pip install "dnnmem[keras]" (Keras with the CPU build of jax), or install '
-                 'a backend yourself: pip install "jax[cpu]", torch or tensorflow-cpu')
+_INSTALL_HINT = (
+    'pip install "dnnmem[keras]" (Keras with the CPU build of jax), or install '
+    'a backend yourself: pip install "jax[cpu]", torch or tensorflow-cpu'
+)
 
 
 def _configured_backend() -> str | None:
@@ -75,8 +77,10 @@ def _backend_to_set() -> str | None:
         return None
     found = [b for b in KERAS_BACKENDS if _installed(b)]
     if not found:
-        raise ImportError("Keras 3 needs a backend (jax, torch or tensorflow) and none is "
-                          f"installed: {_INSTALL_HINT}")
+        raise ImportError(
+            "Keras 3 needs a backend (jax, torch or tensorflow) and none is "
+            f"installed: {_INSTALL_HINT}"
+        )
     return found[0]
 
 
@@ -108,10 +112,13 @@ def import_keras() -> ModuleType:
         import keras  # lazy: an optional dependency
     except ModuleNotFoundError as e:
         backend = _configured_backend()
-        raise ImportError(f"Keras could not import its backend {backend!r} (set by KERAS_BACKEND "
-                          f"or keras.json): {e}. Install it, or unset KERAS_BACKEND to let dnnmem "
-                          f"pick an installed one; {_INSTALL_HINT}") from e
+        raise ImportError(
+            f"Keras could not import its backend {backend!r} (set by KERAS_BACKEND "
+            f"or keras.json): {e}. Install it, or unset KERAS_BACKEND to let dnnmem "
+            f"pick an installed one; {_INSTALL_HINT}"
+        ) from e
     return keras
+
 
 #: Keras activation function name → dnnmem kind (``None``: no layer). Others are unsupported.
 KERAS_ACTIVATIONS: dict[str, str | None] = {
@@ -132,11 +139,23 @@ KERAS_ACTIVATIONS: dict[str, str | None] = {
 }
 
 # keras.ops functions called in a functional graph (operation class → kind).
-_OP_ACTIVATIONS = {"Relu": "relu", "Relu6": "relu6", "Sigmoid": "sigmoid", "Tanh": "tanh",
-                   "Gelu": "gelu", "Silu": "swish", "HardSilu": "hard_swish",
-                   "HardSigmoid": "hard_sigmoid", "Mish": "mish"}
-_POOLS = {"MaxPooling2D": "maxpool", "AveragePooling2D": "avgpool",
-          "GlobalAveragePooling2D": "global_avgpool", "GlobalMaxPooling2D": "global_maxpool"}
+_OP_ACTIVATIONS = {
+    "Relu": "relu",
+    "Relu6": "relu6",
+    "Sigmoid": "sigmoid",
+    "Tanh": "tanh",
+    "Gelu": "gelu",
+    "Silu": "swish",
+    "HardSilu": "hard_swish",
+    "HardSigmoid": "hard_sigmoid",
+    "Mish": "mish",
+}
+_POOLS = {
+    "MaxPooling2D": "maxpool",
+    "AveragePooling2D": "avgpool",
+    "GlobalAveragePooling2D": "global_avgpool",
+    "GlobalMaxPooling2D": "global_maxpool",
+}
 _MERGES = {"Add": "add", "Multiply": "multiply"}
 # Layers that only re-index (or pass through) their input in inference-free graph terms.
 _FOLDED = {"Flatten": "flatten", "Identity": "identity"}
@@ -153,9 +172,12 @@ def _scalar_or_pair(v: Any) -> int | list[int]:
 
 def _window(cfg: dict[str, Any]) -> dict[str, Any]:
     """A convolution config's sliding-window fields (kernel, strides, padding, dilation)."""
-    return {"kernel_size": _scalar_or_pair(cfg["kernel_size"]),
-            "strides": _scalar_or_pair(cfg["strides"]), "padding": cfg["padding"],
-            "dilation": _scalar_or_pair(cfg["dilation_rate"])}
+    return {
+        "kernel_size": _scalar_or_pair(cfg["kernel_size"]),
+        "strides": _scalar_or_pair(cfg["strides"]),
+        "padding": cfg["padding"],
+        "dilation": _scalar_or_pair(cfg["dilation_rate"]),
+    }
 
 
 def _activation_name(fn: Any) -> str:
@@ -169,8 +191,10 @@ def _activation_name(fn: Any) -> str:
 def _per_sample_shape(tensor: Any, where: str) -> list[int]:
     shape = list(tensor.shape)[1:]
     if any(d is None for d in shape):
-        raise ValueError(f"{where}: per-sample shape {tuple(tensor.shape)} has unknown "
-                         "dimensions; build the model with a fixed input shape")
+        raise ValueError(
+            f"{where}: per-sample shape {tuple(tensor.shape)} has unknown "
+            "dimensions; build the model with a fixed input shape"
+        )
     return [int(d) for d in shape]
 
 
@@ -194,15 +218,21 @@ def _graph(model: Any) -> Any:
         return model
     inner = getattr(model, "_functional", None)
     if inner is None:
-        raise ValueError(f"model {model.name!r}: not built; call it on data or build it with "
-                         "an input shape first")
+        raise ValueError(
+            f"model {model.name!r}: not built; call it on data or build it with "
+            "an input shape first"
+        )
     return inner
 
 
 def _ordered_nodes(graph: Any) -> list[Any]:
     """The graph's layer calls in call order: topological, ready calls by creation order."""
-    nodes = [n for depth in graph._nodes_by_depth.values() for n in depth
-             if n.operation is not None and not n.is_input]
+    nodes = [
+        n
+        for depth in graph._nodes_by_depth.values()
+        for n in depth
+        if n.operation is not None and not n.is_input
+    ]
     order = {id(n): i for i, n in enumerate(graph.operations)}
     made_by = {id(t): i for i, n in enumerate(nodes) for t in n.outputs}
     waiting = [sum(id(t) in made_by for t in n.input_tensors) for n in nodes]
@@ -262,8 +292,10 @@ class _KerasImport:
                 self.nested(layer, node, ins)
                 continue
             if len(node.outputs) != 1:
-                raise ValueError(f"keras layer {layer.name!r}: {len(node.outputs)} outputs; "
-                                 "only single-output layers can be imported")
+                raise ValueError(
+                    f"keras layer {layer.name!r}: {len(node.outputs)} outputs; "
+                    "only single-output layers can be imported"
+                )
             out = node.outputs[0]
             self.names[id(out)] = self.layer(layer, ins, out)
 
@@ -271,8 +303,10 @@ class _KerasImport:
         """Flatten a model used as a layer: its inputs are the outer tensors it was called on."""
         graph = _graph(model)
         if len(graph.inputs) != len(ins):
-            raise ValueError(f"nested model {model.name!r}: called on {len(ins)} tensors, "
-                             f"has {len(graph.inputs)} inputs")
+            raise ValueError(
+                f"nested model {model.name!r}: called on {len(ins)} tensors, "
+                f"has {len(graph.inputs)} inputs"
+            )
         for t, name in zip(graph.inputs, ins):
             self.names[id(t)] = name
         for inner, outer in zip(graph.outputs, node.outputs):
@@ -304,14 +338,28 @@ class _KerasImport:
 
         if cls == "Conv2D":
             self._check_channels_last(layer, cfg)
-            x = add(name, "conv2d", ins, filters=int(cfg["filters"]), **_window(cfg),
-                    groups=int(cfg.get("groups", 1)), use_bias=bool(cfg["use_bias"]), **fields)
+            x = add(
+                name,
+                "conv2d",
+                ins,
+                filters=int(cfg["filters"]),
+                **_window(cfg),
+                groups=int(cfg.get("groups", 1)),
+                use_bias=bool(cfg["use_bias"]),
+                **fields,
+            )
             return self._fused_activation(layer, x, out, is_output)
         if cls == "DepthwiseConv2D":
             self._check_channels_last(layer, cfg)
-            x = add(name, "depthwise_conv2d", ins, **_window(cfg),
-                    depth_multiplier=int(cfg["depth_multiplier"]),
-                    use_bias=bool(cfg["use_bias"]), **fields)
+            x = add(
+                name,
+                "depthwise_conv2d",
+                ins,
+                **_window(cfg),
+                depth_multiplier=int(cfg["depth_multiplier"]),
+                use_bias=bool(cfg["use_bias"]),
+                **fields,
+            )
             return self._fused_activation(layer, x, out, is_output)
         if cls == "SeparableConv2D":
             # Depthwise (no bias) then 1×1 pointwise with the bias: Keras' own two kernels.
@@ -320,26 +368,57 @@ class _KerasImport:
             if shared:
                 dw_fields["weights"] = f"{self.first_call[id(layer)]}_depthwise"
                 fields["weights"] = self.first_call[id(layer)]
-            dw = add(self.b.unique(f"{name}_depthwise"), "depthwise_conv2d", ins, **_window(cfg),
-                     depth_multiplier=int(cfg["depth_multiplier"]), use_bias=False, **dw_fields)
-            x = add(name, "conv2d", [dw], filters=int(cfg["filters"]), kernel_size=1,
-                    use_bias=bool(cfg["use_bias"]), **fields)
+            dw = add(
+                self.b.unique(f"{name}_depthwise"),
+                "depthwise_conv2d",
+                ins,
+                **_window(cfg),
+                depth_multiplier=int(cfg["depth_multiplier"]),
+                use_bias=False,
+                **dw_fields,
+            )
+            x = add(
+                name,
+                "conv2d",
+                [dw],
+                filters=int(cfg["filters"]),
+                kernel_size=1,
+                use_bias=bool(cfg["use_bias"]),
+                **fields,
+            )
             return self._fused_activation(layer, x, out, is_output)
         if cls == "Dense":
-            x = add(name, "dense", ins, units=int(cfg["units"]), use_bias=bool(cfg["use_bias"]),
-                    **fields)
+            x = add(
+                name,
+                "dense",
+                ins,
+                units=int(cfg["units"]),
+                use_bias=bool(cfg["use_bias"]),
+                **fields,
+            )
             return self._fused_activation(layer, x, out, is_output)
         if cls == "BatchNormalization":
             if cfg.get("axis", -1) not in (-1, len(out.shape) - 1, [-1], [len(out.shape) - 1]):
-                return self._unsupported(name, f"BatchNormalization(axis={cfg['axis']})",
-                                         ins, out)
-            return add(name, "batchnorm", ins, center=bool(cfg["center"]),
-                       scale=bool(cfg["scale"]), **fields)
+                return self._unsupported(name, f"BatchNormalization(axis={cfg['axis']})", ins, out)
+            return add(
+                name,
+                "batchnorm",
+                ins,
+                center=bool(cfg["center"]),
+                scale=bool(cfg["scale"]),
+                **fields,
+            )
         if cls == "LayerNormalization":
             if cfg.get("rms_scaling"):
                 return self._unsupported(name, "LayerNormalization(rms_scaling=True)", ins, out)
-            return add(name, "layernorm", ins, center=bool(cfg["center"]),
-                       scale=bool(cfg["scale"]), **fields)
+            return add(
+                name,
+                "layernorm",
+                ins,
+                center=bool(cfg["center"]),
+                scale=bool(cfg["scale"]),
+                **fields,
+            )
         if cls == "Activation":
             fn = _activation_name(layer.activation)
             if fn == "softmax" and is_output:
@@ -355,18 +434,29 @@ class _KerasImport:
         if cls == "ReLU":
             return self._relu(name, cfg, ins, out)
         if cls == "LeakyReLU":
-            return add(name, "leaky_relu", ins,
-                       alpha=float(cfg.get("negative_slope", cfg.get("alpha", 0.3))))
+            return add(
+                name,
+                "leaky_relu",
+                ins,
+                alpha=float(cfg.get("negative_slope", cfg.get("alpha", 0.3))),
+            )
         if cls == "Softmax":
             axis = cfg.get("axis", -1)
             if isinstance(axis, (list, tuple)) or self._sample_axis(int(axis), out) not in (
-                    -1, len(out.shape) - 2):
+                -1,
+                len(out.shape) - 2,
+            ):
                 return self._unsupported(name, f"Softmax(axis={axis})", ins, out)
             if is_output:
                 return ins[0]
             return add(name, "softmax", ins)
-        if cls in ("Dropout", "SpatialDropout2D", "SpatialDropout1D", "GaussianDropout",
-                   "AlphaDropout"):
+        if cls in (
+            "Dropout",
+            "SpatialDropout2D",
+            "SpatialDropout1D",
+            "GaussianDropout",
+            "AlphaDropout",
+        ):
             return add(name, "dropout", ins, rate=float(cfg["rate"]))
         if cls in _MERGES:
             if len(ins) < 2:  # keras.ops.add(x, 2.0): with a constant
@@ -380,27 +470,43 @@ class _KerasImport:
         if cls in ("MaxPooling2D", "AveragePooling2D"):
             self._check_channels_last(layer, cfg)
             strides = cfg["strides"] if cfg["strides"] is not None else cfg["pool_size"]
-            return add(name, _POOLS[cls], ins, pool_size=_scalar_or_pair(cfg["pool_size"]),
-                       strides=_scalar_or_pair(strides), padding=cfg["padding"])
+            return add(
+                name,
+                _POOLS[cls],
+                ins,
+                pool_size=_scalar_or_pair(cfg["pool_size"]),
+                strides=_scalar_or_pair(strides),
+                padding=cfg["padding"],
+            )
         if cls in ("GlobalAveragePooling2D", "GlobalMaxPooling2D"):
             self._check_channels_last(layer, cfg)
             return add(name, _POOLS[cls], ins, keepdims=bool(cfg.get("keepdims", False)))
         if cls == "ZeroPadding2D":
             self._check_channels_last(layer, cfg)
             (t, b), (left, r) = cfg["padding"]
-            return add(name, "zero_padding", ins,
-                       padding=[[int(t), int(b)], [int(left), int(r)]])
+            return add(name, "zero_padding", ins, padding=[[int(t), int(b)], [int(left), int(r)]])
         if cls == "Reshape":
             return add(name, "reshape", ins, target_shape=[int(d) for d in cfg["target_shape"]])
         if cls in _FOLDED:
             return add(name, _FOLDED[cls], ins)
         if cls == "Embedding":
-            return add(name, "embedding", ins, input_dim=int(cfg["input_dim"]),
-                       output_dim=int(cfg["output_dim"]), **fields)
+            return add(
+                name,
+                "embedding",
+                ins,
+                input_dim=int(cfg["input_dim"]),
+                output_dim=int(cfg["output_dim"]),
+                **fields,
+            )
         if cls == "UpSampling2D":
             self._check_channels_last(layer, cfg)
-            return add(name, "upsample", ins, size=_scalar_or_pair(cfg["size"]),
-                       interpolation=cfg.get("interpolation", "nearest"))
+            return add(
+                name,
+                "upsample",
+                ins,
+                size=_scalar_or_pair(cfg["size"]),
+                interpolation=cfg.get("interpolation", "nearest"),
+            )
         if cls == "Rescaling":
             return add(name, "rescaling", ins)
         if cls == "Normalization":
@@ -419,8 +525,9 @@ class _KerasImport:
             return self.b.add(name, "relu6", ins)
         if max_value is None:
             return self.b.add(name, "leaky_relu", ins, alpha=slope)
-        return self._unsupported(name, f"ReLU(max_value={max_value}, negative_slope={slope})",
-                                 ins, out)
+        return self._unsupported(
+            name, f"ReLU(max_value={max_value}, negative_slope={slope})", ins, out
+        )
 
     def _fused_activation(self, layer: Any, x: str, out: Any, is_output: bool) -> str:
         """A layer's own activation as a layer ``<name>_<kind>`` (none for linear / final
@@ -431,8 +538,9 @@ class _KerasImport:
             return x
         name = self.b.unique(f"{x}_{kind if kind != '?' else fn}")
         if kind == "?":
-            return self.b.placeholder(name, f"activation {fn}", [x],
-                                      _per_sample_shape(out, f"layer {name!r}"))
+            return self.b.placeholder(
+                name, f"activation {fn}", [x], _per_sample_shape(out, f"layer {name!r}")
+            )
         return self.b.add(name, kind, [x])
 
     @staticmethod
@@ -444,15 +552,23 @@ class _KerasImport:
 
     def _check_channels_last(self, layer: Any, cfg: dict[str, Any]) -> None:
         if cfg.get("data_format", "channels_last") != "channels_last":
-            raise ValueError(f"keras layer {layer.name!r}: data_format "
-                             f"{cfg['data_format']!r}; only channels_last models are supported")
+            raise ValueError(
+                f"keras layer {layer.name!r}: data_format "
+                f"{cfg['data_format']!r}; only channels_last models are supported"
+            )
 
     def _unsupported(self, name: str, op: str, ins: list[str], out: Any) -> str:
         return self.b.placeholder(name, op, ins, _per_sample_shape(out, f"layer {name!r}"))
 
 
-def from_keras(model: Any, *, batch: int = 1, strict: bool = True, document: bool = False,
-               bytes_per_element: int = 4) -> Network | dict[str, Any]:
+def from_keras(
+    model: Any,
+    *,
+    batch: int = 1,
+    strict: bool = True,
+    document: bool = False,
+    bytes_per_element: int = 4,
+) -> Network | dict[str, Any]:
     """Import a built Keras 3 model.
 
     Parameters

@@ -34,21 +34,57 @@ class _Act:
 
 
 _POINTWISE = {
-    "Relu": "relu", "Sigmoid": "sigmoid", "Tanh": "tanh", "Gelu": "gelu",
-    "HardSwish": "hard_swish", "HardSigmoid": "hard_sigmoid", "Mish": "mish",
-    "Softmax": "softmax", "LogSoftmax": "softmax",
+    "Relu": "relu",
+    "Sigmoid": "sigmoid",
+    "Tanh": "tanh",
+    "Gelu": "gelu",
+    "HardSwish": "hard_swish",
+    "HardSigmoid": "hard_sigmoid",
+    "Mish": "mish",
+    "Softmax": "softmax",
+    "LogSoftmax": "softmax",
 }
 _COPIES = {"Slice", "Split", "Expand", "Tile"}  # re-index / copy data: zero-FLOP ``opaque``
 _RESHAPES = {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Transpose"}
 _ALIASES = {"Identity", "Cast"}
-_IMAGE_OPS = {"Conv", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool",
-              "BatchNormalization", "Resize", "Upsample", "Pad"}
+_IMAGE_OPS = {
+    "Conv",
+    "MaxPool",
+    "AveragePool",
+    "GlobalAveragePool",
+    "GlobalMaxPool",
+    "BatchNormalization",
+    "Resize",
+    "Upsample",
+    "Pad",
+}
 
 #: Operator types the importer translates (others: unsupported, see :func:`from_onnx`).
 SUPPORTED_OPS: frozenset[str] = frozenset(
-    set(_POINTWISE) | _COPIES | _RESHAPES | _ALIASES | _IMAGE_OPS
-    | {"Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "Clip", "LeakyRelu", "Erf", "Concat",
-       "Gather", "Dropout", "LayerNormalization", "Shape", "Constant", "ReduceMean"})
+    set(_POINTWISE)
+    | _COPIES
+    | _RESHAPES
+    | _ALIASES
+    | _IMAGE_OPS
+    | {
+        "Gemm",
+        "MatMul",
+        "Add",
+        "Sub",
+        "Mul",
+        "Div",
+        "Clip",
+        "LeakyRelu",
+        "Erf",
+        "Concat",
+        "Gather",
+        "Dropout",
+        "LayerNormalization",
+        "Shape",
+        "Constant",
+        "ReduceMean",
+    }
+)
 
 
 def _onnx() -> Any:
@@ -57,13 +93,15 @@ def _onnx() -> Any:
     except ImportError as e:  # pragma: no cover - depends on the environment
         from .._optional import install_hint
 
-        raise ImportError(f"the ONNX importer needs the 'onnx' package: "
-                          f"{install_hint('onnx')}") from e
+        raise ImportError(
+            f"the ONNX importer needs the 'onnx' package: {install_hint('onnx')}"
+        ) from e
     return onnx
 
 
 def _attrs(node: Any) -> dict[str, Any]:
     from onnx import helper
+
     return {a.name: helper.get_attribute_value(a) for a in node.attribute}
 
 
@@ -87,6 +125,7 @@ def _eval_const(op: str, a: dict[str, Any], xs: list[Any]) -> np.ndarray | None:
     ``xs``: the inputs' values (arrays; None where an input is not a known constant).
     """
     from onnx import numpy_helper
+
     if op == "Constant":
         if "value" in a:
             return numpy_helper.to_array(a["value"])
@@ -124,8 +163,14 @@ def _eval_const(op: str, a: dict[str, Any], xs: list[Any]) -> np.ndarray | None:
     return None
 
 
-def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool = False,
-              bytes_per_element: int = 4) -> Network | dict[str, Any]:
+def from_onnx(
+    model: Any,
+    *,
+    batch: int = 1,
+    strict: bool = True,
+    document: bool = False,
+    bytes_per_element: int = 4,
+) -> Network | dict[str, Any]:
     """Import an ONNX model (a ``.onnx`` path or an ``onnx.ModelProto``).
 
     Operators (ONNX → dnnmem kinds):
@@ -202,8 +247,9 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
         proto = model
         source = proto.graph.name or "onnx model"
     else:
-        raise TypeError(f"from_onnx: model must be a path or an onnx.ModelProto, got "
-                        f"{type(model).__name__}")
+        raise TypeError(
+            f"from_onnx: model must be a path or an onnx.ModelProto, got {type(model).__name__}"
+        )
     try:
         proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
     except Exception as e:  # onnx raises its own InferenceError types
@@ -222,8 +268,9 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
     for vi in list(g.input) + list(g.value_info) + list(g.output):
         t = vi.type.tensor_type
         if t.HasField("shape"):
-            shapes[vi.name] = [d.dim_value if d.HasField("dim_value") else None
-                               for d in t.shape.dim]
+            shapes[vi.name] = [
+                d.dim_value if d.HasField("dim_value") else None for d in t.shape.dim
+            ]
         elem[vi.name] = t.elem_type
     for node in g.node:  # Constant nodes first: a fused pattern looks ahead at their values
         if node.op_type == "Constant":
@@ -234,7 +281,7 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
             consumers.setdefault(i, []).append(node)
     graph_outputs = {o.name for o in g.output}
     acts: dict[str, _Act] = {}
-    skip: set[int] = set()           # ids of nodes fused into an earlier layer
+    skip: set[int] = set()  # ids of nodes fused into an earlier layer
     # tensor → (dense / conv layer without bias, its units): a following Add may be its bias.
     bias_slot: dict[str, tuple[dict[str, Any], int]] = {}
 
@@ -243,9 +290,11 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
         if t in consts and consts[t] is not None:
             return list(consts[t].shape)
         if s is None or any(d is None for d in s[1:]):
-            raise ValueError(f"{source}: node '{node.name}' ({node.op_type}): the shape of "
-                             f"tensor '{t}' is unknown after shape inference ({s}); export the "
-                             "model with static input shapes")
+            raise ValueError(
+                f"{source}: node '{node.name}' ({node.op_type}): the shape of "
+                f"tensor '{t}' is unknown after shape inference ({s}); export the "
+                "model with static input shapes"
+            )
         return [d if d is not None else 1 for d in s]
 
     # tensor → its batch axis when not 0 (the time-major tensors around an LSTM).
@@ -254,7 +303,7 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
     def sample_shape(t: str, node: Any, image: bool) -> list[int]:
         full = full_shape(t, node)
         k = 0 if image else bax.get(t, 0)
-        s = full[:k] + full[k + 1:]
+        s = full[:k] + full[k + 1 :]
         return list(hwc(s)) if image and len(s) == 3 else s
 
     def is_const(t: str) -> bool:
@@ -266,8 +315,10 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
             return a.layer
         s = full_shape(t, node)
         if len(s) != 4:
-            raise ValueError(f"{source}: node '{node.name}' ({node.op_type}) needs an NCHW "
-                             f"input, '{t}' has shape {s}")
+            raise ValueError(
+                f"{source}: node '{node.name}' ({node.op_type}) needs an NCHW "
+                f"input, '{t}' has shape {s}"
+            )
         n = b.unique(f"{a.layer}_nhwc")
         b.add(n, "reshape", [a.layer], target_shape=list(hwc(s[1:])))
         acts[t] = _Act(n, True)
@@ -280,18 +331,25 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
     def out(node: Any, lname: str, image: bool, k: int = 0) -> None:
         acts[node.output[k]] = _Act(lname, image)
         x = next((i for i in node.input if i in acts), None)
-        if not image and x is not None and bax.get(x, 0) and node.op_type not in _RESHAPES \
-                and len(full_shape(node.output[k], node)) == len(full_shape(x, node)):
+        if (
+            not image
+            and x is not None
+            and bax.get(x, 0)
+            and node.op_type not in _RESHAPES
+            and len(full_shape(node.output[k], node)) == len(full_shape(x, node))
+        ):
             bax[node.output[k]] = bax[x]  # point-wise: the batch stays where it was
 
     def placeholder(node: Any) -> None:
         ins = [acts[i].layer for i in node.input if i in acts]
         image = any(acts[i].image for i in node.input if i in acts)
         if not ins:
-            raise ValueError(f"{source}: node '{node.name}' ({node.op_type}) has no activation "
-                             "input")
-        used = [k for k, o in enumerate(node.output)
-                if o and (o in consumers or o in graph_outputs)]
+            raise ValueError(
+                f"{source}: node '{node.name}' ({node.op_type}) has no activation input"
+            )
+        used = [
+            k for k, o in enumerate(node.output) if o and (o in consumers or o in graph_outputs)
+        ]
         for k in used:
             im = image and len(full_shape(node.output[k], node)) == 4
             n = b.unique((node.name or node.output[k]) + (f"_{k}" if len(used) > 1 else ""))
@@ -308,8 +366,14 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
             if not o or (o not in consumers and o not in graph_outputs):
                 continue
             im = a.image and len(full_shape(o, node)) == 4
-            n = layer(node, "opaque", [a.layer], f"_{k}" if len(node.output) > 1 else "",
-                      shape=sample_shape(o, node, im), meta={"op_type": node.op_type})
+            n = layer(
+                node,
+                "opaque",
+                [a.layer],
+                f"_{k}" if len(node.output) > 1 else "",
+                shape=sample_shape(o, node, im),
+                meta={"op_type": node.op_type},
+            )
             out(node, n, im, k)
 
     def single_consumer(t: str, op: str) -> Any | None:
@@ -323,8 +387,11 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
     def try_gelu(node: Any) -> bool:
         """torch's exact GELU: Div(x, √2) → Erf → Add(1) → Mul(x, ·) → Mul(·, 0.5)."""
         x, c = node.input
-        if x not in acts or not is_const(c) or not math.isclose(const_value(c) or 0, math.sqrt(2),
-                                                                 rel_tol=1e-3):
+        if (
+            x not in acts
+            or not is_const(c)
+            or not math.isclose(const_value(c) or 0, math.sqrt(2), rel_tol=1e-3)
+        ):
             return False
         chain, t = [], node.output[0]
         for op in ("Erf", "Add", "Mul", "Mul"):
@@ -334,9 +401,11 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
             chain.append(nxt)
             t = nxt.output[0]
         erf, add, mul, half = chain
-        if not (x in mul.input
-                and any(const_value(i) == 1.0 for i in add.input)
-                and any(const_value(i) == 0.5 for i in half.input)):
+        if not (
+            x in mul.input
+            and any(const_value(i) == 1.0 for i in add.input)
+            and any(const_value(i) == 0.5 for i in half.input)
+        ):
             return False
         n = b.unique(os.path.dirname((erf.name or "").rstrip("/")) or erf.name or "gelu")
         b.add(n, "gelu", [acts[x].layer])
@@ -362,8 +431,13 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
         a = acts[x]
         csize = int(np.prod(full_shape(c, node))) if is_const(c) else -1
         slot = bias_slot.pop(x, None)
-        if op == "Add" and slot is not None and csize == slot[1] and len(consumers[x]) == 1 \
-                and full_shape(c, node)[-1] == slot[1]:
+        if (
+            op == "Add"
+            and slot is not None
+            and csize == slot[1]
+            and len(consumers[x]) == 1
+            and full_shape(c, node)[-1] == slot[1]
+        ):
             slot[0]["use_bias"] = True  # torch's Linear on [N, T, d]: MatMul, then Add(bias)
             acts[node.output[0]] = a
             return
@@ -398,19 +472,26 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
         a = acts[x]
         old = sample_shape(x, node, a.image)
         full = full_shape(node.output[0], node)
-        k = 0 if a.image else moved_batch_axis(node, bax.get(x, 0), len(full_shape(x, node)),
-                                              len(full))
+        k = (
+            0
+            if a.image
+            else moved_batch_axis(node, bax.get(x, 0), len(full_shape(x, node)), len(full))
+        )
         if k:
             bax[node.output[0]] = k
-        new = full[:k] + full[k + 1:]
+        new = full[:k] + full[k + 1 :]
         if int(np.prod(new)) != int(np.prod(old)) and int(np.prod(full)) == int(np.prod(old)):
             new = full  # batch folded into another dimension by a batch-1 export
         if new == old and not a.image:
             acts[node.output[0]] = a
         elif node.op_type == "Flatten" and len(new) == 1:
             out(node, layer(node, "flatten", [a.layer]), False)
-        elif a.image and len(full) == 4 and node.op_type in ("Squeeze", "Unsqueeze") \
-                and full[1:] == full_shape(x, node)[1:]:
+        elif (
+            a.image
+            and len(full) == 4
+            and node.op_type in ("Squeeze", "Unsqueeze")
+            and full[1:] == full_shape(x, node)[1:]
+        ):
             acts[node.output[0]] = a
         else:
             out(node, layer(node, "reshape", [a.layer], target_shape=new), False)
@@ -426,10 +507,16 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
         ins = list(node.input) + [""] * (8 - len(node.input))
         # Constant initial states are torch's zeros; states or lengths computed by the graph,
         # and peepholes, are not modelled.
-        if x not in acts or acts[x].image or any(ins[i] in acts for i in (4, 5, 6)) or ins[7] \
-                or at.get("clip") is not None or at.get("input_forget", 0) \
-                or at.get("activations") not in (None, [b"Sigmoid", b"Tanh", b"Tanh"] * 2,
-                                                 [b"Sigmoid", b"Tanh", b"Tanh"]):
+        if (
+            x not in acts
+            or acts[x].image
+            or any(ins[i] in acts for i in (4, 5, 6))
+            or ins[7]
+            or at.get("clip") is not None
+            or at.get("input_forget", 0)
+            or at.get("activations")
+            not in (None, [b"Sigmoid", b"Tanh", b"Tanh"] * 2, [b"Sigmoid", b"Tanh", b"Tanh"])
+        ):
             placeholder(node)  # initial states, sequence lengths, peepholes, clipping…
             return
         layout = int(at.get("layout", 0))
@@ -451,10 +538,21 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
             order = range(steps) if direction == 0 else range(steps - 1, -1, -1)
             outs: dict[int, str] = {}
             for t in order:
-                xt = b.add(b.unique(f"{tag}.x{t}"), "opaque", [acts[x].layer], shape=[i_dim],
-                           meta={"op_type": "LSTM timestep slice"})
-                cell = b.add(b.unique(f"{tag}.t{t}"), "lstm_cell", [xt, h, c], units=h_dim,
-                             use_bias=bool(ins[3]), weights=tag)
+                xt = b.add(
+                    b.unique(f"{tag}.x{t}"),
+                    "opaque",
+                    [acts[x].layer],
+                    shape=[i_dim],
+                    meta={"op_type": "LSTM timestep slice"},
+                )
+                cell = b.add(
+                    b.unique(f"{tag}.t{t}"),
+                    "lstm_cell",
+                    [xt, h, c],
+                    units=h_dim,
+                    use_bias=bool(ins[3]),
+                    weights=tag,
+                )
                 h, c = cell, f"{cell}/c"
                 outs[t] = cell
             hs.append([outs[t] for t in range(steps)])
@@ -467,20 +565,33 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
         if used(0):  # Y: [T, D, N, H] (layout 0) or [N, T, D, H]: per sample [T, D, H]
             rows = []
             for t in range(steps):
-                parts = [b.add(b.unique(f"{base}.y{t}_{k}"), "reshape", [hs[k][t]],
-                               target_shape=[1, 1, h_dim]) for k in range(d)]
-                rows.append(parts[0] if d == 1 else
-                            b.add(b.unique(f"{base}.y{t}"), "concat", parts, axis=1))
+                parts = [
+                    b.add(
+                        b.unique(f"{base}.y{t}_{k}"),
+                        "reshape",
+                        [hs[k][t]],
+                        target_shape=[1, 1, h_dim],
+                    )
+                    for k in range(d)
+                ]
+                rows.append(
+                    parts[0] if d == 1 else b.add(b.unique(f"{base}.y{t}"), "concat", parts, axis=1)
+                )
             y = b.add(b.unique(f"{base}.Y"), "concat", rows, axis=0)
             acts[node.output[0]] = _Act(y, False)
             bax[node.output[0]] = 2 if layout == 0 else 0
         for k, finals in ((1, [hs[j][-1 if j == 0 else 0] for j in range(d)]), (2, cs)):
             if not used(k):
                 continue  # Y_h / Y_c: [D, N, H] (layout 0) or [N, D, H]: per sample [D, H]
-            parts = [b.add(b.unique(f"{base}.{'hc'[k - 1]}{j}"), "reshape", [f],
-                           target_shape=[1, h_dim]) for j, f in enumerate(finals)]
-            y = parts[0] if d == 1 else b.add(b.unique(f"{base}.Y_{'hc'[k - 1]}"), "concat",
-                                              parts, axis=0)
+            parts = [
+                b.add(b.unique(f"{base}.{'hc'[k - 1]}{j}"), "reshape", [f], target_shape=[1, h_dim])
+                for j, f in enumerate(finals)
+            ]
+            y = (
+                parts[0]
+                if d == 1
+                else b.add(b.unique(f"{base}.Y_{'hc'[k - 1]}"), "concat", parts, axis=0)
+            )
             acts[node.output[k]] = _Act(y, False)
             bax[node.output[k]] = 1 if layout == 0 else 0
 
@@ -511,8 +622,10 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
             continue  # old exporters list initializers as inputs too
         s = shapes.get(vi.name)
         if s is None or len(s) < 2 or any(d is None for d in s[1:]):
-            raise ValueError(f"{source}: graph input '{vi.name}' needs a static shape after "
-                             f"a batch dimension, got {s}")
+            raise ValueError(
+                f"{source}: graph input '{vi.name}' needs a static shape after "
+                f"a batch dimension, got {s}"
+            )
         image = len(s) == 4
         dims = [int(d) for d in s[1:] if d is not None]  # all of them: checked above
         per = list(hwc(dims)) if image else dims
@@ -552,13 +665,18 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
                 continue
             xi = as_image(acts[x], x, node)
             cpads = list(at.get("pads", [0, 0, 0, 0]))
-            padding: Any = ("same" if _same_padding(at) else
-                            [[cpads[0], cpads[2]], [cpads[1], cpads[3]]])
-            fields = dict(filters=wshape[0], kernel_size=wshape[2:],
-                          strides=list(at.get("strides", [1, 1])), padding=padding,
-                          dilation=list(at.get("dilations", [1, 1])),
-                          groups=int(at.get("group", 1)),
-                          use_bias=len(ins) > 2)
+            padding: Any = (
+                "same" if _same_padding(at) else [[cpads[0], cpads[2]], [cpads[1], cpads[3]]]
+            )
+            fields = dict(
+                filters=wshape[0],
+                kernel_size=wshape[2:],
+                strides=list(at.get("strides", [1, 1])),
+                padding=padding,
+                dilation=list(at.get("dilations", [1, 1])),
+                groups=int(at.get("group", 1)),
+                use_bias=len(ins) > 2,
+            )
             n = layer(node, "conv2d", [xi], **fields)
             out(node, n, True)
             if len(ins) <= 2:
@@ -590,11 +708,11 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
             out(node, layer(node, _POINTWISE[op], [acts[x].layer]), acts[x].image)
         elif op == "LeakyRelu":
             alpha = float(at.get("alpha", 0.01))
-            out(node, layer(node, "leaky_relu", [acts[x].layer], alpha=alpha),
-                acts[x].image)
+            out(node, layer(node, "leaky_relu", [acts[x].layer], alpha=alpha), acts[x].image)
         elif op == "Clip":
-            out(node, layer(node, "relu6", [acts[x].layer], meta={"op_type": "Clip"}),
-                acts[x].image)
+            out(
+                node, layer(node, "relu6", [acts[x].layer], meta={"op_type": "Clip"}), acts[x].image
+            )
         elif op == "Erf":
             out(node, layer(node, "tanh", [acts[x].layer], meta={"op_type": "Erf"}), acts[x].image)
         elif op == "BatchNormalization":
@@ -618,13 +736,20 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
             kind = "global_avgpool" if op == "GlobalAveragePool" else "global_maxpool"
             out(node, layer(node, kind, [as_image(acts[x], x, node)], keepdims=True), True)
         elif op == "ReduceMean":
-            axes = at.get("axes") or (list(consts[ins[1]]) if len(ins) > 1 and
-                                      consts.get(ins[1]) is not None else None)
-            if len(full_shape(x, node)) == 4 and axes is not None \
-                    and sorted(int(i) % 4 for i in axes) == [2, 3]:
+            axes = at.get("axes") or (
+                list(consts[ins[1]]) if len(ins) > 1 and consts.get(ins[1]) is not None else None
+            )
+            if (
+                len(full_shape(x, node)) == 4
+                and axes is not None
+                and sorted(int(i) % 4 for i in axes) == [2, 3]
+            ):
                 keep = bool(at.get("keepdims", 1))
-                out(node, layer(node, "global_avgpool", [as_image(acts[x], x, node)],
-                                keepdims=keep), keep)
+                out(
+                    node,
+                    layer(node, "global_avgpool", [as_image(acts[x], x, node)], keepdims=keep),
+                    keep,
+                )
             else:
                 placeholder(node)
         elif op in _RESHAPES:
@@ -647,8 +772,11 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
             data, idx = node.input[0], node.input[1]
             if is_const(data) and idx in acts and len(full_shape(data, node)) == 2:
                 vocab, d = full_shape(data, node)
-                out(node, layer(node, "embedding", [acts[idx].layer], input_dim=vocab,
-                                output_dim=d), False)
+                out(
+                    node,
+                    layer(node, "embedding", [acts[idx].layer], input_dim=vocab, output_dim=d),
+                    False,
+                )
             elif data in acts:
                 copy(node)
             else:
@@ -658,15 +786,27 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
         elif op == "LSTM":
             lstm(node, at)
         elif op == "Pad":
-            pads = at.get("pads") or (list(consts[ins[1]]) if len(ins) > 1
-                                      and consts.get(ins[1]) is not None else None)
+            pads = at.get("pads") or (
+                list(consts[ins[1]]) if len(ins) > 1 and consts.get(ins[1]) is not None else None
+            )
             mode = _text(at, "mode", "constant")
-            if pads is not None and len(pads) == 8 and mode == "constant" \
-                    and pads[0] == pads[1] == pads[4] == pads[5] == 0:
+            if (
+                pads is not None
+                and len(pads) == 8
+                and mode == "constant"
+                and pads[0] == pads[1] == pads[4] == pads[5] == 0
+            ):
                 xi = as_image(acts[x], x, node)
-                out(node, layer(node, "zero_padding", [xi],
-                                padding=[[int(pads[2]), int(pads[6])],
-                                         [int(pads[3]), int(pads[7])]]), True)
+                out(
+                    node,
+                    layer(
+                        node,
+                        "zero_padding",
+                        [xi],
+                        padding=[[int(pads[2]), int(pads[6])], [int(pads[3]), int(pads[7])]],
+                    ),
+                    True,
+                )
             else:
                 copy(node)
         elif op in ("Resize", "Upsample"):
@@ -679,8 +819,17 @@ def from_onnx(model: Any, *, batch: int = 1, strict: bool = True, document: bool
                 placeholder(node)
                 continue
             mode = _text(at, "mode", "nearest")
-            out(node, layer(node, "upsample", [as_image(acts[x], x, node)], size=[oh // h, ow // w],
-                            interpolation="nearest" if mode == "nearest" else "bilinear"), True)
+            out(
+                node,
+                layer(
+                    node,
+                    "upsample",
+                    [as_image(acts[x], x, node)],
+                    size=[oh // h, ow // w],
+                    interpolation="nearest" if mode == "nearest" else "bilinear",
+                ),
+                True,
+            )
         else:
             placeholder(node)
 

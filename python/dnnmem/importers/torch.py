@@ -29,10 +29,17 @@ from ._torch_graph import _TorchImport
 __all__ = ["from_torch"]
 
 
-def from_torch(module: Any, example_inputs: Any = None, *, batch: int | None = None,
-               strict: bool = True, document: bool = False, bytes_per_element: int = 4,
-               example_kwargs: dict[str, Any] | None = None,
-               name: str | None = None) -> Network | dict[str, Any]:
+def from_torch(
+    module: Any,
+    example_inputs: Any = None,
+    *,
+    batch: int | None = None,
+    strict: bool = True,
+    document: bool = False,
+    bytes_per_element: int = 4,
+    example_kwargs: dict[str, Any] | None = None,
+    name: str | None = None,
+) -> Network | dict[str, Any]:
     """Import a PyTorch module through ``torch.export``.
 
     Parameters
@@ -76,9 +83,11 @@ def from_torch(module: Any, example_inputs: Any = None, *, batch: int | None = N
     if isinstance(module, (str, os.PathLike)):
         path = os.fspath(module)
         if not path.lower().endswith(".pt2"):
-            raise ValueError(f"{path}: only .pt2 files (torch.export.save) can be imported "
-                             "without example inputs; for a module, call from_torch(module, "
-                             "example_inputs)")
+            raise ValueError(
+                f"{path}: only .pt2 files (torch.export.save) can be imported "
+                "without example inputs; for a module, call from_torch(module, "
+                "example_inputs)"
+            )
         ep = torch.export.load(path)
         name = name or os.path.splitext(os.path.basename(path))[0]
     elif isinstance(module, torch.export.ExportedProgram):
@@ -102,5 +111,7 @@ def _check_shapes(net: Network, expected: dict[str, tuple[int, ...]]) -> None:
     """Every layer's shape as dnnmem infers it equals torch's (a mapping bug otherwise)."""
     for layer, shape in zip(net.layers["name"], net.layers["output_shape"]):
         if layer in expected and tuple(shape) != expected[layer]:
-            raise ValueError(f"layer {layer!r}: dnnmem infers shape {tuple(shape)}, torch has "
-                             f"{expected[layer]} (an importer bug: please report)")
+            raise ValueError(
+                f"layer {layer!r}: dnnmem infers shape {tuple(shape)}, torch has "
+                f"{expected[layer]} (an importer bug: please report)"
+            )

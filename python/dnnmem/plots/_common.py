@@ -23,12 +23,12 @@ ID_COLUMNS = tuple(INPUT_COLUMNS)
 BYTES = [(2.0**40, "TiB"), (2.0**30, "GiB"), (2.0**20, "MiB"), (2.0**10, "KiB"), (1.0, "B")]
 TIME = [(1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")]
 BANDWIDTH = [(1e12, "TB/s"), (1e9, "GB/s"), (1e6, "MB/s"), (1e3, "kB/s"), (1.0, "B/s")]
-FLOPS = [(1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s"), (1e6, "MFLOP/s"),
-         (1.0, "FLOP/s")]
+FLOPS = [(1e15, "PFLOP/s"), (1e12, "TFLOP/s"), (1e9, "GFLOP/s"), (1e6, "MFLOP/s"), (1.0, "FLOP/s")]
 
 
-def unit(values: Iterable[float] | float, steps: list[tuple[float, str]],
-         headroom: float = 1.0) -> tuple[float, str]:
+def unit(
+    values: Iterable[float] | float, steps: list[tuple[float, str]], headroom: float = 1.0
+) -> tuple[float, str]:
     """(factor, name) of the largest unit with headroom × factor <= the largest |value| (the
     smallest unit if none). ``headroom=10`` keeps 1555 GB/s and 1000 MiB in GB/s and MiB."""
     v = np.abs(np.asarray(values, dtype=float))
@@ -43,12 +43,15 @@ def unit(values: Iterable[float] | float, steps: list[tuple[float, str]],
 def check_frame(df: Any, need: Sequence[str], where: str) -> None:
     """Raise naming the columns of ``need`` that ``df`` lacks."""
     if not isinstance(df, pd.DataFrame):
-        raise TypeError(f"{where}: expected a pandas DataFrame (e.g. from dnnmem.sweep), "
-                        f"got {type(df).__name__}")
+        raise TypeError(
+            f"{where}: expected a pandas DataFrame (e.g. from dnnmem.sweep), "
+            f"got {type(df).__name__}"
+        )
     missing = [c for c in need if c not in df.columns]
     if missing:
-        raise ValueError(f"{where}: missing column(s) {missing}; the DataFrame has "
-                         f"{list(df.columns)}")
+        raise ValueError(
+            f"{where}: missing column(s) {missing}; the DataFrame has {list(df.columns)}"
+        )
 
 
 def select(df: pd.DataFrame, need: Sequence[str], where: str, **filters: Any) -> pd.DataFrame:
@@ -58,8 +61,9 @@ def select(df: pd.DataFrame, need: Sequence[str], where: str, **filters: Any) ->
     check_frame(df, list(need) + [k for k in active if k not in need], where)
     mask = np.ones(len(df), dtype=bool)
     for col, value in active.items():
-        values = list(value) if isinstance(value, (list, tuple, set, np.ndarray, pd.Series)) \
-            else [value]
+        values = (
+            list(value) if isinstance(value, (list, tuple, set, np.ndarray, pd.Series)) else [value]
+        )
         parse = FIELD_PARSERS.get(col)
         if parse is not None:
             values = [parse(v) if isinstance(v, str) else v for v in values]
@@ -90,8 +94,11 @@ def varying(df: pd.DataFrame, exclude: Sequence[str]) -> list[str]:
 
 def context(df: pd.DataFrame, exclude: Sequence[str]) -> str:
     """The single-valued design-point columns as one line, e.g. for a title."""
-    parts = [describe(c, df[c].iloc[0]) for c in ID_COLUMNS
-             if c in df.columns and c not in exclude and df[c].nunique() == 1]
+    parts = [
+        describe(c, df[c].iloc[0])
+        for c in ID_COLUMNS
+        if c in df.columns and c not in exclude and df[c].nunique() == 1
+    ]
     return " · ".join(parts)
 
 
@@ -107,16 +114,20 @@ def _factored(keys: Sequence[str], members: list[dict[str, Any]]) -> str:
     if not differ:
         text = ", ".join(shared)
     elif len(members) == int(np.prod([len(values[k]) for k in differ])):
-        text = ", ".join(shared + [" / ".join(describe(k, v) for v in values[k])
-                                   for k in differ])
+        text = ", ".join(shared + [" / ".join(describe(k, v) for v in values[k]) for k in differ])
     else:
         own = "; ".join(" ".join(describe(k, m[k]) for k in differ) for m in members)
         text = ", ".join(shared + [own])
     return "\n".join(textwrap.wrap(text, 44, break_long_words=False)) or text
 
 
-def groups(df: pd.DataFrame, x: str, where: str, values: Sequence[str] = (),
-           keys: Sequence[str] | None = None) -> list[tuple[str, pd.DataFrame]]:
+def groups(
+    df: pd.DataFrame,
+    x: str,
+    where: str,
+    values: Sequence[str] = (),
+    keys: Sequence[str] | None = None,
+) -> list[tuple[str, pd.DataFrame]]:
     """Split ``df`` into one (label, rows sorted by ``x``) per combination of the design-point
     columns that vary (other than ``x``; or of ``keys``); raise if a group has two rows at the
     same ``x``.
@@ -126,20 +137,31 @@ def groups(df: pd.DataFrame, x: str, where: str, values: Sequence[str] = (),
     (``"616 GB/s / 1.555 TB/s, lru"``), so that the legend has no entry for a hidden line.
     """
     keys = varying(df, exclude=[x]) if keys is None else list(keys)
-    parts = [({}, df)] if not keys else [
-        (dict(zip(keys, key if isinstance(key, tuple) else (key,))), g)
-        for key, g in df.groupby(keys, sort=True, observed=True)]
+    parts = (
+        [({}, df)]
+        if not keys
+        else [
+            (dict(zip(keys, key if isinstance(key, tuple) else (key,))), g)
+            for key, g in df.groupby(keys, sort=True, observed=True)
+        ]
+    )
     merged: list[tuple[list[dict[str, Any]], pd.DataFrame, np.ndarray | None]] = []
     for key, g in parts:
         if g[x].duplicated().any():
             label = ", ".join(describe(k, v) for k, v in key.items())
-            raise ValueError(f"{where}: several rows share one {x} for {label or 'the data'}; "
-                             f"filter them (network=, batch=, policy=, bandwidth=, throughput=)")
+            raise ValueError(
+                f"{where}: several rows share one {x} for {label or 'the data'}; "
+                f"filter them (network=, batch=, policy=, bandwidth=, throughput=)"
+            )
         g = g.sort_values(x)
         data = g[[x, *values]].to_numpy(dtype=float) if values else None
         for members, _, seen in merged:
-            if data is not None and seen is not None and seen.shape == data.shape \
-                    and np.array_equal(seen, data):
+            if (
+                data is not None
+                and seen is not None
+                and seen.shape == data.shape
+                and np.array_equal(seen, data)
+            ):
                 members.append(key)
                 break
         else:
@@ -159,8 +181,14 @@ def new_axes(ax: Axes | None, figsize: tuple[float, float] = (8.0, 4.5)) -> Axes
     return new
 
 
-def outside_legend(ax: Axes, handles: list[Any] | None = None, labels: list[str] | None = None,
-                   *, below: bool = False, title: str | None = None) -> Any:
+def outside_legend(
+    ax: Axes,
+    handles: list[Any] | None = None,
+    labels: list[str] | None = None,
+    *,
+    below: bool = False,
+    title: str | None = None,
+) -> Any:
     """A legend outside the axes, where it cannot cover data: right of them, or below them
     (``below=True``, for axes with a second y axis on the right). Long legends get columns.
     Returns the Legend, or None when there is nothing to label."""
@@ -170,12 +198,28 @@ def outside_legend(ax: Axes, handles: list[Any] | None = None, labels: list[str]
         return None
     if below:
         # Under the x label: constrained layout (new_axes) makes room for it.
-        return ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.16),
-                         ncol=min(len(handles), 3), fontsize=8, title=title,
-                         title_fontsize=8)
+        return ax.legend(
+            handles,
+            labels,
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.16),
+            ncol=min(len(handles), 3),
+            fontsize=8,
+            title=title,
+            title_fontsize=8,
+        )
     ncol = 1 + (len(handles) - 1) // 18
-    return ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0),
-                     borderaxespad=0.0, ncol=ncol, fontsize=8, title=title, title_fontsize=8)
+    return ax.legend(
+        handles,
+        labels,
+        loc="upper left",
+        bbox_to_anchor=(1.02, 1.0),
+        borderaxespad=0.0,
+        ncol=ncol,
+        fontsize=8,
+        title=title,
+        title_fontsize=8,
+    )
 
 
 #: Display name and unit steps of the sweep columns (axis labels with units, e.g. for Pareto).
@@ -192,14 +236,18 @@ COLUMN_UNITS: dict[str, tuple[str, list[tuple[float, str]] | None]] = {
     "bandwidth": ("peak off-chip bandwidth", BANDWIDTH),
     "avg_bandwidth": ("average off-chip bandwidth", BANDWIDTH),
     "throughput": ("peak throughput", FLOPS),
-    "flops": ("FLOPs per iteration", [(1e12, "TFLOP"), (1e9, "GFLOP"), (1e6, "MFLOP"),
-                                      (1.0, "FLOP")]),
+    "flops": (
+        "FLOPs per iteration",
+        [(1e12, "TFLOP"), (1e9, "GFLOP"), (1e6, "MFLOP"), (1.0, "FLOP")],
+    ),
 }
-_FIXED_UNITS = {"area_mm2": ("SRAM area", "mm²"), "samples_per_s": ("training throughput",
-                                                                    "samples/s"),
-                "utilization": ("compute utilization", "fraction"),
-                "active_time": ("memory active time", "fraction of the iteration"),
-                "batch": ("batch size", "samples")}
+_FIXED_UNITS = {
+    "area_mm2": ("SRAM area", "mm²"),
+    "samples_per_s": ("training throughput", "samples/s"),
+    "utilization": ("compute utilization", "fraction"),
+    "active_time": ("memory active time", "fraction of the iteration"),
+    "batch": ("batch size", "samples"),
+}
 
 
 def column_axis(col: str, values: Any) -> tuple[float, str]:

@@ -36,8 +36,13 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-__all__ = ["traffic_vs_capacity", "time_vs_capacity", "bandwidth_vs_capacity",
-           "throughput_vs_batch", "sweep_overview"]
+__all__ = [
+    "traffic_vs_capacity",
+    "time_vs_capacity",
+    "bandwidth_vs_capacity",
+    "throughput_vs_batch",
+    "sweep_overview",
+]
 
 
 def _color(i: int, n: int) -> Any:
@@ -53,8 +58,10 @@ def _style_keys() -> list[Any]:
     """Legend entries for the line styles of traffic plots: in solid, out dashed."""
     from matplotlib.lines import Line2D
 
-    return [Line2D([], [], color="k", ls="-", label="traffic in"),
-            Line2D([], [], color="k", ls="--", label="traffic out")]
+    return [
+        Line2D([], [], color="k", ls="-", label="traffic in"),
+        Line2D([], [], color="k", ls="--", label="traffic out"),
+    ]
 
 
 def _capacity_axis(ax: Axes, df: pd.DataFrame) -> float:
@@ -64,9 +71,16 @@ def _capacity_axis(ax: Axes, df: pd.DataFrame) -> float:
     return factor
 
 
-def traffic_vs_capacity(df: pd.DataFrame, *, network: Any = None, batch: Any = None,
-                        policy: Any = None, bandwidth: Any = None, throughput: Any = None,
-                        ax: Axes | None = None) -> Axes:
+def traffic_vs_capacity(
+    df: pd.DataFrame,
+    *,
+    network: Any = None,
+    batch: Any = None,
+    policy: Any = None,
+    bandwidth: Any = None,
+    throughput: Any = None,
+    ax: Axes | None = None,
+) -> Axes:
     """Off-chip traffic in and out of one iteration against on-chip capacity (thesis Fig. 5.2).
 
     Needs the columns ``capacity``, ``traffic_in``, ``traffic_out`` (bytes), and any column used
@@ -87,18 +101,32 @@ def traffic_vs_capacity(df: pd.DataFrame, *, network: Any = None, batch: Any = N
         group.
     """
     where = "traffic_vs_capacity"
-    d = select(df, ["capacity", "traffic_in", "traffic_out"], where, network=network,
-               batch=batch, policy=policy, bandwidth=bandwidth, throughput=throughput)
+    d = select(
+        df,
+        ["capacity", "traffic_in", "traffic_out"],
+        where,
+        network=network,
+        batch=batch,
+        policy=policy,
+        bandwidth=bandwidth,
+        throughput=throughput,
+    )
     ax = new_axes(ax)
     xf = _capacity_axis(ax, d)
     yf, yname = unit(d[["traffic_in", "traffic_out"]].to_numpy(), BYTES, headroom=10)
     parts = groups(d, "capacity", where, values=["traffic_in", "traffic_out"])
     for i, (label, g) in enumerate(parts):
         color = _color(i, len(parts))
-        ax.plot(g["capacity"] / xf, g["traffic_in"] / yf, "-", color=color,
-                label=label or "traffic in")
-        ax.plot(g["capacity"] / xf, g["traffic_out"] / yf, "--", color=color,
-                label="_nolegend_" if label else "traffic out")
+        ax.plot(
+            g["capacity"] / xf, g["traffic_in"] / yf, "-", color=color, label=label or "traffic in"
+        )
+        ax.plot(
+            g["capacity"] / xf,
+            g["traffic_out"] / yf,
+            "--",
+            color=color,
+            label="_nolegend_" if label else "traffic out",
+        )
     ax.set_ylabel(f"traffic per iteration ({yname})")
     ax.set_ylim(bottom=0)
     title(ax, "Off-chip traffic vs capacity", context(d, ["capacity"]))
@@ -110,9 +138,17 @@ def traffic_vs_capacity(df: pd.DataFrame, *, network: Any = None, batch: Any = N
     return ax
 
 
-def time_vs_capacity(df: pd.DataFrame, *, speedup: bool | None = None, network: Any = None,
-                     batch: Any = None, policy: Any = None, bandwidth: Any = None,
-                     throughput: Any = None, ax: Axes | None = None) -> Axes:
+def time_vs_capacity(
+    df: pd.DataFrame,
+    *,
+    speedup: bool | None = None,
+    network: Any = None,
+    batch: Any = None,
+    policy: Any = None,
+    bandwidth: Any = None,
+    throughput: Any = None,
+    ax: Axes | None = None,
+) -> Axes:
     """Iteration time against capacity, with the speedup of two throughputs (thesis Fig. 5.3).
 
     Needs ``capacity``, ``time`` and, for the speedup, ``throughput``. One line of time per
@@ -139,34 +175,64 @@ def time_vs_capacity(df: pd.DataFrame, *, speedup: bool | None = None, network: 
     """
     where = "time_vs_capacity"
     need = ["capacity", "time"] + (["throughput"] if speedup else [])
-    d = select(df, need, where, network=network, batch=batch, policy=policy,
-               bandwidth=bandwidth, throughput=throughput)
+    d = select(
+        df,
+        need,
+        where,
+        network=network,
+        batch=batch,
+        policy=policy,
+        bandwidth=bandwidth,
+        throughput=throughput,
+    )
     ax = new_axes(ax)
     xf = _capacity_axis(ax, d)
     tf, tname = unit(d["time"], TIME)
     parts = groups(d, "capacity", where, values=["time"])
     for i, (label, g) in enumerate(parts):
-        ax.plot(g["capacity"] / xf, g["time"] / tf, "-o", ms=3, color=_color(i, len(parts)),
-                label=f"time {label}".strip())
+        ax.plot(
+            g["capacity"] / xf,
+            g["time"] / tf,
+            "-o",
+            ms=3,
+            color=_color(i, len(parts)),
+            label=f"time {label}".strip(),
+        )
     ax.set_ylabel(f"time per iteration ({tname})")
     ax.set_ylim(bottom=0)
     handles, labels = ax.get_legend_handles_labels()
-    can = ("throughput" in d.columns and d["throughput"].nunique() == 2
-           and varying(d, ["capacity"]) == ["throughput"])
+    can = (
+        "throughput" in d.columns
+        and d["throughput"].nunique() == 2
+        and varying(d, ["capacity"]) == ["throughput"]
+    )
     if speedup and not can:
-        raise ValueError(f"{where}: speedup needs exactly two throughputs and nothing else "
-                         f"varying besides capacity; filter the rows (varying now: "
-                         f"{varying(d, ['capacity'])})")
+        raise ValueError(
+            f"{where}: speedup needs exactly two throughputs and nothing else "
+            f"varying besides capacity; filter the rows (varying now: "
+            f"{varying(d, ['capacity'])})"
+        )
     twin = can and speedup is not False
     if twin:
         lo, hi = sorted(d["throughput"].unique())
         t = d.pivot(index="capacity", columns="throughput", values="time").dropna()
         right = ax.twinx()
-        right.plot(t.index / xf, t[lo] / t[hi], "-", color="k", lw=1.2,
-                   label=f"speedup {format_throughput(hi)} / {format_throughput(lo)}")
+        right.plot(
+            t.index / xf,
+            t[lo] / t[hi],
+            "-",
+            color="k",
+            lw=1.2,
+            label=f"speedup {format_throughput(hi)} / {format_throughput(lo)}",
+        )
         bound = hi / lo
-        right.axhline(bound, color="k", ls="--", lw=1,
-                      label=f"bound {hi / 1e12:.4g}/{lo / 1e12:.4g} = {bound:.2f}")
+        right.axhline(
+            bound,
+            color="k",
+            ls="--",
+            lw=1,
+            label=f"bound {hi / 1e12:.4g}/{lo / 1e12:.4g} = {bound:.2f}",
+        )
         right.set_ylabel("speedup (×)")
         right.set_ylim(0.9, bound * 1.1)
         h2, l2 = right.get_legend_handles_labels()
@@ -177,10 +243,18 @@ def time_vs_capacity(df: pd.DataFrame, *, speedup: bool | None = None, network: 
     return ax
 
 
-def bandwidth_vs_capacity(df: pd.DataFrame, *, relative: bool = True, peak: bool = True,
-                          network: Any = None, batch: Any = None, policy: Any = None,
-                          bandwidth: Any = None, throughput: Any = None,
-                          ax: Axes | None = None) -> Axes:
+def bandwidth_vs_capacity(
+    df: pd.DataFrame,
+    *,
+    relative: bool = True,
+    peak: bool = True,
+    network: Any = None,
+    batch: Any = None,
+    policy: Any = None,
+    bandwidth: Any = None,
+    throughput: Any = None,
+    ax: Axes | None = None,
+) -> Axes:
     """Average off-chip bandwidth (Eq. 4.1) against capacity (thesis Fig. 5.4).
 
     Needs ``capacity``, ``avg_bandwidth`` (bytes/s) and, with ``relative`` or ``peak``,
@@ -208,8 +282,16 @@ def bandwidth_vs_capacity(df: pd.DataFrame, *, relative: bool = True, peak: bool
     """
     where = "bandwidth_vs_capacity"
     need = ["capacity", "avg_bandwidth"] + (["bandwidth"] if relative or peak else [])
-    d = select(df, need, where, network=network, batch=batch, policy=policy,
-               bandwidth=bandwidth, throughput=throughput)
+    d = select(
+        df,
+        need,
+        where,
+        network=network,
+        batch=batch,
+        policy=policy,
+        bandwidth=bandwidth,
+        throughput=throughput,
+    )
     ax = new_axes(ax)
     xf = _capacity_axis(ax, d)
     if relative:
@@ -222,8 +304,14 @@ def bandwidth_vs_capacity(df: pd.DataFrame, *, relative: bool = True, peak: bool
         ylabel = f"average bandwidth ({yname})"
     parts = groups(d, "capacity", where, values=["_y"])
     for i, (label, g) in enumerate(parts):
-        ax.plot(g["capacity"] / xf, g["_y"] / yf, "-o", ms=3, color=_color(i, len(parts)),
-                label=f"average {label}".strip())
+        ax.plot(
+            g["capacity"] / xf,
+            g["_y"] / yf,
+            "-o",
+            ms=3,
+            color=_color(i, len(parts)),
+            label=f"average {label}".strip(),
+        )
     if peak and relative:
         ax.axhline(100.0, color="k", ls=":", lw=1, label="peak bandwidth (100 %)")
     elif peak:
@@ -231,10 +319,17 @@ def bandwidth_vs_capacity(df: pd.DataFrame, *, relative: bool = True, peak: bool
         for bw in sorted(d["bandwidth"].unique()):
             ax.axhline(bw / yf, color="0.3", ls=":", lw=1)
             # At the right, where more capacity has brought the lines down.
-            ax.annotate(f"peak {describe('bandwidth', bw)}", (0.99, bw / yf),
-                        xycoords=("axes fraction", "data"), xytext=(0, 2),
-                        textcoords="offset points", fontsize=7, color="0.3", va="bottom",
-                        ha="right")
+            ax.annotate(
+                f"peak {describe('bandwidth', bw)}",
+                (0.99, bw / yf),
+                xycoords=("axes fraction", "data"),
+                xytext=(0, 2),
+                textcoords="offset points",
+                fontsize=7,
+                color="0.3",
+                va="bottom",
+                ha="right",
+            )
     ax.set_ylabel(ylabel)
     if relative:
         ax.set_ylim(0, 105)
@@ -250,9 +345,16 @@ def bandwidth_vs_capacity(df: pd.DataFrame, *, relative: bool = True, peak: bool
     return ax
 
 
-def throughput_vs_batch(df: pd.DataFrame, *, network: Any = None, policy: Any = None,
-                        capacity: Any = None, bandwidth: Any = None, throughput: Any = None,
-                        ax: Axes | None = None) -> Axes:
+def throughput_vs_batch(
+    df: pd.DataFrame,
+    *,
+    network: Any = None,
+    policy: Any = None,
+    capacity: Any = None,
+    bandwidth: Any = None,
+    throughput: Any = None,
+    ax: Axes | None = None,
+) -> Axes:
     """Training throughput in samples/s (Eq. 5.2) against batch size (thesis Fig. 5.6).
 
     Needs ``batch`` and ``samples_per_s``. Grouped bars: one group per batch, one bar per
@@ -270,8 +372,16 @@ def throughput_vs_batch(df: pd.DataFrame, *, network: Any = None, policy: Any = 
         A needed column missing, no matching row, or duplicates.
     """
     where = "throughput_vs_batch"
-    d = select(df, ["batch", "samples_per_s"], where, network=network, policy=policy,
-               capacity=capacity, bandwidth=bandwidth, throughput=throughput)
+    d = select(
+        df,
+        ["batch", "samples_per_s"],
+        where,
+        network=network,
+        policy=policy,
+        capacity=capacity,
+        bandwidth=bandwidth,
+        throughput=throughput,
+    )
     ax = new_axes(ax)
     batches = np.sort(d["batch"].unique())
     pos = {b: i for i, b in enumerate(batches)}
@@ -333,6 +443,7 @@ def sweep_overview(df: pd.DataFrame) -> Figure:
     for g, (left, right) in zip(rows, axes):
         traffic_vs_capacity(g, ax=left)
         time_vs_capacity(g, ax=right, speedup=False)
-    fig.suptitle(f"Sweep: {len(df)} design points, one row per "
-                 f"{', '.join(facets) or 'sweep'}", fontsize=11)
+    fig.suptitle(
+        f"Sweep: {len(df)} design points, one row per {', '.join(facets) or 'sweep'}", fontsize=11
+    )
     return fig

@@ -62,8 +62,13 @@ def _label(key: Any) -> str:
     return str(key)
 
 
-def time_breakdown(data: Mapping[Any, Result] | pd.DataFrame, *, by: str = "kind",
-                   top: int = 8, ax: Axes | None = None) -> Axes:
+def time_breakdown(
+    data: Mapping[Any, Result] | pd.DataFrame,
+    *,
+    by: str = "kind",
+    top: int = 8,
+    ax: Axes | None = None,
+) -> Axes:
     """Stacked bars of iteration time by layer kind (or class), one bar per capacity (Fig. 5.5).
 
     Parameters
@@ -131,17 +136,19 @@ def time_breakdown(data: Mapping[Any, Result] | pd.DataFrame, *, by: str = "kind
 def _shared_context(results: list[Result]) -> str:
     """What the results have in common (network, batch, policy, bandwidth, throughput), or ""
     if they differ in more than the capacity."""
-    keys = {(r.network.name, r.network.batch, r.policy, r.hardware.bandwidth,
-             r.hardware.throughput) for r in results}
+    keys = {
+        (r.network.name, r.network.batch, r.policy, r.hardware.bandwidth, r.hardware.throughput)
+        for r in results
+    }
     if len(keys) != 1:
         return ""
     name, batch, policy, bw, thr = keys.pop()
-    return (f"{name} N={batch} · {policy} · {format_bandwidth(bw)} · "
-            f"{format_throughput(thr)}")
+    return f"{name} N={batch} · {policy} · {format_bandwidth(bw)} · {format_throughput(thr)}"
 
 
-def timeline(result: Result, *, steps: slice | tuple[int, int] | None = None,
-             ax: Axes | None = None) -> Axes:
+def timeline(
+    result: Result, *, steps: slice | tuple[int, int] | None = None, ax: Axes | None = None
+) -> Axes:
     """A Gantt-like timeline of one estimate: compute, stalls and transfers issued per step.
 
     Rows, from :attr:`Result.steps`:
@@ -196,12 +203,16 @@ def timeline(result: Result, *, steps: slice | tuple[int, int] | None = None,
         m = right > left
         if m.any():
             spans = list(zip(left[m] / tf, (right[m] - left[m]) / tf))
-            ax.broken_barh(spans, (rows[row] - 0.35, 0.7), facecolors=color, label=label,
-                           alpha=0.85)
+            ax.broken_barh(
+                spans, (rows[row] - 0.35, 0.7), facecolors=color, label=label, alpha=0.85
+            )
 
     cls = s["class"].where(s["phase"] != "loss", "loss").to_numpy()
-    for c, color, name in (("I", "C0", "compute, type I"), ("II", "C1", "compute, type II"),
-                           ("loss", "C2", "compute, loss")):
+    for c, color, name in (
+        ("I", "C0", "compute, type I"),
+        ("II", "C1", "compute, type II"),
+        ("loss", "C2", "compute, loss"),
+    ):
         m = cls == c
         bars(start[m], comp_end[m], "compute", color, name)
     bars(prev_end, start, "stall", "C3", "stall: capacity")
@@ -218,8 +229,11 @@ def timeline(result: Result, *, steps: slice | tuple[int, int] | None = None,
     ax.set_xlabel(f"time ({tname})")
     ax.grid(True, axis="x", alpha=0.3)
     net = result.network
-    title(ax, "Timeline of one training iteration",
-          f"{net.name} N={net.batch} · {result.policy} · {format_bytes(result.hardware.capacity)}"
-          f" · steps {int(s.index[0])}–{int(s.index[-1])} of {len(full)}")
+    title(
+        ax,
+        "Timeline of one training iteration",
+        f"{net.name} N={net.batch} · {result.policy} · {format_bytes(result.hardware.capacity)}"
+        f" · steps {int(s.index[0])}–{int(s.index[-1])} of {len(full)}",
+    )
     outside_legend(ax)
     return ax

@@ -61,8 +61,9 @@ def _networks(networks: NetworksLike, batch: int) -> list[Network]:
         elif isinstance(n, Network):
             out.append(n)
         else:
-            raise TypeError(f"networks: expected a dnnmem.Network or a built-in name, "
-                            f"got {type(n).__name__}")
+            raise TypeError(
+                f"networks: expected a dnnmem.Network or a built-in name, got {type(n).__name__}"
+            )
     return out
 
 
@@ -88,19 +89,28 @@ def layer_points(network: Network, phases: Sequence[str] = ("fwd", "bwd")) -> pd
     return pts[(pts["class"] != "") & (pts["rf"] > 0)].reset_index(drop=True)
 
 
-def _roof(ax: Axes, xlo: float, xhi: float, bandwidth: float, throughput: float,
-          yf: float) -> None:
+def _roof(ax: Axes, xlo: float, xhi: float, bandwidth: float, throughput: float, yf: float) -> None:
     ridge = throughput / bandwidth
     xs = np.geomspace(min(xlo, ridge) / 2, max(xhi, ridge) * 2, 200)
-    ax.plot(xs, np.minimum(xs * bandwidth, throughput) / yf, "k-", lw=1.2,
-            label=f"roof: {format_bandwidth(bandwidth)}, {format_throughput(throughput)}")
+    ax.plot(
+        xs,
+        np.minimum(xs * bandwidth, throughput) / yf,
+        "k-",
+        lw=1.2,
+        label=f"roof: {format_bandwidth(bandwidth)}, {format_throughput(throughput)}",
+    )
     ax.axvline(ridge, color="k", ls="--", lw=1, label=f"ridge point {ridge:.3g} FLOP/byte")
 
 
-def modified_roofline(networks: NetworksLike, *, bandwidth: float = RTX_2080_TI_BANDWIDTH,
-                      throughput: float = RTX_2080_TI_THROUGHPUT,
-                      phases: Sequence[str] = ("fwd", "bwd"), batch: int = 1,
-                      ax: Axes | None = None) -> Axes:
+def modified_roofline(
+    networks: NetworksLike,
+    *,
+    bandwidth: float = RTX_2080_TI_BANDWIDTH,
+    throughput: float = RTX_2080_TI_THROUGHPUT,
+    phases: Sequence[str] = ("fwd", "bwd"),
+    batch: int = 1,
+    ax: Axes | None = None,
+) -> Axes:
     """The thesis's modified roofline (Fig. 5.1): reuse frequency per layer, type I / II.
 
     Parameters
@@ -145,8 +155,15 @@ def modified_roofline(networks: NetworksLike, *, bandwidth: float = RTX_2080_TI_
             if q.empty:
                 continue
             y = np.minimum(q["rf"] * bandwidth, throughput) / yf
-            ax.scatter(q["rf"], y, s=18, marker=marker, facecolors="none",
-                       edgecolors=_CLASS_COLOR[cls], label=f"{prefix}type {cls} ({len(q)})")
+            ax.scatter(
+                q["rf"],
+                y,
+                s=18,
+                marker=marker,
+                facecolors="none",
+                edgecolors=_CLASS_COLOR[cls],
+                label=f"{prefix}type {cls} ({len(q)})",
+            )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("reuse frequency (FLOP/byte)")
@@ -158,10 +175,15 @@ def modified_roofline(networks: NetworksLike, *, bandwidth: float = RTX_2080_TI_
     return ax
 
 
-def modified_roofline_grid(networks: NetworksLike, *, ncols: int = 2,
-                           bandwidth: float = RTX_2080_TI_BANDWIDTH,
-                           throughput: float = RTX_2080_TI_THROUGHPUT,
-                           phases: Sequence[str] = ("fwd", "bwd"), batch: int = 1) -> Figure:
+def modified_roofline_grid(
+    networks: NetworksLike,
+    *,
+    ncols: int = 2,
+    bandwidth: float = RTX_2080_TI_BANDWIDTH,
+    throughput: float = RTX_2080_TI_THROUGHPUT,
+    phases: Sequence[str] = ("fwd", "bwd"),
+    batch: int = 1,
+) -> Figure:
     """One :func:`modified_roofline` panel per network, same roof (the layout of Fig. 5.1a–d).
 
     Returns
@@ -177,11 +199,17 @@ def modified_roofline_grid(networks: NetworksLike, *, ncols: int = 2,
     nets = _networks(networks, batch)
     ncols = min(ncols, len(nets))
     nrows = -(-len(nets) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(5.2 * ncols, 4.2 * nrows), squeeze=False,
-                             sharey=True, layout="constrained")
+    fig, axes = plt.subplots(
+        nrows,
+        ncols,
+        figsize=(5.2 * ncols, 4.2 * nrows),
+        squeeze=False,
+        sharey=True,
+        layout="constrained",
+    )
     for net, ax in zip(nets, axes.flat):
         modified_roofline(net, bandwidth=bandwidth, throughput=throughput, phases=phases, ax=ax)
-    for ax in list(axes.flat)[len(nets):]:
+    for ax in list(axes.flat)[len(nets) :]:
         ax.set_visible(False)
     return fig
 
@@ -236,13 +264,25 @@ def roofline(result: Result, *, ax: Axes | None = None) -> Axes:
         m = finite & (cls == c)
         if m.any():
             name = "loss" if c == "loss" else f"type {c}"
-            ax.scatter(oi[m], perf[m] / yf, s=14, alpha=0.7, color=_CLASS_COLOR[c],
-                       label=f"{name} steps ({int(m.sum())})")
+            ax.scatter(
+                oi[m],
+                perf[m] / yf,
+                s=14,
+                alpha=0.7,
+                color=_CLASS_COLOR[c],
+                label=f"{name} steps ({int(m.sum())})",
+            )
     on_chip = ok & ~np.isfinite(oi)
     if on_chip.any():
-        ax.scatter(np.full(int(on_chip.sum()), xmax), perf[on_chip] / yf, s=22, marker=">",
-                   facecolors="none", edgecolors="0.35",
-                   label=f"all data on chip ({int(on_chip.sum())}):\nx = ∞, drawn at the edge")
+        ax.scatter(
+            np.full(int(on_chip.sum()), xmax),
+            perf[on_chip] / yf,
+            s=22,
+            marker=">",
+            facecolors="none",
+            edgecolors="0.35",
+            label=f"all data on chip ({int(on_chip.sum())}):\nx = ∞, drawn at the edge",
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(right=xmax * 1.6)
@@ -252,8 +292,11 @@ def roofline(result: Result, *, ax: Axes | None = None) -> Axes:
     skipped = int((~ok).sum())
     note = f"\n{skipped} of {len(s)} steps have no FLOPs and are not shown" if skipped else ""
     net = result.network
-    title(ax, "Roofline: achieved performance per step",
-          f"{net.name} N={net.batch} · {result.policy} · {format_bytes(hw.capacity)} · "
-          f"{format_bandwidth(hw.bandwidth)} · {format_throughput(hw.throughput)}{note}")
+    title(
+        ax,
+        "Roofline: achieved performance per step",
+        f"{net.name} N={net.batch} · {result.policy} · {format_bytes(hw.capacity)} · "
+        f"{format_bandwidth(hw.bandwidth)} · {format_throughput(hw.throughput)}{note}",
+    )
     outside_legend(ax)
     return ax

@@ -89,10 +89,16 @@ def unknown_network_message(name: str, files: bool = True) -> str:
     close = difflib.get_close_matches(name.lower(), networks(), n=3, cutoff=0.6)
     hint = ""
     if close:  # closest first
-        hint = f" (did you mean {', '.join(close[:-1])} or {close[-1]}?)" if len(close) > 1 \
+        hint = (
+            f" (did you mean {', '.join(close[:-1])} or {close[-1]}?)"
+            if len(close) > 1
             else f" (did you mean {close[0]}?)"
-    head = f"{name!r} is neither a file nor a built-in network" if files else \
-        f"unknown network {name!r}"
+        )
+    head = (
+        f"{name!r} is neither a file nor a built-in network"
+        if files
+        else f"unknown network {name!r}"
+    )
     return f"{head}{hint}; built-in networks: {', '.join(networks())}"
 
 
@@ -119,5 +125,6 @@ def network(name: str, batch: int = 1, bytes_per_element: int = 4, **options: An
     **options
         Passed to the builder (e.g. ``seq_len=128`` for the transformer).
     """
-    return load_network(network_document(name, **options), batch=batch,
-                        bytes_per_element=bytes_per_element)
+    return load_network(
+        network_document(name, **options), batch=batch, bytes_per_element=bytes_per_element
+    )

@@ -7,8 +7,15 @@ from ._builder import Layers
 __all__ = ["attention", "mlp", "select_first_token"]
 
 
-def attention(net: Layers, p: str, x: str, d: int, heads: int, memory: str | None = None,
-              attn_dropout: float = 0.0) -> str:
+def attention(
+    net: Layers,
+    p: str,
+    x: str,
+    d: int,
+    heads: int,
+    memory: str | None = None,
+    attn_dropout: float = 0.0,
+) -> str:
     """Multi-head attention, queries from ``x`` ([T, d]), keys and values from ``memory``
     (``x`` itself, self-attention, by default); returns the output projection's name.
 
@@ -31,8 +38,15 @@ def attention(net: Layers, p: str, x: str, d: int, heads: int, memory: str | Non
     return add(f"{p}_o", "dense", [av], units=d)
 
 
-def mlp(net: Layers, p: str, x: str, d: int, d_ff: int, dropout: float = 0.0,
-        inner_dropout: bool = False) -> str:
+def mlp(
+    net: Layers,
+    p: str,
+    x: str,
+    d: int,
+    d_ff: int,
+    dropout: float = 0.0,
+    inner_dropout: bool = False,
+) -> str:
     """Position-wise feed-forward: dense d→d_ff, GELU, [dropout], dense d_ff→d, [dropout].
 
     ``inner_dropout`` adds the dropout after the GELU (ViT's MlpBlock); the dropout after the

@@ -45,8 +45,9 @@ def same_output(n: int, strides: int) -> int:
     return -(-n // strides)
 
 
-def stride2_padding(net: Layers, name: str, x: str, size: tuple[int, ...],
-                    kernel_size: int) -> tuple[str, tuple[int, ...]]:
+def stride2_padding(
+    net: Layers, name: str, x: str, size: tuple[int, ...], kernel_size: int
+) -> tuple[str, tuple[int, ...]]:
     """Add the ``zero_padding`` layer ``name`` (:func:`correct_pad`) that Keras puts before a
     stride-2 "valid" layer of ``kernel_size`` reading ``x`` of spatial ``size``.
 

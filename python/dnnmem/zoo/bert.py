@@ -10,9 +10,18 @@ __all__ = ["bert_base"]
 DROPOUT_RATE = 0.1  # hidden_dropout_prob and attention_probs_dropout_prob of BertConfig
 
 
-def bert_base(seq_len: int = 128, head: str = "classifier", num_labels: int = 2,
-              layers: int = 12, d_model: int = 768, heads: int = 12, d_ff: int = 3072,
-              vocab: int = 30522, max_positions: int = 512, type_vocab: int = 2) -> dict:
+def bert_base(
+    seq_len: int = 128,
+    head: str = "classifier",
+    num_labels: int = 2,
+    layers: int = 12,
+    d_model: int = 768,
+    heads: int = 12,
+    d_ff: int = 3072,
+    vocab: int = 30522,
+    max_positions: int = 512,
+    type_vocab: int = 2,
+) -> dict:
     """BERT-base after Devlin et al. 2019, laid out as Hugging Face's ``BertModel``.
 
     Defaults: 12 layers, d_model 768, 12 heads, FFN 3072, WordPiece vocabulary 30,522, 512
@@ -74,18 +83,21 @@ def bert_base(seq_len: int = 128, head: str = "classifier", num_labels: int = 2,
     if head not in ("classifier", "mlm"):
         raise ValueError(f"head: must be 'classifier' or 'mlm', got {head!r}")
     if not 1 <= seq_len <= max_positions:
-        raise ValueError(f"seq_len: must be from 1 to max_positions={max_positions}, "
-                         f"got {seq_len}")
+        raise ValueError(f"seq_len: must be from 1 to max_positions={max_positions}, got {seq_len}")
     net = Layers()
     add = net.add
     for name in ("input_ids", "token_type_ids", "position_ids"):
         net.input(name, [seq_len], dtype="int32")
-    word = add("emb_word", "embedding", ["input_ids"], input_dim=vocab, output_dim=d_model,
-               weights="word_embeddings")
-    pos = add("emb_pos", "embedding", ["position_ids"], input_dim=max_positions,
-              output_dim=d_model)
-    typ = add("emb_type", "embedding", ["token_type_ids"], input_dim=type_vocab,
-              output_dim=d_model)
+    word = add(
+        "emb_word",
+        "embedding",
+        ["input_ids"],
+        input_dim=vocab,
+        output_dim=d_model,
+        weights="word_embeddings",
+    )
+    pos = add("emb_pos", "embedding", ["position_ids"], input_dim=max_positions, output_dim=d_model)
+    typ = add("emb_type", "embedding", ["token_type_ids"], input_dim=type_vocab, output_dim=d_model)
     x = add("emb_add", "add", [word, typ, pos])
     x = add("emb_ln", "layernorm", [x])
     x = add("emb_drop", "dropout", [x], rate=DROPOUT_RATE)
@@ -110,6 +122,5 @@ def bert_base(seq_len: int = 128, head: str = "classifier", num_labels: int = 2,
         y = add("mlm_dense", "dense", [x], units=d_model)
         y = add("mlm_gelu", "gelu", [y])
         y = add("mlm_ln", "layernorm", [y])
-        add("mlm_decoder", "dense", [y], units=vocab, use_bias=False,
-            weights="word_embeddings")
+        add("mlm_decoder", "dense", [y], units=vocab, use_bias=False, weights="word_embeddings")
     return net.document("bert_base")

@@ -33,8 +33,15 @@ def bert_large(seq_len: int = 128, head: str = "classifier", num_labels: int = 2
     dict
         The network document ``{"name": "bert_large", "layers": [...]}``.
     """
-    doc = bert_base(seq_len=seq_len, head=head, num_labels=num_labels, layers=24,
-                    d_model=1024, heads=16, d_ff=4096)
+    doc = bert_base(
+        seq_len=seq_len,
+        head=head,
+        num_labels=num_labels,
+        layers=24,
+        d_model=1024,
+        heads=16,
+        d_ff=4096,
+    )
     doc["name"] = "bert_large"
     return doc
 
@@ -66,7 +73,14 @@ def bert_tiny(seq_len: int = 128, head: str = "classifier", num_labels: int = 2)
     dict
         The network document ``{"name": "bert_tiny", "layers": [...]}``.
     """
-    doc = bert_base(seq_len=seq_len, head=head, num_labels=num_labels, layers=4,
-                    d_model=312, heads=12, d_ff=1200)
+    doc = bert_base(
+        seq_len=seq_len,
+        head=head,
+        num_labels=num_labels,
+        layers=4,
+        d_model=312,
+        heads=12,
+        d_ff=1200,
+    )
     doc["name"] = "bert_tiny"
     return doc

@@ -8,8 +8,9 @@ from ._caffe import ceil_pool_padding
 __all__ = ["nin", "overfeat"]
 
 
-def nin(num_classes: int = 1000, dropout: float = 0.5,
-        input_shape: tuple[int, int, int] = (224, 224, 3)) -> dict:
+def nin(
+    num_classes: int = 1000, dropout: float = 0.5, input_shape: tuple[int, int, int] = (224, 224, 3)
+) -> dict:
     """Network in Network (Lin, Chen & Yan 2014) for ImageNet, as the Caffe Model Zoo's
     ``nin_imagenet`` prototxt (the authors' ImageNet model, "NIN-Imagenet") builds it.
 
@@ -50,15 +51,14 @@ def nin(num_classes: int = 1000, dropout: float = 0.5,
     add = net.add
     relu = iter(f"relu{i}" for i in (0, 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12))
 
-    def conv(name: str, x: str, filters: int, kernel: int, strides: int = 1,
-             pad: int = 0) -> str:
-        y = add(name, "conv2d", [x], filters=filters, kernel_size=kernel, strides=strides,
-                padding=pad)
+    def conv(name: str, x: str, filters: int, kernel: int, strides: int = 1, pad: int = 0) -> str:
+        y = add(
+            name, "conv2d", [x], filters=filters, kernel_size=kernel, strides=strides, padding=pad
+        )
         return add(next(relu), "relu", [y])
 
     def pool(name: str, x: str, size: int) -> tuple[str, int]:
-        x = add(name, "maxpool", [x], pool_size=3, strides=2,
-                padding=ceil_pool_padding(size, 3, 2))
+        x = add(name, "maxpool", [x], pool_size=3, strides=2, padding=ceil_pool_padding(size, 3, 2))
         return x, -(-(size - 3) // 2) + 1
 
     x = net.input("data", input_shape)
@@ -78,8 +78,9 @@ def nin(num_classes: int = 1000, dropout: float = 0.5,
     return net.document("nin")
 
 
-def overfeat(num_classes: int = 1000, dropout: float = 0.5,
-             input_shape: tuple[int, int, int] = (231, 231, 3)) -> dict:
+def overfeat(
+    num_classes: int = 1000, dropout: float = 0.5, input_shape: tuple[int, int, int] = (231, 231, 3)
+) -> dict:
     """OverFeat's "fast" model (Sermanet et al. 2014, "OverFeat: Integrated Recognition,
     Localization and Detection using Convolutional Networks", Table 1).
 
@@ -116,16 +117,30 @@ def overfeat(num_classes: int = 1000, dropout: float = 0.5,
         The network document ``{"name": "overfeat", "layers": [...]}``.
     """
     if tuple(input_shape[:2]) != (231, 231):
-        raise ValueError("input_shape: overfeat's dense fc6 reads a 6×6 map, which needs a "
-                         f"231×231 image, got {tuple(input_shape)}")
+        raise ValueError(
+            "input_shape: overfeat's dense fc6 reads a 6×6 map, which needs a "
+            f"231×231 image, got {tuple(input_shape)}"
+        )
     net = Layers()
     add = net.add
     x = net.input("image", input_shape)
-    convs = [(96, 11, 4, 0, True), (256, 5, 1, 0, True), (512, 3, 1, 1, False),
-             (1024, 3, 1, 1, False), (1024, 3, 1, 1, True)]  # filters, kernel, stride, pad, pool
+    convs = [
+        (96, 11, 4, 0, True),
+        (256, 5, 1, 0, True),
+        (512, 3, 1, 1, False),
+        (1024, 3, 1, 1, False),
+        (1024, 3, 1, 1, True),
+    ]  # filters, kernel, stride, pad, pool
     for i, (filters, kernel, stride, pad, pooled) in enumerate(convs, start=1):
-        x = add(f"conv{i}", "conv2d", [x], filters=filters, kernel_size=kernel, strides=stride,
-                padding=pad)
+        x = add(
+            f"conv{i}",
+            "conv2d",
+            [x],
+            filters=filters,
+            kernel_size=kernel,
+            strides=stride,
+            padding=pad,
+        )
         x = add(f"relu{i}", "relu", [x])
         if pooled:
             x = add(f"pool{i}", "maxpool", [x], pool_size=2, strides=2)

@@ -11,8 +11,7 @@ GROWTH_RATE = 32
 REDUCTION = 0.5  # compression of the transition layers
 
 
-def densenet121(num_classes: int = 1000,
-                input_shape: tuple[int, int, int] = (224, 224, 3)) -> dict:
+def densenet121(num_classes: int = 1000, input_shape: tuple[int, int, int] = (224, 224, 3)) -> dict:
     """DenseNet-121 exactly as ``keras.applications.DenseNet121`` builds it.
 
     Follows Keras' ``keras/applications/densenet.py`` layer by layer, with Keras' layer names
@@ -51,8 +50,16 @@ def densenet121(num_classes: int = 1000,
     add = net.add
     x = net.input("input_layer", input_shape)
     x = add("zero_padding2d", "zero_padding", [x], padding=[[3, 3], [3, 3]])
-    x = add("conv1_conv", "conv2d", [x], filters=64, kernel_size=7, strides=2,
-            padding="valid", use_bias=False)
+    x = add(
+        "conv1_conv",
+        "conv2d",
+        [x],
+        filters=64,
+        kernel_size=7,
+        strides=2,
+        padding="valid",
+        use_bias=False,
+    )
     x = add("conv1_bn", "batchnorm", [x])
     x = add("conv1_relu", "relu", [x])
     x = add("zero_padding2d_1", "zero_padding", [x], padding=[[1, 1], [1, 1]])
@@ -64,12 +71,20 @@ def densenet121(num_classes: int = 1000,
             p = f"conv{stage}_block{i}_"
             y = add(f"{p}0_bn", "batchnorm", [x])
             y = add(f"{p}0_relu", "relu", [y])
-            y = add(f"{p}1_conv", "conv2d", [y], filters=4 * GROWTH_RATE, kernel_size=1,
-                    use_bias=False)
+            y = add(
+                f"{p}1_conv", "conv2d", [y], filters=4 * GROWTH_RATE, kernel_size=1, use_bias=False
+            )
             y = add(f"{p}1_bn", "batchnorm", [y])
             y = add(f"{p}1_relu", "relu", [y])
-            y = add(f"{p}2_conv", "conv2d", [y], filters=GROWTH_RATE, kernel_size=3,
-                    padding="same", use_bias=False)
+            y = add(
+                f"{p}2_conv",
+                "conv2d",
+                [y],
+                filters=GROWTH_RATE,
+                kernel_size=3,
+                padding="same",
+                use_bias=False,
+            )
             x = add(f"{p}concat", "concat", [x, y])
             channels += GROWTH_RATE
         if stage < 1 + len(blocks):

@@ -10,16 +10,23 @@ __all__ = ["efficientnet_b0"]
 # Stages of EfficientNet-B0 (Tan & Le 2019, Table 1; Keras' DEFAULT_BLOCKS_ARGS):
 # (kernel size, repeats, filters in, filters out, expand ratio, stride); SE ratio 0.25 and
 # identity skip everywhere.
-_B0_STAGES = [(3, 1, 32, 16, 1, 1), (3, 2, 16, 24, 6, 2), (5, 2, 24, 40, 6, 2),
-              (3, 3, 40, 80, 6, 2), (5, 3, 80, 112, 6, 1), (5, 4, 112, 192, 6, 2),
-              (3, 1, 192, 320, 6, 1)]
+_B0_STAGES = [
+    (3, 1, 32, 16, 1, 1),
+    (3, 2, 16, 24, 6, 2),
+    (5, 2, 24, 40, 6, 2),
+    (3, 3, 40, 80, 6, 2),
+    (5, 3, 80, 112, 6, 1),
+    (5, 4, 112, 192, 6, 2),
+    (3, 1, 192, 320, 6, 1),
+]
 SE_RATIO = 0.25
-DROPOUT_RATE = 0.2        # EfficientNetB0's dropout_rate (before predictions)
-DROP_CONNECT_RATE = 0.2   # EfficientNet's drop_connect_rate (stochastic depth, per block)
+DROPOUT_RATE = 0.2  # EfficientNetB0's dropout_rate (before predictions)
+DROP_CONNECT_RATE = 0.2  # EfficientNet's drop_connect_rate (stochastic depth, per block)
 
 
-def efficientnet_b0(num_classes: int = 1000,
-                    input_shape: tuple[int, int, int] = (224, 224, 3)) -> dict:
+def efficientnet_b0(
+    num_classes: int = 1000, input_shape: tuple[int, int, int] = (224, 224, 3)
+) -> dict:
     """EfficientNet-B0 exactly as ``keras.applications.EfficientNetB0`` builds it.
 
     Follows Keras' ``keras/applications/efficientnet.py`` (width and depth coefficients 1.0,
@@ -70,8 +77,16 @@ def efficientnet_b0(num_classes: int = 1000,
     x = add("rescaling", "rescaling", [x], scale=1.0 / 255.0, offset=0.0)
     x = add("normalization", "normalization", [x])
     x, size = stride2_padding(net, "stem_conv_pad", x, tuple(input_shape[:2]), 3)
-    x = add("stem_conv", "conv2d", [x], filters=32, kernel_size=3, strides=2, padding="valid",
-            use_bias=False)
+    x = add(
+        "stem_conv",
+        "conv2d",
+        [x],
+        filters=32,
+        kernel_size=3,
+        strides=2,
+        padding="valid",
+        use_bias=False,
+    )
     x = add("stem_bn", "batchnorm", [x])
     x = add("stem_activation", "swish", [x])
 
@@ -85,29 +100,57 @@ def efficientnet_b0(num_classes: int = 1000,
             inputs = x
             filters = f_in * expand
             if expand != 1:
-                x = add(f"{p}expand_conv", "conv2d", [x], filters=filters, kernel_size=1,
-                        padding="same", use_bias=False)
+                x = add(
+                    f"{p}expand_conv",
+                    "conv2d",
+                    [x],
+                    filters=filters,
+                    kernel_size=1,
+                    padding="same",
+                    use_bias=False,
+                )
                 x = add(f"{p}expand_bn", "batchnorm", [x])
                 x = add(f"{p}expand_activation", "swish", [x])
             if stride == 2:
                 x, size = stride2_padding(net, f"{p}dwconv_pad", x, size, kernel)
-            x = add(f"{p}dwconv", "depthwise_conv2d", [x], kernel_size=kernel, strides=stride,
-                    padding="same" if stride == 1 else "valid", use_bias=False)
+            x = add(
+                f"{p}dwconv",
+                "depthwise_conv2d",
+                [x],
+                kernel_size=kernel,
+                strides=stride,
+                padding="same" if stride == 1 else "valid",
+                use_bias=False,
+            )
             x = add(f"{p}bn", "batchnorm", [x])
             x = add(f"{p}activation", "swish", [x])
 
             se = add(f"{p}se_squeeze", "global_avgpool", [x])
             se = add(f"{p}se_reshape", "reshape", [se], target_shape=[1, 1, filters])
-            se = add(f"{p}se_reduce", "conv2d", [se], filters=max(1, int(f_in * SE_RATIO)),
-                     kernel_size=1, padding="same")
+            se = add(
+                f"{p}se_reduce",
+                "conv2d",
+                [se],
+                filters=max(1, int(f_in * SE_RATIO)),
+                kernel_size=1,
+                padding="same",
+            )
             se = add(f"{p}se_reduce_swish", "swish", [se])
-            se = add(f"{p}se_expand", "conv2d", [se], filters=filters, kernel_size=1,
-                     padding="same")
+            se = add(
+                f"{p}se_expand", "conv2d", [se], filters=filters, kernel_size=1, padding="same"
+            )
             se = add(f"{p}se_expand_sigmoid", "sigmoid", [se])
             x = add(f"{p}se_excite", "multiply", [x, se])
 
-            x = add(f"{p}project_conv", "conv2d", [x], filters=f_out, kernel_size=1,
-                    padding="same", use_bias=False)
+            x = add(
+                f"{p}project_conv",
+                "conv2d",
+                [x],
+                filters=f_out,
+                kernel_size=1,
+                padding="same",
+                use_bias=False,
+            )
             x = add(f"{p}project_bn", "batchnorm", [x])
             if stride == 1 and f_in == f_out:
                 drop_rate = DROP_CONNECT_RATE * b / blocks
@@ -116,8 +159,7 @@ def efficientnet_b0(num_classes: int = 1000,
                 x = add(f"{p}add", "add", [x, inputs])
             b += 1
 
-    x = add("top_conv", "conv2d", [x], filters=1280, kernel_size=1, padding="same",
-            use_bias=False)
+    x = add("top_conv", "conv2d", [x], filters=1280, kernel_size=1, padding="same", use_bias=False)
     x = add("top_bn", "batchnorm", [x])
     x = add("top_activation", "swish", [x])
     x = add("avg_pool", "global_avgpool", [x])

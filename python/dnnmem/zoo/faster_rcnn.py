@@ -8,8 +8,12 @@ from ._caffe import ceil_pool_padding
 __all__ = ["faster_rcnn"]
 
 
-def faster_rcnn(head: str = "full", num_classes: int = 21, rois: int = 128,
-                input_shape: tuple[int, int, int] = (600, 1000, 3)) -> dict:
+def faster_rcnn(
+    head: str = "full",
+    num_classes: int = 21,
+    rois: int = 128,
+    input_shape: tuple[int, int, int] = (600, 1000, 3),
+) -> dict:
     """Faster R-CNN (Ren et al. 2015, "Faster R-CNN: Towards Real-Time Object Detection with
     Region Proposal Networks", §3) with the paper's VGG-16 conv body, laid out as the
     authors' end-to-end (approximate joint) training network in Caffe (py-faster-rcnn's
@@ -80,8 +84,15 @@ def faster_rcnn(head: str = "full", num_classes: int = 21, rois: int = 128,
     for stage, filters, convs in stages:
         for i in range(1, convs + 1):
             fields = {"trainable": False} if stage <= 2 else {}
-            x = add(f"conv{stage}_{i}", "conv2d", [x], filters=filters, kernel_size=3,
-                    padding=1, **fields)
+            x = add(
+                f"conv{stage}_{i}",
+                "conv2d",
+                [x],
+                filters=filters,
+                kernel_size=3,
+                padding=1,
+                **fields,
+            )
             x = add(f"relu{stage}_{i}", "relu", [x])
         if stage < 5:
             pad = [ceil_pool_padding(h, 2, 2)[0], ceil_pool_padding(w, 2, 2)[1]]

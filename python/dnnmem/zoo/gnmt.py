@@ -7,8 +7,14 @@ from ._builder import Layers
 __all__ = ["gnmt", "gnmt_thesis"]
 
 
-def gnmt(seq_len: int = 50, hidden: int = 1024, layers: int = 8, vocab: int = 32000, *,
-         vocab_projection: bool = True) -> dict:
+def gnmt(
+    seq_len: int = 50,
+    hidden: int = 1024,
+    layers: int = 8,
+    vocab: int = 32000,
+    *,
+    vocab_projection: bool = True,
+) -> dict:
     """GNMT after Wu et al. 2016, "Google's Neural Machine Translation System", unrolled.
 
     The thesis's workload (Table 5.1: N = 32, H = 1024, T = 50; SPEC §9): its hand-written
@@ -95,8 +101,12 @@ def gnmt(seq_len: int = 50, hidden: int = 1024, layers: int = 8, vocab: int = 32
     dict
         The network document ``{"name": "gnmt", "layers": [...]}``.
     """
-    for arg, value, low in (("seq_len", seq_len, 1), ("hidden", hidden, 1),
-                            ("layers", layers, 2), ("vocab", vocab, 1)):
+    for arg, value, low in (
+        ("seq_len", seq_len, 1),
+        ("hidden", hidden, 1),
+        ("layers", layers, 2),
+        ("vocab", vocab, 1),
+    ):
         if isinstance(value, bool) or not isinstance(value, int) or value < low:
             raise ValueError(f"{arg}: must be an integer >= {low}, got {value!r}")
     if not isinstance(vocab_projection, bool):
@@ -118,8 +128,14 @@ def gnmt(seq_len: int = 50, hidden: int = 1024, layers: int = 8, vocab: int = 32
     # Encoder layer 1: embeddings and the forward direction step by step, then the backward.
     emb = {}
     for t in range(1, T + 1):
-        emb[t] = add(f"enc_emb{t}", "embedding", [f"src{t}"], input_dim=vocab,
-                     output_dim=hidden, weights="src_embedding")
+        emb[t] = add(
+            f"enc_emb{t}",
+            "embedding",
+            [f"src{t}"],
+            input_dim=vocab,
+            output_dim=hidden,
+            weights="src_embedding",
+        )
         cell("enc1f", t, emb[t], t - 1 if t > 1 else None)
     for t in range(T, 0, -1):
         cell("enc1b", t, emb[t], t + 1 if t < T else None)
@@ -132,16 +148,23 @@ def gnmt(seq_len: int = 50, hidden: int = 1024, layers: int = 8, vocab: int = 32
             y = cell(f"enc{l}", t, x, t - 1 if t > 1 else None)
             x = add(f"enc{l}_res{t}", "add", [y, x]) if l >= 3 else y
         top[t] = x
-    memory = add("enc_memory", "concat", [top[t] for t in range(1, T + 1)], axis=0) \
-        if T > 1 else top[1]
+    memory = (
+        add("enc_memory", "concat", [top[t] for t in range(1, T + 1)], axis=0) if T > 1 else top[1]
+    )
     keys = add("att_keys", "dense", [memory], units=hidden, use_bias=False)
 
     # Decoder, time-major; the attention of step t reads the bottom layer's step t.
     out = {}
     for t in range(1, T + 1):
         prev = t - 1 if t > 1 else None
-        e = add(f"dec_emb{t}", "embedding", [f"tgt{t}"], input_dim=vocab, output_dim=hidden,
-                weights="tgt_embedding")
+        e = add(
+            f"dec_emb{t}",
+            "embedding",
+            [f"tgt{t}"],
+            input_dim=vocab,
+            output_dim=hidden,
+            weights="tgt_embedding",
+        )
         x = cell("dec1", t, e, prev)
         q = add(f"att_q{t}", "dense", [x], units=hidden, use_bias=False, weights="att_query")
         s = add(f"att_score{t}", "matmul", [q, keys], transpose_b=True)

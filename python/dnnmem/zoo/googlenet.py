@@ -10,16 +10,24 @@ __all__ = ["googlenet"]
 # Inception modules of Szegedy et al. 2015, Table 1: name, #1×1, #3×3 reduce, #3×3,
 # #5×5 reduce, #5×5, pool proj. torchvision's GoogLeNet uses the same filter counts.
 _MODULES = [
-    ("3a", 64, 96, 128, 16, 32, 32), ("3b", 128, 128, 192, 32, 96, 64),
-    ("4a", 192, 96, 208, 16, 48, 64), ("4b", 160, 112, 224, 24, 64, 64),
-    ("4c", 128, 128, 256, 24, 64, 64), ("4d", 112, 144, 288, 32, 64, 64),
+    ("3a", 64, 96, 128, 16, 32, 32),
+    ("3b", 128, 128, 192, 32, 96, 64),
+    ("4a", 192, 96, 208, 16, 48, 64),
+    ("4b", 160, 112, 224, 24, 64, 64),
+    ("4c", 128, 128, 256, 24, 64, 64),
+    ("4d", 112, 144, 288, 32, 64, 64),
     ("4e", 256, 160, 320, 32, 128, 128),
-    ("5a", 256, 160, 320, 32, 128, 128), ("5b", 384, 192, 384, 48, 128, 128),
+    ("5a", 256, 160, 320, 32, 128, 128),
+    ("5b", 384, 192, 384, 48, 128, 128),
 ]
 
 
-def googlenet(variant: str = "caffe", aux_logits: bool = False, num_classes: int = 1000,
-              input_shape: tuple[int, int, int] = (224, 224, 3)) -> dict:
+def googlenet(
+    variant: str = "caffe",
+    aux_logits: bool = False,
+    num_classes: int = 1000,
+    input_shape: tuple[int, int, int] = (224, 224, 3),
+) -> dict:
     """GoogLeNet (Szegedy et al. 2015, "Going Deeper with Convolutions", Table 1, Figure 3).
 
     Two variants, because the papers that use GoogLeNet train the original one (Caffe's
@@ -93,22 +101,42 @@ def googlenet(variant: str = "caffe", aux_logits: bool = False, num_classes: int
     add = net.add
     tv = variant == "torchvision"
 
-    def conv(name: str, x: str, filters: int, kernel: int, strides: int = 1,
-             pad: int = 0) -> str:
+    def conv(name: str, x: str, filters: int, kernel: int, strides: int = 1, pad: int = 0) -> str:
         if tv:
-            y = add(f"{name}_conv", "conv2d", [x], filters=filters, kernel_size=kernel,
-                    strides=strides, padding=pad, use_bias=False)
+            y = add(
+                f"{name}_conv",
+                "conv2d",
+                [x],
+                filters=filters,
+                kernel_size=kernel,
+                strides=strides,
+                padding=pad,
+                use_bias=False,
+            )
             y = add(f"{name}_bn", "batchnorm", [y])
             return add(f"{name}_relu", "relu", [y])
         # Caffe names a convolution "<group>/<what>" and its ReLU "<group>/relu_<what>".
         group, what = name.split("/")
-        y = add(f"{group}_{what}", "conv2d", [x], filters=filters, kernel_size=kernel,
-                strides=strides, padding=pad)
+        y = add(
+            f"{group}_{what}",
+            "conv2d",
+            [x],
+            filters=filters,
+            kernel_size=kernel,
+            strides=strides,
+            padding=pad,
+        )
         return add(f"{group}_relu_{what}", "relu", [y])
 
     def pool(name: str, x: str, size: int, kernel: int, stride: int, pad: int = 0) -> str:
-        return add(name, "maxpool", [x], pool_size=kernel, strides=stride,
-                   padding=ceil_pool_padding(size, kernel, stride, pad))
+        return add(
+            name,
+            "maxpool",
+            [x],
+            pool_size=kernel,
+            strides=stride,
+            padding=ceil_pool_padding(size, kernel, stride, pad),
+        )
 
     size = input_shape[0]
     x = net.input("image" if tv else "data", input_shape)
@@ -176,8 +204,10 @@ def _aux(net: Layers, name: str, x: str, size: int, num_classes: int, tv: bool) 
     # which on 14×14 has windows 4 or 5 wide (written as the 5×5 / 3 pool: same output).
     y = add(f"{p}_avgpool" if tv else f"{p}_ave_pool", "avgpool", [x], pool_size=5, strides=3)
     if size != 14:
-        raise ValueError(f"input_shape: aux_logits needs a 224×224 image (a 14×14 map at the "
-                         f"auxiliary classifiers), got a {size}×{size} map")
+        raise ValueError(
+            f"input_shape: aux_logits needs a 224×224 image (a 14×14 map at the "
+            f"auxiliary classifiers), got a {size}×{size} map"
+        )
     if tv:
         y = add(f"{p}_conv_conv", "conv2d", [y], filters=128, kernel_size=1, use_bias=False)
         y = add(f"{p}_conv_bn", "batchnorm", [y])

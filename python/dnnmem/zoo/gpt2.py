@@ -10,8 +10,14 @@ __all__ = ["gpt2"]
 DROPOUT_RATE = 0.1  # resid_pdrop, embd_pdrop and attn_pdrop of GPT2Config
 
 
-def gpt2(seq_len: int = 1024, layers: int = 12, d_model: int = 768, heads: int = 12,
-         vocab: int = 50257, n_positions: int = 1024) -> dict:
+def gpt2(
+    seq_len: int = 1024,
+    layers: int = 12,
+    d_model: int = 768,
+    heads: int = 12,
+    vocab: int = 50257,
+    n_positions: int = 1024,
+) -> dict:
     """GPT-2 small (Radford et al. 2019), laid out as Hugging Face's ``GPT2LMHeadModel``.
 
     Defaults: 12 layers, d_model 768, 12 heads, FFN 4·d_model = 3072, BPE vocabulary 50,257,
@@ -56,8 +62,7 @@ def gpt2(seq_len: int = 1024, layers: int = 12, d_model: int = 768, heads: int =
     add = net.add
     net.input("input_ids", [seq_len], dtype="int32")
     net.input("position_ids", [seq_len], dtype="int32")
-    tok = add("wte", "embedding", ["input_ids"], input_dim=vocab, output_dim=d_model,
-              weights="wte")
+    tok = add("wte", "embedding", ["input_ids"], input_dim=vocab, output_dim=d_model, weights="wte")
     pos = add("wpe", "embedding", ["position_ids"], input_dim=n_positions, output_dim=d_model)
     x = add("emb_add", "add", [tok, pos])
     x = add("emb_drop", "dropout", [x], rate=DROPOUT_RATE)

@@ -23,8 +23,9 @@ class _AutoNamed(Layers):
         return self.add(base if n == 0 else f"{base}_{n}", kind, inputs, **fields)
 
 
-def inception_v3(num_classes: int = 1000,
-                 input_shape: tuple[int, int, int] = (299, 299, 3)) -> dict:
+def inception_v3(
+    num_classes: int = 1000, input_shape: tuple[int, int, int] = (299, 299, 3)
+) -> dict:
     """Inception v3 exactly as ``keras.applications.InceptionV3`` builds it.
 
     Follows Keras' ``keras/applications/inception_v3.py`` layer by layer, with Keras' layer
@@ -64,10 +65,19 @@ def inception_v3(num_classes: int = 1000,
     """
     net = _AutoNamed()
 
-    def conv_bn(x: str, filters: int, rows: int, cols: int, strides: int = 1,
-                padding: str = "same") -> str:
-        x = net.auto("conv2d", "conv2d", [x], filters=filters, kernel_size=[rows, cols],
-                     strides=strides, padding=padding, use_bias=False)
+    def conv_bn(
+        x: str, filters: int, rows: int, cols: int, strides: int = 1, padding: str = "same"
+    ) -> str:
+        x = net.auto(
+            "conv2d",
+            "conv2d",
+            [x],
+            filters=filters,
+            kernel_size=[rows, cols],
+            strides=strides,
+            padding=padding,
+            use_bias=False,
+        )
         x = net.auto("batch_normalization", "batchnorm", [x], scale=False)
         return net.auto("activation", "relu", [x])
 
@@ -75,8 +85,7 @@ def inception_v3(num_classes: int = 1000,
         return net.auto("max_pooling2d", "maxpool", [x], pool_size=3, strides=2)
 
     def avg_pool(x: str) -> str:
-        return net.auto("average_pooling2d", "avgpool", [x], pool_size=3, strides=1,
-                        padding="same")
+        return net.auto("average_pooling2d", "avgpool", [x], pool_size=3, strides=1, padding="same")
 
     x = net.input("input_layer", input_shape)
     x = conv_bn(x, 32, 3, 3, strides=2, padding="valid")
@@ -97,8 +106,7 @@ def inception_v3(num_classes: int = 1000,
 
     # mixed3: 17 x 17 x 768
     b3 = conv_bn(x, 384, 3, 3, strides=2, padding="valid")
-    bd = conv_bn(conv_bn(conv_bn(x, 64, 1, 1), 96, 3, 3), 96, 3, 3, strides=2,
-                 padding="valid")
+    bd = conv_bn(conv_bn(conv_bn(x, 64, 1, 1), 96, 3, 3), 96, 3, 3, strides=2, padding="valid")
     bp = max_pool(x)
     x = net.add("mixed3", "concat", [b3, bd, bp])
 

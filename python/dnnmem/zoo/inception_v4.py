@@ -7,8 +7,9 @@ from ._builder import Layers
 __all__ = ["inception_v4"]
 
 
-def inception_v4(num_classes: int = 1000,
-                 input_shape: tuple[int, int, int] = (299, 299, 3)) -> dict:
+def inception_v4(
+    num_classes: int = 1000, input_shape: tuple[int, int, int] = (299, 299, 3)
+) -> dict:
     """Inception-v4 (Szegedy et al. 2017, "Inception-v4, Inception-ResNet and the Impact of
     Residual Connections on Learning", Figures 3–9) exactly as timm's ``inception_v4`` builds
     it (a port of TF-slim's ``inception_v4``, the network of the authors' checkpoint).
@@ -55,12 +56,26 @@ def inception_v4(num_classes: int = 1000,
     net = Layers()
     add = net.add
 
-    def conv(name: str, x: str, filters: int, kernel: int | tuple[int, int],
-             strides: int = 1, pad: int | tuple[int, int] = 0) -> str:
+    def conv(
+        name: str,
+        x: str,
+        filters: int,
+        kernel: int | tuple[int, int],
+        strides: int = 1,
+        pad: int | tuple[int, int] = 0,
+    ) -> str:
         k = list(kernel) if isinstance(kernel, tuple) else kernel
         p = list(pad) if isinstance(pad, tuple) else pad
-        y = add(f"{name}_conv", "conv2d", [x], filters=filters, kernel_size=k, strides=strides,
-                padding=p, use_bias=False)
+        y = add(
+            f"{name}_conv",
+            "conv2d",
+            [x],
+            filters=filters,
+            kernel_size=k,
+            strides=strides,
+            padding=p,
+            use_bias=False,
+        )
         y = add(f"{name}_bn", "batchnorm", [y])
         return add(f"{name}_act", "relu", [y])
 
@@ -83,49 +98,96 @@ def inception_v4(num_classes: int = 1000,
     x = conv("features_1", x, 32, 3)
     x = conv("features_2", x, 64, 3, 1, 1)
     # Mixed3a: forward order max pool, then conv.
-    x = add("features_3_cat", "concat", [max_pool("features_3_maxpool", x),
-                                         conv("features_3_conv", x, 96, 3, 2)])
+    x = add(
+        "features_3_cat",
+        "concat",
+        [max_pool("features_3_maxpool", x), conv("features_3_conv", x, 96, 3, 2)],
+    )
     b0 = chain("features_4_branch0", x, [(64, 1), (96, 3)])
     b1 = chain("features_4_branch1", x, [(64, 1), (64, r7, 1, p7), (64, c7, 1, q7), (96, 3)])
     x = add("features_4_cat", "concat", [b0, b1])
-    x = add("features_5_cat", "concat", [conv("features_5_conv", x, 192, 3, 2),
-                                         max_pool("features_5_maxpool", x)])
+    x = add(
+        "features_5_cat",
+        "concat",
+        [conv("features_5_conv", x, 192, 3, 2), max_pool("features_5_maxpool", x)],
+    )
     for i in range(6, 10):  # Inception-A
         p = f"features_{i}"
-        x = add(f"{p}_cat", "concat", [
-            conv(f"{p}_branch0", x, 96, 1),
-            chain(f"{p}_branch1", x, [(64, 1), (96, 3, 1, 1)]),
-            chain(f"{p}_branch2", x, [(64, 1), (96, 3, 1, 1), (96, 3, 1, 1)]),
-            avg_branch(f"{p}_branch3", x, 96)])
+        x = add(
+            f"{p}_cat",
+            "concat",
+            [
+                conv(f"{p}_branch0", x, 96, 1),
+                chain(f"{p}_branch1", x, [(64, 1), (96, 3, 1, 1)]),
+                chain(f"{p}_branch2", x, [(64, 1), (96, 3, 1, 1), (96, 3, 1, 1)]),
+                avg_branch(f"{p}_branch3", x, 96),
+            ],
+        )
     p = "features_10"  # Reduction-A
-    x = add(f"{p}_cat", "concat", [
-        conv(f"{p}_branch0", x, 384, 3, 2),
-        chain(f"{p}_branch1", x, [(192, 1), (224, 3, 1, 1), (256, 3, 2)]),
-        max_pool(f"{p}_branch2", x)])
+    x = add(
+        f"{p}_cat",
+        "concat",
+        [
+            conv(f"{p}_branch0", x, 384, 3, 2),
+            chain(f"{p}_branch1", x, [(192, 1), (224, 3, 1, 1), (256, 3, 2)]),
+            max_pool(f"{p}_branch2", x),
+        ],
+    )
     for i in range(11, 18):  # Inception-B
         p = f"features_{i}"
-        x = add(f"{p}_cat", "concat", [
-            conv(f"{p}_branch0", x, 384, 1),
-            chain(f"{p}_branch1", x, [(192, 1), (224, r7, 1, p7), (256, c7, 1, q7)]),
-            chain(f"{p}_branch2", x, [(192, 1), (192, c7, 1, q7), (224, r7, 1, p7),
-                                      (224, c7, 1, q7), (256, r7, 1, p7)]),
-            avg_branch(f"{p}_branch3", x, 128)])
+        x = add(
+            f"{p}_cat",
+            "concat",
+            [
+                conv(f"{p}_branch0", x, 384, 1),
+                chain(f"{p}_branch1", x, [(192, 1), (224, r7, 1, p7), (256, c7, 1, q7)]),
+                chain(
+                    f"{p}_branch2",
+                    x,
+                    [
+                        (192, 1),
+                        (192, c7, 1, q7),
+                        (224, r7, 1, p7),
+                        (224, c7, 1, q7),
+                        (256, r7, 1, p7),
+                    ],
+                ),
+                avg_branch(f"{p}_branch3", x, 128),
+            ],
+        )
     p = "features_18"  # Reduction-B
-    x = add(f"{p}_cat", "concat", [
-        chain(f"{p}_branch0", x, [(192, 1), (192, 3, 2)]),
-        chain(f"{p}_branch1", x, [(256, 1), (256, r7, 1, p7), (320, c7, 1, q7), (320, 3, 2)]),
-        max_pool(f"{p}_branch2", x)])
+    x = add(
+        f"{p}_cat",
+        "concat",
+        [
+            chain(f"{p}_branch0", x, [(192, 1), (192, 3, 2)]),
+            chain(f"{p}_branch1", x, [(256, 1), (256, r7, 1, p7), (320, c7, 1, q7), (320, 3, 2)]),
+            max_pool(f"{p}_branch2", x),
+        ],
+    )
     for i in range(19, 22):  # Inception-C
         p = f"features_{i}"
         b0 = conv(f"{p}_branch0", x, 256, 1)
         b1 = conv(f"{p}_branch1_0", x, 384, 1)
-        b1 = add(f"{p}_cat1", "concat", [conv(f"{p}_branch1_1a", b1, 256, (1, 3), 1, (0, 1)),
-                                         conv(f"{p}_branch1_1b", b1, 256, (3, 1), 1, (1, 0))])
+        b1 = add(
+            f"{p}_cat1",
+            "concat",
+            [
+                conv(f"{p}_branch1_1a", b1, 256, (1, 3), 1, (0, 1)),
+                conv(f"{p}_branch1_1b", b1, 256, (3, 1), 1, (1, 0)),
+            ],
+        )
         b2 = conv(f"{p}_branch2_0", x, 384, 1)
         b2 = conv(f"{p}_branch2_1", b2, 448, (3, 1), 1, (1, 0))
         b2 = conv(f"{p}_branch2_2", b2, 512, (1, 3), 1, (0, 1))
-        b2 = add(f"{p}_cat2", "concat", [conv(f"{p}_branch2_3a", b2, 256, (1, 3), 1, (0, 1)),
-                                         conv(f"{p}_branch2_3b", b2, 256, (3, 1), 1, (1, 0))])
+        b2 = add(
+            f"{p}_cat2",
+            "concat",
+            [
+                conv(f"{p}_branch2_3a", b2, 256, (1, 3), 1, (0, 1)),
+                conv(f"{p}_branch2_3b", b2, 256, (3, 1), 1, (1, 0)),
+            ],
+        )
         b3 = avg_branch(f"{p}_branch3", x, 256)
         x = add(f"{p}_cat", "concat", [b0, b1, b2, b3])
     x = add("global_pool", "global_avgpool", [x])

@@ -11,8 +11,7 @@ __all__ = ["ptb_lstm"]
 _SIZES = {"small": (200, 0.0), "medium": (650, 0.5), "large": (1500, 0.65)}
 
 
-def ptb_lstm(size: str = "medium", seq_len: int = 35, layers: int = 2,
-             vocab: int = 10000) -> dict:
+def ptb_lstm(size: str = "medium", seq_len: int = 35, layers: int = 2, vocab: int = 10000) -> dict:
     """Word-level LSTM language model on Penn Treebank (Zaremba et al. 2014, §4.1), unrolled
     over ``seq_len`` steps.
 
@@ -76,8 +75,14 @@ def ptb_lstm(size: str = "medium", seq_len: int = 35, layers: int = 2,
 
     top = []
     for t in range(1, seq_len + 1):
-        x = add(f"emb{t}", "embedding", [f"word{t}"], input_dim=vocab, output_dim=units,
-                weights="embedding")
+        x = add(
+            f"emb{t}",
+            "embedding",
+            [f"word{t}"],
+            input_dim=vocab,
+            output_dim=units,
+            weights="embedding",
+        )
         x = drop(f"emb_drop{t}", x)
         for l in range(1, layers + 1):
             h, c = (state, state) if t == 1 else (f"lstm{l}_{t - 1}", f"lstm{l}_{t - 1}/c")

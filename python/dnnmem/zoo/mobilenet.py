@@ -9,20 +9,43 @@ __all__ = ["mobilenet_v1", "mobilenet_v2"]
 
 # (pointwise filters, stride) of depthwise-separable blocks 1 ... 13 (Howard et al. 2017,
 # Table 1; Keras' mobilenet.py).
-_V1_BLOCKS = [(64, 1), (128, 2), (128, 1), (256, 2), (256, 1), (512, 2),
-              (512, 1), (512, 1), (512, 1), (512, 1), (512, 1), (1024, 2), (1024, 1)]
+_V1_BLOCKS = [
+    (64, 1),
+    (128, 2),
+    (128, 1),
+    (256, 2),
+    (256, 1),
+    (512, 2),
+    (512, 1),
+    (512, 1),
+    (512, 1),
+    (512, 1),
+    (512, 1),
+    (1024, 2),
+    (1024, 1),
+]
 
 # (output filters, stride, expansion) of inverted residual blocks 0 ... 16 (Sandler et al.
 # 2018, Table 2; Keras' mobilenet_v2.py calls _inverted_res_block with these).
-_V2_BLOCKS = ([(16, 1, 1)] + [(24, 2, 6), (24, 1, 6)] + [(32, 2, 6)] + [(32, 1, 6)] * 2
-              + [(64, 2, 6)] + [(64, 1, 6)] * 3 + [(96, 1, 6)] * 3
-              + [(160, 2, 6)] + [(160, 1, 6)] * 2 + [(320, 1, 6)])
+_V2_BLOCKS = (
+    [(16, 1, 1)]
+    + [(24, 2, 6), (24, 1, 6)]
+    + [(32, 2, 6)]
+    + [(32, 1, 6)] * 2
+    + [(64, 2, 6)]
+    + [(64, 1, 6)] * 3
+    + [(96, 1, 6)] * 3
+    + [(160, 2, 6)]
+    + [(160, 1, 6)] * 2
+    + [(320, 1, 6)]
+)
 
 MOBILENET_V1_DROPOUT = 1e-3  # keras.applications.MobileNet's default `dropout`
 
 
-def mobilenet_v1(num_classes: int = 1000,
-                 input_shape: tuple[int, int, int] = (224, 224, 3)) -> dict:
+def mobilenet_v1(
+    num_classes: int = 1000, input_shape: tuple[int, int, int] = (224, 224, 3)
+) -> dict:
     """MobileNet v1 (alpha 1.0, depth multiplier 1) exactly as ``keras.applications.MobileNet``
     builds it.
 
@@ -59,19 +82,34 @@ def mobilenet_v1(num_classes: int = 1000,
     net = Layers()
     add = net.add
     x = net.input("input_layer", input_shape)
-    x = add("conv1", "conv2d", [x], filters=32, kernel_size=3, strides=2, padding="same",
-            use_bias=False)
+    x = add(
+        "conv1", "conv2d", [x], filters=32, kernel_size=3, strides=2, padding="same", use_bias=False
+    )
     x = add("conv1_bn", "batchnorm", [x])
     x = add("conv1_relu", "relu6", [x])
     for i, (filters, stride) in enumerate(_V1_BLOCKS, start=1):
         if stride == 2:
             x = add(f"conv_pad_{i}", "zero_padding", [x], padding=[[0, 1], [0, 1]])
-        x = add(f"conv_dw_{i}", "depthwise_conv2d", [x], kernel_size=3, strides=stride,
-                padding="same" if stride == 1 else "valid", use_bias=False)
+        x = add(
+            f"conv_dw_{i}",
+            "depthwise_conv2d",
+            [x],
+            kernel_size=3,
+            strides=stride,
+            padding="same" if stride == 1 else "valid",
+            use_bias=False,
+        )
         x = add(f"conv_dw_{i}_bn", "batchnorm", [x])
         x = add(f"conv_dw_{i}_relu", "relu6", [x])
-        x = add(f"conv_pw_{i}", "conv2d", [x], filters=filters, kernel_size=1, padding="same",
-                use_bias=False)
+        x = add(
+            f"conv_pw_{i}",
+            "conv2d",
+            [x],
+            filters=filters,
+            kernel_size=1,
+            padding="same",
+            use_bias=False,
+        )
         x = add(f"conv_pw_{i}_bn", "batchnorm", [x])
         x = add(f"conv_pw_{i}_relu", "relu6", [x])
     x = add("global_average_pooling2d", "global_avgpool", [x], keepdims=True)
@@ -81,8 +119,9 @@ def mobilenet_v1(num_classes: int = 1000,
     return net.document("mobilenet_v1")
 
 
-def mobilenet_v2(num_classes: int = 1000,
-                 input_shape: tuple[int, int, int] = (224, 224, 3)) -> dict:
+def mobilenet_v2(
+    num_classes: int = 1000, input_shape: tuple[int, int, int] = (224, 224, 3)
+) -> dict:
     """MobileNet v2 (alpha 1.0) exactly as ``keras.applications.MobileNetV2`` builds it.
 
     Follows Keras' ``keras/applications/mobilenet_v2.py`` layer by layer, with Keras' layer
@@ -119,8 +158,9 @@ def mobilenet_v2(num_classes: int = 1000,
     net = Layers()
     add = net.add
     x = net.input("input_layer", input_shape)
-    x = add("Conv1", "conv2d", [x], filters=32, kernel_size=3, strides=2, padding="same",
-            use_bias=False)
+    x = add(
+        "Conv1", "conv2d", [x], filters=32, kernel_size=3, strides=2, padding="same", use_bias=False
+    )
     x = add("bn_Conv1", "batchnorm", [x])
     x = add("Conv1_relu", "relu6", [x])
     size: tuple[int, ...] = (same_output(input_shape[0], 2), same_output(input_shape[1], 2))
@@ -129,20 +169,41 @@ def mobilenet_v2(num_classes: int = 1000,
         inputs = y = x
         if block_id:
             p = f"block_{block_id}_"
-            y = add(f"{p}expand", "conv2d", [y], filters=expansion * channels, kernel_size=1,
-                    padding="same", use_bias=False)
+            y = add(
+                f"{p}expand",
+                "conv2d",
+                [y],
+                filters=expansion * channels,
+                kernel_size=1,
+                padding="same",
+                use_bias=False,
+            )
             y = add(f"{p}expand_BN", "batchnorm", [y])
             y = add(f"{p}expand_relu", "relu6", [y])
         else:
             p = "expanded_conv_"
         if stride == 2:
             y, size = stride2_padding(net, f"{p}pad", y, size, 3)
-        y = add(f"{p}depthwise", "depthwise_conv2d", [y], kernel_size=3, strides=stride,
-                padding="same" if stride == 1 else "valid", use_bias=False)
+        y = add(
+            f"{p}depthwise",
+            "depthwise_conv2d",
+            [y],
+            kernel_size=3,
+            strides=stride,
+            padding="same" if stride == 1 else "valid",
+            use_bias=False,
+        )
         y = add(f"{p}depthwise_BN", "batchnorm", [y])
         y = add(f"{p}depthwise_relu", "relu6", [y])
-        y = add(f"{p}project", "conv2d", [y], filters=filters, kernel_size=1, padding="same",
-                use_bias=False)
+        y = add(
+            f"{p}project",
+            "conv2d",
+            [y],
+            filters=filters,
+            kernel_size=1,
+            padding="same",
+            use_bias=False,
+        )
         y = add(f"{p}project_BN", "batchnorm", [y])
         if channels == filters and stride == 1:
             y = add(f"{p}add", "add", [inputs, y])

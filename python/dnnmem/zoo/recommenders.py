@@ -7,8 +7,12 @@ from ._builder import Layers
 __all__ = ["ncf", "dlrm"]
 
 
-def ncf(users: int = 6040, items: int = 3706, factors: int = 8,
-        mlp_layers: tuple[int, ...] = (64, 32, 16, 8)) -> dict:
+def ncf(
+    users: int = 6040,
+    items: int = 3706,
+    factors: int = 8,
+    mlp_layers: tuple[int, ...] = (64, 32, 16, 8),
+) -> dict:
     """NeuMF, the neural collaborative filtering model of He et al. 2017 ("Neural
     Collaborative Filtering", §3.4, Figure 3), for one (user, item) pair per sample.
 
@@ -53,8 +57,10 @@ def ncf(users: int = 6040, items: int = 3706, factors: int = 8,
         The network document ``{"name": "ncf", "layers": [...]}``.
     """
     if len(mlp_layers) < 2 or mlp_layers[0] % 2:
-        raise ValueError("mlp_layers: must give an even input width and at least one hidden "
-                         f"layer, got {tuple(mlp_layers)}")
+        raise ValueError(
+            "mlp_layers: must give an even input width and at least one hidden "
+            f"layer, got {tuple(mlp_layers)}"
+        )
     net = Layers()
     add = net.add
     net.input("user", [1], dtype="int32")
@@ -78,12 +84,62 @@ def ncf(users: int = 6040, items: int = 3706, factors: int = 8,
 # hashed to at most 40 M (the DLRM reference's --max-ind-range=40000000), and the DLRM
 # reference's Criteo Kaggle configuration.
 _TABLES = {
-    "mlperf": [39884406, 39043, 17289, 7420, 20263, 3, 7120, 1543, 63, 38532951, 2953546,
-               403346, 10, 2208, 11938, 155, 4, 976, 14, 39979771, 25641295, 39664984,
-               585935, 12972, 108, 36],
-    "kaggle": [1460, 583, 10131227, 2202608, 305, 24, 12517, 633, 3, 93145, 5683, 8351593,
-               3194, 27, 14992, 5461306, 10, 5652, 2173, 4, 7046547, 18, 15, 286181, 105,
-               142572],
+    "mlperf": [
+        39884406,
+        39043,
+        17289,
+        7420,
+        20263,
+        3,
+        7120,
+        1543,
+        63,
+        38532951,
+        2953546,
+        403346,
+        10,
+        2208,
+        11938,
+        155,
+        4,
+        976,
+        14,
+        39979771,
+        25641295,
+        39664984,
+        585935,
+        12972,
+        108,
+        36,
+    ],
+    "kaggle": [
+        1460,
+        583,
+        10131227,
+        2202608,
+        305,
+        24,
+        12517,
+        633,
+        3,
+        93145,
+        5683,
+        8351593,
+        3194,
+        27,
+        14992,
+        5461306,
+        10,
+        5652,
+        2173,
+        4,
+        7046547,
+        18,
+        15,
+        286181,
+        105,
+        142572,
+    ],
 }
 # (embedding width, bottom MLP, top MLP hidden + output), as the DLRM reference code sets them.
 _MLPS = {
@@ -155,8 +211,10 @@ def dlrm(config: str = "mlperf") -> dict:
         x = add(f"bot{j}", "dense", [x], units=units)
         x = add(f"bot_relu{j}", "relu", [x])
     bot = x
-    embs = [add(f"emb{i}", "embedding", [f"sparse{i}"], input_dim=rows, output_dim=width)
-            for i, rows in enumerate(tables, start=1)]
+    embs = [
+        add(f"emb{i}", "embedding", [f"sparse{i}"], input_dim=rows, output_dim=width)
+        for i, rows in enumerate(tables, start=1)
+    ]
     row = add("bot_row", "reshape", [bot], target_shape=[1, width])
     t = add("interact_in", "concat", [row] + embs, axis=0)
     z = add("interact", "matmul", [t, t], transpose_b=True)

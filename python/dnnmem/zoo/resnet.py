@@ -10,8 +10,7 @@ __all__ = ["resnet50", "resnet101"]
 _BLOCKS = {50: (3, 4, 6, 3), 101: (3, 4, 23, 3)}
 
 
-def resnet50(num_classes: int = 1000,
-             input_shape: tuple[int, int, int] = (224, 224, 3)) -> dict:
+def resnet50(num_classes: int = 1000, input_shape: tuple[int, int, int] = (224, 224, 3)) -> dict:
     """ResNet-50 v1 exactly as ``keras.applications.ResNet50`` builds it.
 
     Follows Keras' ``keras/applications/resnet.py`` (``ResNet50(include_top=True)``) layer by
@@ -54,8 +53,7 @@ def resnet50(num_classes: int = 1000,
     return _resnet(50, num_classes, input_shape)
 
 
-def resnet101(num_classes: int = 1000,
-              input_shape: tuple[int, int, int] = (224, 224, 3)) -> dict:
+def resnet101(num_classes: int = 1000, input_shape: tuple[int, int, int] = (224, 224, 3)) -> dict:
     """ResNet-101 v1 exactly as ``keras.applications.ResNet101`` builds it.
 
     The same network as :func:`resnet50` (same stem, block, names, creation order and head)
@@ -97,8 +95,9 @@ def _resnet(depth: int, num_classes: int, input_shape: tuple[int, int, int]) -> 
             p = f"conv{stage}_block{b}"
             s = first_stride if b == 1 else 1
             if b == 1:
-                shortcut = add(f"{p}_0_conv", "conv2d", [x], filters=4 * filters,
-                               kernel_size=1, strides=s)
+                shortcut = add(
+                    f"{p}_0_conv", "conv2d", [x], filters=4 * filters, kernel_size=1, strides=s
+                )
                 shortcut = add(f"{p}_0_bn", "batchnorm", [shortcut])
             else:
                 shortcut = x

@@ -7,8 +7,9 @@ from ._builder import Layers
 __all__ = ["resnext50_32x4d"]
 
 
-def resnext50_32x4d(num_classes: int = 1000,
-                    input_shape: tuple[int, int, int] = (224, 224, 3)) -> dict:
+def resnext50_32x4d(
+    num_classes: int = 1000, input_shape: tuple[int, int, int] = (224, 224, 3)
+) -> dict:
     """ResNeXt-50 32×4d (Xie et al. 2017, "Aggregated Residual Transformations for Deep
     Neural Networks", Table 1) exactly as ``torchvision.models.resnext50_32x4d`` builds it.
 
@@ -48,8 +49,16 @@ def resnext50_32x4d(num_classes: int = 1000,
     net = Layers()
     add = net.add
     net.input("image", input_shape)
-    x = add("conv1", "conv2d", ["image"], filters=64, kernel_size=7, strides=2, padding=3,
-            use_bias=False)
+    x = add(
+        "conv1",
+        "conv2d",
+        ["image"],
+        filters=64,
+        kernel_size=7,
+        strides=2,
+        padding=3,
+        use_bias=False,
+    )
     x = add("bn1", "batchnorm", [x])
     x = add("relu", "relu", [x])
     x = add("maxpool", "maxpool", [x], pool_size=3, strides=2, padding=1)
@@ -61,17 +70,32 @@ def resnext50_32x4d(num_classes: int = 1000,
             y = add(f"{p}_conv1", "conv2d", [x], filters=width, kernel_size=1, use_bias=False)
             y = add(f"{p}_bn1", "batchnorm", [y])
             y = add(f"{p}_relu1", "relu", [y])
-            y = add(f"{p}_conv2", "conv2d", [y], filters=width, kernel_size=3, strides=stride,
-                    padding=1, groups=groups, use_bias=False)
+            y = add(
+                f"{p}_conv2",
+                "conv2d",
+                [y],
+                filters=width,
+                kernel_size=3,
+                strides=stride,
+                padding=1,
+                groups=groups,
+                use_bias=False,
+            )
             y = add(f"{p}_bn2", "batchnorm", [y])
             y = add(f"{p}_relu2", "relu", [y])
-            y = add(f"{p}_conv3", "conv2d", [y], filters=4 * planes, kernel_size=1,
-                    use_bias=False)
+            y = add(f"{p}_conv3", "conv2d", [y], filters=4 * planes, kernel_size=1, use_bias=False)
             y = add(f"{p}_bn3", "batchnorm", [y])
             shortcut = x
             if block == 0:
-                shortcut = add(f"{p}_downsample_0", "conv2d", [x], filters=4 * planes,
-                               kernel_size=1, strides=stride, use_bias=False)
+                shortcut = add(
+                    f"{p}_downsample_0",
+                    "conv2d",
+                    [x],
+                    filters=4 * planes,
+                    kernel_size=1,
+                    strides=stride,
+                    use_bias=False,
+                )
                 shortcut = add(f"{p}_downsample_1", "batchnorm", [shortcut])
             y = add(f"{p}_add", "add", [y, shortcut])
             x = add(f"{p}_relu3", "relu", [y])

@@ -10,14 +10,23 @@ __all__ = ["squeezenet"]
 # Fire modules: (name, squeeze 1×1, expand 1×1 = expand 3×3); a max pool follows those in
 # _POOL_AFTER. SqueezeNet 1.0: Iandola et al. 2016, Table 1; 1.1: the authors' Caffe model
 # (SqueezeNet_v1.1 in their repository), which torchvision's squeezenet1_1 copies.
-_FIRES = [("fire2", 16, 64), ("fire3", 16, 64), ("fire4", 32, 128), ("fire5", 32, 128),
-          ("fire6", 48, 192), ("fire7", 48, 192), ("fire8", 64, 256), ("fire9", 64, 256)]
+_FIRES = [
+    ("fire2", 16, 64),
+    ("fire3", 16, 64),
+    ("fire4", 32, 128),
+    ("fire5", 32, 128),
+    ("fire6", 48, 192),
+    ("fire7", 48, 192),
+    ("fire8", 64, 256),
+    ("fire9", 64, 256),
+]
 _POOL_AFTER = {"1.0": ("conv1", "fire4", "fire8"), "1.1": ("conv1", "fire3", "fire5")}
 _POOL_NAMES = {"1.0": ("pool1", "pool4", "pool8"), "1.1": ("pool1", "pool3", "pool5")}
 
 
-def squeezenet(version: str = "1.0", num_classes: int = 1000,
-               input_shape: tuple[int, int, int] = (227, 227, 3)) -> dict:
+def squeezenet(
+    version: str = "1.0", num_classes: int = 1000, input_shape: tuple[int, int, int] = (227, 227, 3)
+) -> dict:
     """SqueezeNet (Iandola et al. 2016, "SqueezeNet: AlexNet-level accuracy with 50x fewer
     parameters and <0.5MB model size") as the authors' Caffe models build it.
 
@@ -69,8 +78,14 @@ def squeezenet(version: str = "1.0", num_classes: int = 1000,
     def pool(after: str, x: str, size: int) -> tuple[str, int]:
         if after not in pools:
             return x, size
-        x = add(pools[after], "maxpool", [x], pool_size=3, strides=2,
-                padding=ceil_pool_padding(size, 3, 2))
+        x = add(
+            pools[after],
+            "maxpool",
+            [x],
+            pool_size=3,
+            strides=2,
+            padding=ceil_pool_padding(size, 3, 2),
+        )
         return x, -(-(size - 3) // 2) + 1
 
     x = net.input("data", input_shape)

@@ -10,8 +10,14 @@ __all__ = ["ssd300"]
 # Source feature maps of the heads: (layer, channels, side at 300×300, default boxes per
 # location) — Liu et al. 2016, Figure 2 and §3 ("4 default boxes" on conv4_3, conv10_2 and
 # conv11_2; 6 elsewhere): 8,732 boxes in all.
-_SOURCES = [("conv4_3_norm", 512, 38, 4), ("fc7", 1024, 19, 6), ("conv6_2", 512, 10, 6),
-            ("conv7_2", 256, 5, 6), ("conv8_2", 256, 3, 4), ("conv9_2", 256, 1, 4)]
+_SOURCES = [
+    ("conv4_3_norm", 512, 38, 4),
+    ("fc7", 1024, 19, 6),
+    ("conv6_2", 512, 10, 6),
+    ("conv7_2", 256, 5, 6),
+    ("conv8_2", 256, 3, 4),
+    ("conv9_2", 256, 1, 4),
+]
 
 
 def ssd300(num_classes: int = 21) -> dict:
@@ -70,15 +76,20 @@ def ssd300(num_classes: int = 21) -> dict:
     stages = [(1, 64, 2), (2, 128, 2), (3, 256, 3), (4, 512, 3), (5, 512, 3)]
     for stage, filters, convs in stages:
         for i in range(1, convs + 1):
-            x = add(f"conv{stage}_{i}", "conv2d", [x], filters=filters, kernel_size=3,
-                    padding=1)
+            x = add(f"conv{stage}_{i}", "conv2d", [x], filters=filters, kernel_size=3, padding=1)
             x = add(f"relu{stage}_{i}", "relu", [x])
         if stage == 4:
             conv4_3 = x
         if stage < 5:
             # pool3 rounds up (75 → 38); the others halve an even side.
-            x = add(f"pool{stage}", "maxpool", [x], pool_size=2, strides=2,
-                    padding=ceil_pool_padding(side, 2, 2))
+            x = add(
+                f"pool{stage}",
+                "maxpool",
+                [x],
+                pool_size=2,
+                strides=2,
+                padding=ceil_pool_padding(side, 2, 2),
+            )
             side = -(-side // 2)
     x = add("pool5", "maxpool", [x], pool_size=3, strides=1, padding=1)
     x = add("fc6", "conv2d", [x], filters=1024, kernel_size=3, padding=6, dilation=6)
@@ -88,25 +99,39 @@ def ssd300(num_classes: int = 21) -> dict:
     sources = {"fc7": fc7}
     x = fc7
     for stage, (mid, out, stride, pad) in enumerate(
-            [(256, 512, 2, 1), (128, 256, 2, 1), (128, 256, 1, 0), (128, 256, 1, 0)], start=6):
+        [(256, 512, 2, 1), (128, 256, 2, 1), (128, 256, 1, 0), (128, 256, 1, 0)], start=6
+    ):
         x = add(f"conv{stage}_1", "conv2d", [x], filters=mid, kernel_size=1)
         x = add(f"conv{stage}_1_relu", "relu", [x])
-        x = add(f"conv{stage}_2", "conv2d", [x], filters=out, kernel_size=3, strides=stride,
-                padding=pad)
+        x = add(
+            f"conv{stage}_2", "conv2d", [x], filters=out, kernel_size=3, strides=stride, padding=pad
+        )
         x = sources[f"conv{stage}_2"] = add(f"conv{stage}_2_relu", "relu", [x])
     sources["conv4_3_norm"] = add("conv4_3_norm", "layernorm", [conv4_3], center=False)
 
     locs, confs = [], []
     for name, _, size, boxes in _SOURCES:
         src = sources[name]
-        loc = add(f"{name}_mbox_loc", "conv2d", [src], filters=boxes * 4, kernel_size=3,
-                  padding=1)
-        locs.append(add(f"{name}_mbox_loc_flat", "reshape", [loc],
-                        target_shape=[size * size * boxes, 4]))
-        conf = add(f"{name}_mbox_conf", "conv2d", [src], filters=boxes * num_classes,
-                   kernel_size=3, padding=1)
-        confs.append(add(f"{name}_mbox_conf_flat", "reshape", [conf],
-                         target_shape=[size * size * boxes, num_classes]))
+        loc = add(f"{name}_mbox_loc", "conv2d", [src], filters=boxes * 4, kernel_size=3, padding=1)
+        locs.append(
+            add(f"{name}_mbox_loc_flat", "reshape", [loc], target_shape=[size * size * boxes, 4])
+        )
+        conf = add(
+            f"{name}_mbox_conf",
+            "conv2d",
+            [src],
+            filters=boxes * num_classes,
+            kernel_size=3,
+            padding=1,
+        )
+        confs.append(
+            add(
+                f"{name}_mbox_conf_flat",
+                "reshape",
+                [conf],
+                target_shape=[size * size * boxes, num_classes],
+            )
+        )
     add("mbox_loc", "concat", locs, axis=-2)
     add("mbox_conf", "concat", confs, axis=-2)
     return net.document("ssd300")

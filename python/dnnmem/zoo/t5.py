@@ -62,8 +62,16 @@ def t5_large(src_len: int = 512, tgt_len: int = 128) -> dict:
     return doc
 
 
-def _t5(src_len: int, tgt_len: int, layers: int, d_model: int, d_ff: int, heads: int,
-        d_kv: int, vocab: int = 32128) -> dict:
+def _t5(
+    src_len: int,
+    tgt_len: int,
+    layers: int,
+    d_model: int,
+    d_ff: int,
+    heads: int,
+    d_kv: int,
+    vocab: int = 32128,
+) -> dict:
     """T5 v1.0 encoder-decoder laid out as Hugging Face's ``T5ForConditionalGeneration``.
 
     Layers, in HF's creation order (``src_len`` encoder tokens, ``tgt_len`` decoder tokens,
@@ -144,8 +152,9 @@ def _t5(src_len: int, tgt_len: int, layers: int, d_model: int, d_ff: int, heads:
         y = drop(f"{p}_drop1", y)
         return add(f"{p}_wo", "dense", [y], units=d_model, use_bias=False)
 
-    x = add("enc_emb", "embedding", ["input_ids"], input_dim=vocab, output_dim=d_model,
-            weights="shared")
+    x = add(
+        "enc_emb", "embedding", ["input_ids"], input_dim=vocab, output_dim=d_model, weights="shared"
+    )
     x = drop("enc_drop", x)
     bias = rel_bias("enc", "enc_rel_buckets", src_len)
     for i in range(1, layers + 1):
@@ -155,8 +164,14 @@ def _t5(src_len: int, tgt_len: int, layers: int, d_model: int, d_ff: int, heads:
     x = add("enc_final_ln", "layernorm", [x], center=False)
     memory = drop("enc_final_drop", x)
 
-    x = add("dec_emb", "embedding", ["decoder_input_ids"], input_dim=vocab,
-            output_dim=d_model, weights="shared")
+    x = add(
+        "dec_emb",
+        "embedding",
+        ["decoder_input_ids"],
+        input_dim=vocab,
+        output_dim=d_model,
+        weights="shared",
+    )
     x = drop("dec_drop", x)
     bias = rel_bias("dec", "dec_rel_buckets", tgt_len)
     for i in range(1, layers + 1):

@@ -7,8 +7,7 @@ from ._builder import Layers
 __all__ = ["resnet18", "alexnet"]
 
 
-def resnet18(num_classes: int = 1000,
-             input_shape: tuple[int, int, int] = (224, 224, 3)) -> dict:
+def resnet18(num_classes: int = 1000, input_shape: tuple[int, int, int] = (224, 224, 3)) -> dict:
     """ResNet-18 (He et al. 2016) exactly as ``torchvision.models.resnet18`` builds it.
 
     torchvision's module names with dots as underscores, in its creation order (which the
@@ -46,8 +45,16 @@ def resnet18(num_classes: int = 1000,
     net = Layers()
     add = net.add
     net.input("image", input_shape)
-    x = add("conv1", "conv2d", ["image"], filters=64, kernel_size=7, strides=2, padding=3,
-            use_bias=False)
+    x = add(
+        "conv1",
+        "conv2d",
+        ["image"],
+        filters=64,
+        kernel_size=7,
+        strides=2,
+        padding=3,
+        use_bias=False,
+    )
     x = add("bn1", "batchnorm", [x])
     x = add("relu", "relu", [x])
     x = add("maxpool", "maxpool", [x], pool_size=3, strides=2, padding=1)
@@ -55,17 +62,39 @@ def resnet18(num_classes: int = 1000,
         for block in range(2):
             p = f"layer{stage}_{block}"
             stride = 2 if stage > 1 and block == 0 else 1
-            y = add(f"{p}_conv1", "conv2d", [x], filters=channels, kernel_size=3,
-                    strides=stride, padding=1, use_bias=False)
+            y = add(
+                f"{p}_conv1",
+                "conv2d",
+                [x],
+                filters=channels,
+                kernel_size=3,
+                strides=stride,
+                padding=1,
+                use_bias=False,
+            )
             y = add(f"{p}_bn1", "batchnorm", [y])
             y = add(f"{p}_relu1", "relu", [y])
-            y = add(f"{p}_conv2", "conv2d", [y], filters=channels, kernel_size=3, padding=1,
-                    use_bias=False)
+            y = add(
+                f"{p}_conv2",
+                "conv2d",
+                [y],
+                filters=channels,
+                kernel_size=3,
+                padding=1,
+                use_bias=False,
+            )
             y = add(f"{p}_bn2", "batchnorm", [y])
             shortcut = x
             if stride != 1:
-                shortcut = add(f"{p}_downsample_0", "conv2d", [x], filters=channels,
-                               kernel_size=1, strides=stride, use_bias=False)
+                shortcut = add(
+                    f"{p}_downsample_0",
+                    "conv2d",
+                    [x],
+                    filters=channels,
+                    kernel_size=1,
+                    strides=stride,
+                    use_bias=False,
+                )
                 shortcut = add(f"{p}_downsample_1", "batchnorm", [shortcut])
             y = add(f"{p}_add", "add", [y, shortcut])
             x = add(f"{p}_relu2", "relu", [y])
@@ -74,8 +103,9 @@ def resnet18(num_classes: int = 1000,
     return net.document("resnet18")
 
 
-def alexnet(num_classes: int = 1000, dropout: float = 0.5,
-            input_shape: tuple[int, int, int] = (224, 224, 3)) -> dict:
+def alexnet(
+    num_classes: int = 1000, dropout: float = 0.5, input_shape: tuple[int, int, int] = (224, 224, 3)
+) -> dict:
     """AlexNet as ``torchvision.models.alexnet`` builds it (not the 2012 paper's network).
 
     torchvision's variant (after Krizhevsky's "One weird trick", 2014): a single tower, 64 /
@@ -116,17 +146,31 @@ def alexnet(num_classes: int = 1000, dropout: float = 0.5,
         The network document ``{"name": "alexnet", "layers": [...]}``.
     """
     if tuple(input_shape[:2]) != (224, 224):
-        raise ValueError("input_shape: alexnet models AdaptiveAvgPool2d((6, 6)) as the identity,"
-                         f" which needs a 224×224 image, got {tuple(input_shape)}")
+        raise ValueError(
+            "input_shape: alexnet models AdaptiveAvgPool2d((6, 6)) as the identity,"
+            f" which needs a 224×224 image, got {tuple(input_shape)}"
+        )
     net = Layers()
     add = net.add
     net.input("image", input_shape)
-    convs = [(64, 11, 4, 2, True), (192, 5, 1, 2, True), (384, 3, 1, 1, False),
-             (256, 3, 1, 1, False), (256, 3, 1, 1, True)]  # filters, kernel, stride, pad, pool
+    convs = [
+        (64, 11, 4, 2, True),
+        (192, 5, 1, 2, True),
+        (384, 3, 1, 1, False),
+        (256, 3, 1, 1, False),
+        (256, 3, 1, 1, True),
+    ]  # filters, kernel, stride, pad, pool
     x, i = "image", 0
     for filters, kernel, stride, pad, pool in convs:
-        x = add(f"features_{i}", "conv2d", [x], filters=filters, kernel_size=kernel,
-                strides=stride, padding=pad)
+        x = add(
+            f"features_{i}",
+            "conv2d",
+            [x],
+            filters=filters,
+            kernel_size=kernel,
+            strides=stride,
+            padding=pad,
+        )
         x = add(f"features_{i + 1}", "relu", [x])
         i += 2
         if pool:

@@ -10,9 +10,18 @@ __all__ = ["transformer", "transformer_thesis"]
 DROPOUT_RATE = 0.1  # Vaswani et al.'s P_drop (base; big EN-FR). It changes no count.
 
 
-def transformer(layers: int = 6, d_model: int = 1024, heads: int = 16, d_ff: int = 4096,
-                seq_len: int = 50, vocab: int = 32000, *, tie_embeddings: bool = True,
-                vocab_projection: bool = True, dropout: bool = True) -> dict:
+def transformer(
+    layers: int = 6,
+    d_model: int = 1024,
+    heads: int = 16,
+    d_ff: int = 4096,
+    seq_len: int = 50,
+    vocab: int = 32000,
+    *,
+    tie_embeddings: bool = True,
+    vocab_projection: bool = True,
+    dropout: bool = True,
+) -> dict:
     """Encoder-decoder Transformer after Vaswani et al. 2017, "Attention Is All You Need".
 
     The defaults are the "big" model (6 + 6 layers, d_model 1024, 16 heads, d_ff 4096) with
@@ -87,8 +96,11 @@ def transformer(layers: int = 6, d_model: int = 1024, heads: int = 16, d_ff: int
     dict
         The network document: ``{"name": "transformer", "layers": [...]}``.
     """
-    for arg, value in (("tie_embeddings", tie_embeddings), ("vocab_projection", vocab_projection),
-                       ("dropout", dropout)):
+    for arg, value in (
+        ("tie_embeddings", tie_embeddings),
+        ("vocab_projection", vocab_projection),
+        ("dropout", dropout),
+    ):
         if not isinstance(value, bool):
             raise ValueError(f"{arg}: must be True or False, got {value!r}")
     net = Layers()
@@ -108,9 +120,14 @@ def transformer(layers: int = 6, d_model: int = 1024, heads: int = 16, d_ff: int
         return residual(p, x, y, "f")
 
     def embed(side: str) -> str:
-        x = add(f"{side}_embed", "embedding", [f"{side}_tokens"], input_dim=vocab,
-                output_dim=d_model,
-                weights="shared_embedding" if tie_embeddings else f"{side}_embedding")
+        x = add(
+            f"{side}_embed",
+            "embedding",
+            [f"{side}_tokens"],
+            input_dim=vocab,
+            output_dim=d_model,
+            weights="shared_embedding" if tie_embeddings else f"{side}_embedding",
+        )
         return add(f"{side}_drop", "dropout", [x], rate=DROPOUT_RATE) if dropout else x
 
     for side in ("src", "tgt"):

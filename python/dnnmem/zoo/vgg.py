@@ -10,8 +10,7 @@ __all__ = ["vgg16"]
 _VGG16_BLOCKS = [(2, 64), (2, 128), (3, 256), (3, 512), (3, 512)]
 
 
-def vgg16(num_classes: int = 1000,
-          input_shape: tuple[int, int, int] = (224, 224, 3)) -> dict:
+def vgg16(num_classes: int = 1000, input_shape: tuple[int, int, int] = (224, 224, 3)) -> dict:
     """VGG-16 exactly as ``keras.applications.VGG16`` builds it.
 
     Follows Keras' ``keras/applications/vgg16.py`` layer by layer, with Keras' layer names
@@ -48,8 +47,9 @@ def vgg16(num_classes: int = 1000,
     x = net.input("input_layer", input_shape)
     for b, (convs, filters) in enumerate(_VGG16_BLOCKS, start=1):
         for i in range(1, convs + 1):
-            x = add(f"block{b}_conv{i}", "conv2d", [x], filters=filters, kernel_size=3,
-                    padding="same")
+            x = add(
+                f"block{b}_conv{i}", "conv2d", [x], filters=filters, kernel_size=3, padding="same"
+            )
             x = add(f"block{b}_conv{i}_relu", "relu", [x])
         x = add(f"block{b}_pool", "maxpool", [x], pool_size=2, strides=2)
     x = add("flatten", "flatten", [x])

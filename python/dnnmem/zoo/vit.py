@@ -10,9 +10,16 @@ __all__ = ["vit_b16"]
 DROPOUT_RATE = 0.1  # ViT paper, Table 3: ViT-B/16 trained on ImageNet with dropout 0.1
 
 
-def vit_b16(image_size: int = 224, num_classes: int = 1000, patch: int = 16, layers: int = 12,
-            d_model: int = 768, heads: int = 12, d_mlp: int = 3072,
-            dropout: float = DROPOUT_RATE) -> dict:
+def vit_b16(
+    image_size: int = 224,
+    num_classes: int = 1000,
+    patch: int = 16,
+    layers: int = 12,
+    d_model: int = 768,
+    heads: int = 12,
+    d_mlp: int = 3072,
+    dropout: float = DROPOUT_RATE,
+) -> dict:
     """ViT-B/16 after Dosovitskiy et al. 2021 ("An Image is Worth 16x16 Words").
 
     Defaults: 224×224×3 images (channels last), 16×16 patches (196 of them), 12 layers,
@@ -71,8 +78,15 @@ def vit_b16(image_size: int = 224, num_classes: int = 1000, patch: int = 16, lay
     net = Layers()
     add = net.add
     net.input("image", [image_size, image_size, 3])
-    x = add("patch_embed", "conv2d", ["image"], filters=d_model, kernel_size=patch,
-            strides=patch, padding="valid")
+    x = add(
+        "patch_embed",
+        "conv2d",
+        ["image"],
+        filters=d_model,
+        kernel_size=patch,
+        strides=patch,
+        padding="valid",
+    )
     x = add("patch_tokens", "reshape", [x], target_shape=[side * side, d_model])
     x = add("cls_token", "class_token", [x])
     x = add("pos_embed", "position_embedding", [x])
