@@ -34,7 +34,8 @@ def default_steps(net: Any) -> list[StepDesc]:
     steps = net.steps
     acc = net.accesses
     out: list[StepDesc] = []
-    by_step = dict(acc.groupby("step", sort=True))
+    # (not dict(groupby): a GroupBy has .keys, so dict() would take it for a mapping)
+    by_step = {s: g for s, g in acc.groupby("step", sort=True)}  # noqa: C416
     for row in steps.itertuples(index=False):
         g = by_step.get(row.step)
         accesses = (
