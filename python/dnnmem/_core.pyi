@@ -37,7 +37,7 @@ def parse_network(text: str | bytes, source: str = "<string>") -> Network: ...
 
 MAX_NETWORK_FILE_BYTES: int
 
-def load_network_file(path: str, max_bytes: int = ...) -> Network: ...
+def load_network_file(path: str, max_bytes: int = 268435456) -> Network: ...
 def kinds_table() -> list[dict[str, Any]]: ...
 
 class Schedule:
@@ -68,7 +68,7 @@ def build_schedule(
     batch: int,
     bytes_per_element: int = 4,
     scheduler: str = "default",
-    scheduler_options: dict[str, float | str] = ...,
+    scheduler_options: dict[str, float | str] = {},  # noqa: B006
 ) -> Schedule: ...
 
 class Estimate:
@@ -113,19 +113,22 @@ def policies() -> dict[str, str]: ...
 def parts() -> list[dict[str, Any]]: ...
 
 class PreparedPolicy:
-    cache: str
-    ops_per_mac: int
-    compute_work: npt.NDArray[np.int64]
+    @property
+    def cache(self) -> str: ...
+    @property
+    def ops_per_mac(self) -> int: ...
+    @property
+    def compute_work(self) -> npt.NDArray[np.int64]: ...
     def link_wire_bytes(self, tensor: int, bytes: int) -> int: ...
 
 def prepare_policy(
     schedule: Schedule,
     cache: str = "lookahead",
-    cache_options: dict[str, float | str] = ...,
+    cache_options: dict[str, float | str] = {},  # noqa: B006
     link: str = "raw",
-    link_options: dict[str, float | str] = ...,
+    link_options: dict[str, float | str] = {},  # noqa: B006
     compute: str = "peak",
-    compute_options: dict[str, float | str] = ...,
+    compute_options: dict[str, float | str] = {},  # noqa: B006
     ops_per_mac: int = 2,
 ) -> PreparedPolicy: ...
 def sweep(

@@ -38,30 +38,44 @@ def _params(fn: ast.FunctionDef) -> list[tuple[str, Any]]:
     return out
 
 
-def _stub_functions() -> dict[str, ast.FunctionDef]:
-    """Qualified name (``f`` or ``Class.f``) → definition, for the stub's plain functions."""
+def _stub_functions() -> dict[str, list[ast.FunctionDef]]:
+    """Qualified name (``f`` or ``Class.f``) → definitions (several for an overloaded
+    function, in order), for the stub's plain functions."""
     tree = ast.parse(STUB.read_text(encoding="utf-8"))
-    out: dict[str, ast.FunctionDef] = {}
+    out: dict[str, list[ast.FunctionDef]] = {}
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
-            out[node.name] = node
+            out.setdefault(node.name, []).append(node)
         elif isinstance(node, ast.ClassDef):
             for item in node.body:
                 if isinstance(item, ast.FunctionDef) and not any(
                     isinstance(d, ast.Name) and d.id == "property" for d in item.decorator_list
                 ):
-                    out[f"{node.name}.{item.name}"] = item
+                    out.setdefault(f"{node.name}.{item.name}", []).append(item)
     return out
 
 
-def _runtime_signature(qualname: str) -> ast.FunctionDef:
-    """The signature pybind11 wrote as the docstring's first line, parsed as a ``def``."""
+def _runtime_signatures(qualname: str) -> list[ast.FunctionDef]:
+    """The signatures pybind11 wrote in the docstring, parsed as ``def``s: its first line, or,
+    for an overloaded function, each "N. name(...)" line in order."""
     obj: Any = _core
     for part in qualname.split("."):
         obj = getattr(obj, part)
-    first = (obj.__doc__ or "").splitlines()[0]
-    assert first.startswith(qualname.split(".")[-1] + "("), (qualname, first)
-    return ast.parse(f"def {first}: ...").body[0]  # type: ignore[return-value]
+    lines = (obj.__doc__ or "").splitlines()
+    name = qualname.split(".")[-1]
+    assert lines[0].startswith(name + "("), (qualname, lines[0])
+    if lines[0] == f"{name}(*args, **kwargs)":  # "Overloaded function." then "1. name(...)"
+        sigs = [line.split(". ", 1)[1] for line in lines if line[:1].isdigit() and ". " in line]
+    else:
+        sigs = [lines[0]]
+    # pybind11 writes C++ type names for argument types it cannot name in Python; only the
+    # names and defaults are compared, so drop the annotations' text after ':' up to , or ).
+    return [ast.parse(f"def {_strip_cxx(sig)}: ...").body[0] for sig in sigs]  # type: ignore[misc]
+
+
+def _strip_cxx(sig: str) -> str:
+    """`dnnmem::PreparedPolicy` (not valid Python) becomes `Any`."""
+    return sig.replace("::", "_")
 
 
 STUB_FUNCTIONS = _stub_functions()
@@ -73,8 +87,8 @@ def test_the_stub_lists_functions() -> None:
 
 @pytest.mark.parametrize("qualname", sorted(STUB_FUNCTIONS))
 def test_stub_signature_equals_the_module(qualname: str) -> None:
-    stub = _params(STUB_FUNCTIONS[qualname])
-    runtime = _params(_runtime_signature(qualname))
+    stub = [_params(f) for f in STUB_FUNCTIONS[qualname]]
+    runtime = [_params(f) for f in _runtime_signatures(qualname)]
     assert stub == runtime
 
 

@@ -347,7 +347,7 @@ def test_the_generator_covers_every_family() -> None:
     seen: set[str] = set()
 
     @settings(
-        max_examples=200,
+        max_examples=600,  # derandomized draws follow the source text: keep a margin
         derandomize=True,
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
