@@ -4,9 +4,9 @@ from the API reference or without a docstring fails it), and the hooks that make
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import pathlib
-import json
 import re
 import subprocess
 import sys
