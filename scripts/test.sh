@@ -41,7 +41,8 @@ rm -rf build-asan-py/pkg && mkdir -p build-asan-py/pkg && cp -r python/dnnmem bu
 rm -f build-asan-py/pkg/dnnmem/_core*.so && cp build-asan-py/_core*.so build-asan-py/pkg/dnnmem/
 LD_PRELOAD="$(g++ -print-file-name=libasan.so) $(g++ -print-file-name=libstdc++.so)" \
   ASAN_OPTIONS=detect_leaks=0 DNNMEM_HYPOTHESIS_EXAMPLES=150 PYTHONPATH="$PWD/build-asan-py/pkg" \
-  .venv/bin/python -m pytest -q -p no:cacheprovider tests/python/test_random_networks.py \
+  .venv/bin/python -m pytest -q -p no:cacheprovider \
+  -W "ignore:dnnmem was built without OpenMP:RuntimeWarning" tests/python/test_random_networks.py \
   tests/python/test_hardening.py tests/python/test_fuzz_networks.py
 
 # libFuzzer over loader -> schedule -> every policy -> sweep (tests/fuzz/README.md): a fixed
