@@ -30,6 +30,27 @@ void bind_schedule(py::module_& m) {
         d["num_accesses"] = column<std::int32_t>(s.steps, [](const Step& x) { return x.num_accesses; });
         return d;
       })
+      .def("group_table", [](const Schedule& s) {
+        // Serialized schedules (scheduler mbs): per step its layer group and sub-batch, per group
+        // its forward positions, footprint per sample and sub-batch bounds. Empty otherwise.
+        std::vector<std::int32_t> first, last;
+        std::vector<std::int64_t> footprint;
+        py::list bounds;
+        for (const LayerGroup& g : s.groups) {
+          first.push_back(g.first);
+          last.push_back(g.last);
+          footprint.push_back(g.footprint);
+          bounds.append(py::cast(g.bounds));
+        }
+        py::dict d;
+        d["first"] = to_array(first);
+        d["last"] = to_array(last);
+        d["footprint"] = to_array(footprint);
+        d["bounds"] = bounds;
+        d["step_group"] = to_array(std::vector<std::int32_t>(s.step_group.begin(), s.step_group.end()));
+        d["step_sub_batch"] = to_array(std::vector<std::int32_t>(s.step_sub_batch.begin(), s.step_sub_batch.end()));
+        return d;
+      }, "Layer groups of a serialized schedule (scheduler mbs); empty arrays for the others.")
       .def("gemm_table", [](const Schedule& s) {
         std::vector<std::int32_t> step;
         for (std::size_t i = 0; i < s.steps.size(); ++i)

@@ -6,9 +6,11 @@
 #include "dnnmem/policies.hpp"
 
 // One line per part, in the order `dnnmem policies` lists them.
-#define DNNMEM_SCHEDULERS(X) X(scheduler_default) X(scheduler_inference) X(scheduler_split_backward)
+#define DNNMEM_SCHEDULERS(X) \
+  X(scheduler_default) X(scheduler_inference) X(scheduler_split_backward) X(scheduler_mbs)
 #define DNNMEM_CACHE_MANAGERS(X) \
-  X(cache_lookahead) X(cache_belady) X(cache_prefetch_next) X(cache_no_lookahead) X(cache_lru) X(cache_none)
+  X(cache_lookahead) X(cache_belady) X(cache_prefetch_next) X(cache_no_lookahead) X(cache_lru) X(cache_none) \
+  X(cache_mbs_strict)
 #define DNNMEM_LINKS(X) X(link_raw) X(link_ratio)
 #define DNNMEM_COMPUTE_MODELS(X) X(compute_peak) X(compute_systolic)
 

@@ -458,54 +458,7 @@ class ScheduleBuilder {
     return false;
   }
 
-  // Drops tensors nobody uses, orders the rest as SPEC §3 says, and builds the use lists.
-  void finish_tensors() {
-    const std::size_t nt = s_.tensors.size();
-    std::vector<std::vector<Use>> uses(nt);
-    std::vector<std::tuple<int, int, int>> key(nt, {-1, 0, 0});  // first full use, role, position
-    std::vector<std::tuple<int, int, int>> any_key(nt, {-1, 0, 0});
-    for (std::size_t si = 0; si < s_.steps.size(); ++si) {
-      const Step& st = s_.steps[si];
-      for (int k = 0; k < st.num_accesses; ++k) {
-        const Access& a = s_.accesses[static_cast<std::size_t>(st.first_access + k)];
-        const auto t = static_cast<std::size_t>(a.tensor);
-        uses[t].push_back({static_cast<int>(si), a.read, a.write, a.partial, a.bytes});
-        const auto role = static_cast<int>(s_.tensors[t].role);
-        if (std::get<0>(any_key[t]) < 0) any_key[t] = {static_cast<int>(si), role, k};
-        if (!a.partial && std::get<0>(key[t]) < 0) key[t] = {static_cast<int>(si), role, k};
-      }
-    }
-    std::vector<int> order;
-    for (std::size_t t = 0; t < nt; ++t) {
-      if (uses[t].empty()) continue;  // e.g. a weight-less layer's gradient nobody reads
-      if (std::get<0>(key[t]) < 0) key[t] = any_key[t];  // only partial uses: order by the first
-      order.push_back(static_cast<int>(t));
-    }
-    std::sort(order.begin(), order.end(), [&](int a, int b) {
-      return key[static_cast<std::size_t>(a)] < key[static_cast<std::size_t>(b)];
-    });
-    std::vector<int> new_id(nt, -1);
-    std::vector<Tensor> sorted;
-    sorted.reserve(order.size());
-    for (int t : order) {
-      new_id[static_cast<std::size_t>(t)] = static_cast<int>(sorted.size());
-      Tensor T = std::move(s_.tensors[static_cast<std::size_t>(t)]);
-      const auto& u = uses[static_cast<std::size_t>(t)];
-      T.use_begin = static_cast<int>(s_.uses.size());
-      s_.uses.insert(s_.uses.end(), u.begin(), u.end());
-      T.use_end = static_cast<int>(s_.uses.size());
-      T.first_use = u.front().step;
-      T.last_use = u.back().step;
-      for (const auto& x : u)
-        if (!x.partial) {
-          T.first_full_use = x.step;
-          break;
-        }
-      sorted.push_back(std::move(T));
-    }
-    s_.tensors = std::move(sorted);
-    for (auto& a : s_.accesses) a.tensor = new_id[static_cast<std::size_t>(a.tensor)];
-  }
+  void finish_tensors() { detail::finish_tensors(s_); }
 };
 
 }  // namespace
@@ -516,6 +469,55 @@ void build_steps(const Network& net, const ScheduleOptions& options, const StepR
                  Schedule& out) {
   ScheduleBuilder(net, options, rules, out).build();
   out.capabilities = rules.training ? kTraining : 0u;
+}
+
+// Drops tensors nobody uses, orders the rest as SPEC §3 says, and builds the use lists.
+void finish_tensors(Schedule& s) {
+  const std::size_t nt = s.tensors.size();
+  std::vector<std::vector<Use>> uses(nt);
+  std::vector<std::tuple<int, int, int>> key(nt, {-1, 0, 0});  // first full use, role, position
+  std::vector<std::tuple<int, int, int>> any_key(nt, {-1, 0, 0});
+  for (std::size_t si = 0; si < s.steps.size(); ++si) {
+    const Step& st = s.steps[si];
+    for (int k = 0; k < st.num_accesses; ++k) {
+      const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
+      const auto t = static_cast<std::size_t>(a.tensor);
+      uses[t].push_back({static_cast<int>(si), a.read, a.write, a.partial, a.bytes});
+      const auto role = static_cast<int>(s.tensors[t].role);
+      if (std::get<0>(any_key[t]) < 0) any_key[t] = {static_cast<int>(si), role, k};
+      if (!a.partial && std::get<0>(key[t]) < 0) key[t] = {static_cast<int>(si), role, k};
+    }
+  }
+  std::vector<int> order;
+  for (std::size_t t = 0; t < nt; ++t) {
+    if (uses[t].empty()) continue;  // e.g. a weight-less layer's gradient nobody reads
+    if (std::get<0>(key[t]) < 0) key[t] = any_key[t];  // only partial uses: order by the first
+    order.push_back(static_cast<int>(t));
+  }
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    return key[static_cast<std::size_t>(a)] < key[static_cast<std::size_t>(b)];
+  });
+  std::vector<int> new_id(nt, -1);
+  std::vector<Tensor> sorted;
+  sorted.reserve(order.size());
+  for (int t : order) {
+    new_id[static_cast<std::size_t>(t)] = static_cast<int>(sorted.size());
+    Tensor T = std::move(s.tensors[static_cast<std::size_t>(t)]);
+    const auto& u = uses[static_cast<std::size_t>(t)];
+    T.use_begin = static_cast<int>(s.uses.size());
+    s.uses.insert(s.uses.end(), u.begin(), u.end());
+    T.use_end = static_cast<int>(s.uses.size());
+    T.first_use = u.front().step;
+    T.last_use = u.back().step;
+    for (const auto& x : u)
+      if (!x.partial) {
+        T.first_full_use = x.step;
+        break;
+      }
+    sorted.push_back(std::move(T));
+  }
+  s.tensors = std::move(sorted);
+  for (auto& a : s.accesses) a.tensor = new_id[static_cast<std::size_t>(a.tensor)];
 }
 
 }  // namespace detail

@@ -113,6 +113,14 @@ struct UseIndex {
   std::vector<FullUse> interval_uses, read_uses, write_uses;
 };
 
+// A layer group of a serialized schedule (scheduler `mbs`, docs/model/mbs.md): a run of
+// forward positions that share one split of the mini-batch into sub-batches.
+struct LayerGroup {
+  int first = 0, last = 0;            // forward positions [first, last] (Schedule::forward_order)
+  std::int64_t footprint = 0;         // bytes per sample the group plans for (its largest unit)
+  std::vector<std::int64_t> bounds;   // sub-batch k is samples [bounds[k], bounds[k + 1])
+};
+
 struct Schedule {
   std::int64_t batch = 1;
   int bytes_per_element = 4;
@@ -125,6 +133,10 @@ struct Schedule {
   std::vector<Use> uses;           // grouped by tensor, in step order
   std::vector<Gemm> gemms;         // per step, the GEMMs its MACs are (layer_gemm, gemm.hpp)
   UseIndex index;                  // derived from the above by build_schedule
+  // Serialized schedules only (scheduler `mbs`; empty otherwise): the layer groups, and per step
+  // its group and sub-batch (the loss steps belong to the group of their output layer).
+  std::vector<LayerGroup> groups;
+  std::vector<int> step_group, step_sub_batch;
 
   // Consecutive full-use pairs (the reuse intervals of SPEC §5 rule 1).
   std::int64_t num_intervals() const;

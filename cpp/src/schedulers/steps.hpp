@@ -17,4 +17,9 @@ struct StepRules {
 void build_steps(const Network& net, const ScheduleOptions& options, const StepRules& rules,
                  Schedule& out);
 
+// Drops the tensors nobody uses, orders the rest as SPEC §3 says (first full use, role, position
+// in that step) and builds the use lists, renumbering the accesses. For a scheduler that fills
+// steps, accesses and tensors itself (mbs_builder.cpp).
+void finish_tensors(Schedule& s);
+
 }  // namespace dnnmem::detail

@@ -1,0 +1,142 @@
+// Cache manager `mbs-strict`: the mini-batch serialization paper's accounting, as fixed rules
+// rather than replacement decisions (docs/model/mbs.md, "Strict accounting"):
+//   S1  weights, weight gradients and states are never kept: every access moves (W re-read per
+//       sub-batch, the dW partial sum read and written back per sub-batch);
+//   S2  an activation or gradient is kept from one use to its next when both steps are in the
+//       same segment — same layer group, same sub-batch, same pass (forward; loss + backward) —
+//       and, by `reuse`: group — anywhere in the segment (MBS2: branch data stays on chip);
+//       adjacent — only when no step with accesses lies between (MBS-FS, MBS1: a layer's output
+//       to the next layer); fits — adjacent, and both steps' activation and gradient bytes fit
+//       the capacity (IL: on a schedule without groups the whole pass is one segment);
+//   S3  a read whose previous use did not keep the tensor is a load; a write is stored at once
+//       (write-through) when a later read before the next overwrite is a load, or when nothing
+//       overwrites it and it must end off-chip;
+//   S4  partial accesses are streamed.
+// Transfers are streamed with their step; resident = bytes of the kept intervals spanning each
+// step. Counts: kept = intervals kept.
+#include <algorithm>
+
+#include "dnnmem/compose.hpp"
+#include "dnnmem/policies.hpp"
+
+namespace dnnmem {
+
+namespace {
+
+void plan_mbs_strict(const PlanInput& in, PlanScratch&, Plan& plan) {
+  const Schedule& s = in.schedule;
+  const std::string& reuse = in.options->choice("reuse");
+  const std::size_t ns = s.steps.size(), nt = s.tensors.size();
+  plan.transfers.clear();
+  plan.counts = {};
+  plan.resident.assign(ns, 0);
+
+  // Segment of each step, the next step with accesses, and each step's activation bytes.
+  std::vector<long long> segment(ns, 0);
+  std::vector<int> next_busy(ns + 1, static_cast<int>(ns));
+  std::vector<std::int64_t> act(ns, 0);
+  for (std::size_t i = 0; i < ns; ++i) {
+    const Step& st = s.steps[i];
+    const long long pass = st.phase == Phase::Forward ? 0 : 1;
+    segment[i] = s.step_group.empty()
+                     ? pass
+                     : (static_cast<long long>(s.step_group[i]) << 33) + (static_cast<long long>(s.step_sub_batch[i]) << 1) + pass;
+    for (int k = 0; k < st.num_accesses; ++k) {
+      const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
+      const Role r = s.tensors[static_cast<std::size_t>(a.tensor)].role;
+      if (r == Role::Activation || r == Role::Gradient) act[i] += a.bytes;
+    }
+  }
+  for (std::size_t i = ns; i-- > 0;)
+    next_busy[i] = s.steps[i].num_accesses > 0 ? static_cast<int>(i) : next_busy[i + 1];
+  const auto kept = [&](const Tensor& T, int a, int b) {
+    if (T.role != Role::Activation && T.role != Role::Gradient) return false;
+    if (segment[static_cast<std::size_t>(a)] != segment[static_cast<std::size_t>(b)]) return false;
+    if (reuse == "group") return true;
+    if (next_busy[static_cast<std::size_t>(a) + 1] != b) return false;
+    return reuse == "adjacent" ||
+           (act[static_cast<std::size_t>(a)] <= in.capacity && act[static_cast<std::size_t>(b)] <= in.capacity);
+  };
+
+  // Per use: load / store decisions (S2, S3).
+  std::vector<std::uint8_t> load(s.uses.size(), 0), store(s.uses.size(), 0);
+  std::vector<std::int64_t> resident_diff(ns + 1, 0);
+  for (std::size_t t = 0; t < nt; ++t) {
+    const Tensor& T = s.tensors[t];
+    int prev = -1;  // previous full use
+    for (int u = T.use_begin; u < T.use_end; ++u) {
+      const Use& U = s.uses[static_cast<std::size_t>(u)];
+      if (U.partial) {
+        load[static_cast<std::size_t>(u)] = U.read;
+        store[static_cast<std::size_t>(u)] = U.write;
+        continue;
+      }
+      const bool keep = prev >= 0 && kept(T, s.uses[static_cast<std::size_t>(prev)].step, U.step);
+      if (keep) {
+        ++plan.counts.kept;
+        resident_diff[static_cast<std::size_t>(s.uses[static_cast<std::size_t>(prev)].step)] += T.bytes;
+        resident_diff[static_cast<std::size_t>(U.step) + 1] -= T.bytes;
+      }
+      load[static_cast<std::size_t>(u)] = U.read && !keep;
+      prev = u;
+    }
+    for (int w = T.use_begin; w < T.use_end; ++w) {
+      const Use& W = s.uses[static_cast<std::size_t>(w)];
+      if (W.partial || !W.write) continue;
+      bool out = T.must_end_offchip;
+      for (int v = w + 1; v < T.use_end; ++v) {
+        const Use& V = s.uses[static_cast<std::size_t>(v)];
+        if (V.partial) continue;
+        if (V.read && load[static_cast<std::size_t>(v)]) {
+          out = true;
+          break;
+        }
+        if (V.write) {
+          out = false;
+          break;
+        }
+      }
+      store[static_cast<std::size_t>(w)] = out;
+    }
+  }
+  std::int64_t r = 0;
+  for (std::size_t i = 0; i < ns; ++i) plan.resident[i] = r += resident_diff[i];
+
+  // Transfers, step by step: loads then stores, in access order.
+  std::vector<int> cursor(nt);
+  for (std::size_t t = 0; t < nt; ++t) cursor[t] = s.tensors[t].use_begin;
+  std::vector<int> use_of;
+  for (std::size_t i = 0; i < ns; ++i) {
+    const Step& st = s.steps[i];
+    use_of.assign(static_cast<std::size_t>(st.num_accesses), -1);
+    for (int k = 0; k < st.num_accesses; ++k)
+      use_of[static_cast<std::size_t>(k)] = cursor[static_cast<std::size_t>(s.accesses[static_cast<std::size_t>(st.first_access + k)].tensor)]++;
+    const int step = static_cast<int>(i);
+    for (int k = 0; k < st.num_accesses; ++k) {
+      const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
+      if (load[static_cast<std::size_t>(use_of[static_cast<std::size_t>(k)])])
+        plan.transfers.push_back({a.tensor, TransferKind::StreamLoad, a.bytes, step, step});
+    }
+    for (int k = 0; k < st.num_accesses; ++k) {
+      const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
+      if (store[static_cast<std::size_t>(use_of[static_cast<std::size_t>(k)])]) {
+        plan.transfers.push_back({a.tensor, TransferKind::StreamStore, a.bytes, step, step});
+        ++plan.counts.offloads;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+extern const CachePart cache_mbs_strict{
+    "mbs-strict",
+    "the MBS paper's accounting: keep inside a group's sub-batch, write through, stream weights",
+    {choice_option("reuse",
+                   "group: anywhere inside a group's sub-batch (MBS2); adjacent: to the next step only "
+                   "(MBS-FS, MBS1); fits: to the next step when both fit the capacity (IL)",
+                   "group", {"group", "adjacent", "fits"})},
+    0,
+    &plan_mbs_strict};
+
+}  // namespace dnnmem

@@ -1,0 +1,48 @@
+// Mini-batch serialization (docs/model/mbs.md): the layer grouping and the expansion of the
+// default training iteration into steps over sub-batch slices. Used by scheduler `mbs`.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dnnmem/schedule.hpp"
+
+namespace dnnmem::detail {
+
+enum class MbsVariant : std::uint8_t { FixedSize, Greedy, Branch };  // fs, mbs1, mbs2
+enum class MbsGrouping : std::uint8_t { Greedy, Exact };              // greedy, dp
+
+struct MbsRules {
+  MbsVariant variant = MbsVariant::Branch;
+  MbsGrouping grouping = MbsGrouping::Greedy;
+  std::int64_t buffer = 0;  // bytes of on-chip buffer the grouping plans for
+};
+
+// A unit: a run of forward positions with exactly one tensor crossing each of its two ends, the
+// smallest thing a group boundary may not cut (a layer, or a whole multi-branch block).
+struct MbsUnit {
+  int first = 0, last = 0;        // forward positions [first, last]
+  std::int64_t footprint = 0;     // bytes per sample (rule F of docs/model/mbs.md)
+  int worst_layer = -1;           // the layer where the footprint peaks
+  std::int64_t iterations = 1;    // n_min: the fewest sub-batches that fit the buffer
+  std::int64_t weight_slope = 0;  // grouping cost of its weights: slope * n + offset bytes
+  std::int64_t weight_offset = 0;
+  std::int64_t boundary = 0;      // grouping cost of cutting after it (0 for the last unit)
+};
+
+// The units of the default schedule `base` of `net` for this variant and buffer; throws
+// std::invalid_argument naming the layer when one sample of it does not fit the buffer.
+std::vector<MbsUnit> mbs_units(const Network& net, const Schedule& base, const MbsRules& rules);
+
+// The grouping cost of units [i, j] as one group (docs/model/mbs.md, "Grouping").
+std::int64_t mbs_group_cost(const std::vector<MbsUnit>& units, std::size_t i, std::size_t j);
+
+// Groups as runs of units: the index of each group's first unit.
+std::vector<std::size_t> mbs_group_units(const std::vector<MbsUnit>& units, const MbsRules& rules);
+
+// Fills `out` (empty) with the serialized iteration (steps, accesses, tensors, uses, groups).
+void build_mbs(const Network& net, const ScheduleOptions& options, const MbsRules& rules,
+               Schedule& out);
+
+}  // namespace dnnmem::detail
