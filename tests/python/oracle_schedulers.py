@@ -107,3 +107,175 @@ def expected_steps(net: Any, scheduler: str, first: str = "dx") -> list[StepDesc
         else:
             out += [(phase, layer, p, a) for p, a in halves]
     return out
+
+
+# -- mbs (docs/model/mbs.md) -------------------------------------------------------------------
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def mbs_units(net: Any, variant: str, buffer: int) -> list[dict[str, Any]]:
+    """The units of ``net`` (default scheduler) with their footprint per sample, n_min and
+    grouping cost terms, from the rules of docs/model/mbs.md ("Units", "rule F", "Grouping")."""
+    batch = net.batch
+    steps = default_steps(net)
+    t = net.tensors
+    roles = dict(zip(t["name"], t["role"]))
+    owner = dict(zip(t["name"], t["layer"]))
+    size = dict(zip(t["name"], t["bytes"]))
+    fwd = [s for s in steps if s[0] == "fwd"]
+    pos = {s[1]: p for p, s in enumerate(fwd)}
+    start: dict[str, int] = {}
+    end: dict[str, int] = {}
+    own = []
+    for p, (_, _, _, accesses) in enumerate(fwd):
+        acts = [a for a in accesses if roles[a[0]] == "activation"]
+        own.append(sum(size[a[0]] // batch for a in acts))
+        for name, _, write, _, _ in acts:
+            start.setdefault(name, p if write else -1)
+            end[name] = p
+
+    def crossing(p: int) -> list[str]:
+        return [n for n in start if start[n] <= p < end[n]]
+
+    def alive(p: int) -> int:
+        return sum(size[n] // batch for n in start if max(start[n], 0) <= p <= end[n])
+
+    units: list[dict[str, Any]] = []
+    for p, s in enumerate(fwd):
+        if p == 0 or len(crossing(p - 1)) == 1:
+            units.append({"first": p, "last": p, "footprint": -1, "worst": None})
+        u = units[-1]
+        u["last"] = p
+        f = alive(p) if variant == "mbs2" else own[p]
+        if f > u["footprint"]:
+            u["footprint"], u["worst"] = f, s[1]
+    bwd_reads = {a[0] for s in steps if s[0] == "bwd" for a in s[3]}
+    has_bwd = {s[1] for s in steps if s[0] == "bwd"}
+    for u in units:
+        if u["footprint"] > buffer:
+            raise ValueError(f"one sample of layer {u['worst']!r} needs {u['footprint']} bytes")
+        fit = min(batch, buffer // u["footprint"]) if u["footprint"] > 0 else batch
+        u["n"] = _ceil_div(batch, fit)
+        layers = {s[1] for s in fwd[u["first"] : u["last"] + 1]}
+        slope = offset = 0
+        for phase, layer, _, accesses in steps:
+            if phase == "loss" or layer not in layers:
+                continue
+            for name, _, _, partial, nbytes in accesses:
+                if partial:
+                    continue
+                if roles[name] == "weight":
+                    slope += nbytes
+                elif roles[name] == "weight_grad":
+                    slope += 2 * nbytes
+                    offset -= nbytes
+        u["slope"], u["offset"], u["boundary"] = slope, offset, 0
+        if u["last"] + 1 < len(fwd):
+            (a,) = crossing(u["last"])
+            u["boundary"] = size[a] * (1 + (a not in bwd_reads) + 2 * (owner[a] in has_bwd))
+    return units
+
+
+def mbs_cost(units: list[dict[str, Any]], starts: list[int]) -> int:
+    """The grouping cost of groups starting at the units ``starts``."""
+    total = 0
+    for g, i in enumerate(starts):
+        j = starts[g + 1] - 1 if g + 1 < len(starts) else len(units) - 1
+        n = max(u["n"] for u in units[i : j + 1])
+        total += units[j]["boundary"] + sum(u["slope"] * n + u["offset"] for u in units[i : j + 1])
+    return total
+
+
+def mbs_grouping(units: list[dict[str, Any]], variant: str, grouping: str) -> list[int]:
+    """Each group's first unit: one group (fs), the greedy merge, or the exact minimum (dp: ties
+    to the longer last group)."""
+    if variant == "fs":
+        return [0]
+    if grouping == "dp":
+        best: list[tuple[int, list[int]]] = [(0, [])]
+        for j in range(1, len(units) + 1):
+            best.append(
+                min(
+                    ((best[i][0] + mbs_cost(units[i:j], [0]), best[i][1] + [i]) for i in range(j)),
+                    key=lambda c: (c[0], c[1][-1]),
+                )
+            )
+        return best[-1][1]
+    starts = [u for u in range(len(units)) if u == 0 or units[u]["n"] != units[u - 1]["n"]]
+    while len(starts) > 1:
+        saves = [
+            mbs_cost(units, starts) - mbs_cost(units, starts[: g + 1] + starts[g + 2 :])
+            for g in range(len(starts) - 1)
+        ]
+        if max(saves) <= 0:
+            break
+        del starts[saves.index(max(saves)) + 1]
+    return starts
+
+
+def mbs_expected(
+    net: Any, variant: str, buffer: int, grouping: str = "greedy"
+) -> tuple[list[list[int]], list[StepDesc]]:
+    """The sub-batch bounds of each group and the steps of ``mbs(variant, buffer, grouping)``."""
+    batch = net.batch
+    steps = default_steps(net)
+    t = net.tensors
+    roles = dict(zip(t["name"], t["role"]))
+    units = mbs_units(net, variant, buffer)
+    starts = mbs_grouping(units, variant, grouping)
+    fwd = [s for s in steps if s[0] == "fwd"]
+    group_of: dict[str, int] = {}
+    bounds: list[list[int]] = []
+    for g, i in enumerate(starts):
+        j = starts[g + 1] - 1 if g + 1 < len(starts) else len(units) - 1
+        n = max(u["n"] for u in units[i : j + 1])
+        bounds.append([sum(batch // n + (k < batch % n) for k in range(m)) for m in range(n + 1)])
+        for s in fwd[units[i]["first"] : units[j]["last"] + 1]:
+            group_of[s[1]] = g
+    cuts: dict[str, set[int]] = {}
+    for _, layer, _, accesses in steps:
+        for a in accesses:
+            if roles[a[0]] in ("activation", "gradient"):
+                cuts.setdefault(a[0], set()).update(bounds[group_of[layer]])
+    out: list[StepDesc] = []
+    written: set[str] = set()
+
+    def run(step: StepDesc, lo: int, hi: int) -> None:
+        phase, layer, part, accesses = step
+        new: list[Access] = []
+        for name, read, write, partial, nbytes in accesses:
+            if roles[name] in ("activation", "gradient"):
+                c = sorted(cuts[name])
+                for a, b in zip(c, c[1:]):
+                    if lo <= a and b <= hi:
+                        label = name if len(c) == 2 else f"{name}[{a}:{b}]"
+                        new.append((label, read, write, partial, nbytes // batch * (b - a)))
+                continue
+            if partial:
+                nbytes = nbytes // batch * (hi - lo)
+            if roles[name] == "weight_grad" and write:
+                read = read or name in written
+                written.add(name)
+            new.append((name, read, write, partial, nbytes))
+        out.append((phase, layer, part, new))
+
+    for g, b in enumerate(bounds):
+        for lo, hi in zip(b, b[1:]):
+            for s in fwd:
+                if group_of[s[1]] == g:
+                    run(s, lo, hi)
+    for s in steps:
+        if s[0] == "loss":
+            b = bounds[group_of[s[1]]]
+            for lo, hi in zip(b, b[1:]):
+                run(s, lo, hi)
+    for g in reversed(range(len(bounds))):
+        b = bounds[g]
+        for lo, hi in zip(b, b[1:]):
+            for s in steps:
+                if s[0] == "bwd" and group_of[s[1]] == g:
+                    run(s, lo, hi)
+    return bounds, out
