@@ -126,7 +126,6 @@ def mbs_units(net: Any, variant: str, buffer: int) -> list[dict[str, Any]]:
     owner = dict(zip(t["name"], t["layer"]))
     size = dict(zip(t["name"], t["bytes"]))
     fwd = [s for s in steps if s[0] == "fwd"]
-    pos = {s[1]: p for p, s in enumerate(fwd)}
     start: dict[str, int] = {}
     end: dict[str, int] = {}
     own = []

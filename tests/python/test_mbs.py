@@ -193,7 +193,7 @@ def test_unlimited_capacity_and_streaming_traffic(resnet: dnnmem.Network) -> Non
     layers = resnet.layers
     fwd_pos = {name: p for p, name in enumerate(resnet.steps.query("phase == 'fwd'")["layer"])}
     reads: dict[str, int] = {}
-    for _, layer, _, accesses in default_steps(resnet):
+    for _, _, _, accesses in default_steps(resnet):
         for t, r, _, _, _ in accesses:
             if t.startswith("W:") and r:
                 reads[t] = reads.get(t, 0) + 1
