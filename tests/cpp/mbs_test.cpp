@@ -1,0 +1,107 @@
+// Scheduler `mbs` and cache manager `mbs-strict` (docs/model/mbs.md) on a hand-computed chain:
+// groups, sub-batch bounds, every step's accesses, slices summing to their tensor, the strict
+// traffic, and the error for a buffer smaller than one sample.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "catch.hpp"
+#include "dnnmem/compose.hpp"
+#include "dnnmem/estimate.hpp"
+#include "helpers.hpp"
+
+using namespace dnnmem;
+using namespace dnnmem::test;
+
+namespace {
+
+// Per sample at 1 byte/element: x 4, fc1 3, r 3, fc2 2. Footprints 7, 6, 5.
+const char* kMbsChain = R"({"name":"x","kind":"input","shape":[4]},
+    {"name":"fc1","kind":"dense","inputs":["x"],"units":3},
+    {"name":"r","kind":"relu","inputs":["fc1"]},
+    {"name":"fc2","kind":"dense","inputs":["r"],"units":2})";
+
+Schedule mbs(const Network& n, OptionMap options) {
+  ScheduleOptions o;
+  o.batch = 4;
+  o.bytes_per_element = 1;
+  o.scheduler = "mbs";
+  o.scheduler_options = std::move(options);
+  return build_schedule(n, o);
+}
+
+}  // namespace
+
+TEST_CASE("mbs: a 3-layer chain, greedy grouping, every step's accesses") {
+  const Network n = net(kMbsChain);
+  // buffer 12: n_min 4, 2, 2; merging {fc1} with {r, fc2} costs 16 bytes more (test_mbs.py).
+  const Schedule s = mbs(n, {{"variant", std::string("mbs1")}, {"buffer", 12.0}});
+  REQUIRE(s.groups.size() == 2);
+  CHECK(s.groups[0].bounds == std::vector<std::int64_t>{0, 1, 2, 3, 4});
+  CHECK(s.groups[1].bounds == std::vector<std::int64_t>{0, 2, 4});
+  CHECK(s.groups[0].first == 0);
+  CHECK(s.groups[0].last == 0);
+  CHECK(s.groups[1].last == 2);
+  std::vector<std::string> got;
+  for (std::size_t i = 0; i < s.steps.size(); ++i) got.push_back(step_name(n, s, i) + " " + accesses(s, i));
+  const std::vector<std::string> want = {
+      "F:fc1 r:Y:x[0:1] r:W:fc1 w:Y:fc1[0:1]",
+      "F:fc1 r:Y:x[1:2] r:W:fc1 w:Y:fc1[1:2]",
+      "F:fc1 r:Y:x[2:3] r:W:fc1 w:Y:fc1[2:3]",
+      "F:fc1 r:Y:x[3:4] r:W:fc1 w:Y:fc1[3:4]",
+      "F:r r:Y:fc1[0:1] r:Y:fc1[1:2] w:Y:r[0:2]",
+      "F:fc2 r:Y:r[0:2] r:W:fc2 w:Y:fc2[0:2]",
+      "F:r r:Y:fc1[2:3] r:Y:fc1[3:4] w:Y:r[2:4]",
+      "F:fc2 r:Y:r[2:4] r:W:fc2 w:Y:fc2[2:4]",
+      "loss:fc2 r:Y:fc2[0:2] w:dY:fc2[0:2]",
+      "loss:fc2 r:Y:fc2[2:4] w:dY:fc2[2:4]",
+      "B:fc2 r:dY:fc2[0:2] r:Y:r[0:2] r:W:fc2 w:dY:r[0:2] w:dW:fc2",
+      "B:r r:dY:r[0:2] r:Y:r[0:2] w:dY:fc1[0:1] w:dY:fc1[1:2]",
+      "B:fc2 r:dY:fc2[2:4] r:Y:r[2:4] r:W:fc2 w:dY:r[2:4] rw:dW:fc2",
+      "B:r r:dY:r[2:4] r:Y:r[2:4] w:dY:fc1[2:3] w:dY:fc1[3:4]",
+      "B:fc1 r:dY:fc1[0:1] r:Y:x[0:1] w:dW:fc1",
+      "B:fc1 r:dY:fc1[1:2] r:Y:x[1:2] rw:dW:fc1",
+      "B:fc1 r:dY:fc1[2:3] r:Y:x[2:3] rw:dW:fc1",
+      "B:fc1 r:dY:fc1[3:4] r:Y:x[3:4] rw:dW:fc1",
+  };
+  CHECK(got == want);
+  CHECK(s.step_group == std::vector<int>{0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0});
+  CHECK(s.step_sub_batch == std::vector<int>{0, 1, 2, 3, 0, 0, 1, 1, 0, 1, 0, 0, 1, 1, 0, 1, 2, 3});
+  // FLOPs scale with the sub-batch: the iteration's total is the default's.
+  ScheduleOptions o;
+  o.batch = 4;
+  o.bytes_per_element = 1;
+  CHECK(s.total_ops() == build_schedule(n, o).total_ops());
+}
+
+TEST_CASE("mbs: slices sum to the whole tensor; dp groups {fc1, r} {fc2}") {
+  const Network n = net(kMbsChain);
+  const Schedule s = mbs(n, {{"variant", std::string("mbs1")}, {"buffer", 12.0}, {"grouping", std::string("dp")}});
+  REQUIRE(s.groups.size() == 2);
+  CHECK(s.groups[0].last == 1);
+  std::map<std::string, std::int64_t> sum;
+  for (const Tensor& t : s.tensors) sum[t.name.substr(0, t.name.find('['))] += t.bytes;
+  CHECK(sum["Y:x"] == 16);
+  CHECK(sum["Y:fc1"] == 12);
+  CHECK(sum["Y:r"] == 12);
+  CHECK(sum["dY:fc1"] == 12);
+  CHECK(sum["W:fc1"] == 15);
+}
+
+TEST_CASE("mbs-strict: the chain's traffic by hand") {
+  const Network n = net(kMbsChain);
+  const Schedule s = mbs(n, {{"variant", std::string("mbs1")}, {"buffer", 12.0}});
+  Hardware hw;
+  hw.capacity = 1 << 20;
+  PolicySpec spec;
+  spec.cache = {"mbs-strict", {}};
+  const Estimate e = estimate(s, hw, prepare_policy(s, spec, 2));
+  CHECK(e.traffic_in == 221);  // tests/python/test_mbs.py spells out every byte
+  CHECK(e.traffic_out == 120);
+}
+
+TEST_CASE("mbs: a buffer smaller than one sample names the layer") {
+  const Network n = net(kMbsChain);
+  CHECK_THROWS_WITH(mbs(n, {{"variant", std::string("mbs1")}, {"buffer", 6.0}}),
+                    Catch::Matchers::Contains("layer 'fc1' needs 7 bytes"));
+}
