@@ -1,0 +1,64 @@
+"""MBS paper Fig. 3: the share of ResNet-50's forward inter-layer data that on-chip storage of a
+given size can reuse when every layer processes the whole mini-batch (32 samples, 16-bit).
+
+Definition (the paper's is not stated; this is ours): of all bytes a forward step reads from an
+activation another layer produced, the share whose producer is the previous step and whose two
+steps each fit their whole-batch inputs and output in the storage — the reads
+``default + mbs-strict(reuse=fits)`` serves on chip.
+
+    python sweeps/mbs/fig3_motivation.py [--small] [--no-plot]
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import _common as C
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+NAME = "mbs_fig3_motivation"
+
+
+def reusable_share(net: C.dnnmem.Network, capacity: float) -> float:
+    """The share defined above, from the default schedule's forward steps."""
+    steps = net.steps
+    acc = net.accesses.merge(steps[["step", "phase"]], on="step")
+    acc = acc[(acc["phase"] == "fwd") & (acc["role"] == "activation")]
+    fwd_bytes = acc.groupby("step")["bytes"].sum()
+    producer = acc[acc["write"]].set_index("tensor")["step"]
+    reads = acc[acc["read"] & acc["tensor"].isin(producer.index)]
+    prod = reads["tensor"].map(producer).to_numpy()
+    step = reads["step"].to_numpy()
+    fits = (fwd_bytes.reindex(prod).to_numpy() <= capacity) & (
+        fwd_bytes.reindex(step).to_numpy() <= capacity
+    )
+    ok = (step == prod + 1) & fits
+    return float(reads["bytes"].to_numpy()[ok].sum() / reads["bytes"].sum())
+
+
+def compute(small: bool = False) -> pd.DataFrame:
+    net = C.load("resnet50", 32)
+    grid = (5, 10, 40) if small else tuple(np.arange(1, 41))
+    return pd.DataFrame(
+        {"storage_mib": grid, "reusable": [reusable_share(net, m * C.MiB) for m in grid]}
+    )
+
+
+def plot(df: pd.DataFrame) -> Figure:
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(df["storage_mib"], 100 * df["reusable"], marker=".")
+    ax.set_xlabel("on-chip storage (MiB)")
+    ax.set_ylabel("reusable forward inter-layer data (%)")
+    ax.set_title("MBS Fig. 3 analogue: ResNet-50, 32 samples, 16-bit")
+    fig.tight_layout()
+    return fig
+
+
+if __name__ == "__main__":
+    C.main(NAME, compute, plot)
