@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import _common as C
+import _mbs as C
 import numpy as np
 import pandas as pd
 

@@ -248,7 +248,8 @@ void build_mbs(const Network& net, const ScheduleOptions& options, const MbsRule
     }
     for (std::size_t k = 0; k + 1 < c.size(); ++k) {
       Tensor S = T;
-      S.name += "[" + std::to_string(c[k]) + ":" + std::to_string(c[k + 1]) + "]";
+      // (appended piece by piece: GCC 12's -Wrestrict misfires on "[" + std::to_string(...))
+      S.name.append(1, '[').append(std::to_string(c[k])).append(1, ':').append(std::to_string(c[k + 1])).append(1, ']');
       S.bytes = T.bytes / batch * (c[k + 1] - c[k]);
       S.use_begin = S.use_end = 0;
       out.tensors.push_back(std::move(S));

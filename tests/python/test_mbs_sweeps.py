@@ -1,0 +1,55 @@
+"""sweeps/mbs/: every figure script's compute + plot in --small mode, and the paper's stated
+relations that the small mode already shows (docs/seeds/mbs.md has the full numbers)."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("matplotlib")
+
+SWEEPS = Path(__file__).resolve().parents[2] / "sweeps" / "mbs"
+SCRIPTS = ["fig3_motivation", "fig10_configs", "fig11_buffer", "fig12_bandwidth", "beyond_lookahead"]
+
+
+@pytest.fixture(scope="module")
+def results() -> dict:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sys.path.insert(0, str(SWEEPS))
+    try:
+        out = {}
+        for name in SCRIPTS:
+            mod = importlib.import_module(name)
+            df = mod.compute(small=True)
+            plt.close(mod.plot(df))
+            out[name] = df
+        return out
+    finally:
+        sys.path.remove(str(SWEEPS))
+
+
+def test_fig10_orders_of_the_configurations(results: dict) -> None:
+    df = results["fig10_configs"].set_index("config")
+    t = df["traffic_ratio"]
+    assert t["MBS2"] < t["MBS1"] < t["MBS-FS"] < t["IL"] < t["Baseline"] == 1
+    assert t["MBS2 (dp)"] <= t["MBS2"]
+    assert df["time_ratio"]["MBS2"] < df["time_ratio"]["IL"]
+
+
+def test_fig11_fig12_fig3_beyond(results: dict) -> None:
+    b = results["fig11_buffer"].set_index(["config", "buffer_mib"])["traffic_vs_il5"]
+    assert b["IL", 40] < b["IL", 5] == 1
+    assert b["MBS2", 5] < b["IL", 40]
+    m = results["fig12_bandwidth"].set_index(["config", "memory"])["speedup"]
+    assert m["MBS2", "LPDDR4"] > m["Baseline", "HBM2x2"] == 1
+    share = results["fig3_motivation"].set_index("storage_mib")["reusable"]
+    assert share[5] <= share[10] <= share[40] < 1
+    d = results["beyond_lookahead"].set_index(["config", "buffer_mib"])["traffic_ratio"]
+    assert d["MBS2 strict", 10] < d["lookahead", 10] < 1
