@@ -30,7 +30,8 @@ def partial_bytes(net):
     return int((a["bytes"] * a["read"]).sum()), int((a["bytes"] * a["write"]).sum())
 
 
-@pytest.mark.parametrize("policy", [p for p in POLICIES if p != "none"])
+# (mbs-strict is the MBS paper's accounting, not a cache: it re-reads W by design, docs/model/mbs.md)
+@pytest.mark.parametrize("policy", [p for p in POLICIES if p not in ("none", "mbs-strict")])
 def test_p1_enough_capacity_moves_every_input_and_weight_in_once_and_dw_out_once(net, policy):
     t = net.tensors
     pin, pout = partial_bytes(net)

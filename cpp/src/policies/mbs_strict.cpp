@@ -11,19 +11,24 @@
 //   S3  a read whose previous use did not keep the tensor is a load; a write is stored at once
 //       (write-through) when a later read before the next overwrite is a load, or when nothing
 //       overwrites it and it must end off-chip;
-//   S4  partial accesses are streamed.
+//   S4  partial accesses are streamed;
+//   S5  the keeps of S2 are admitted in order of their first step (then tensor order) only while
+//       the kept bytes stay within the capacity at every step they span; one that does not fit
+//       is spilled (stored at its write, loaded at its read) — the paper's plan never overflows
+//       in forward, but the grouping does not size the backward pass.
 // Transfers are streamed with their step; resident = bytes of the kept intervals spanning each
 // step. Counts: kept = intervals kept.
 #include <algorithm>
 
 #include "dnnmem/compose.hpp"
 #include "dnnmem/policies.hpp"
+#include "range_tree.hpp"
 
 namespace dnnmem {
 
 namespace {
 
-void plan_mbs_strict(const PlanInput& in, PlanScratch&, Plan& plan) {
+void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
   const Schedule& s = in.schedule;
   const std::string& reuse = in.options->choice("reuse");
   const std::size_t ns = s.steps.size(), nt = s.tensors.size();
@@ -34,7 +39,7 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch&, Plan& plan) {
   // Segment of each step, the next step with accesses, and each step's activation bytes.
   std::vector<long long> segment(ns, 0);
   std::vector<int> next_busy(ns + 1, static_cast<int>(ns));
-  std::vector<std::int64_t> act(ns, 0);
+  std::vector<std::int64_t> act(ns, 0), resident_diff(ns + 1, 0);
   for (std::size_t i = 0; i < ns; ++i) {
     const Step& st = s.steps[i];
     const long long pass = st.phase == Phase::Forward ? 0 : 1;
@@ -58,27 +63,44 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch&, Plan& plan) {
            (act[static_cast<std::size_t>(a)] <= in.capacity && act[static_cast<std::size_t>(b)] <= in.capacity);
   };
 
-  // Per use: load / store decisions (S2, S3).
-  std::vector<std::uint8_t> load(s.uses.size(), 0), store(s.uses.size(), 0);
-  std::vector<std::int64_t> resident_diff(ns + 1, 0);
+  // Candidate keeps (S2), admitted in order of their start step (then tensor order) while the
+  // kept bytes fit the capacity at every step they span (S5).
+  struct Keep {
+    int from, to, use;
+    std::int64_t bytes;
+  };
+  std::vector<Keep> keeps;
   for (std::size_t t = 0; t < nt; ++t) {
     const Tensor& T = s.tensors[t];
     int prev = -1;  // previous full use
     for (int u = T.use_begin; u < T.use_end; ++u) {
       const Use& U = s.uses[static_cast<std::size_t>(u)];
-      if (U.partial) {
-        load[static_cast<std::size_t>(u)] = U.read;
-        store[static_cast<std::size_t>(u)] = U.write;
-        continue;
-      }
-      const bool keep = prev >= 0 && kept(T, s.uses[static_cast<std::size_t>(prev)].step, U.step);
-      if (keep) {
-        ++plan.counts.kept;
-        resident_diff[static_cast<std::size_t>(s.uses[static_cast<std::size_t>(prev)].step)] += T.bytes;
-        resident_diff[static_cast<std::size_t>(U.step) + 1] -= T.bytes;
-      }
-      load[static_cast<std::size_t>(u)] = U.read && !keep;
+      if (U.partial) continue;
+      if (prev >= 0 && kept(T, s.uses[static_cast<std::size_t>(prev)].step, U.step))
+        keeps.push_back({s.uses[static_cast<std::size_t>(prev)].step, U.step, u, T.bytes});
       prev = u;
+    }
+  }
+  std::stable_sort(keeps.begin(), keeps.end(), [](const Keep& a, const Keep& b) { return a.from < b.from; });
+  detail::RangeTree tree(ns, scratch.tree);
+  std::vector<std::uint8_t> keep(s.uses.size(), 0);
+  for (const Keep& k : keeps) {
+    if (tree.max(k.from, k.to) + k.bytes > in.capacity) continue;
+    tree.add(k.from, k.to, k.bytes);
+    keep[static_cast<std::size_t>(k.use)] = 1;
+    ++plan.counts.kept;
+    resident_diff[static_cast<std::size_t>(k.from)] += k.bytes;
+    resident_diff[static_cast<std::size_t>(k.to) + 1] -= k.bytes;
+  }
+
+  // Per use: load / store decisions (S3, S4).
+  std::vector<std::uint8_t> load(s.uses.size(), 0), store(s.uses.size(), 0);
+  for (std::size_t t = 0; t < nt; ++t) {
+    const Tensor& T = s.tensors[t];
+    for (int u = T.use_begin; u < T.use_end; ++u) {
+      const Use& U = s.uses[static_cast<std::size_t>(u)];
+      load[static_cast<std::size_t>(u)] = U.read && !keep[static_cast<std::size_t>(u)];
+      if (U.partial) store[static_cast<std::size_t>(u)] = U.write;
     }
     for (int w = T.use_begin; w < T.use_end; ++w) {
       const Use& W = s.uses[static_cast<std::size_t>(w)];
