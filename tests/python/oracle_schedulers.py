@@ -116,7 +116,9 @@ def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def mbs_units(net: Any, variant: str, buffer: int) -> list[dict[str, Any]]:
+def mbs_units(
+    net: Any, variant: str, buffer: int, footprint: str = "forward"
+) -> list[dict[str, Any]]:
     """The units of ``net`` (default scheduler) with their footprint per sample, n_min and
     grouping cost terms, from the rules of docs/model/mbs.md ("Units", "rule F", "Grouping")."""
     batch = net.batch
@@ -126,6 +128,7 @@ def mbs_units(net: Any, variant: str, buffer: int) -> list[dict[str, Any]]:
     owner = dict(zip(t["name"], t["layer"]))
     size = dict(zip(t["name"], t["bytes"]))
     fwd = [s for s in steps if s[0] == "fwd"]
+    pos = {s[1]: p for p, s in enumerate(fwd)}
     start: dict[str, int] = {}
     end: dict[str, int] = {}
     own = []
@@ -142,13 +145,28 @@ def mbs_units(net: Any, variant: str, buffer: int) -> list[dict[str, Any]]:
     def alive(p: int) -> int:
         return sum(size[n] // batch for n in start if max(start[n], 0) <= p <= end[n])
 
+    back = [0] * len(fwd)  # footprint=training: each position's largest backward footprint
+    if footprint == "training":
+        bwd = [s for s in steps if s[0] == "bwd"]
+        span: dict[str, list[int]] = {}
+        for q, (_, _, _, accesses) in enumerate(bwd):
+            for a in accesses:
+                if roles[a[0]] in ("activation", "gradient"):
+                    span.setdefault(a[0], [q, q])[1] = q
+        for q, (_, layer, _, accesses) in enumerate(bwd):
+            if variant == "mbs2":
+                f = sum(size[n] // batch for n, (a, b) in span.items() if a <= q <= b)
+            else:
+                acts = {a[0] for a in accesses if roles[a[0]] in ("activation", "gradient")}
+                f = sum(size[n] // batch for n in acts)
+            back[pos[layer]] = max(back[pos[layer]], f)
     units: list[dict[str, Any]] = []
     for p, s in enumerate(fwd):
         if p == 0 or len(crossing(p - 1)) == 1:
             units.append({"first": p, "last": p, "footprint": -1, "worst": None})
         u = units[-1]
         u["last"] = p
-        f = alive(p) if variant == "mbs2" else own[p]
+        f = max(alive(p) if variant == "mbs2" else own[p], back[p])
         if f > u["footprint"]:
             u["footprint"], u["worst"] = f, s[1]
     bwd_reads = {a[0] for s in steps if s[0] == "bwd" for a in s[3]}
@@ -216,14 +234,14 @@ def mbs_grouping(units: list[dict[str, Any]], variant: str, grouping: str) -> li
 
 
 def mbs_expected(
-    net: Any, variant: str, buffer: int, grouping: str = "greedy"
+    net: Any, variant: str, buffer: int, grouping: str = "greedy", footprint: str = "forward"
 ) -> tuple[list[list[int]], list[StepDesc]]:
     """The sub-batch bounds of each group and the steps of ``mbs(variant, buffer, grouping)``."""
     batch = net.batch
     steps = default_steps(net)
     t = net.tensors
     roles = dict(zip(t["name"], t["role"]))
-    units = mbs_units(net, variant, buffer)
+    units = mbs_units(net, variant, buffer, footprint)
     starts = mbs_grouping(units, variant, grouping)
     fwd = [s for s in steps if s[0] == "fwd"]
     group_of: dict[str, int] = {}

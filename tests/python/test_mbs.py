@@ -220,26 +220,30 @@ def test_strict_reuse_orders_and_baseline(resnet: dnnmem.Network) -> None:
 
 
 @pytest.mark.parametrize(
-    "doc, variant, buffer, grouping",
+    "doc, variant, buffer, grouping, footprint",
     [
-        (CHAIN, "mbs1", 12, "greedy"),
-        (CHAIN, "mbs1", 12, "dp"),
-        (CHAIN, "fs", 12, "greedy"),
-        (RESIDUAL, "mbs2", 12, "greedy"),
-        (RESIDUAL, "mbs1", 9, "dp"),
-        ("resnet18", "mbs2", 8 * 2**20, "greedy"),
+        (CHAIN, "mbs1", 12, "greedy", "forward"),
+        (CHAIN, "mbs1", 12, "dp", "forward"),
+        (CHAIN, "fs", 12, "greedy", "forward"),
+        (CHAIN, "mbs2", 16, "greedy", "training"),
+        (RESIDUAL, "mbs2", 12, "greedy", "forward"),
+        (RESIDUAL, "mbs1", 9, "dp", "forward"),
+        (RESIDUAL, "mbs2", 20, "dp", "training"),
+        ("resnet18", "mbs2", 8 * 2**20, "greedy", "forward"),
     ],
 )
 def test_scheduler_matches_the_oracle(
-    doc: object, variant: str, buffer: int, grouping: str
+    doc: object, variant: str, buffer: int, grouping: str, footprint: str
 ) -> None:
     if isinstance(doc, str):
         net = dnnmem.network(doc, batch=8, bytes_per_element=2)
     else:
         assert isinstance(doc, dict)
         net = _net(doc, batch=5)
-    bounds, want = mbs_expected(net, variant, buffer, grouping)
-    s = net.with_scheduler(f"mbs(variant={variant}, buffer={buffer}, grouping={grouping})")
+    bounds, want = mbs_expected(net, variant, buffer, grouping, footprint)
+    s = net.with_scheduler(
+        f"mbs(variant={variant}, buffer={buffer}, grouping={grouping}, footprint={footprint})"
+    )
     assert s.schedule.group_table()["bounds"] == bounds
     assert default_steps(s) == want
 
@@ -253,21 +257,23 @@ def random_chain(draw: st.DrawFn) -> tuple[dict, int, int]:
         if kind == "dense":
             layer["units"] = draw(st.integers(1, 64))
         layers.append(layer)
-    return {"name": "c", "layers": layers}, draw(st.integers(1, 16)), draw(st.integers(130, 4000))
+    return {"name": "c", "layers": layers}, draw(st.integers(1, 16)), draw(st.integers(200, 4000))
 
 
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(random_chain(), st.sampled_from(["mbs1", "mbs2"]))
+@given(random_chain(), st.sampled_from(["mbs1", "mbs2"]), st.sampled_from(["forward", "training"]))
 def test_dp_never_worse_than_greedy_and_both_match_the_oracle(
-    case: tuple[dict, int, int], variant: str
+    case: tuple[dict, int, int], variant: str, footprint: str
 ) -> None:
     doc, batch, buffer = case
     net = _net(doc, batch=batch)
-    units = mbs_units(net, variant, buffer)
+    units = mbs_units(net, variant, buffer, footprint)
     greedy, dp = (mbs_grouping(units, variant, g) for g in ("greedy", "dp"))
     assert mbs_cost(units, dp) <= mbs_cost(units, greedy)
     for grouping in ("greedy", "dp"):
-        bounds, want = mbs_expected(net, variant, buffer, grouping)
-        s = net.with_scheduler(f"mbs(variant={variant}, buffer={buffer}, grouping={grouping})")
+        bounds, want = mbs_expected(net, variant, buffer, grouping, footprint)
+        s = net.with_scheduler(
+            f"mbs(variant={variant}, buffer={buffer}, grouping={grouping}, footprint={footprint})"
+        )
         assert s.schedule.group_table()["bounds"] == bounds
         assert default_steps(s) == want

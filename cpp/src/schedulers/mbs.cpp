@@ -15,7 +15,10 @@ extern const SchedulerPart scheduler_mbs{
      number_option("buffer", "bytes", "on-chip buffer the grouping plans for", 10.0 * (1 << 20), 1,
                    1e18),
      choice_option("grouping", "greedy: the paper's merging; dp: the cheapest grouping (exact)",
-                   "greedy", {"greedy", "dp"})},
+                   "greedy", {"greedy", "dp"}),
+     choice_option("footprint", "forward: size sub-batches on the forward pass (the paper); training: "
+                                "on the forward and the backward pass",
+                   "forward", {"forward", "training"})},
     [](const Network& net, const ScheduleOptions& options, const Options& own, Schedule& out) {
       detail::MbsRules rules;
       const std::string& v = own.choice("variant");
@@ -24,6 +27,7 @@ extern const SchedulerPart scheduler_mbs{
                                     : detail::MbsVariant::Branch;
       rules.grouping = own.choice("grouping") == "dp" ? detail::MbsGrouping::Exact : detail::MbsGrouping::Greedy;
       rules.buffer = static_cast<std::int64_t>(own.number("buffer"));
+      rules.training_footprint = own.choice("footprint") == "training";
       detail::build_mbs(net, options, rules, out);
     }};
 

@@ -72,6 +72,40 @@ std::vector<MbsUnit> mbs_units(const Network& net, const Schedule& base, const M
     alive[static_cast<std::size_t>(p)] += alive[static_cast<std::size_t>(p) - 1];
   }
 
+  // With footprint=training, the backward pass's footprint too, the same way: a step's own
+  // activations and gradients, or those alive from their first to their last backward use.
+  if (rules.training_footprint) {
+    std::vector<int> bstart(nt, -1), bend(nt, -1), bstep;
+    std::vector<std::int64_t> bown;
+    for (const Step& st : base.steps) {
+      if (st.phase != Phase::Backward) continue;
+      const int q = static_cast<int>(bstep.size());
+      bstep.push_back(pos_of[static_cast<std::size_t>(st.layer)]);
+      bown.push_back(0);
+      for (int k = 0; k < st.num_accesses; ++k) {
+        const Access& a = base.accesses[static_cast<std::size_t>(st.first_access + k)];
+        const auto t = static_cast<std::size_t>(a.tensor);
+        if (!sliced(base.tensors[t].role)) continue;
+        bown.back() += per_sample(a.tensor);
+        if (bstart[t] < 0) bstart[t] = q;
+        bend[t] = q;
+      }
+    }
+    std::vector<std::int64_t> balive(bstep.size() + 1, 0);
+    for (std::size_t t = 0; t < nt; ++t)
+      if (bstart[t] >= 0) {
+        balive[static_cast<std::size_t>(bstart[t])] += per_sample(static_cast<int>(t));
+        balive[static_cast<std::size_t>(bend[t]) + 1] -= per_sample(static_cast<int>(t));
+      }
+    for (std::size_t q = 1; q < balive.size(); ++q) balive[q] += balive[q - 1];
+    for (std::size_t q = 0; q < bstep.size(); ++q) {
+      const auto p = static_cast<std::size_t>(bstep[q]);
+      const std::int64_t f = rules.variant == MbsVariant::Branch ? balive[q] : bown[q];
+      own[p] = std::max(own[p], f);
+      alive[p] = std::max(alive[p], f);
+    }
+  }
+
   // What the backward pass does with each tensor and layer (for the boundary cost).
   std::vector<char> read_in_bwd(nt, 0), has_bwd(net.layers.size(), 0);
   for (const Step& st : base.steps) {

@@ -17,6 +17,7 @@ struct MbsRules {
   MbsVariant variant = MbsVariant::Branch;
   MbsGrouping grouping = MbsGrouping::Greedy;
   std::int64_t buffer = 0;  // bytes of on-chip buffer the grouping plans for
+  bool training_footprint = false;  // footprints include the backward pass (footprint=training)
 };
 
 // A unit: a run of forward positions with exactly one tensor crossing each of its two ends, the
