@@ -83,10 +83,10 @@ TEST_CASE("registries: names unique across the four kinds, unknown names listed"
   for (auto* p : link_parts()) names.insert(p->name), ++n;
   for (auto* p : compute_parts()) names.insert(p->name), ++n;
   CHECK(names.size() == n);
-  CHECK(cache_parts().size() == 6);
+  CHECK(cache_parts().size() == 7);
   CHECK(what([] { find_link("zvc"); }) == "link: unknown link 'zvc' (valid: raw, ratio)");
-  CHECK(what([] { find_scheduler("mbs"); }) ==
-        "scheduler: unknown scheduler 'mbs' (valid: default, inference, split-backward)");
+  CHECK(what([] { find_scheduler("nope"); }) ==
+        "scheduler: unknown scheduler 'nope' (valid: default, inference, split-backward, mbs)");
 }
 
 TEST_CASE("exact ceil(b / r) for a ratio given as a double") {

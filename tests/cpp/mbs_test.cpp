@@ -93,6 +93,8 @@ TEST_CASE("mbs-strict: the chain's traffic by hand") {
   const Schedule s = mbs(n, {{"variant", std::string("mbs1")}, {"buffer", 12.0}});
   Hardware hw;
   hw.capacity = 1 << 20;
+  hw.bandwidth = 1e9;
+  hw.throughput = 1e12;
   PolicySpec spec;
   spec.cache = {"mbs-strict", {}};
   const Estimate e = estimate(s, hw, prepare_policy(s, spec, 2));
