@@ -176,7 +176,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-POLICIES = ("lookahead", "belady", "prefetch-next", "none", "no-lookahead", "lru")
+POLICIES = ("lookahead", "belady", "prefetch-next", "none", "no-lookahead", "lru", "mbs-strict")
 ROLES = ("activation", "weight", "state", "gradient", "weight_grad")
 
 
@@ -664,6 +664,80 @@ def _lru(n, tensors, accesses, capacity) -> tuple[_Work, dict]:
     return work, diag
 
 
+def _mbs_strict(net, n, tensors, accesses, capacity, reuse) -> tuple[_Work, dict]:
+    """``mbs-strict`` (docs/model/mbs.md, "Strict accounting"): weights, dW and states always
+    move; an activation or gradient stays from one use to the next inside one segment (group,
+    sub-batch, pass) by ``reuse``, the keeps admitted by first step then tensor order while they
+    fit; a write is stored when a later read before the next write loads."""
+    st = net.schedule.step_table()
+    gt = net.schedule.group_table()
+    passes = [0 if int(p) == 0 else 1 for p in st["phase"]]
+    if len(gt["step_group"]):
+        seg = [
+            (int(g), int(k), p) for g, k, p in zip(gt["step_group"], gt["step_sub_batch"], passes)
+        ]
+    else:
+        seg = [(0, 0, p) for p in passes]
+    data = ("activation", "gradient")
+    busy = [bool(accesses[s]) for s in range(n)]
+    act = [sum(b for t, _, _, _, b in accesses[s] if tensors[t].role in data) for s in range(n)]
+
+    def keeps(a: int, b: int) -> bool:
+        if seg[a] != seg[b]:
+            return False
+        if reuse == "group":
+            return True
+        if any(busy[a + 1 : b]):
+            return False
+        return reuse == "adjacent" or (act[a] <= capacity and act[b] <= capacity)
+
+    candidates = [
+        (t.uses[j - 1].step, t.index, j, t.uses[j].step)
+        for t in tensors
+        if t.role in data
+        for j in range(1, len(t.uses))
+        if keeps(t.uses[j - 1].step, t.uses[j].step)
+    ]
+    work = _Work(n)
+    kept: set[tuple[int, int]] = set()
+    for a, ti, j, b in sorted(candidates):
+        size = tensors[ti].size
+        if max(work.onchip[a : b + 1]) + size > capacity:
+            continue
+        for s in range(a, b + 1):
+            work.onchip[s] += size
+        kept.add((ti, j))
+    diag = {"kept": len(kept), "prefetched": 0, "born": 0, "offloads": 0}
+    use_at = {(t.index, u.step): j for t in tensors for j, u in enumerate(t.uses)}
+    for s in range(n):
+        loads, stores = [], []
+        for ti, read, write, partial, nbytes in accesses[s]:
+            if partial:
+                if read:
+                    loads.append((ti, nbytes))
+                if write:
+                    stores.append((ti, nbytes))
+                continue
+            t, j = tensors[ti], use_at[(ti, s)]
+            if read and (ti, j) not in kept:
+                loads.append((ti, nbytes))
+            if write:
+                out = t.must_end_offchip
+                for k in range(j + 1, len(t.uses)):
+                    if t.uses[k].read and (ti, k) not in kept:
+                        out = True
+                        break
+                    if t.uses[k].write:
+                        out = False
+                        break
+                if out:
+                    stores.append((ti, nbytes))
+        work.streamed_loads[s] += loads
+        work.streamed_stores[s] += stores
+        diag["offloads"] += len(stores)
+    return work, diag
+
+
 # ---------------------------------------------------------------------------------------------
 # The timeline (SPEC §6)
 # ---------------------------------------------------------------------------------------------
@@ -784,6 +858,7 @@ def estimate(
     capacity_wait: str = "offloads-first",
     link: dict | None = None,
     compute: dict | None = None,
+    reuse: str = "group",
 ) -> dict:
     """One training iteration of ``net`` on (capacity B, bandwidth B/s, throughput FLOP/s)
     under ``policy``; see the module docstring for the result and the readings of SPEC.md.
@@ -809,6 +884,8 @@ def estimate(
         capacity = 0  # R10: capacity unused
     if policy == "lru":
         work, diag = _lru(n, tensors, accesses, capacity)
+    elif policy == "mbs-strict":
+        work, diag = _mbs_strict(net, n, tensors, accesses, capacity, reuse)
     else:
         plan = _plan(
             n,

@@ -80,7 +80,7 @@ def test_policy_object_and_columns() -> None:
         ("lru + none", r"^policy: two cache managers in 'lru \+ none': 'lru' and 'none'$"),
         (
             "fifo",
-            r"^policy: unknown part 'fifo' \(schedulers: default, inference, split-backward; "
+            r"^policy: unknown part 'fifo' \(schedulers: default, inference, split-backward, mbs; "
             r"cache managers: lookahead, belady",
         ),
         (
