@@ -1,5 +1,7 @@
 """MBS paper Fig. 10: DRAM traffic, time and energy of Baseline, IL, MBS-FS, MBS1 and MBS2 per
-network, normalized to the Baseline; plus MBS2 with the exact grouping and with dnnmem's
+network, normalized to the Baseline; plus MBS2 with the exact grouping, MBS2 planned on the
+training footprint, MBS1 and MBS2 with the fit trusted (the strict accounting on an unlimited
+buffer: the paper's reading, where nothing inside a group ever spills), and dnnmem's
 ``lookahead`` cache manager on the MBS2 schedule.
 
     python sweeps/mbs/fig10_configs.py [--small] [--no-plot]
@@ -29,9 +31,16 @@ def compute(small: bool = False) -> pd.DataFrame:
         configs["MBS2 (dp)"] = configs["MBS2"].replace(
             "variant=mbs2,", "variant=mbs2, grouping=dp,"
         )
+        configs["MBS2 (training footprint)"] = configs["MBS2"].replace(
+            "variant=mbs2,", "variant=mbs2, footprint=training,"
+        )
         configs["MBS2 + lookahead"] = configs["MBS2"].split(" + ")[0] + " + lookahead"
         for config, policy in configs.items():
             rows.append({"network": name, "config": config, **C.run(net, hw, policy)})
+        trusted = hw.replace(capacity=2**40)
+        for config in ("MBS1", "MBS2"):
+            row = C.run(net, trusted, configs[config])
+            rows.append({"network": name, "config": f"{config} (fit trusted)", **row})
     df = pd.DataFrame(rows)
     for col in ("traffic", "time", "energy"):
         base = df[df["config"] == "Baseline"].set_index("network")[col]
