@@ -12,7 +12,13 @@ import pytest
 pytest.importorskip("matplotlib")
 
 SWEEPS = Path(__file__).resolve().parents[2] / "sweeps" / "mbs"
-SCRIPTS = ["fig3_motivation", "fig10_configs", "fig11_buffer", "fig12_bandwidth", "beyond_lookahead"]
+SCRIPTS = [
+    "fig3_motivation",
+    "fig10_configs",
+    "fig11_buffer",
+    "fig12_bandwidth",
+    "beyond_lookahead",
+]
 
 
 @pytest.fixture(scope="module")
