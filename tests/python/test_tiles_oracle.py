@@ -104,3 +104,62 @@ def test_fused_orders_read_dy_once(shape: tuple[int, ...]) -> None:
         assert w.read["dY"] <= nk * m * n
         if nk == 1:
             assert w.read["dY"] == m * n
+
+
+# ---- the C++ tile walk (dnnmem._core.tile_walk) against the reference ---------------------------
+
+nests_x = st.sampled_from(("ijk", "ikj", "kij"))
+nests_w = st.sampled_from(("jik", "jki", "kji"))
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    shapes,
+    st.sampled_from(ORDERS),
+    nests_x,
+    nests_w,
+    st.sampled_from((1, 2)),
+    st.sampled_from((1, 2, 4)),
+)
+def test_core_walk_equals_the_reference(
+    shape: tuple[int, ...], order: str, nest_x: str, nest_w: str, elem: int, psum: int
+) -> None:
+    from dnnmem import _core
+
+    m, k, n, tile, c_eff = shape
+    c_eff *= elem  # shares of whole tiles and between them, at both element sizes
+    ref = tile_walk(m, k, n, tile, order, c_eff, elem=elem, psum=psum, nest_x=nest_x, nest_w=nest_w)
+    core = _core.tile_walk(m, k, n, order, tile, c_eff, elem, psum, nest_x, nest_w)
+    assert core["read"] == ref.read
+    assert core["written"] == ref.written
+    assert core["psum_read"] == ref.psum_read
+    assert core["psum_written"] == ref.psum_written
+
+
+def test_core_walk_pins_the_hand_computed_case() -> None:
+    from dnnmem import _core
+
+    w = _core.tile_walk(2, 1, 2, "dx-major", tile=1, c_eff=5, elem_bytes=1, psum_bytes=1)
+    assert w["read"] == {"dY": 4, "W": 4, "X": 2, "dX": 0, "dW": 0}
+    assert w["psum_written"]["dW"] == w["psum_read"]["dW"] == 2
+    assert w["operations"] == 4
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"order": "sideways"}, "order: unknown order 'sideways'"),
+        ({"m": 0}, "GEMM dimensions must be >= 1"),
+        ({"tile": 0}, "tile must be >= 1"),
+        ({"nest_x": "jik"}, "nest_x: 'jik' must be row-major"),
+        ({"nest_w": "ijj"}, "nest_w: 'ijj' is not a loop nest"),
+        ({"m": 1 << 20, "n": 1 << 20, "tile": 1}, "more than 2^22 tile operations"),
+    ],
+)
+def test_core_walk_rejects_bad_input(kwargs: dict[str, object], message: str) -> None:
+    from dnnmem import _core
+
+    args: dict[str, object] = {"m": 4, "k": 4, "n": 4, "order": "seq", "tile": 2, "c_eff": 64}
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=message.replace("^", r"\^").replace("(", r"\(")):
+        _core.tile_walk(**args)  # type: ignore[arg-type]
