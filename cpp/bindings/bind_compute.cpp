@@ -9,6 +9,7 @@
 #include "bindings.hpp"
 #include "dnnmem/gemm.hpp"
 #include "dnnmem/systolic.hpp"
+#include "dnnmem/tiles.hpp"
 
 namespace dnnmem::bindings {
 namespace {
@@ -58,6 +59,45 @@ void bind_compute(py::module_& m) {
   py::arg("dataflow"),
   "(cycles, utilisation) of `count` m x k . k x n GEMMs on a rows x cols systolic array with "
   "dataflow 'ws', 'os' or 'is' (SCALE-Sim v2's compute-cycle model).");
+
+  m.def("tile_walk", [](std::int64_t m_, std::int64_t k, std::int64_t n, const std::string& order,
+                        std::int64_t tile, std::int64_t c_eff, std::int64_t elem_bytes,
+                        std::int64_t psum_bytes, const std::string& nest_x, const std::string& nest_w) {
+    const auto o = backward_order_from_name(order);
+    if (!o)
+      raise_value_error("order: unknown order '" + order +
+                        "' (valid: seq, seq-dw-first, interleave, dx-major, dw-major)");
+    TileTraffic t;
+    std::string error;
+    {
+      py::gil_scoped_release release;  // a large grid walks for a while
+      try {
+        t = tile_walk(m_, k, n, *o, {tile, c_eff, elem_bytes, psum_bytes, nest_x, nest_w});
+      } catch (const std::invalid_argument& e) {
+        error = e.what();
+      }
+    }
+    if (!error.empty()) raise_value_error(error);
+    py::dict out;
+    const auto per_tensor = [](const std::array<std::int64_t, kTileTensors>& a) {
+      py::dict d;
+      for (int x = 0; x < kTileTensors; ++x)
+        d[py::str(std::string(tile_tensor_name(static_cast<TileTensor>(x))))] = a[static_cast<std::size_t>(x)];
+      return d;
+    };
+    out["read"] = per_tensor(t.read);
+    out["written"] = per_tensor(t.written);
+    out["psum_read"] = per_tensor(t.psum_read);
+    out["psum_written"] = per_tensor(t.psum_written);
+    out["operations"] = t.operations;
+    return out;
+  }, py::arg("m"), py::arg("k"), py::arg("n"), py::arg("order"), py::arg("tile"), py::arg("c_eff"),
+  py::arg("elem_bytes") = 2, py::arg("psum_bytes") = 2, py::arg("nest_x") = "ijk",
+  py::arg("nest_w") = "jik",
+  "Bytes one backward GEMM step moves (docs/model/interleaved.md, the tile walk): the paper's "
+  "forward X(m, k) . W(k, n); its dX and dW tile operations in `order` over a scratchpad share of "
+  "c_eff bytes with farthest-next-use replacement. A dict: 'read', 'written' (final), "
+  "'psum_read', 'psum_written', each {'dY', 'W', 'X', 'dX', 'dW'} -> bytes; 'operations'.");
 }
 
 }  // namespace dnnmem::bindings

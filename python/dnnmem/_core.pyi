@@ -153,3 +153,15 @@ def layer_gemm(
 def systolic_cycles(
     m: int, n: int, k: int, count: int, rows: int, cols: int, dataflow: str
 ) -> tuple[int, float]: ...
+def tile_walk(
+    m: int,
+    k: int,
+    n: int,
+    order: str,
+    tile: int,
+    c_eff: int,
+    elem_bytes: int = 2,
+    psum_bytes: int = 2,
+    nest_x: str = "ijk",
+    nest_w: str = "jik",
+) -> dict[str, Any]: ...

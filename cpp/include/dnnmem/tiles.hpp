@@ -1,0 +1,58 @@
+// The intra-layer tile model of the interleaved-gradient-order system (docs/model/interleaved.md):
+// the bytes one backward GEMM step moves under an order of its tile operations, over a scratchpad
+// share of c_eff bytes with farthest-next-use (Bélády) replacement at tile granularity.
+//
+// The GEMM is the paper's forward X(M, K) . W(K, N) -> Y(M, N); its backward products dX = dY . W^T
+// and dW = X^T . dY share one grid of tiles (i, j, k) of size tile x tile:
+//   dX-op(i, j, k): reads dY(i, j), W(k, j); accumulates into dX(i, k)
+//   dW-op(i, j, k): reads X(i, k), dY(i, j); accumulates into dW(k, j)
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace dnnmem {
+
+// In the tie-break order of the walk's rule 4 (a later tensor is evicted first).
+enum class TileTensor : std::uint8_t { dY, W, X, dX, dW };
+inline constexpr int kTileTensors = 5;
+
+enum class BackwardOrder : std::uint8_t {
+  Seq,         // every dX-op (row-major nest), then every dW-op (column-major nest)
+  SeqDwFirst,  // the dW-ops first
+  Interleave,  // the two native streams in lock step: dX-op t, then dW-op t
+  DxMajor,     // one row-major nest; at each (i, j, k) the dX-op then the dW-op
+  DwMajor,     // one column-major nest, likewise
+};
+
+// A loop nest, outer to inner, over the grid dimensions 'i' (M), 'j' (N), 'k' (K): "ijk", ...
+// Row-major in dY (i outside j): ijk, ikj, kij. Column-major: jik, jki, kji.
+struct TileWalkOptions {
+  std::int64_t tile = 128;
+  std::int64_t c_eff = 0;       // bytes of scratchpad the step's tiles may use
+  std::int64_t elem_bytes = 2;  // an input tile's and a final output's bytes per element
+  std::int64_t psum_bytes = 2;  // a partial sum's bytes per element (on chip and spilled)
+  std::string_view nest_x = "ijk";  // the row-major stream's nest (seq, interleave, dx-major)
+  std::string_view nest_w = "jik";  // the column-major stream's nest (seq, interleave, dw-major)
+};
+
+struct TileTraffic {
+  // Per TileTensor: bytes read (inputs), written final (outputs), partial sums read and written.
+  std::array<std::int64_t, kTileTensors> read{}, written{}, psum_read{}, psum_written{};
+  std::int64_t operations = 0;  // tile operations walked (a fused one counts once)
+  std::int64_t total() const;
+};
+
+// Throws std::invalid_argument naming the quantity for m, k or n < 1, tile < 1, c_eff < 0,
+// element or partial-sum bytes < 1, a nest that is not a permutation of "ijk" or of the wrong
+// family, or a grid beyond 2^26 tile operations.
+TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
+                      const TileWalkOptions& options);
+
+std::string_view backward_order_name(BackwardOrder o);  // "seq", "seq-dw-first", "interleave", ...
+std::optional<BackwardOrder> backward_order_from_name(std::string_view name);
+std::string_view tile_tensor_name(TileTensor t);  // "dY", "W", "X", "dX", "dW"
+
+}  // namespace dnnmem

@@ -1,0 +1,279 @@
+// The tile walk of docs/model/interleaved.md ("The tile walk (reference)", rules 1-5). The Python
+// reference tests/python/oracle_tiles.py implements the same page; the tests compare the two.
+#include "dnnmem/tiles.hpp"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace dnnmem {
+namespace {
+
+constexpr std::int64_t kMaxTileOperations = std::int64_t{1} << 22;
+constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
+
+struct Touch {
+  int tensor = 0;          // TileTensor
+  std::int64_t tile = 0;   // global tile id: offset of its tensor + row * columns + column
+  bool accumulate = false;
+};
+
+struct Grid {
+  std::int64_t m, k, n, tile, ni, nj, nk;
+  // Rows and columns of each tensor's tile grid, and its element dimensions.
+  std::int64_t rows(int t) const { return t == 0 || t == 2 || t == 3 ? ni : nk; }
+  std::int64_t cols(int t) const { return t == 0 || t == 1 || t == 4 ? nj : nk; }
+  std::int64_t row_elems(int t) const { return t == 0 || t == 2 || t == 3 ? m : k; }
+  std::int64_t col_elems(int t) const { return t == 0 || t == 1 || t == 4 ? n : k; }
+};
+
+void check_nest(std::string_view nest, bool row_major, const char* what) {
+  std::string sorted(nest);
+  std::sort(sorted.begin(), sorted.end());
+  if (sorted != "ijk")
+    throw std::invalid_argument(std::string(what) + ": '" + std::string(nest) +
+                                "' is not a loop nest over i, j, k");
+  const bool i_before_j = nest.find('i') < nest.find('j');
+  if (i_before_j != row_major)
+    throw std::invalid_argument(std::string(what) + ": '" + std::string(nest) + "' must be " +
+                                (row_major ? "row-major in dY (i outside j: ijk, ikj, kij)"
+                                           : "column-major in dY (j outside i: jik, jki, kji)"));
+}
+
+// The grid positions (i, j, k) of one product's tile operations, in the order of `nest`.
+void product(const Grid& g, std::string_view nest, std::vector<std::array<std::int64_t, 3>>& ops) {
+  const auto count = [&](char d) { return d == 'i' ? g.ni : d == 'j' ? g.nj : g.nk; };
+  std::array<std::int64_t, 3> pos{};
+  for (std::int64_t a = 0; a < count(nest[0]); ++a)
+    for (std::int64_t b = 0; b < count(nest[1]); ++b)
+      for (std::int64_t c = 0; c < count(nest[2]); ++c) {
+        const std::int64_t v[3] = {a, b, c};
+        for (int x = 0; x < 3; ++x) pos[nest[x] == 'i' ? 0 : nest[x] == 'j' ? 1 : 2] = v[x];
+        ops.push_back(pos);  // (i, j, k)
+      }
+}
+
+}  // namespace
+
+std::int64_t TileTraffic::total() const {
+  std::int64_t t = 0;
+  for (int x = 0; x < kTileTensors; ++x) t += read[x] + written[x] + psum_read[x] + psum_written[x];
+  return t;
+}
+
+TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
+                      const TileWalkOptions& o) {
+  if (m < 1 || k < 1 || n < 1)
+    throw std::invalid_argument("tile walk: GEMM dimensions must be >= 1 (got M = " + std::to_string(m) +
+                                ", K = " + std::to_string(k) + ", N = " + std::to_string(n) + ")");
+  if (o.tile < 1) throw std::invalid_argument("tile walk: tile must be >= 1");
+  if (o.c_eff < 0) throw std::invalid_argument("tile walk: c_eff must be >= 0");
+  if (o.elem_bytes < 1 || o.psum_bytes < 1)
+    throw std::invalid_argument("tile walk: element and partial-sum bytes must be >= 1");
+  check_nest(o.nest_x, true, "nest_x");
+  check_nest(o.nest_w, false, "nest_w");
+  const Grid g{m, k, n, o.tile, (m + o.tile - 1) / o.tile, (n + o.tile - 1) / o.tile,
+               (k + o.tile - 1) / o.tile};
+  if (g.ni > kMaxTileOperations || g.nj > kMaxTileOperations || g.nk > kMaxTileOperations ||
+      g.ni * g.nj > kMaxTileOperations || g.ni * g.nj * g.nk > kMaxTileOperations)
+    throw std::invalid_argument("tile walk: more than 2^22 tile operations (" + std::to_string(g.ni) +
+                                " x " + std::to_string(g.nj) + " x " + std::to_string(g.nk) +
+                                "): use a larger tile");
+
+  // Global tile ids: each tensor's tiles after the previous tensor's.
+  std::array<std::int64_t, kTileTensors + 1> offset{};
+  for (int t = 0; t < kTileTensors; ++t) offset[t + 1] = offset[t] + g.rows(t) * g.cols(t);
+  const auto id = [&](int t, std::int64_t r, std::int64_t c) { return offset[t] + r * g.cols(t) + c; };
+  const auto dx_op = [&](const std::array<std::int64_t, 3>& p, std::vector<Touch>& out) {
+    out.push_back({0, id(0, p[0], p[1]), false});  // dY(i, j)
+    out.push_back({1, id(1, p[2], p[1]), false});  // W(k, j)
+    out.push_back({3, id(3, p[0], p[2]), true});   // dX(i, k)
+  };
+  const auto dw_op = [&](const std::array<std::int64_t, 3>& p, std::vector<Touch>& out) {
+    out.push_back({2, id(2, p[0], p[2]), false});  // X(i, k)
+    out.push_back({0, id(0, p[0], p[1]), false});  // dY(i, j)
+    out.push_back({4, id(4, p[2], p[1]), true});   // dW(k, j)
+  };
+
+  // The trace: touches, and where each operation's touches begin.
+  std::vector<std::array<std::int64_t, 3>> xs, ws;
+  std::vector<Touch> touches;
+  std::vector<std::size_t> op_begin;
+  const auto begin_op = [&] { op_begin.push_back(touches.size()); };
+  switch (order) {
+    case BackwardOrder::Seq:
+    case BackwardOrder::SeqDwFirst: {
+      product(g, o.nest_x, xs);
+      product(g, o.nest_w, ws);
+      const bool dw_first = order == BackwardOrder::SeqDwFirst;
+      for (int half = 0; half < 2; ++half) {
+        const bool dw = (half == 0) == dw_first;
+        for (const auto& p : dw ? ws : xs) {
+          begin_op();
+          dw ? dw_op(p, touches) : dx_op(p, touches);
+        }
+      }
+      break;
+    }
+    case BackwardOrder::Interleave:
+      product(g, o.nest_x, xs);
+      product(g, o.nest_w, ws);
+      for (std::size_t t = 0; t < xs.size(); ++t) {
+        begin_op();
+        dx_op(xs[t], touches);
+        dw_op(ws[t], touches);
+      }
+      break;
+    case BackwardOrder::DxMajor:
+    case BackwardOrder::DwMajor:
+      product(g, order == BackwardOrder::DxMajor ? o.nest_x : o.nest_w, xs);
+      for (const auto& p : xs) {
+        begin_op();
+        dx_op(p, touches);
+        dw_op(p, touches);
+      }
+      break;
+  }
+  op_begin.push_back(touches.size());
+
+  // Per tile: its size, its next touch after each touch, its contributions.
+  const std::int64_t tiles = offset[kTileTensors];
+  std::vector<int> tensor_of(static_cast<std::size_t>(tiles));
+  std::vector<std::int64_t> elems(static_cast<std::size_t>(tiles));
+  for (int t = 0; t < kTileTensors; ++t)
+    for (std::int64_t r = 0; r < g.rows(t); ++r)
+      for (std::int64_t c = 0; c < g.cols(t); ++c) {
+        const auto x = static_cast<std::size_t>(id(t, r, c));
+        tensor_of[x] = t;
+        elems[x] = std::min(g.tile, g.row_elems(t) - r * g.tile) * std::min(g.tile, g.col_elems(t) - c * g.tile);
+      }
+  const auto on_chip = [&](std::int64_t tile) {
+    const int t = tensor_of[static_cast<std::size_t>(tile)];
+    return elems[static_cast<std::size_t>(tile)] * (t >= 3 ? o.psum_bytes : o.elem_bytes);
+  };
+  std::vector<std::int64_t> next(touches.size(), kNever);
+  std::vector<std::int64_t> last(static_cast<std::size_t>(tiles), kNever);
+  std::vector<std::int64_t> contributions(static_cast<std::size_t>(tiles), 0);
+  for (std::size_t p = touches.size(); p-- > 0;) {
+    const auto x = static_cast<std::size_t>(touches[p].tile);
+    next[p] = last[x];
+    last[x] = static_cast<std::int64_t>(p);
+    if (touches[p].accumulate) ++contributions[x];
+  }
+
+  TileTraffic out;
+  out.operations = static_cast<std::int64_t>(op_begin.size()) - 1;
+  // Resident tiles keyed by (next touch, tensor, tile) so that the largest is rule 4's victim.
+  using Key = std::tuple<std::int64_t, int, std::int64_t>;
+  std::set<Key> resident;
+  std::vector<std::int64_t> key_next(static_cast<std::size_t>(tiles), -1);  // -1: not resident
+  std::vector<std::uint8_t> dirty(static_cast<std::size_t>(tiles), 0), seen(static_cast<std::size_t>(tiles), 0);
+  std::vector<std::int64_t> done(static_cast<std::size_t>(tiles), 0);
+  std::int64_t used = 0;
+  const auto elem_bytes = [&](std::int64_t tile, std::int64_t per) { return elems[static_cast<std::size_t>(tile)] * per; };
+  const auto evict = [&](std::int64_t tile) {
+    const auto x = static_cast<std::size_t>(tile);
+    resident.erase(Key{key_next[x], tensor_of[x], tile});
+    key_next[x] = -1;
+    used -= on_chip(tile);
+    if (dirty[x]) {
+      dirty[x] = 0;
+      if (done[x] < contributions[x])
+        out.psum_written[static_cast<std::size_t>(tensor_of[x])] += elem_bytes(tile, o.psum_bytes);
+      else
+        out.written[static_cast<std::size_t>(tensor_of[x])] += elem_bytes(tile, o.elem_bytes);
+    }
+  };
+  for (std::size_t op = 0; op + 1 < op_begin.size(); ++op) {
+    const std::size_t b = op_begin[op], e = op_begin[op + 1];
+    const auto in_op = [&](std::int64_t tile) {
+      for (std::size_t q = b; q < e; ++q)
+        if (touches[q].tile == tile) return true;
+      return false;
+    };
+    std::int64_t need = 0;
+    for (std::size_t q = b; q < e; ++q) {
+      bool first = true;
+      for (std::size_t r = b; r < q; ++r) first = first && touches[r].tile != touches[q].tile;
+      if (first) need += on_chip(touches[q].tile);
+    }
+    const bool fits = need <= o.c_eff;
+    for (std::size_t q = b; q < e; ++q) {
+      const Touch& tc = touches[q];
+      const auto x = static_cast<std::size_t>(tc.tile);
+      const auto t = static_cast<std::size_t>(tc.tensor);
+      if (key_next[x] < 0) {
+        if (!tc.accumulate)
+          out.read[t] += elem_bytes(tc.tile, o.elem_bytes);
+        else if (seen[x])
+          out.psum_read[t] += elem_bytes(tc.tile, o.psum_bytes);
+        if (fits) {
+          const std::int64_t bytes = on_chip(tc.tile);
+          while (used + bytes > o.c_eff) {
+            auto it = resident.end();
+            do --it; while (in_op(std::get<2>(*it)));
+            evict(std::get<2>(*it));
+          }
+          used += bytes;
+          key_next[x] = next[q];
+          resident.insert(Key{next[q], tc.tensor, tc.tile});
+        }
+      } else {
+        resident.erase(Key{key_next[x], tc.tensor, tc.tile});
+        key_next[x] = next[q];
+        resident.insert(Key{next[q], tc.tensor, tc.tile});
+      }
+      if (tc.accumulate) {
+        seen[x] = 1;
+        ++done[x];
+        if (fits)
+          dirty[x] = 1;
+        else if (done[x] < contributions[x])
+          out.psum_written[t] += elem_bytes(tc.tile, o.psum_bytes);
+        else
+          out.written[t] += elem_bytes(tc.tile, o.elem_bytes);
+      }
+    }
+    if (!fits)
+      for (std::size_t q = b; q < e; ++q) {
+        const auto x = static_cast<std::size_t>(touches[q].tile);
+        if (key_next[x] >= 0) {
+          dirty[x] = 0;  // its bytes were counted when it was touched
+          evict(touches[q].tile);
+        }
+      }
+  }
+  for (std::int64_t tile = 0; tile < tiles; ++tile)
+    if (dirty[static_cast<std::size_t>(tile)])
+      out.written[static_cast<std::size_t>(tensor_of[static_cast<std::size_t>(tile)])] += elem_bytes(tile, o.elem_bytes);
+  return out;
+}
+
+std::string_view backward_order_name(BackwardOrder o) {
+  switch (o) {
+    case BackwardOrder::Seq: return "seq";
+    case BackwardOrder::SeqDwFirst: return "seq-dw-first";
+    case BackwardOrder::Interleave: return "interleave";
+    case BackwardOrder::DxMajor: return "dx-major";
+    case BackwardOrder::DwMajor: return "dw-major";
+  }
+  return "?";
+}
+
+std::optional<BackwardOrder> backward_order_from_name(std::string_view name) {
+  for (BackwardOrder o : {BackwardOrder::Seq, BackwardOrder::SeqDwFirst, BackwardOrder::Interleave,
+                          BackwardOrder::DxMajor, BackwardOrder::DwMajor})
+    if (backward_order_name(o) == name) return o;
+  return std::nullopt;
+}
+
+std::string_view tile_tensor_name(TileTensor t) {
+  static constexpr std::string_view names[] = {"dY", "W", "X", "dX", "dW"};
+  return names[static_cast<int>(t)];
+}
+
+}  // namespace dnnmem

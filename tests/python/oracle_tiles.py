@@ -1,0 +1,189 @@
+"""The tile walk of docs/model/interleaved.md ("The tile walk (reference)"), in plain Python,
+from that page alone: the bytes one backward GEMM step moves under an order, over a scratchpad
+share of ``c_eff`` bytes with Bélády replacement at tile granularity.
+
+    walk = tile_walk(m=512, k=256, n=128, tile=128, order="dx-major", c_eff=1 << 20, elem=2)
+    walk.read["dY"], walk.written["dW"], walk.psum_read["dX"], walk.dy_passes
+
+It is the second implementation the C++ tile model is checked against when it lands; today the
+tests check it against hand-computed traffic and the invariants of the model page.
+
+Tensors and tiles (the page's "Tile grid"): dY (M, N) tiles (i, j); W (K, N) tiles (k, j); X (M, K)
+tiles (i, k); dX (M, K) tiles (i, k); dW (K, N) tiles (k, j). dX-op(i, j, k) reads dY(i, j) and
+W(k, j) and accumulates into dX(i, k); dW-op(i, j, k) reads X(i, k) and dY(i, j) and accumulates
+into dW(k, j).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+
+TENSORS = ("dY", "W", "X", "dX", "dW")  # the tie-break order of rule 4
+OUTPUTS = ("dX", "dW")
+ROW_MAJOR = ("ijk", "ikj", "kij")  # i outside j: dY walked row by row
+COL_MAJOR = ("jik", "jki", "kji")
+ORDERS = ("seq", "seq-dw-first", "interleave", "dx-major", "dw-major")
+
+Tile = tuple[str, tuple[int, int]]
+Touch = tuple[str, tuple[int, int], str]  # tensor, tile index, "r" (read) or "a" (accumulate)
+
+
+@dataclass
+class Walk:
+    """Bytes moved per tensor: reads of inputs, final writes of outputs, partial sums."""
+
+    read: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TENSORS, 0))
+    written: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TENSORS, 0))
+    psum_read: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TENSORS, 0))
+    psum_written: dict[str, int] = field(default_factory=lambda: dict.fromkeys(TENSORS, 0))
+    dy_passes: float = 0.0  # dY bytes read / |dY|
+
+    def total(self) -> int:
+        """Every byte moved."""
+        return sum(
+            sum(d.values()) for d in (self.read, self.written, self.psum_read, self.psum_written)
+        )
+
+
+def _extent(size: int, tile: int, index: int) -> int:
+    return min(tile, size - index * tile)
+
+
+def _ops(m: int, k: int, n: int, tile: int, nest: str, which: str) -> list[list[Touch]]:
+    """The tile operations of one product ("dx" or "dw") in loop nest ``nest`` (outer to inner)."""
+    count = {"i": -(-m // tile), "j": -(-n // tile), "k": -(-k // tile)}
+    ops: list[list[Touch]] = []
+    for a, b, c in itertools.product(*(range(count[d]) for d in nest)):
+        pos = dict(zip(nest, (a, b, c)))
+        i, j, kk = pos["i"], pos["j"], pos["k"]
+        if which == "dx":
+            ops.append([("dY", (i, j), "r"), ("W", (kk, j), "r"), ("dX", (i, kk), "a")])
+        else:
+            ops.append([("X", (i, kk), "r"), ("dY", (i, j), "r"), ("dW", (kk, j), "a")])
+    return ops
+
+
+def trace(
+    m: int, k: int, n: int, tile: int, order: str, nest_x: str = "ijk", nest_w: str = "jik"
+) -> list[list[Touch]]:
+    """The sequence of tile operations of ``order``; a fused operation is the dX-op's touches then
+    the dW-op's. ``nest_x`` / ``nest_w``: the loop nests of the row- and column-major streams
+    (for ``dx-major`` only ``nest_x`` is used, for ``dw-major`` only ``nest_w``)."""
+    if order not in ORDERS:
+        raise ValueError(f"order {order!r} (valid: {', '.join(ORDERS)})")
+    if nest_x not in ROW_MAJOR or nest_w not in COL_MAJOR:
+        raise ValueError("nest_x must be row-major in dY, nest_w column-major")
+    if order == "seq":
+        return _ops(m, k, n, tile, nest_x, "dx") + _ops(m, k, n, tile, nest_w, "dw")
+    if order == "seq-dw-first":
+        return _ops(m, k, n, tile, nest_w, "dw") + _ops(m, k, n, tile, nest_x, "dx")
+    if order == "interleave":
+        xs, ws = _ops(m, k, n, tile, nest_x, "dx"), _ops(m, k, n, tile, nest_w, "dw")
+        return [x + w for x, w in zip(xs, ws)]
+    nest = nest_x if order == "dx-major" else nest_w
+    return [x + w for x, w in zip(_ops(m, k, n, tile, nest, "dx"), _ops(m, k, n, tile, nest, "dw"))]
+
+
+def tile_walk(
+    m: int,
+    k: int,
+    n: int,
+    tile: int,
+    order: str,
+    c_eff: int,
+    elem: int = 2,
+    psum: int | None = None,
+    nest_x: str = "ijk",
+    nest_w: str = "jik",
+) -> Walk:
+    """Walk ``order``'s tile operations over a scratchpad of ``c_eff`` bytes (rules 1-5 of the
+    page). ``psum``: bytes per element of a spilled partial sum (default ``elem``); an output
+    tile occupies ``psum`` bytes per element on chip, an input tile ``elem``."""
+    psum = elem if psum is None else psum
+    ops = trace(m, k, n, tile, order, nest_x, nest_w)
+    dims = {"dY": (m, n), "W": (k, n), "X": (m, k), "dX": (m, k), "dW": (k, n)}
+
+    def elements(t: str, idx: tuple[int, int]) -> int:
+        r, c = dims[t]
+        return _extent(r, tile, idx[0]) * _extent(c, tile, idx[1])
+
+    def size(t: str, idx: tuple[int, int]) -> int:
+        return elements(t, idx) * (psum if t in OUTPUTS else elem)
+
+    # Every touch of every tile, in walk order: position = (operation, touch).
+    touches: dict[Tile, list[int]] = {}
+    pos = 0
+    for op in ops:
+        for t, idx, _ in op:
+            touches.setdefault((t, idx), []).append(pos)
+            pos += 1
+    contributions = {key: len(p) for key, p in touches.items() if key[0] in OUTPUTS}
+    cursor = dict.fromkeys(touches, 0)  # how many touches of a tile are past
+
+    walk = Walk()
+    resident: dict[Tile, int] = {}  # tile -> bytes on chip
+    dirty: set[Tile] = set()
+    seen: set[Tile] = set()
+    done: dict[Tile, int] = {}  # contributions made so far
+    used = 0
+    never = float("inf")
+    pos = 0
+    for op in ops:
+        op_tiles = {(t, idx) for t, idx, _ in op}
+        need = sum(size(t, idx) for t, idx in op_tiles)
+        fits = need <= c_eff
+        for t, idx, mode in op:
+            key = (t, idx)
+            if key not in resident:
+                if mode == "r":
+                    walk.read[t] += elements(t, idx) * elem
+                elif key in seen:  # rule 3: a later contribution to an evicted output
+                    walk.psum_read[t] += elements(t, idx) * psum
+                b = size(t, idx)
+                # Rule 4: make room, evicting the tile used farthest in the future (never
+                # the current operation's tiles); no room at all: nothing is kept.
+                while fits and used + b > c_eff:
+                    victims = [v for v in resident if v not in op_tiles]
+
+                    def next_use(v: Tile) -> float:
+                        p = touches[v]
+                        return p[cursor[v]] if cursor[v] < len(p) else never
+
+                    victim = max(
+                        victims,
+                        key=lambda v: (next_use(v), TENSORS.index(v[0]), v[1]),
+                    )
+                    used -= resident.pop(victim)
+                    if victim in dirty:
+                        dirty.discard(victim)
+                        vt, vidx = victim
+                        if done[victim] < contributions[victim]:
+                            walk.psum_written[vt] += elements(vt, vidx) * psum
+                        else:
+                            walk.written[vt] += elements(vt, vidx) * elem
+                if fits:
+                    resident[key] = b
+                    used += b
+            if mode == "a":
+                seen.add(key)
+                done[key] = done.get(key, 0) + 1
+                if fits:
+                    dirty.add(key)
+                elif done[key] < contributions[key]:  # not kept: spill the partial sum now
+                    walk.psum_written[t] += elements(t, idx) * psum
+                else:
+                    walk.written[t] += elements(t, idx) * elem
+            cursor[key] += 1
+            pos += 1
+        if not fits:
+            # Nothing stays: the operation's tiles leave with it (rule 4's degenerate case).
+            for key in op_tiles:
+                if key in resident:
+                    used -= resident.pop(key)
+                    dirty.discard(key)  # its bytes were counted when it was touched
+    for key in dirty:  # rule 5
+        t, idx = key
+        walk.written[t] += elements(t, idx) * elem
+    walk.dy_passes = walk.read["dY"] / (m * n * elem)
+    return walk
