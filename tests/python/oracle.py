@@ -142,6 +142,11 @@ L6. Dirty dW still cached after the last step are written out then (drain).
     Diagnostics: ``kept`` = cache hits, ``born`` = write-only allocations, ``offloads`` = dirty
     write-outs, ``prefetched`` = 0.
 
+The OnSRAM family (docs/model/onsram.md, written from that page): ``fifo`` is ``lru`` with the
+victim cached earliest (O8); ``infinite-spm``, ``one-step`` and ``onsram-static`` pin candidate
+tensors for their whole live interval and stream every other access (O2-O7); ``cache_options``
+passes their ``reserve`` and ``alpha``.
+
 Links (docs/policies.md, written from that page alone)
 ------------------------------------------------------
 ``link=None`` is the thesis's link: b bytes cross it as b bytes in b × throughput units.
@@ -177,6 +182,8 @@ import math
 from fractions import Fraction
 
 POLICIES = ("lookahead", "belady", "prefetch-next", "none", "no-lookahead", "lru")
+#: The OnSRAM family (docs/model/onsram.md, rules O2-O8), written from that page.
+ONSRAM = ("fifo", "infinite-spm", "one-step", "onsram-static")
 ROLES = ("activation", "weight", "state", "gradient", "weight_grad")
 
 
@@ -426,6 +433,93 @@ def _plan(n, flops, tensors, capacity, bandwidth, link: _Link, policy) -> _Plan:
     return plan
 
 
+def _pinned(n, compute, tensors, accesses, capacity, link: _Link, policy, options) -> tuple:
+    """The OnSRAM family (docs/model/onsram.md): choose the pinned tensors (O4 infinite-spm, O5
+    one-step, O6-O7 onsram-static); a pinned tensor is resident from its first to its last full
+    use and none of its full uses moves; everything else is streamed (O2)."""
+    room = capacity - int(options.get("reserve", 0))
+    alpha = Fraction(options.get("alpha", 1))
+
+    def candidate(t) -> bool:  # O2
+        return (
+            t.role in ("activation", "gradient")
+            and not t.starts_offchip
+            and not t.must_end_offchip
+            and bool(t.uses)
+            and t.uses[0].write
+            and not t.uses[0].read
+        )
+
+    cands = [t for t in tensors if candidate(t)]
+    span = {t.index: (t.uses[0].step, t.uses[-1].step) for t in cands}
+    occ = [0] * n
+
+    def fits(t) -> bool:
+        a, b = span[t.index]
+        return all(occ[s] + t.size <= room for s in range(a, b + 1))
+
+    def pin(t) -> None:
+        a, b = span[t.index]
+        for s in range(a, b + 1):
+            occ[s] += t.size
+
+    pinned: set[int] = set()
+    if policy == "infinite-spm":  # O4
+        pinned = {t.index for t in cands}
+    elif policy == "one-step":  # O5
+        for t in sorted(cands, key=lambda t: (span[t.index][0], t.index)):
+            a, b = span[t.index]
+            if b <= a + 1 and fits(t):
+                pin(t)
+                pinned.add(t.index)
+    else:  # O6-O7
+        streamed = [0] * n
+        for s in range(n):
+            for ti, read, write, _, nbytes in accesses[s]:
+                streamed[s] += (read + write) * link.units(ti, nbytes)
+        base = [max(compute[s], streamed[s]) for s in range(n)]
+        ranked = []
+        for t in cands:
+            saved = 0
+            for u in t.uses:
+                d = (u.read + u.write) * link.units(t.index, t.size)
+                saved += base[u.step] - max(compute[u.step], streamed[u.step] - d)
+            if saved <= 0:
+                continue
+            a, b = span[t.index]
+            unused = (b - a + 1) - len(t.uses)
+            fom = (
+                Fraction(saved, t.size * (1 + alpha * unused))
+                if t.size
+                else Fraction(10**100)
+            )
+            ranked.append((-fom, a, t.index))
+        for _, _, ti in sorted(ranked):
+            if fits(tensors[ti]):
+                pin(tensors[ti])
+                pinned.add(ti)
+    work = _Work(n)
+    for ti in pinned:
+        a, b = span[ti]
+        for s in range(a, b + 1):
+            work.onchip[s] += tensors[ti].size
+    for s in range(n):
+        for ti, read, write, partial, nbytes in accesses[s]:
+            if ti in pinned and not partial:
+                continue
+            if read:
+                work.streamed_loads[s].append((ti, nbytes))
+            if write:
+                work.streamed_stores[s].append((ti, nbytes))
+    diag = {
+        "kept": sum(len(tensors[ti].uses) - 1 for ti in pinned),
+        "prefetched": 0,
+        "born": len(pinned),
+        "offloads": 0,
+    }
+    return work, diag
+
+
 # ---------------------------------------------------------------------------------------------
 # The timeline (SPEC §6)
 # ---------------------------------------------------------------------------------------------
@@ -604,12 +698,12 @@ def _linger(n, tensors, work: _Work, capacity: int) -> None:
     work.offload_after[n - 1] = sorted((ti, n) for _, ti in lingering)
 
 
-def _lru(n, tensors, accesses, capacity) -> tuple[_Work, dict]:
+def _lru(n, tensors, accesses, capacity, fifo: bool = False) -> tuple[_Work, dict]:
     """``lru`` (SPEC §5 ablation): an online LRU cache of whole tensors with demand loads and no
     knowledge of the future. Readings L1–L6 in the module docstring."""
     work = _Work(n)
     last_full_use = {t.index: t.uses[-1].step for t in tensors if t.uses}
-    cache: dict[int, list] = {}  # tensor → [dirty, last used step]
+    cache: dict[int, list] = {}  # tensor → [dirty, last used step, step cached]
     diag = {"kept": 0, "prefetched": 0, "born": 0, "offloads": 0}
 
     def used_bytes() -> int:
@@ -634,7 +728,12 @@ def _lru(n, tensors, accesses, capacity) -> tuple[_Work, dict]:
                 work.streamed_loads[s].append((ti, nbytes))
             # L3: make room by evicting least recently used tensors not used at s.
             while used_bytes() + t.size > capacity:
-                victims = [(last, vi) for vi, (_, last) in cache.items() if last < s]
+                # O8 (fifo): the earliest cached instead of the least recently used.
+                victims = [
+                    (cached if fifo else last, vi)
+                    for vi, (_, last, cached) in cache.items()
+                    if last < s
+                ]
                 if not victims:
                     break
                 _, vi = min(victims)
@@ -643,7 +742,7 @@ def _lru(n, tensors, accesses, capacity) -> tuple[_Work, dict]:
                     diag["offloads"] += 1
                 del cache[vi]
             if used_bytes() + t.size <= capacity:
-                cache[ti] = [write, s]
+                cache[ti] = [write, s, s]
                 if write and not read:
                     diag["born"] += 1
             elif write:
@@ -658,7 +757,9 @@ def _lru(n, tensors, accesses, capacity) -> tuple[_Work, dict]:
                 diag["offloads"] += 1
             del cache[ti]
     # L6: dirty tensors that must end off-chip and are still cached are written out at the end.
-    final = sorted(ti for ti, (dirty, _) in cache.items() if dirty and tensors[ti].must_end_offchip)
+    final = sorted(
+        ti for ti, (dirty, *_) in cache.items() if dirty and tensors[ti].must_end_offchip
+    )
     work.offload_after[n - 1] += [(ti, n) for ti in final]
     diag["offloads"] += len(final)
     return work, diag
@@ -784,6 +885,7 @@ def estimate(
     capacity_wait: str = "offloads-first",
     link: dict | None = None,
     compute: dict | None = None,
+    cache_options: dict | None = None,
 ) -> dict:
     """One training iteration of ``net`` on (capacity B, bandwidth B/s, throughput FLOP/s)
     under ``policy``; see the module docstring for the result and the readings of SPEC.md.
@@ -795,8 +897,8 @@ def estimate(
     """
     if capacity_wait not in ("offloads-first", "issue-order", "own-deadlines"):
         raise ValueError(f"capacity_wait: unknown rule {capacity_wait!r}")
-    if policy not in POLICIES:
-        raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
+    if policy not in POLICIES + ONSRAM:
+        raise ValueError(f"policy must be one of {POLICIES + ONSRAM}, got {policy!r}")
     capacity, bandwidth, throughput = int(capacity), int(bandwidth), int(throughput)
     n, flops, tensors, accesses = _read_schedule(net, ops_per_mac)
     if compute:
@@ -807,8 +909,12 @@ def estimate(
     cost = _Link(link, [t.role for t in tensors], bandwidth, throughput)
     if policy == "none":
         capacity = 0  # R10: capacity unused
-    if policy == "lru":
-        work, diag = _lru(n, tensors, accesses, capacity)
+    if policy in ("lru", "fifo"):
+        work, diag = _lru(n, tensors, accesses, capacity, fifo=policy == "fifo")
+    elif policy in ONSRAM:
+        work, diag = _pinned(
+            n, compute, tensors, accesses, capacity, cost, policy, cache_options or {}
+        )
     else:
         plan = _plan(
             n,

@@ -79,8 +79,8 @@ def test_policy_object_and_columns() -> None:
     [
         ("lru + none", r"^policy: two cache managers in 'lru \+ none': 'lru' and 'none'$"),
         (
-            "fifo",
-            r"^policy: unknown part 'fifo' \(schedulers: default, inference, split-backward; "
+            "lifo",
+            r"^policy: unknown part 'lifo' \(schedulers: default, inference, split-backward; "
             r"cache managers: lookahead, belady",
         ),
         (

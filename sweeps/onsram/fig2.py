@@ -1,0 +1,88 @@
+"""OnSRAM Fig. 2: inference speedup of each scratchpad policy over No SPM Mgmt, per network,
+and the paper's relations between them (section IV), checked on the numbers.
+
+OnSRAM-Static is ``inference(order=hybrid) + onsram-static``; the cache-based comparisons are
+``lru`` and ``fifo``; infinite SPM and 1-Step as in Table I. The Eager variants are not built
+(docs/model/onsram.md).
+
+    python sweeps/onsram/fig2.py [--small]
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import _common as C
+import pandas as pd
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+NAME = "fig2"
+POLICIES = {
+    "inf": "infinite-spm",
+    "static": "inference(order=hybrid) + onsram-static",
+    "static_thesis_order": "onsram-static",
+    "one_step": "one-step",
+    "lru": "lru",
+    "fifo": "fifo",
+}
+BYTES_PER_ELEMENT = 2
+
+
+def compute(small: bool = False) -> pd.DataFrame:
+    """One row per network: a speedup column per policy (see :data:`POLICIES`), and for each
+    ``<policy>_pinned`` (tensors pinned) and ``<policy>_resident`` (peak bytes resident)."""
+    return C.speedups(C.networks(small), POLICIES, bytes_per_element=BYTES_PER_ELEMENT)
+
+
+def relations(df: pd.DataFrame) -> pd.DataFrame:
+    """The paper's sentences about Fig. 2, as quantity / paper / dnnmem rows."""
+    inf, s = df["inf"], df["static"]
+    cache = df[["lru", "fifo"]].max(axis=1)
+    rows = [
+        ("Static speedup, min-max", "1.02-4.8", f"{s.min():.2f}-{s.max():.2f}"),
+        (
+            "Static / infinite SPM, ratio of geomean speedups",
+            "0.90",
+            f"{C.geomean(s) / C.geomean(inf):.2f}",
+        ),
+        (
+            "Static / infinite SPM, mean of (S-1)/(inf-1)",
+            "0.90",
+            f"{((s - 1) / (inf - 1)).where(inf > 1.001).mean():.2f}",
+        ),
+        ("max Static / 1-Step", "2.7", f"{(s / df['one_step']).max():.2f}"),
+        ("max Static / best of LRU, FIFO", "2.8", f"{(s / cache).max():.2f}"),
+        ("networks where Static < best of LRU, FIFO", "none implied", str(int((s < cache).sum()))),
+    ]
+    return pd.DataFrame(rows, columns=["quantity", "paper", "dnnmem"])
+
+
+def plot(df: pd.DataFrame) -> Figure:
+    """Grouped bars: one group per network, one bar per policy."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(13, 4))
+    labels = list(POLICIES)
+    width = 0.8 / len(labels)
+    for k, label in enumerate(labels):
+        ax.bar(
+            [i + (k - len(labels) / 2 + 0.5) * width for i in range(len(df))],
+            df[label],
+            width=width,
+            label=label,
+        )
+    ax.set_xticks(range(len(df)), df["network"], rotation=30, ha="right")
+    ax.set_ylabel("speedup over No SPM Mgmt")
+    ax.set_title(
+        f"OnSRAM Fig. 2 (dnnmem): 2 MiB SPM, 32 GB/s, {BYTES_PER_ELEMENT} B/element, batch 1"
+    )
+    ax.legend(fontsize=8, ncol=3)
+    fig.tight_layout()
+    return fig
+
+
+if __name__ == "__main__":
+    C.main(NAME, compute, plot)
+    print(relations(compute()).to_string(index=False))
