@@ -440,15 +440,13 @@ def _pinned(n, compute, tensors, accesses, capacity, link: _Link, policy, option
     room = capacity - int(options.get("reserve", 0))
     alpha = Fraction(options.get("alpha", 1))
 
-    def candidate(t) -> bool:  # O2
-        return (
-            t.role in ("activation", "gradient")
-            and not t.starts_offchip
-            and not t.must_end_offchip
-            and bool(t.uses)
-            and t.uses[0].write
-            and not t.uses[0].read
-        )
+    def candidate(t) -> bool:  # O2: made on chip, or a network input (loaded once)
+        if t.role not in ("activation", "gradient") or t.must_end_offchip or not t.uses:
+            return False
+        first = t.uses[0]
+        if t.starts_offchip:
+            return t.role == "activation" and first.read and not first.write
+        return first.write and not first.read
 
     cands = [t for t in tensors if candidate(t)]
     span = {t.index: (t.uses[0].step, t.uses[-1].step) for t in cands}
@@ -481,8 +479,10 @@ def _pinned(n, compute, tensors, accesses, capacity, link: _Link, policy, option
         ranked = []
         for t in cands:
             saved = 0
-            for u in t.uses:
+            for j, u in enumerate(t.uses):
                 d = (u.read + u.write) * link.units(t.index, t.size)
+                if j == 0 and t.starts_offchip:
+                    d = 0  # a network input's first read moves it anyway
                 saved += base[u.step] - max(compute[u.step], streamed[u.step] - d)
             if saved <= 0:
                 continue
@@ -506,7 +506,8 @@ def _pinned(n, compute, tensors, accesses, capacity, link: _Link, policy, option
     for s in range(n):
         for ti, read, write, partial, nbytes in accesses[s]:
             if ti in pinned and not partial:
-                continue
+                if not (tensors[ti].starts_offchip and s == span[ti][0]):
+                    continue
             if read:
                 work.streamed_loads[s].append((ti, nbytes))
             if write:
@@ -915,6 +916,8 @@ def estimate(
         work, diag = _pinned(
             n, compute, tensors, accesses, capacity, cost, policy, cache_options or {}
         )
+        if policy == "infinite-spm":  # O4: capacity ignored (nothing is written out to wait for)
+            capacity = max([capacity, *work.onchip])
     else:
         plan = _plan(
             n,

@@ -47,8 +47,10 @@ void plan_onsram_static(const PlanInput& in, PlanScratch& w, Plan& plan) {
     for (int f = f0; f < f1; ++f) {
       const auto i = static_cast<std::size_t>(x.full_step[static_cast<std::size_t>(f)]);
       const Ticks one = in.transfer_ticks(static_cast<int>(t), size);
-      const Ticks d = (x.full_read[static_cast<std::size_t>(f)] ? one : 0) +
-                      (x.full_write[static_cast<std::size_t>(f)] ? one : 0);
+      const Ticks d = detail::pin_first_load(s, t, f)
+                          ? 0
+                          : (x.full_read[static_cast<std::size_t>(f)] ? one : 0) +
+                                (x.full_write[static_cast<std::size_t>(f)] ? one : 0);
       saved += base[i] - std::max(in.compute[i], streamed[i] - d);
     }
     if (saved <= 0) continue;  // compute-bound at every use: pinning saves nothing
