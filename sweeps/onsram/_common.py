@@ -110,7 +110,9 @@ def speedups(
             "baseline": base,
         }
         for label, policy in policies.items():
-            full = policy if "inference" in policy or "default" in policy else f"inference + {policy}"
+            full = (
+                policy if "inference" in policy or "default" in policy else f"inference + {policy}"
+            )
             r = dnnmem.estimate(net, hw, policy=full)
             row[label] = base / r.time
             row[f"{label}_pinned"] = r.counts["born"]

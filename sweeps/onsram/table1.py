@@ -47,8 +47,12 @@ def fit(df: pd.DataFrame) -> pd.DataFrame:
     for b, g in df[df["network"] != "GeoMean"].groupby("bytes_per_element"):
         err = {
             col: float(
-                (g[col].apply(lambda x: __import__("math").log(x))
-                 - g[f"paper_{col}"].apply(lambda x: __import__("math").log(x))).abs().mean()
+                (
+                    g[col].apply(lambda x: __import__("math").log(x))
+                    - g[f"paper_{col}"].apply(lambda x: __import__("math").log(x))
+                )
+                .abs()
+                .mean()
             )
             for col in ("inf", "one_step")
         }

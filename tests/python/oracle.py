@@ -488,11 +488,7 @@ def _pinned(n, compute, tensors, accesses, capacity, link: _Link, policy, option
                 continue
             a, b = span[t.index]
             unused = (b - a + 1) - len(t.uses)
-            fom = (
-                Fraction(saved, t.size * (1 + alpha * unused))
-                if t.size
-                else Fraction(10**100)
-            )
+            fom = Fraction(saved, t.size * (1 + alpha * unused)) if t.size else Fraction(10**100)
             ranked.append((-fom, a, t.index))
         for _, _, ti in sorted(ranked):
             if fits(tensors[ti]):
