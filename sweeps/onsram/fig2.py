@@ -2,8 +2,9 @@
 and the paper's relations between them (section IV), checked on the numbers.
 
 OnSRAM-Static is ``inference(order=hybrid) + onsram-static``; the cache-based comparisons are
-``lru`` and ``fifo``; infinite SPM and 1-Step as in Table I. The Eager variants are not built
-(docs/model/onsram.md).
+``lru`` and ``fifo``; infinite SPM and 1-Step as in Table I. OnSRAM-Eager W/B and Spec run over
+random valid execution orders (``inference(order=random, seed=k)``, k = 0 … ORDERS - 1, as the
+paper's 50 orders): their columns are the mean speedup, with ``_min`` and ``_max``.
 
     python sweeps/onsram/fig2.py [--small]
 """
@@ -28,12 +29,34 @@ POLICIES = {
     "fifo": "fifo",
 }
 BYTES_PER_ELEMENT = 2
+ORDERS = 50
+SMALL_ORDERS = 3
+EAGER = {"eager_wb": "onsram-eager-wb", "eager_spec": "onsram-eager-spec"}
 
 
 def compute(small: bool = False) -> pd.DataFrame:
     """One row per network: a speedup column per policy (see :data:`POLICIES`), and for each
-    ``<policy>_pinned`` (tensors pinned) and ``<policy>_resident`` (peak bytes resident)."""
-    return C.speedups(C.networks(small), POLICIES, bytes_per_element=BYTES_PER_ELEMENT)
+    ``<policy>_pinned`` (tensors pinned) and ``<policy>_resident`` (peak bytes resident); the
+    Eager columns (:data:`EAGER`) as mean, ``_min``, ``_max`` over the random orders."""
+    names = C.networks(small)
+    df = C.speedups(names, POLICIES, bytes_per_element=BYTES_PER_ELEMENT)
+    runs = []
+    for k in range(SMALL_ORDERS if small else ORDERS):
+        order = f"inference(order=random, seed={k})"
+        runs.append(
+            C.speedups(
+                names,
+                {label: f"{order} + {p}" for label, p in EAGER.items()},
+                bytes_per_element=BYTES_PER_ELEMENT,
+            )
+        )
+    every = pd.concat(runs)
+    for label in EAGER:
+        g = every.groupby("network", sort=False)[label]
+        df[label] = df["network"].map(g.mean())
+        df[f"{label}_min"] = df["network"].map(g.min())
+        df[f"{label}_max"] = df["network"].map(g.max())
+    return df
 
 
 def relations(df: pd.DataFrame) -> pd.DataFrame:
@@ -55,6 +78,23 @@ def relations(df: pd.DataFrame) -> pd.DataFrame:
         ("max Static / 1-Step", "2.7", f"{(s / df['one_step']).max():.2f}"),
         ("max Static / best of LRU, FIFO", "2.8", f"{(s / cache).max():.2f}"),
         ("networks where Static < best of LRU, FIFO", "none implied", str(int((s < cache).sum()))),
+        ("Eager W/B, mean over networks (arithmetic)", "1.15", f"{df['eager_wb'].mean():.2f}"),
+        ("Eager W/B, geomean over networks", "1.15", f"{C.geomean(df['eager_wb']):.2f}"),
+        (
+            "Eager Spec speedup, min-max",
+            "1.02-3.1",
+            f"{df['eager_spec'].min():.2f}-{df['eager_spec'].max():.2f}",
+        ),
+        (
+            "Eager Spec / Static, lowest over networks",
+            ">= 0.85",
+            f"{(df['eager_spec'] / s).min():.2f}",
+        ),
+        (
+            "Eager Spec / Static, geomeans",
+            ">= 0.85",
+            f"{C.geomean(df['eager_spec']) / C.geomean(s):.2f}",
+        ),
     ]
     return pd.DataFrame(rows, columns=["quantity", "paper", "dnnmem"])
 
@@ -64,14 +104,19 @@ def plot(df: pd.DataFrame) -> Figure:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(13, 4))
-    labels = list(POLICIES)
+    labels = list(POLICIES) + list(EAGER)
     width = 0.8 / len(labels)
     for k, label in enumerate(labels):
+        err = None
+        if label in EAGER:  # the spread over execution orders
+            err = [df[label] - df[f"{label}_min"], df[f"{label}_max"] - df[label]]
         ax.bar(
             [i + (k - len(labels) / 2 + 0.5) * width for i in range(len(df))],
             df[label],
             width=width,
             label=label,
+            yerr=err,
+            capsize=2,
         )
     ax.set_xticks(range(len(df)), df["network"], rotation=30, ha="right")
     ax.set_ylabel("speedup over No SPM Mgmt")

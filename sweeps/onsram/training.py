@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 NAME = "training"
 WORKLOADS = {"resnet50": 32, "mobilenet_v2": 32, "gnmt": 32, "transformer": 128}
-SMALL_WORKLOADS = {"resnet50": 8, "mobilenet_v2": 8}
+SMALL_WORKLOADS = {"resnet18": 2}
 CAPACITIES_MIB = [24, 64, 128, 256, 500, 1000]
 SMALL_CAPACITIES_MIB = [24, 128, 500]
 POLICIES = {

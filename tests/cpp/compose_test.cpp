@@ -83,7 +83,7 @@ TEST_CASE("registries: names unique across the four kinds, unknown names listed"
   for (auto* p : link_parts()) names.insert(p->name), ++n;
   for (auto* p : compute_parts()) names.insert(p->name), ++n;
   CHECK(names.size() == n);
-  CHECK(cache_parts().size() == 6);
+  CHECK(cache_parts().size() == 12);
   CHECK(what([] { find_link("zvc"); }) == "link: unknown link 'zvc' (valid: raw, ratio)");
   CHECK(what([] { find_scheduler("mbs"); }) ==
         "scheduler: unknown scheduler 'mbs' (valid: default, inference, split-backward)");
@@ -177,7 +177,7 @@ TEST_CASE("sweep over prepared compositions equals estimate, point by point") {
   const Network n = net(kChain);
   const Schedule s = schedule(n, "split-backward");
   std::vector<PreparedPolicy> policies;
-  for (const char* cache : {"lookahead", "lru", "none"}) {
+  for (const char* cache : {"lookahead", "lru", "none", "onsram-static", "onsram-eager-spec"}) {
     PolicySpec spec;
     spec.cache.name = cache;
     spec.link = {"ratio", {{"all", 2.5}, {"cap", 5e9}}};
@@ -185,7 +185,7 @@ TEST_CASE("sweep over prepared compositions equals estimate, point by point") {
     policies.push_back(prepare_policy(s, spec, 2));
   }
   std::vector<SweepPoint> points;
-  for (int p = 0; p < 3; ++p)
+  for (int p = 0; p < 5; ++p)
     for (std::int64_t cap : {0, 40, 100, 1000}) points.push_back({cap, 1e9, 1e10, p});
   const std::size_t k = points.size();
   std::vector<double> seconds(k);
@@ -213,7 +213,7 @@ TEST_CASE("sweep over prepared compositions equals estimate, point by point") {
     CHECK(wire_in[i] < in[i]);  // ratio 2.5 > 1
   }
   CHECK(what([&] {
-          std::vector<SweepPoint> bad = {{0, 1e9, 1e10, 3}};
+          std::vector<SweepPoint> bad = {{0, 1e9, 1e10, 5}};
           sweep(s, policies, bad, cols, o);
-        }) == "point 0: policy: index 3 out of range (0..2)");
+        }) == "point 0: policy: index 5 out of range (0..4)");
 }

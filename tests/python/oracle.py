@@ -183,7 +183,14 @@ from fractions import Fraction
 
 POLICIES = ("lookahead", "belady", "prefetch-next", "none", "no-lookahead", "lru")
 #: The OnSRAM family (docs/model/onsram.md, rules O2-O8), written from that page.
-ONSRAM = ("fifo", "infinite-spm", "one-step", "onsram-static")
+ONSRAM = (
+    "fifo",
+    "infinite-spm",
+    "one-step",
+    "onsram-static",
+    "onsram-eager-wb",
+    "onsram-eager-spec",
+)
 ROLES = ("activation", "weight", "state", "gradient", "weight_grad")
 
 
@@ -515,6 +522,115 @@ def _pinned(n, compute, tensors, accesses, capacity, link: _Link, policy, option
         "offloads": 0,
     }
     return work, diag
+
+
+def _eager(net, n, compute, tensors, accesses, capacity, spec: bool, options) -> tuple:
+    """OnSRAM-Eager (docs/model/onsram.md, rules E1-E7): steps seen one at a time; a history
+    buffer of contexts (the signatures of the last ``window`` steps) predicts each output's
+    liveness; W/B always writes back, Spec only while the prediction is not stable; a read
+    after a dropped output's predicted end re-executes its producer. Returns the work, the
+    counts and the compute added to each step."""
+    window, entries = int(options.get("window", 3)), int(options.get("entries", 6))
+    st = net.schedule.step_table()
+
+    def is_candidate(t) -> bool:  # E2: O2, made on chip, only read afterwards
+        return (
+            t.role in ("activation", "gradient")
+            and not t.starts_offchip
+            and not t.must_end_offchip
+            and bool(t.uses)
+            and t.uses[0].write
+            and not t.uses[0].read
+            and not any(u.write for u in t.uses[1:])
+        )
+
+    cand = {t.index for t in tensors if is_candidate(t)}
+    start = {ti: tensors[ti].uses[0].step for ti in cand}
+    last = {ti: tensors[ti].uses[-1].step for ti in cand}
+    outputs = [sorted(ti for ti in cand if start[ti] == s) for s in range(n)]
+    sigs = [
+        (st["phase"][s], st["part"][s], int(st["macs"][s]), int(st["flops"][s]))
+        + tuple((nb, r, w, p) for _, r, w, p, nb in accesses[s])
+        for s in range(n)
+    ]
+    contexts = [tuple(sigs[max(0, s - window + 1) : s + 1]) for s in range(n)]
+    buffer: dict[tuple, dict] = {}  # context -> {"touched", "live": [...], "stable": [...]}
+    pinned: dict[int, int] = {}  # tensor -> predicted end
+    copy: set[int] = set()  # tensors with a valid DRAM copy
+    occ = [0] * n
+    extra = [0] * n
+    work = _Work(n)
+    diag = {"kept": 0, "prefetched": 0, "born": 0, "offloads": 0}
+
+    def on_chip(ti, u) -> bool:
+        return ti in pinned and u <= pinned[ti] and u <= last[ti]
+
+    def reexecute(ti, u, done) -> None:  # E7
+        if ti in done:
+            return
+        done.add(ti)
+        p = start[ti]
+        extra[u] += compute[p]
+        for tj, read, _, partial, nb in accesses[p]:
+            if not read:
+                continue
+            if not partial and tj in cand and on_chip(tj, u):
+                continue
+            if not partial and tj in cand and tj not in copy:
+                reexecute(tj, u, done)
+                continue
+            work.streamed_loads[u].append((tj, nb))
+
+    for s in range(n):
+        ctx = contexts[s]
+        if ctx not in buffer:  # E4: insert, evicting the least recently used entry
+            if len(buffer) >= entries:
+                del buffer[min(buffer, key=lambda c: buffer[c]["touched"])]
+            k = len(outputs[s])
+            buffer[ctx] = {"touched": s, "live": [-1] * k, "stable": [False] * k}
+        entry = buffer[ctx]
+        entry["touched"] = s
+        for k, ti in enumerate(outputs[s]):
+            live = entry["live"][k] if k < len(entry["live"]) else -1
+            end = min(s + live, n - 1)
+            size = tensors[ti].size
+            if live >= 1 and all(occ[u] + size <= capacity for u in range(s, end + 1)):
+                pinned[ti] = end
+                for u in range(s, end + 1):
+                    occ[u] += size
+                if not spec or not entry["stable"][k]:  # E6
+                    copy.add(ti)
+                diag["born"] += 1
+            else:
+                copy.add(ti)
+        done: set[int] = set()
+        for ti, read, write, partial, nb in accesses[s]:  # E5
+            if partial or ti not in cand:
+                if read:
+                    work.streamed_loads[s].append((ti, nb))
+                if write:
+                    work.streamed_stores[s].append((ti, nb))
+            elif write:
+                if ti in copy:
+                    work.streamed_stores[s].append((ti, nb))
+            elif on_chip(ti, s):
+                diag["kept"] += 1
+            elif ti in copy:
+                work.streamed_loads[s].append((ti, nb))
+            else:
+                reexecute(ti, s, done)
+        for ti in sorted(ti for ti in cand if last[ti] == s):  # E4: learning at death
+            k = outputs[start[ti]].index(ti)
+            e = buffer.get(contexts[start[ti]])
+            if e is not None and k < len(e["live"]):
+                e["stable"][k] = e["live"][k] == s - start[ti]
+                e["live"][k] = s - start[ti]
+            if ti in pinned:
+                for u in range(s + 1, pinned[ti] + 1):
+                    occ[u] -= tensors[ti].size
+                for u in range(start[ti], min(s, pinned[ti]) + 1):
+                    work.onchip[u] += tensors[ti].size
+    return work, diag, extra
 
 
 # ---------------------------------------------------------------------------------------------
@@ -908,6 +1024,18 @@ def estimate(
         capacity = 0  # R10: capacity unused
     if policy in ("lru", "fifo"):
         work, diag = _lru(n, tensors, accesses, capacity, fifo=policy == "fifo")
+    elif policy in ("onsram-eager-wb", "onsram-eager-spec"):
+        work, diag, extra = _eager(
+            net,
+            n,
+            compute,
+            tensors,
+            accesses,
+            capacity,
+            policy.endswith("spec"),
+            cache_options or {},
+        )
+        compute = [c + e for c, e in zip(compute, extra)]
     elif policy in ONSRAM:
         work, diag = _pinned(
             n, compute, tensors, accesses, capacity, cost, policy, cache_options or {}

@@ -296,7 +296,14 @@ def test_policies_and_default_policy(tiny):
     assert table["description"].str.len().min() > 0
     p = dnnmem.parts("cache")
     assert list(p)[:6] == ["lookahead", "belady", "prefetch-next", "no-lookahead", "lru", "none"]
-    assert list(p)[6:] == ["fifo", "infinite-spm", "one-step", "onsram-static"]
+    assert list(p)[6:] == [
+        "fifo",
+        "infinite-spm",
+        "one-step",
+        "onsram-static",
+        "onsram-eager-wb",
+        "onsram-eager-spec",
+    ]
     assert list(table.loc[table["kind"] == "cache", "name"]) == list(p)
     r = dnnmem.estimate(tiny, capacity=MiB)
     assert r.policy == "lookahead"

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import os
 
+import oracle
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_policies_oracle import random_network
+from test_policies_oracle import compare_with_oracle, random_network
 
 import dnnmem
 
@@ -213,3 +214,118 @@ def test_hybrid_runs_activation_bound_ops_after_their_producer() -> None:
         if layers.loc[name, "kind"] == "relu":
             (src,) = layers.loc[name, "inputs"]
             assert steps[i - 1] == src, name
+
+
+def _blocks(n: int, skip: tuple[int, int] | None = None) -> dict:
+    """x -> (conv c_i -> relu r_i) x n, every conv the same shape: a pattern that repeats; with
+    ``skip`` = (i, j), an add of r_i and r_j at the end."""
+    layers: list[dict] = [{"name": "x", "kind": "input", "shape": [8, 8, 4]}]
+    prev = "x"
+    for i in range(n):
+        layers.append(
+            {
+                "name": f"c{i}",
+                "kind": "conv2d",
+                "inputs": [prev],
+                "filters": 4,
+                "kernel_size": 3,
+                "padding": "same",
+            }
+        )
+        layers.append({"name": f"r{i}", "kind": "relu", "inputs": [f"c{i}"]})
+        prev = f"r{i}"
+    if skip:
+        layers.append({"name": "sum", "kind": "add", "inputs": [f"r{skip[0]}", f"r{skip[1]}"]})
+    return {"name": "blocks", "layers": layers}
+
+
+def _eager(doc: dict, cache: str) -> dnnmem.Result:
+    net = dnnmem.load_network(doc, batch=1)
+    return dnnmem.estimate(
+        net, policy=f"inference + {cache}", capacity=2**20, bandwidth=BW, throughput=FLOPS
+    )
+
+
+def test_eager_on_a_repeating_pattern_predicts_exactly() -> None:
+    """Rules E3-E6: every output lives one step; once the buffer has seen a context, it pins the
+    output (W/B still writes it back); once it has seen the same liveness twice, Spec stops
+    writing back. No mis-speculation, so no recompute."""
+    doc = _blocks(8)
+    none, wb, spec = (_eager(doc, c) for c in ("none", "onsram-eager-wb", "onsram-eager-spec"))
+    assert wb.traffic_out == none.traffic_out  # W/B: everything written back
+    assert wb.traffic_in < none.traffic_in
+    assert spec.traffic_out < wb.traffic_out and spec.traffic_in == wb.traffic_in
+    assert list(spec.steps["compute_time"]) == list(none.steps["compute_time"])
+    assert spec.time < wb.time < none.time
+    assert spec.counts["born"] == wb.counts["born"] == spec.counts["kept"] > 0
+    # After the warm-up every step's output stays on chip and is not written back (Spec).
+    out = list(spec.steps["bytes_out"])
+    assert out[-1] == ACT  # the network's output
+    assert all(b == 0 for b in out[6:-1])
+
+
+def test_eager_spec_mis_speculation_reexecutes_the_producers() -> None:
+    """Rule E7: r3 is read again at the end (add r5 + r3), after its predicted one-step life; Spec
+    did not write it back, so the add re-executes relu r3, whose input c3 was dropped too, so it
+    re-executes conv c3, which reads r2 (written back: its entry was not stable yet) and W:c3."""
+    doc = _blocks(6, skip=(5, 3))
+    none = _eager(doc, "none")
+    spec = _eager(doc, "onsram-eager-spec")
+    s, base = spec.steps.set_index("name"), none.steps.set_index("name")
+    extra = s["compute_time"] - base["compute_time"]
+    assert extra["F:sum"] == pytest.approx(
+        base.loc["F:r3", "compute_time"] + base.loc["F:c3", "compute_time"], rel=1e-12
+    )
+    assert (extra.drop("F:sum") == 0).all()
+    w = (4 * 4 * 3 * 3 + 4) * 4  # W:c3 with its bias
+    assert s.loc["F:sum", "bytes_in"] == ACT + w  # r2 and W:c3; r5 is on chip
+    wb = _eager(doc, "onsram-eager-wb")
+    assert (wb.steps["compute_time"] == none.steps["compute_time"]).all()
+
+
+@st.composite
+def _repeating(draw) -> dict:
+    """Identical conv -> relu blocks with random skip additions: contexts that repeat, and
+    predictions that fail (a skip reads a tensor after its predicted life)."""
+    n = draw(st.integers(3, 8))
+    layers: list[dict] = [{"name": "x", "kind": "input", "shape": [4, 4, 2]}]
+    prev, made = "x", []
+    for i in range(n):
+        conv = {"name": f"c{i}", "kind": "conv2d", "inputs": [prev], "filters": 2}
+        layers.append(conv | {"kernel_size": 3, "padding": "same"})
+        layers.append({"name": f"r{i}", "kind": "relu", "inputs": [f"c{i}"]})
+        prev = f"r{i}"
+        made.append(prev)
+        if len(made) > 2 and draw(st.booleans()):
+            other = made[draw(st.integers(0, len(made) - 2))]
+            layers.append({"name": f"a{i}", "kind": "add", "inputs": [prev, other]})
+            prev = f"a{i}"
+            made.append(prev)
+    return {"name": "repeating", "layers": layers}
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    doc=_repeating(),
+    scheduler=st.sampled_from(["inference", "default", "inference(order=random, seed=3)"]),
+    cache=st.sampled_from(["onsram-eager-wb", "onsram-eager-spec"]),
+    window=st.integers(1, 3),
+    entries=st.integers(1, 6),
+    capacity=st.sampled_from([0, 200, 600, 2**40]),
+)
+def test_eager_matches_the_oracle_on_repeating_blocks(
+    doc, scheduler, cache, window, entries, capacity
+) -> None:
+    """Rules E1-E7 against tests/python/oracle.py, mis-speculations included."""
+    net = dnnmem.load_network(doc, batch=1)
+    policy = dnnmem.Policy.parse(f"{scheduler} + {cache}(window={window}, entries={entries})")
+    o = oracle.estimate(
+        net.with_scheduler(policy.scheduler),
+        capacity,
+        10**6,
+        10**8,
+        cache,
+        cache_options={"window": window, "entries": entries},
+    )
+    r = dnnmem.estimate(net, policy=policy, capacity=capacity, bandwidth=10**6, throughput=10**8)
+    compare_with_oracle(r, o, str(policy))
