@@ -548,11 +548,18 @@ def _eager(net, n, compute, tensors, accesses, capacity, spec: bool, options) ->
     start = {ti: tensors[ti].uses[0].step for ti in cand}
     last = {ti: tensors[ti].uses[-1].step for ti in cand}
     outputs = [sorted(ti for ti in cand if start[ti] == s) for s in range(n)]
-    sigs = [
-        (st["phase"][s], st["part"][s], int(st["macs"][s]), int(st["flops"][s]))
-        + tuple((nb, r, w, p) for _, r, w, p, nb in accesses[s])
-        for s in range(n)
-    ]
+    if options.get("similar", "kind") == "shape":  # E3: the same FLOPs on the same bytes
+        sigs = [
+            (st["phase"][s], st["part"][s], int(st["macs"][s]), int(st["flops"][s]))
+            + tuple((nb, r, w, p) for _, r, w, p, nb in accesses[s])
+            for s in range(n)
+        ]
+    else:  # the same kind of work: a GEMM or not, the same accesses in the same directions
+        sigs = [
+            (st["phase"][s], st["part"][s], int(st["macs"][s]) > 0)
+            + tuple((r, w, p) for _, r, w, p, _ in accesses[s])
+            for s in range(n)
+        ]
     contexts = [tuple(sigs[max(0, s - window + 1) : s + 1]) for s in range(n)]
     buffer: dict[tuple, dict] = {}  # context -> {"touched", "live": [...], "stable": [...]}
     pinned: dict[int, int] = {}  # tensor -> predicted end

@@ -311,21 +311,19 @@ def _repeating(draw) -> dict:
     cache=st.sampled_from(["onsram-eager-wb", "onsram-eager-spec"]),
     window=st.integers(1, 3),
     entries=st.integers(1, 6),
+    similar=st.sampled_from(["kind", "shape"]),
     capacity=st.sampled_from([0, 200, 600, 2**40]),
 )
 def test_eager_matches_the_oracle_on_repeating_blocks(
-    doc, scheduler, cache, window, entries, capacity
+    doc, scheduler, cache, window, entries, similar, capacity
 ) -> None:
     """Rules E1-E7 against tests/python/oracle.py, mis-speculations included."""
     net = dnnmem.load_network(doc, batch=1)
-    policy = dnnmem.Policy.parse(f"{scheduler} + {cache}(window={window}, entries={entries})")
+    opts = {"window": window, "entries": entries, "similar": similar}
+    text = ", ".join(f"{k}={v}" for k, v in opts.items())
+    policy = dnnmem.Policy.parse(f"{scheduler} + {cache}({text})")
     o = oracle.estimate(
-        net.with_scheduler(policy.scheduler),
-        capacity,
-        10**6,
-        10**8,
-        cache,
-        cache_options={"window": window, "entries": entries},
+        net.with_scheduler(policy.scheduler), capacity, 10**6, 10**8, cache, cache_options=opts
     )
     r = dnnmem.estimate(net, policy=policy, capacity=capacity, bandwidth=10**6, throughput=10**8)
     compare_with_oracle(r, o, str(policy))

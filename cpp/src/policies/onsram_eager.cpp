@@ -66,6 +66,7 @@ void plan_eager(const PlanInput& in, PlanScratch& w, Plan& plan, bool write_back
   const std::size_t nt = s.tensors.size(), n = s.steps.size();
   const int window = static_cast<int>(in.options->integer("window"));
   const std::size_t entries = static_cast<std::size_t>(in.options->integer("entries"));
+  const bool by_shape = in.options->choice("similar") == "shape";
   Eager e(in, write_back_always);
   e.candidate.assign(nt, 0);
   e.pinned.assign(nt, 0);
@@ -95,10 +96,13 @@ void plan_eager(const PlanInput& in, PlanScratch& w, Plan& plan, bool write_back
   for (std::size_t i = 0; i < n; ++i) {
     const Step& st = s.steps[i];
     Signature& g = sigs[i];
-    g = {static_cast<std::int64_t>(st.phase), static_cast<std::int64_t>(st.part), st.ops.macs, st.ops.flops};
+    // shape: the same FLOPs on the same bytes; kind: the same kind of work (a GEMM or not, the
+    // same accesses in the same directions), whatever the sizes.
+    g = {static_cast<std::int64_t>(st.phase), static_cast<std::int64_t>(st.part),
+         by_shape ? st.ops.macs : (st.ops.macs > 0 ? 1 : 0), by_shape ? st.ops.flops : 0};
     for (int k = 0; k < st.num_accesses; ++k) {
       const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
-      g.push_back(a.bytes * 8 + (a.read ? 1 : 0) + (a.write ? 2 : 0) + (a.partial ? 4 : 0));
+      g.push_back((by_shape ? a.bytes * 8 : 0) + (a.read ? 1 : 0) + (a.write ? 2 : 0) + (a.partial ? 4 : 0));
     }
   }
   std::map<Signature, Entry> buffer;
@@ -204,7 +208,9 @@ void plan_eager_spec(const PlanInput& in, PlanScratch& w, Plan& plan) { plan_eag
 
 std::vector<OptionSpec> eager_options() {
   return {integer_option("entries", "history-buffer entries", 6, 1, 1 << 20),
-          integer_option("window", "steps whose signatures form a lookup context", 3, 1, 1 << 10)};
+          integer_option("window", "steps whose signatures form a lookup context", 3, 1, 1 << 10),
+          choice_option("similar", "steps are similar when they do the same kind of work (kind) or "
+                        "also on the same sizes (shape)", "kind", {"kind", "shape"})};
 }
 
 }  // namespace
