@@ -96,14 +96,16 @@ def speedups(
     -------
     DataFrame
         One row per network: ``network``, ``bytes_per_element``, ``baseline`` (s) and one
-        speedup column per policy, plus ``<label>_pinned`` (tensors pinned) and
-        ``<label>_resident`` (largest bytes resident at one step).
+        speedup column per policy, plus ``<label>_pinned`` (tensors pinned),
+        ``<label>_resident`` (largest bytes resident at one step) and ``<label>_recompute``
+        (seconds of re-executed steps, OnSRAM-Eager Spec).
     """
     hw = dnnmem.hardware(HARDWARE, capacity=capacity)
     rows = []
     for name in names:
         net = dnnmem.network(NETWORKS[name], batch=1, bytes_per_element=bytes_per_element)
-        base = dnnmem.estimate(net, hw, policy="inference + none").time
+        none = dnnmem.estimate(net, hw, policy="inference + none")
+        base, base_compute = none.time, float(none.steps["compute_time"].sum())
         row: dict[str, object] = {
             "network": name,
             "bytes_per_element": bytes_per_element,
@@ -117,6 +119,8 @@ def speedups(
             row[label] = base / r.time
             row[f"{label}_pinned"] = r.counts["born"]
             row[f"{label}_resident"] = int(r.steps["resident_bytes"].max())
+            # Eager Spec's re-executed steps (docs/model/onsram.md, E7), in seconds.
+            row[f"{label}_recompute"] = float(r.steps["compute_time"].sum()) - base_compute
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -64,6 +64,8 @@ def compute(small: bool = False) -> pd.DataFrame:
         df[label] = df["network"].map(g.mean())
         df[f"{label}_min"] = df["network"].map(g.min())
         df[f"{label}_max"] = df["network"].map(g.max())
+        rec = every.groupby("network", sort=False)[f"{label}_recompute"]
+        df[f"{label}_recompute"] = df["network"].map(rec.mean())  # s, mean over orders
     return df
 
 
