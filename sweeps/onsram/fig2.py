@@ -30,7 +30,7 @@ POLICIES = {
 }
 BYTES_PER_ELEMENT = 2
 ORDERS = 50
-SMALL_ORDERS = 3
+SMALL_ORDERS = 2
 #: The paper's configuration (6 entries, window 3), and a 64-entry buffer: on graphs whose
 #: normalisations and activations are layers of their own, a residual block is a dozen steps,
 #: more contexts than 6 entries hold (docs/seeds/onsram.md).
