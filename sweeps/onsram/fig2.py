@@ -153,5 +153,7 @@ def plot(df: pd.DataFrame) -> Figure:
 
 
 if __name__ == "__main__":
+    import sys
+
     C.main(NAME, compute, plot)
-    print(relations(compute()).to_string(index=False))
+    print(relations(compute(small="--small" in sys.argv)).to_string(index=False))

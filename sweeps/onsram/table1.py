@@ -96,5 +96,7 @@ def plot(df: pd.DataFrame) -> Figure:
 
 
 if __name__ == "__main__":
+    import sys
+
     C.main(NAME, compute, plot)
-    print(fit(compute()).round(3).to_string(index=False))
+    print(fit(compute(small="--small" in sys.argv)).round(3).to_string(index=False))
