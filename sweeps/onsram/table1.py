@@ -6,6 +6,7 @@ paper's, at 1, 2 and 4 bytes per element (the paper states none).
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import _common as C
@@ -46,14 +47,7 @@ def fit(df: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for b, g in df[df["network"] != "GeoMean"].groupby("bytes_per_element"):
         err = {
-            col: float(
-                (
-                    g[col].apply(lambda x: __import__("math").log(x))
-                    - g[f"paper_{col}"].apply(lambda x: __import__("math").log(x))
-                )
-                .abs()
-                .mean()
-            )
+            col: float((g[col].map(math.log) - g[f"paper_{col}"].map(math.log)).abs().mean())
             for col in ("inf", "one_step")
         }
         rows.append(
