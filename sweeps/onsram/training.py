@@ -27,6 +27,8 @@ POLICIES = {
     "one-step": "one-step",
     "onsram-static": "onsram-static",
     "onsram-static (hybrid order)": "default(order=hybrid) + onsram-static",
+    "eager-wb": "onsram-eager-wb",
+    "eager-spec": "onsram-eager-spec",
     "infinite-spm": "infinite-spm",
     "lookahead": "lookahead",
 }
