@@ -31,6 +31,7 @@ PointTotals totals(const TimeBase& time, const TimelineTotals& tl, const PlanCou
 PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const PreparedPolicy& policy,
                            PointWorkspace& ws) {
   PlanInput in = make_plan_input(s, hw, policy, std::move(ws.compute));
+  ws.plan.recompute.clear();  // only the managers that re-execute steps fill it
   policy.cache->plan(in, ws.planner, ws.plan);
   const TimelineTotals tl = simulate(in, ws.plan, ws.timeline, nullptr);
   PointTotals t = totals(in.time, tl, ws.plan.counts);

@@ -6,6 +6,7 @@
 #include "dnnmem/schedule.hpp"
 
 #include <algorithm>
+#include <random>
 #include <array>
 #include <numeric>
 #include <stdexcept>
@@ -130,6 +131,67 @@ std::vector<int> forward_order(const Network& net) {
   return order;
 }
 
+// The other forward orders (docs/model/onsram.md, rule O9): list scheduling over ready layers
+// (all inputs done), released in a FIFO queue. `hybrid` runs next the first activation-bound
+// layer (no multiply-accumulates) released by the step just scheduled, i.e. one that consumes
+// it, else the queue's front (breadth-first); `random` draws a ready layer uniformly from a
+// 64-bit Mersenne Twister seeded with `seed` (the same order on every platform). Folded layers
+// and inputs are released as soon as they are ready and make no step.
+std::vector<int> list_forward_order(const Network& net, const detail::StepRules& rules) {
+  const std::size_t n = net.layers.size();
+  std::vector<int> remaining(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::vector<int> ins = net.layers[i].inputs;
+    std::sort(ins.begin(), ins.end());
+    remaining[i] = static_cast<int>(std::unique(ins.begin(), ins.end()) - ins.begin());
+  }
+  std::vector<int> ready, released, order;
+  std::mt19937_64 rng(rules.seed);
+  // Marks `layer` done: its consumers whose last input it was join the queue (folded ones are
+  // walked through at once); `released` collects them, in release order.
+  auto release = [&](int layer) {
+    std::vector<int> stack{layer};
+    while (!stack.empty()) {
+      const int l = stack.back();
+      stack.pop_back();
+      const auto& cons = net.consumers[static_cast<std::size_t>(l)];
+      for (auto it = cons.rbegin(); it != cons.rend(); ++it) {
+        const int c = *it;
+        if (--remaining[static_cast<std::size_t>(c)] != 0) continue;
+        if (kind_info(net.layers[static_cast<std::size_t>(c)].kind).folded) stack.push_back(c);
+      }
+      for (const int c : cons) {
+        if (remaining[static_cast<std::size_t>(c)] != 0) continue;
+        if (kind_info(net.layers[static_cast<std::size_t>(c)].kind).folded) continue;
+        if (std::find(ready.begin(), ready.end(), c) != ready.end()) continue;
+        if (std::find(order.begin(), order.end(), c) != order.end()) continue;
+        ready.push_back(c);
+        released.push_back(c);
+      }
+    }
+  };
+  for (std::size_t i = 0; i < n; ++i)
+    if (net.layers[i].kind == Kind::Input) release(static_cast<int>(i));
+  while (!ready.empty()) {
+    std::size_t pick = 0;
+    if (rules.order == detail::StepRules::Order::Random) {
+      pick = static_cast<std::size_t>(rng() % ready.size());
+    } else {
+      for (const int c : released) {
+        if (net.layers[static_cast<std::size_t>(c)].fwd.macs != 0) continue;
+        pick = static_cast<std::size_t>(std::find(ready.begin(), ready.end(), c) - ready.begin());
+        break;
+      }
+    }
+    const int layer = ready[pick];
+    ready.erase(ready.begin() + static_cast<std::ptrdiff_t>(pick));
+    order.push_back(layer);
+    released.clear();
+    release(layer);
+  }
+  return order;
+}
+
 struct UnionFind {
   std::vector<int> parent;
   explicit UnionFind(std::size_t n) : parent(n) { std::iota(parent.begin(), parent.end(), 0); }
@@ -151,7 +213,9 @@ class ScheduleBuilder {
   }
 
   void build() {
-    s_.forward_order = forward_order(net_);
+    s_.forward_order = rules_.order == detail::StepRules::Order::Thesis
+                           ? forward_order(net_)
+                           : list_forward_order(net_, rules_);
     position_.assign(net_.layers.size(), -1);
     for (std::size_t i = 0; i < s_.forward_order.size(); ++i)
       position_[static_cast<std::size_t>(s_.forward_order[i])] = static_cast<int>(i);

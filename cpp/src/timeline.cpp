@@ -191,7 +191,7 @@ TimelineTotals simulate(const PlanInput& in, const Plan& plan, TimelineScratch& 
       ch.issue(static_cast<int>(next));
       count(st, xs[next]);
     }
-    st.compute = in.compute[i];
+    st.compute = in.compute[i] + (plan.recompute.empty() ? 0 : plan.recompute[i]);
     ch.run_until(st.start + st.compute);
     ch.run_until_done(step);
     st.end = ch.now;

@@ -83,7 +83,7 @@ TEST_CASE("registries: names unique across the four kinds, unknown names listed"
   for (auto* p : link_parts()) names.insert(p->name), ++n;
   for (auto* p : compute_parts()) names.insert(p->name), ++n;
   CHECK(names.size() == n);
-  CHECK(cache_parts().size() == 7);
+  CHECK(cache_parts().size() == 13);
   CHECK(what([] { find_link("zvc"); }) == "link: unknown link 'zvc' (valid: raw, ratio)");
   CHECK(what([] { find_scheduler("nope"); }) ==
         "scheduler: unknown scheduler 'nope' (valid: default, inference, split-backward, mbs)");
@@ -177,7 +177,7 @@ TEST_CASE("sweep over prepared compositions equals estimate, point by point") {
   const Network n = net(kChain);
   const Schedule s = schedule(n, "split-backward");
   std::vector<PreparedPolicy> policies;
-  for (const char* cache : {"lookahead", "lru", "none"}) {
+  for (const char* cache : {"lookahead", "lru", "none", "onsram-static", "onsram-eager-spec"}) {
     PolicySpec spec;
     spec.cache.name = cache;
     spec.link = {"ratio", {{"all", 2.5}, {"cap", 5e9}}};
@@ -185,7 +185,7 @@ TEST_CASE("sweep over prepared compositions equals estimate, point by point") {
     policies.push_back(prepare_policy(s, spec, 2));
   }
   std::vector<SweepPoint> points;
-  for (int p = 0; p < 3; ++p)
+  for (int p = 0; p < 5; ++p)
     for (std::int64_t cap : {0, 40, 100, 1000}) points.push_back({cap, 1e9, 1e10, p});
   const std::size_t k = points.size();
   std::vector<double> seconds(k);
@@ -213,7 +213,53 @@ TEST_CASE("sweep over prepared compositions equals estimate, point by point") {
     CHECK(wire_in[i] < in[i]);  // ratio 2.5 > 1
   }
   CHECK(what([&] {
-          std::vector<SweepPoint> bad = {{0, 1e9, 1e10, 3}};
+          std::vector<SweepPoint> bad = {{0, 1e9, 1e10, 5}};
           sweep(s, policies, bad, cols, o);
-        }) == "point 0: policy: index 3 out of range (0..2)");
+        }) == "point 0: policy: index 5 out of range (0..4)");
+}
+
+TEST_CASE("OnSRAM managers on an inference chain: what each keeps, byte by byte") {
+  // docs/model/onsram.md. Batch 2, 4 B/element: Y:x 32 B, W:fc1 60, Y:fc1 24, Y:r 24, W:fc2 32,
+  // Y:fc2 16 (the output). Every step is memory-bound at 1 GB/s and 10 TFLOP/s.
+  const Schedule s = schedule(net(kChain), "inference");
+  auto traffic = [&](const char* cache, std::int64_t capacity) {
+    PolicySpec spec;
+    spec.cache.name = cache;
+    const Estimate e = estimate(s, {capacity, 1e9, 1e13}, prepare_policy(s, spec, 2));
+    return std::pair<std::int64_t, std::int64_t>{e.traffic_in, e.traffic_out};
+  };
+  using P = std::pair<std::int64_t, std::int64_t>;
+  CHECK(traffic("none", 0) == P{32 + 60 + 24 + 24 + 32, 24 + 24 + 16});
+  CHECK(traffic("infinite-spm", 0) == P{32 + 60 + 32, 16});  // capacity ignored
+  CHECK(traffic("onsram-static", 1000) == P{32 + 60 + 32, 16});
+  CHECK(traffic("one-step", 1000) == P{32 + 60 + 32, 16});
+  // 48 bytes: Y:x (32, step 0) comes first and Y:fc1 (steps 0-1) no longer fits beside it.
+  CHECK(traffic("one-step", 48) == P{32 + 60 + 24 + 32, 24 + 16});
+  CHECK(traffic("fifo", 1000) == P{32 + 60 + 32, 16});
+  // Three steps, no pattern seen twice: Eager has nothing to predict from.
+  CHECK(traffic("onsram-eager-wb", 1000) == traffic("none", 0));
+  CHECK(traffic("onsram-eager-spec", 1000) == traffic("none", 0));
+}
+
+TEST_CASE("scheduler option order: hybrid and random are topological, thesis unchanged") {
+  const char* branches = R"({"name":"x","kind":"input","shape":[4]},
+    {"name":"a","kind":"dense","inputs":["x"],"units":3},
+    {"name":"b","kind":"dense","inputs":["x"],"units":3},
+    {"name":"ra","kind":"relu","inputs":["a"]},
+    {"name":"c","kind":"dense","inputs":["ra"],"units":3},
+    {"name":"s","kind":"add","inputs":["c","b"]})";
+  const Network n = net(branches);
+  auto order = [&](OptionMap o) {
+    std::string names;
+    for (int l : schedule(n, "inference", std::move(o)).forward_order)
+      names += n.layers[static_cast<std::size_t>(l)].name + " ";
+    return names;
+  };
+  CHECK(order({}) == "a ra c b s ");  // depth-first
+  CHECK(order({{"order", std::string("thesis")}}) == "a ra c b s ");
+  // hybrid: the ReLU right after its producer, then breadth-first: b before c.
+  CHECK(order({{"order", std::string("hybrid")}}) == "a ra b c s ");
+  const std::string r1 = order({{"order", std::string("random")}, {"seed", 1.0}});
+  CHECK(r1 == order({{"order", std::string("random")}, {"seed", 1.0}}));
+  CHECK(r1.substr(r1.size() - 2) == "s ");
 }

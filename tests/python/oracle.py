@@ -142,6 +142,11 @@ L6. Dirty dW still cached after the last step are written out then (drain).
     Diagnostics: ``kept`` = cache hits, ``born`` = write-only allocations, ``offloads`` = dirty
     write-outs, ``prefetched`` = 0.
 
+The OnSRAM family (docs/model/onsram.md, written from that page): ``fifo`` is ``lru`` with the
+victim cached earliest (O8); ``infinite-spm``, ``one-step`` and ``onsram-static`` pin candidate
+tensors for their whole live interval and stream every other access (O2-O7); ``cache_options``
+passes their ``reserve`` and ``alpha``.
+
 Links (docs/policies.md, written from that page alone)
 ------------------------------------------------------
 ``link=None`` is the thesis's link: b bytes cross it as b bytes in b × throughput units.
@@ -177,6 +182,15 @@ import math
 from fractions import Fraction
 
 POLICIES = ("lookahead", "belady", "prefetch-next", "none", "no-lookahead", "lru", "mbs-strict")
+#: The OnSRAM family (docs/model/onsram.md, rules O2-O8), written from that page.
+ONSRAM = (
+    "fifo",
+    "infinite-spm",
+    "one-step",
+    "onsram-static",
+    "onsram-eager-wb",
+    "onsram-eager-spec",
+)
 ROLES = ("activation", "weight", "state", "gradient", "weight_grad")
 
 
@@ -426,6 +440,206 @@ def _plan(n, flops, tensors, capacity, bandwidth, link: _Link, policy) -> _Plan:
     return plan
 
 
+def _pinned(n, compute, tensors, accesses, capacity, link: _Link, policy, options) -> tuple:
+    """The OnSRAM family (docs/model/onsram.md): choose the pinned tensors (O4 infinite-spm, O5
+    one-step, O6-O7 onsram-static); a pinned tensor is resident from its first to its last full
+    use and none of its full uses moves; everything else is streamed (O2)."""
+    room = capacity - int(options.get("reserve", 0))
+    alpha = Fraction(options.get("alpha", 1))
+
+    def candidate(t) -> bool:  # O2: made on chip, or a network input (loaded once)
+        if t.role not in ("activation", "gradient") or t.must_end_offchip or not t.uses:
+            return False
+        first = t.uses[0]
+        if t.starts_offchip:
+            return t.role == "activation" and first.read and not first.write
+        return first.write and not first.read
+
+    cands = [t for t in tensors if candidate(t)]
+    span = {t.index: (t.uses[0].step, t.uses[-1].step) for t in cands}
+    occ = [0] * n
+
+    def fits(t) -> bool:
+        a, b = span[t.index]
+        return all(occ[s] + t.size <= room for s in range(a, b + 1))
+
+    def pin(t) -> None:
+        a, b = span[t.index]
+        for s in range(a, b + 1):
+            occ[s] += t.size
+
+    pinned: set[int] = set()
+    if policy == "infinite-spm":  # O4
+        pinned = {t.index for t in cands}
+    elif policy == "one-step":  # O5
+        for t in sorted(cands, key=lambda t: (span[t.index][0], t.index)):
+            a, b = span[t.index]
+            if b <= a + 1 and fits(t):
+                pin(t)
+                pinned.add(t.index)
+    else:  # O6-O7
+        streamed = [0] * n
+        for s in range(n):
+            for ti, read, write, _, nbytes in accesses[s]:
+                streamed[s] += (read + write) * link.units(ti, nbytes)
+        base = [max(compute[s], streamed[s]) for s in range(n)]
+        ranked = []
+        for t in cands:
+            saved = 0
+            for j, u in enumerate(t.uses):
+                d = (u.read + u.write) * link.units(t.index, t.size)
+                if j == 0 and t.starts_offchip:
+                    d = 0  # a network input's first read moves it anyway
+                saved += base[u.step] - max(compute[u.step], streamed[u.step] - d)
+            if saved <= 0:
+                continue
+            a, b = span[t.index]
+            unused = (b - a + 1) - len(t.uses)
+            fom = Fraction(saved, t.size * (1 + alpha * unused)) if t.size else Fraction(10**100)
+            ranked.append((-fom, a, t.index))
+        for _, _, ti in sorted(ranked):
+            if fits(tensors[ti]):
+                pin(tensors[ti])
+                pinned.add(ti)
+    work = _Work(n)
+    for ti in pinned:
+        a, b = span[ti]
+        for s in range(a, b + 1):
+            work.onchip[s] += tensors[ti].size
+    for s in range(n):
+        for ti, read, write, partial, nbytes in accesses[s]:
+            if ti in pinned and not partial:
+                if not (tensors[ti].starts_offchip and s == span[ti][0]):
+                    continue
+            if read:
+                work.streamed_loads[s].append((ti, nbytes))
+            if write:
+                work.streamed_stores[s].append((ti, nbytes))
+    diag = {
+        "kept": sum(len(tensors[ti].uses) - 1 for ti in pinned),
+        "prefetched": 0,
+        "born": len(pinned),
+        "offloads": 0,
+    }
+    return work, diag
+
+
+def _eager(net, n, compute, tensors, accesses, capacity, spec: bool, options) -> tuple:
+    """OnSRAM-Eager (docs/model/onsram.md, rules E1-E7): steps seen one at a time; a history
+    buffer of contexts (the signatures of the last ``window`` steps) predicts each output's
+    liveness; W/B always writes back, Spec only while the prediction is not stable; a read
+    after a dropped output's predicted end re-executes its producer. Returns the work, the
+    counts and the compute added to each step."""
+    window, entries = int(options.get("window", 3)), int(options.get("entries", 6))
+    st = net.schedule.step_table()
+
+    def is_candidate(t) -> bool:  # E2: O2, made on chip, only read afterwards
+        return (
+            t.role in ("activation", "gradient")
+            and not t.starts_offchip
+            and not t.must_end_offchip
+            and bool(t.uses)
+            and t.uses[0].write
+            and not t.uses[0].read
+            and not any(u.write for u in t.uses[1:])
+        )
+
+    cand = {t.index for t in tensors if is_candidate(t)}
+    start = {ti: tensors[ti].uses[0].step for ti in cand}
+    last = {ti: tensors[ti].uses[-1].step for ti in cand}
+    outputs = [sorted(ti for ti in cand if start[ti] == s) for s in range(n)]
+    if options.get("similar", "kind") == "shape":  # E3: the same FLOPs on the same bytes
+        sigs = [
+            (st["phase"][s], st["part"][s], int(st["macs"][s]), int(st["flops"][s]))
+            + tuple((nb, r, w, p) for _, r, w, p, nb in accesses[s])
+            for s in range(n)
+        ]
+    else:  # the same kind of work: a GEMM or not, the same accesses in the same directions
+        sigs = [
+            (st["phase"][s], st["part"][s], int(st["macs"][s]) > 0)
+            + tuple((r, w, p) for _, r, w, p, _ in accesses[s])
+            for s in range(n)
+        ]
+    contexts = [tuple(sigs[max(0, s - window + 1) : s + 1]) for s in range(n)]
+    buffer: dict[tuple, dict] = {}  # context -> {"touched", "live": [...], "stable": [...]}
+    pinned: dict[int, int] = {}  # tensor -> predicted end
+    copy: set[int] = set()  # tensors with a valid DRAM copy
+    occ = [0] * n
+    extra = [0] * n
+    work = _Work(n)
+    diag = {"kept": 0, "prefetched": 0, "born": 0, "offloads": 0}
+
+    def on_chip(ti, u) -> bool:
+        return ti in pinned and u <= pinned[ti] and u <= last[ti]
+
+    def reexecute(ti, u, done) -> None:  # E7
+        if ti in done:
+            return
+        done.add(ti)
+        p = start[ti]
+        extra[u] += compute[p]
+        for tj, read, _, partial, nb in accesses[p]:
+            if not read:
+                continue
+            if not partial and tj in cand and on_chip(tj, u):
+                continue
+            if not partial and tj in cand and tj not in copy:
+                reexecute(tj, u, done)
+                continue
+            work.streamed_loads[u].append((tj, nb))
+
+    for s in range(n):
+        ctx = contexts[s]
+        if ctx not in buffer:  # E4: insert, evicting the least recently used entry
+            if len(buffer) >= entries:
+                del buffer[min(buffer, key=lambda c: buffer[c]["touched"])]
+            k = len(outputs[s])
+            buffer[ctx] = {"touched": s, "live": [-1] * k, "stable": [False] * k}
+        entry = buffer[ctx]
+        entry["touched"] = s
+        for k, ti in enumerate(outputs[s]):
+            live = entry["live"][k] if k < len(entry["live"]) else -1
+            end = min(s + live, n - 1)
+            size = tensors[ti].size
+            if live >= 1 and all(occ[u] + size <= capacity for u in range(s, end + 1)):
+                pinned[ti] = end
+                for u in range(s, end + 1):
+                    occ[u] += size
+                if not spec or not entry["stable"][k]:  # E6
+                    copy.add(ti)
+                diag["born"] += 1
+            else:
+                copy.add(ti)
+        done: set[int] = set()
+        for ti, read, write, partial, nb in accesses[s]:  # E5
+            if partial or ti not in cand:
+                if read:
+                    work.streamed_loads[s].append((ti, nb))
+                if write:
+                    work.streamed_stores[s].append((ti, nb))
+            elif write:
+                if ti in copy:
+                    work.streamed_stores[s].append((ti, nb))
+            elif on_chip(ti, s):
+                diag["kept"] += 1
+            elif ti in copy:
+                work.streamed_loads[s].append((ti, nb))
+            else:
+                reexecute(ti, s, done)
+        for ti in sorted(ti for ti in cand if last[ti] == s):  # E4: learning at death
+            k = outputs[start[ti]].index(ti)
+            e = buffer.get(contexts[start[ti]])
+            if e is not None and k < len(e["live"]):
+                e["stable"][k] = e["live"][k] == s - start[ti]
+                e["live"][k] = s - start[ti]
+            if ti in pinned:
+                for u in range(s + 1, pinned[ti] + 1):
+                    occ[u] -= tensors[ti].size
+                for u in range(start[ti], min(s, pinned[ti]) + 1):
+                    work.onchip[u] += tensors[ti].size
+    return work, diag, extra
+
+
 # ---------------------------------------------------------------------------------------------
 # The timeline (SPEC §6)
 # ---------------------------------------------------------------------------------------------
@@ -604,12 +818,12 @@ def _linger(n, tensors, work: _Work, capacity: int) -> None:
     work.offload_after[n - 1] = sorted((ti, n) for _, ti in lingering)
 
 
-def _lru(n, tensors, accesses, capacity) -> tuple[_Work, dict]:
+def _lru(n, tensors, accesses, capacity, fifo: bool = False) -> tuple[_Work, dict]:
     """``lru`` (SPEC §5 ablation): an online LRU cache of whole tensors with demand loads and no
     knowledge of the future. Readings L1–L6 in the module docstring."""
     work = _Work(n)
     last_full_use = {t.index: t.uses[-1].step for t in tensors if t.uses}
-    cache: dict[int, list] = {}  # tensor → [dirty, last used step]
+    cache: dict[int, list] = {}  # tensor → [dirty, last used step, step cached]
     diag = {"kept": 0, "prefetched": 0, "born": 0, "offloads": 0}
 
     def used_bytes() -> int:
@@ -634,7 +848,12 @@ def _lru(n, tensors, accesses, capacity) -> tuple[_Work, dict]:
                 work.streamed_loads[s].append((ti, nbytes))
             # L3: make room by evicting least recently used tensors not used at s.
             while used_bytes() + t.size > capacity:
-                victims = [(last, vi) for vi, (_, last) in cache.items() if last < s]
+                # O8 (fifo): the earliest cached instead of the least recently used.
+                victims = [
+                    (cached if fifo else last, vi)
+                    for vi, (_, last, cached) in cache.items()
+                    if last < s
+                ]
                 if not victims:
                     break
                 _, vi = min(victims)
@@ -643,7 +862,7 @@ def _lru(n, tensors, accesses, capacity) -> tuple[_Work, dict]:
                     diag["offloads"] += 1
                 del cache[vi]
             if used_bytes() + t.size <= capacity:
-                cache[ti] = [write, s]
+                cache[ti] = [write, s, s]
                 if write and not read:
                     diag["born"] += 1
             elif write:
@@ -658,7 +877,9 @@ def _lru(n, tensors, accesses, capacity) -> tuple[_Work, dict]:
                 diag["offloads"] += 1
             del cache[ti]
     # L6: dirty tensors that must end off-chip and are still cached are written out at the end.
-    final = sorted(ti for ti, (dirty, _) in cache.items() if dirty and tensors[ti].must_end_offchip)
+    final = sorted(
+        ti for ti, (dirty, *_) in cache.items() if dirty and tensors[ti].must_end_offchip
+    )
     work.offload_after[n - 1] += [(ti, n) for ti in final]
     diag["offloads"] += len(final)
     return work, diag
@@ -859,6 +1080,7 @@ def estimate(
     link: dict | None = None,
     compute: dict | None = None,
     reuse: str = "group",
+    cache_options: dict | None = None,
 ) -> dict:
     """One training iteration of ``net`` on (capacity B, bandwidth B/s, throughput FLOP/s)
     under ``policy``; see the module docstring for the result and the readings of SPEC.md.
@@ -870,8 +1092,8 @@ def estimate(
     """
     if capacity_wait not in ("offloads-first", "issue-order", "own-deadlines"):
         raise ValueError(f"capacity_wait: unknown rule {capacity_wait!r}")
-    if policy not in POLICIES:
-        raise ValueError(f"policy must be one of {POLICIES}, got {policy!r}")
+    if policy not in POLICIES + ONSRAM:
+        raise ValueError(f"policy must be one of {POLICIES + ONSRAM}, got {policy!r}")
     capacity, bandwidth, throughput = int(capacity), int(bandwidth), int(throughput)
     n, flops, tensors, accesses = _read_schedule(net, ops_per_mac)
     if compute:
@@ -882,10 +1104,29 @@ def estimate(
     cost = _Link(link, [t.role for t in tensors], bandwidth, throughput)
     if policy == "none":
         capacity = 0  # R10: capacity unused
-    if policy == "lru":
-        work, diag = _lru(n, tensors, accesses, capacity)
+    if policy in ("lru", "fifo"):
+        work, diag = _lru(n, tensors, accesses, capacity, fifo=policy == "fifo")
     elif policy == "mbs-strict":
+        reuse = (cache_options or {}).get("reuse", reuse)
         work, diag = _mbs_strict(net, n, tensors, accesses, capacity, reuse)
+    elif policy in ("onsram-eager-wb", "onsram-eager-spec"):
+        work, diag, extra = _eager(
+            net,
+            n,
+            compute,
+            tensors,
+            accesses,
+            capacity,
+            policy.endswith("spec"),
+            cache_options or {},
+        )
+        compute = [c + e for c, e in zip(compute, extra)]
+    elif policy in ONSRAM:
+        work, diag = _pinned(
+            n, compute, tensors, accesses, capacity, cost, policy, cache_options or {}
+        )
+        if policy == "infinite-spm":  # O4: capacity ignored (nothing is written out to wait for)
+            capacity = max([capacity, *work.onchip])
     else:
         plan = _plan(
             n,

@@ -71,7 +71,7 @@ def test_estimate_with_a_preset_and_an_override(capsys):
     [
         (["estimate", "--network", "nosuchnet"], "nosuchnet"),
         (["estimate", "--network", "resnet50", "--capacity", "12 parsecs"], "capacity"),
-        (["estimate", "--network", "resnet50", "--policy", "fifo"], "policy"),
+        (["estimate", "--network", "resnet50", "--policy", "lifo"], "policy"),
         (["estimate", "--network", "resnet50", "--hardware", "rtx9999"], "rtx9999"),
         (
             ["estimate", "--network", "resnet50", "--precision", "fp16"],

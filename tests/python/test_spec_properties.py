@@ -11,6 +11,10 @@ import dnnmem
 MiB = 2**20
 BW, THR = 616e9, 13.45e12
 POLICIES = list(dnnmem.parts("cache"))
+# OnSRAM's managers (docs/model/onsram.md) keep weights in DRAM and pin whole live intervals, so
+# enough capacity does not make them move each tensor once (P1); infinite-spm ignores the
+# capacity (P2, P4); Spec re-executes steps, so its time may pass compute + transfer (P3).
+ONSRAM = ("infinite-spm", "one-step", "onsram-static", "onsram-eager-wb", "onsram-eager-spec")
 CAPACITIES = [1 * MiB, 8 * MiB, 64 * MiB, 512 * MiB]
 
 
@@ -30,8 +34,11 @@ def partial_bytes(net):
     return int((a["bytes"] * a["read"]).sum()), int((a["bytes"] * a["write"]).sum())
 
 
-# (mbs-strict is the MBS paper's accounting, not a cache: it re-reads W by design, docs/model/mbs.md)
-@pytest.mark.parametrize("policy", [p for p in POLICIES if p not in ("none", "mbs-strict")])
+# (mbs-strict is the MBS paper's accounting, not a cache: it re-reads W by design, docs/model/mbs.md;
+# the OnSRAM managers pin whole intervals or stream, docs/model/invariants.md)
+@pytest.mark.parametrize(
+    "policy", [p for p in POLICIES if p not in ("none", "mbs-strict") and p not in ONSRAM]
+)
 def test_p1_enough_capacity_moves_every_input_and_weight_in_once_and_dw_out_once(net, policy):
     t = net.tensors
     pin, pout = partial_bytes(net)
@@ -40,7 +47,7 @@ def test_p1_enough_capacity_moves_every_input_and_weight_in_once_and_dw_out_once
     assert r.traffic_out == t.loc[t["must_end_offchip"], "bytes"].sum() + pout
 
 
-@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("policy", [p for p in POLICIES if p != "infinite-spm"])
 def test_p2_no_capacity_is_the_per_step_roofline(net, policy):
     capacity = 0 if policy != "none" else 512 * MiB
     r = run(net, policy, capacity)
@@ -58,14 +65,15 @@ def test_p3_bounds_and_sums(net, policy, capacity):
     compute = r.flops / THR
     transfer = r.traffic / BW
     assert max(compute, transfer) <= r.time * (1 + 1e-12)
-    assert r.time <= (compute + transfer) * (1 + 1e-12)
+    if policy != "onsram-eager-spec":
+        assert r.time <= (compute + transfer) * (1 + 1e-12)
     assert r.steps["time"].sum() == pytest.approx(r.time - r.drain_time, rel=1e-12)
     assert r.steps["bytes_in"].sum() == r.traffic_in
     assert r.steps["bytes_out"].sum() == r.traffic_out
 
 
 @pytest.mark.parametrize("capacity", CAPACITIES)
-@pytest.mark.parametrize("policy", POLICIES)
+@pytest.mark.parametrize("policy", [p for p in POLICIES if p != "infinite-spm"])
 def test_p4_resident_data_never_exceeds_capacity(net, policy, capacity):
     r = run(net, policy, capacity)
     assert r.steps["resident_bytes"].max() <= capacity

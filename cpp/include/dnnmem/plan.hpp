@@ -51,6 +51,9 @@ struct Plan {
   std::vector<std::int64_t> resident;  // bytes resident during each step (without the space of
                                        // offloads in flight, which the timeline adds)
   PlanCounts counts;
+  // Compute added to each step by re-executing earlier steps (OnSRAM-Eager Spec's recovery from
+  // a mis-speculation, docs/model/onsram.md): empty, or one entry per step, in ticks.
+  std::vector<Ticks> recompute;
 };
 
 struct PreparedPolicy;  // compose.hpp

@@ -15,6 +15,8 @@ void plan_belady(const PlanInput& in, PlanScratch& scratch, Plan& out);
 void plan_prefetch_next(const PlanInput& in, PlanScratch& scratch, Plan& out);
 void plan_no_lookahead(const PlanInput& in, PlanScratch& scratch, Plan& out);
 void plan_lru(const PlanInput& in, PlanScratch& scratch, Plan& out);
+// lru (fifo = false) and fifo (true): one cache of whole tensors, two victim orders.
+void plan_whole_tensor_cache(const PlanInput& in, PlanScratch& scratch, Plan& out, bool fifo);
 
 // A plan made with fresh buffers (estimate(), tests).
 Plan make_plan(const CachePart& cache, const PlanInput& in);

@@ -25,7 +25,7 @@
 
 namespace dnnmem {
 
-void plan_lru(const PlanInput& in, PlanScratch& w, Plan& plan) {
+void plan_whole_tensor_cache(const PlanInput& in, PlanScratch& w, Plan& plan, bool fifo) {
   const Schedule& s = in.schedule;
   const UseIndex& x = s.index;
   const std::size_t nt = s.tensors.size();
@@ -107,8 +107,8 @@ void plan_lru(const PlanInput& in, PlanScratch& w, Plan& plan) {
         if (a.write) stores.push_back({t, TransferKind::StreamStore, a.bytes, step, step});
         continue;
       }
-      if (cached[i]) {  // a hit
-        if (listed[i]) unlink(t);
+      if (cached[i]) {  // a hit (fifo: the tensor keeps its place in the order)
+        if (listed[i] && !fifo) unlink(t);
         if (last[i] != step) touched.push_back(t);
         last[i] = step;
         dirty[i] = dirty[i] || a.write;
@@ -117,8 +117,12 @@ void plan_lru(const PlanInput& in, PlanScratch& w, Plan& plan) {
       }
       if (a.read) loads.push_back({t, TransferKind::StreamLoad, a.bytes, step, step});  // L2
       const std::int64_t size = bytes(t);
-      while (used + size > capacity && head >= 0) {  // L3
-        const int victim = head;
+      while (used + size > capacity) {  // L3
+        // The first listed tensor not used at this step (lru: the head; fifo skips hits).
+        int victim = head;
+        while (victim >= 0 && last[static_cast<std::size_t>(victim)] == step)
+          victim = next[static_cast<std::size_t>(victim)];
+        if (victim < 0) break;
         if (dirty[static_cast<std::size_t>(victim)]) {
           evicts.push_back({victim, TransferKind::Evict, bytes(victim), step, step});
           ++plan.counts.offloads;
@@ -144,7 +148,7 @@ void plan_lru(const PlanInput& in, PlanScratch& w, Plan& plan) {
       const auto i = static_cast<std::size_t>(t);
       if (!cached[i]) continue;
       if (last_full[i] != step) {
-        append(t);
+        if (!listed[i]) append(t);
         continue;
       }
       if (s.tensors[i].must_end_offchip && dirty[i]) {
@@ -166,6 +170,10 @@ void plan_lru(const PlanInput& in, PlanScratch& w, Plan& plan) {
       ++plan.counts.offloads;
     }
   }
+}
+
+void plan_lru(const PlanInput& in, PlanScratch& w, Plan& plan) {
+  plan_whole_tensor_cache(in, w, plan, false);
 }
 
 extern const CachePart cache_lru{"lru", "online LRU cache of whole tensors with demand loads, no knowledge of the future", {}, 0, &plan_lru};

@@ -7,9 +7,11 @@ namespace dnnmem {
 extern const SchedulerPart scheduler_default{
     "default",
     "training iteration, one step per layer: forward (depth-first with joins), loss, backward",
-    {},
-    [](const Network& net, const ScheduleOptions& options, const Options&, Schedule& out) {
-      detail::build_steps(net, options, {}, out);
+    detail::order_options(),
+    [](const Network& net, const ScheduleOptions& options, const Options& own, Schedule& out) {
+      detail::StepRules rules;
+      detail::read_order(own, rules);
+      detail::build_steps(net, options, rules, out);
     }};
 
 }  // namespace dnnmem

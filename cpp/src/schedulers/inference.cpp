@@ -9,10 +9,11 @@ namespace dnnmem {
 extern const SchedulerPart scheduler_inference{
     "inference",
     "forward pass only (no loss, no backward); the outputs must end off-chip",
-    {},
-    [](const Network& net, const ScheduleOptions& options, const Options&, Schedule& out) {
+    detail::order_options(),
+    [](const Network& net, const ScheduleOptions& options, const Options& own, Schedule& out) {
       detail::StepRules rules;
       rules.training = false;
+      detail::read_order(own, rules);
       detail::build_steps(net, options, rules, out);
     }};
 

@@ -2,6 +2,10 @@
 // rules and lets it build the steps, the tensors and their use lists.
 #pragma once
 
+#include <cstdint>
+#include <string_view>
+
+#include "dnnmem/options.hpp"
 #include "dnnmem/schedule.hpp"
 
 namespace dnnmem::detail {
@@ -11,7 +15,26 @@ struct StepRules {
                                 // only, and the outputs must end off-chip
   bool split_backward = false;  // a GEMM layer's backward as a dX step and a dW step
   bool weight_first = false;    // with split_backward: the dW step before the dX step
+  // The forward order (docs/model/onsram.md, rule O9): the thesis's depth-first order, OnSRAM's
+  // hybrid BFS-DFS, or a random topological order drawn from `seed`.
+  enum class Order : std::uint8_t { Thesis, Hybrid, Random };
+  Order order = Order::Thesis;
+  std::uint64_t seed = 0;
 };
+
+// The scheduler options `order` and `seed` (rule O9), and reading them into the rules.
+inline std::vector<OptionSpec> order_options() {
+  return {choice_option("order", "forward node order: thesis (depth-first with joins), hybrid "
+                        "(OnSRAM's BFS-DFS), random (a topological order from seed)",
+                        "thesis", {"thesis", "hybrid", "random"}),
+          integer_option("seed", "random order: the seed", 0, 0, 9007199254740992.0)};
+}
+inline void read_order(const Options& own, StepRules& rules) {
+  const std::string& o = own.choice("order");
+  rules.order = o == "hybrid" ? StepRules::Order::Hybrid
+                : o == "random" ? StepRules::Order::Random : StepRules::Order::Thesis;
+  rules.seed = static_cast<std::uint64_t>(own.integer("seed"));
+}
 
 // Fills `out` (empty) with steps, accesses, tensors and uses, and sets its capabilities.
 void build_steps(const Network& net, const ScheduleOptions& options, const StepRules& rules,

@@ -1,0 +1,227 @@
+// `onsram-eager-wb` and `onsram-eager-spec` (docs/model/onsram.md, rules E1-E7): OnSRAM-Eager,
+// which sees the steps one at a time (no graph) and predicts from a history buffer of recent
+// step patterns whether to keep each output on chip and for how long. W/B always writes the
+// output back as well; Spec writes back only outputs whose prediction is not yet stable, and on
+// a read after a dropped output's predicted lifetime re-executes its producer (recursively, for
+// inputs lost too). The two parts share this file: they differ in one rule (E6).
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "dnnmem/compose.hpp"
+#include "pinning.hpp"
+#include "range_tree.hpp"
+
+namespace dnnmem {
+namespace {
+
+using Signature = std::vector<std::int64_t>;
+
+struct Entry {            // one history-buffer entry (rule E3)
+  int touched = 0;        // step of the last lookup or insertion (LRU)
+  std::vector<int> live;  // per output: the liveness last observed, -1 if none yet
+  std::vector<std::uint8_t> stable;  // per output: the last two observations agreed
+};
+
+struct Eager {
+  const PlanInput& in;
+  const Schedule& s;
+  bool write_back_always;
+  std::vector<std::uint8_t> candidate, pinned, copy;  // copy: a valid DRAM copy exists
+  std::vector<int> start, last, pred_end, stamp;
+  std::vector<Ticks> recompute;
+  std::vector<Transfer> loads, stores;
+
+  Eager(const PlanInput& input, bool wb) : in(input), s(input.schedule), write_back_always(wb) {}
+
+  // Whether tensor t's data is on chip at step u (rule E5).
+  bool on_chip(std::size_t t, int u) const { return pinned[t] && u <= pred_end[t] && u <= last[t]; }
+
+  // Re-executes the producer of tensor t at step u (rule E7): its compute, and its reads from
+  // DRAM, or re-executed in turn when lost too. Each tensor at most once per step.
+  void reexecute(std::size_t t, int u) {
+    if (stamp[t] == u) return;
+    stamp[t] = u;
+    const auto p = static_cast<std::size_t>(start[t]);
+    recompute[static_cast<std::size_t>(u)] += in.compute[p];
+    const Step& st = s.steps[p];
+    for (int k = 0; k < st.num_accesses; ++k) {
+      const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
+      if (!a.read) continue;
+      const auto i = static_cast<std::size_t>(a.tensor);
+      if (!a.partial && candidate[i] && on_chip(i, u)) continue;
+      if (!a.partial && candidate[i] && !copy[i]) {
+        reexecute(i, u);
+        continue;
+      }
+      loads.push_back({a.tensor, TransferKind::StreamLoad, a.bytes, u, u});
+    }
+  }
+};
+
+void plan_eager(const PlanInput& in, PlanScratch& w, Plan& plan, bool write_back_always) {
+  const Schedule& s = in.schedule;
+  const UseIndex& x = s.index;
+  const std::size_t nt = s.tensors.size(), n = s.steps.size();
+  const int window = static_cast<int>(in.options->integer("window"));
+  const std::size_t entries = static_cast<std::size_t>(in.options->integer("entries"));
+  const bool by_shape = in.options->choice("similar") == "shape";
+  Eager e(in, write_back_always);
+  e.candidate.assign(nt, 0);
+  e.pinned.assign(nt, 0);
+  e.copy.assign(nt, 0);
+  e.start.assign(nt, -1);
+  e.last.assign(nt, -1);
+  e.pred_end.assign(nt, -1);
+  e.stamp.assign(nt, -1);
+  e.recompute.assign(n, 0);
+  // Rule E2: candidates of rule O2 that are made on chip and only read after that.
+  std::vector<std::vector<int>> outputs(n), deaths(n);
+  for (std::size_t t = 0; t < nt; ++t) {
+    if (!detail::pin_candidate(s, t) || s.tensors[t].starts_offchip) continue;
+    bool reads_only = true;
+    for (int f = x.full_begin[t] + 1; f < x.full_begin[t + 1]; ++f)
+      reads_only = reads_only && !x.full_write[static_cast<std::size_t>(f)];
+    if (!reads_only) continue;
+    e.candidate[t] = 1;
+    e.start[t] = detail::pin_start(s, t);
+    e.last[t] = detail::pin_end(s, t);
+    outputs[static_cast<std::size_t>(e.start[t])].push_back(static_cast<int>(t));
+    deaths[static_cast<std::size_t>(e.last[t])].push_back(static_cast<int>(t));
+  }
+
+  // Rule E3: a step's signature, the context of the last `window` signatures, the buffer.
+  std::vector<Signature> sigs(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Step& st = s.steps[i];
+    Signature& g = sigs[i];
+    // shape: the same FLOPs on the same bytes; kind: the same kind of work (a GEMM or not, the
+    // same accesses in the same directions), whatever the sizes.
+    g = {static_cast<std::int64_t>(st.phase), static_cast<std::int64_t>(st.part),
+         by_shape ? st.ops.macs : (st.ops.macs > 0 ? 1 : 0), by_shape ? st.ops.flops : 0};
+    for (int k = 0; k < st.num_accesses; ++k) {
+      const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
+      g.push_back((by_shape ? a.bytes * 8 : 0) + (a.read ? 1 : 0) + (a.write ? 2 : 0) + (a.partial ? 4 : 0));
+    }
+  }
+  std::map<Signature, Entry> buffer;
+  std::vector<Signature> context(n);
+  std::vector<int> slot(nt, -1);  // output index k of each candidate in its step
+
+  detail::RangeTree occ(n, w.tree);
+  plan.transfers.clear();
+  plan.counts = {};
+  std::vector<std::int64_t>& diff = w.resident_diff;
+  diff.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int step = static_cast<int>(i);
+    Signature& ctx = context[i];
+    for (int j = std::max(0, step - window + 1); j <= step; ++j) {
+      ctx.push_back(-1);  // separator
+      ctx.insert(ctx.end(), sigs[static_cast<std::size_t>(j)].begin(), sigs[static_cast<std::size_t>(j)].end());
+    }
+    // Rule E4: look up (or insert, evicting the least recently used entry), then predict.
+    auto it = buffer.find(ctx);
+    if (it == buffer.end()) {
+      if (buffer.size() >= entries) {
+        auto victim = buffer.begin();
+        for (auto v = buffer.begin(); v != buffer.end(); ++v)
+          if (v->second.touched < victim->second.touched) victim = v;
+        buffer.erase(victim);
+      }
+      Entry fresh;
+      fresh.live.assign(outputs[i].size(), -1);
+      fresh.stable.assign(outputs[i].size(), 0);
+      it = buffer.emplace(ctx, std::move(fresh)).first;
+    }
+    Entry& entry = it->second;
+    entry.touched = step;
+    for (std::size_t k = 0; k < outputs[i].size(); ++k) {
+      const auto t = static_cast<std::size_t>(outputs[i][k]);
+      slot[t] = static_cast<int>(k);
+      const int live = k < entry.live.size() ? entry.live[k] : -1;
+      const std::int64_t size = s.tensors[t].bytes;
+      const int end = std::min(step + live, static_cast<int>(n) - 1);
+      if (live >= 1 && occ.max(step, end) + size <= in.capacity) {
+        e.pinned[t] = 1;
+        e.pred_end[t] = end;
+        occ.add(step, end, size);
+        e.copy[t] = write_back_always || !entry.stable[k];  // rule E6
+        ++plan.counts.born;
+      } else {
+        e.copy[t] = 1;
+      }
+    }
+    // Rule E5: the step's accesses.
+    e.loads.clear();
+    e.stores.clear();
+    const Step& st = s.steps[i];
+    for (int k = 0; k < st.num_accesses; ++k) {
+      const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
+      const auto t = static_cast<std::size_t>(a.tensor);
+      if (a.partial || !e.candidate[t]) {
+        if (a.read) e.loads.push_back({a.tensor, TransferKind::StreamLoad, a.bytes, step, step});
+        if (a.write) e.stores.push_back({a.tensor, TransferKind::StreamStore, a.bytes, step, step});
+        continue;
+      }
+      if (a.write) {  // its production
+        if (e.copy[t]) e.stores.push_back({a.tensor, TransferKind::StreamStore, a.bytes, step, step});
+        continue;
+      }
+      if (e.on_chip(t, step)) {
+        ++plan.counts.kept;
+      } else if (e.copy[t]) {
+        e.loads.push_back({a.tensor, TransferKind::StreamLoad, a.bytes, step, step});
+      } else {
+        e.reexecute(t, step);
+      }
+    }
+    plan.transfers.insert(plan.transfers.end(), e.loads.begin(), e.loads.end());
+    plan.transfers.insert(plan.transfers.end(), e.stores.begin(), e.stores.end());
+    // Rule E4, learning: a tensor dies after its last use; its entry, if still buffered,
+    // learns the liveness; a pinned tensor that dies early gives its space back.
+    for (const int ti : deaths[i]) {
+      const auto t = static_cast<std::size_t>(ti);
+      auto found = buffer.find(context[static_cast<std::size_t>(e.start[t])]);
+      const auto k = static_cast<std::size_t>(slot[t]);
+      if (found != buffer.end() && k < found->second.live.size()) {
+        const int live = step - e.start[t];
+        found->second.stable[k] = found->second.live[k] == live;
+        found->second.live[k] = live;
+      }
+      if (e.pinned[t]) {
+        if (step < e.pred_end[t]) occ.add(step + 1, e.pred_end[t], -s.tensors[t].bytes);
+        diff[static_cast<std::size_t>(e.start[t])] += s.tensors[t].bytes;
+        diff[static_cast<std::size_t>(std::min(step, e.pred_end[t])) + 1] -= s.tensors[t].bytes;
+      }
+    }
+  }
+  plan.resident.assign(n, 0);
+  std::int64_t level = 0;
+  for (std::size_t i = 0; i < n; ++i) plan.resident[i] = level += diff[i];
+  plan.recompute = std::move(e.recompute);
+}
+
+void plan_eager_wb(const PlanInput& in, PlanScratch& w, Plan& plan) { plan_eager(in, w, plan, true); }
+void plan_eager_spec(const PlanInput& in, PlanScratch& w, Plan& plan) { plan_eager(in, w, plan, false); }
+
+std::vector<OptionSpec> eager_options() {
+  return {integer_option("entries", "history-buffer entries", 6, 1, 1 << 20),
+          integer_option("window", "steps whose signatures form a lookup context", 3, 1, 1 << 10),
+          choice_option("similar", "steps are similar when they do the same kind of work (kind) or "
+                        "also on the same sizes (shape)", "kind", {"kind", "shape"})};
+}
+
+}  // namespace
+
+extern const CachePart cache_onsram_eager_wb{
+    "onsram-eager-wb",
+    "OnSRAM-Eager W/B: keep outputs for a liveness predicted from a history buffer, always written back",
+    eager_options(), 0, &plan_eager_wb};
+extern const CachePart cache_onsram_eager_spec{
+    "onsram-eager-spec",
+    "OnSRAM-Eager Spec: as W/B, but confident predictions are not written back; a miss re-executes the producer",
+    eager_options(), 0, &plan_eager_spec};
+
+}  // namespace dnnmem

@@ -1,0 +1,160 @@
+"""What every OnSRAM figure script shares: the paper's accelerator, its twelve networks, its
+numbers, and a speedup table.
+
+The paper is Pal, Venkataramani, Srinivasan, Gopalakrishnan, "Efficient Management of
+Scratch-Pad Memories in Deep Learning Accelerators" (ISPASS 2021). Its accelerator (section IV)
+is the ``onsram`` hardware preset: 2 MiB scratchpad, 32 GB/s DRAM, 3 TFLOP/s for GEMMs and
+375 GFLOP/s for everything else (``peak(vector=0.125)``); batch 1 inference. The rules are
+docs/model/onsram.md; the comparison with the paper is docs/seeds/onsram.md.
+
+Every script has ``compute(small=False) -> DataFrame`` and ``plot(df) -> Figure`` (saved as
+``figures/onsram_<name>.png``); ``--small`` is the CI mode (two networks, one element size).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+import dnnmem
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+REPO = Path(__file__).resolve().parents[2]
+FIGURES_DIR = REPO / "figures"
+
+#: Table I's networks, in its column order (the paper's name -> the zoo's).
+NETWORKS: dict[str, str] = {
+    "AlexNet": "alexnet",
+    "VGG16": "vgg16",
+    "GoogLeNet": "googlenet",
+    "Inception-v3": "inception_v3",
+    "Inception-v4": "inception_v4",
+    "ResNet-50": "resnet50",
+    "SSD300": "ssd300",
+    "ResNeXt": "resnext50_32x4d",
+    "MobileNetV1": "mobilenet_v1",
+    "SqueezeNet": "squeezenet",
+    "PTB": "ptb_lstm",
+    "Multi-Head Attn": "mha_block",
+}
+#: CI mode: two networks (residual, depthwise).
+SMALL = ["ResNet-50", "MobileNetV1"]
+
+#: Table I: speedup over No SPM Mgmt of (infinite SPM, 1-Step).
+TABLE_I: dict[str, tuple[float, float]] = {
+    "AlexNet": (1.04, 1.04),
+    "VGG16": (1.19, 1.03),
+    "GoogLeNet": (1.94, 1.01),
+    "Inception-v3": (1.64, 1.10),
+    "Inception-v4": (1.58, 1.11),
+    "ResNet-50": (1.75, 1.33),
+    "SSD300": (1.31, 1.18),
+    "ResNeXt": (3.86, 1.40),
+    "MobileNetV1": (5.17, 2.84),
+    "SqueezeNet": (2.84, 1.57),
+    "PTB": (1.02, 1.01),
+    "Multi-Head Attn": (1.06, 1.02),
+}
+
+HARDWARE = "onsram"
+
+
+def networks(small: bool) -> list[str]:
+    """The paper's names of the networks a run covers."""
+    return SMALL if small else list(NETWORKS)
+
+
+def speedups(
+    names: Iterable[str],
+    policies: dict[str, str],
+    bytes_per_element: int = 2,
+    capacity: str | int = "2MiB",
+) -> pd.DataFrame:
+    """Speedup of each policy over ``inference + none`` (the paper's No SPM Mgmt), per network.
+
+    Parameters
+    ----------
+    names : iterable of str
+        Keys of :data:`NETWORKS`.
+    policies : dict
+        Column label -> policy string (each is run after ``inference +`` unless it names a
+        scheduler itself).
+    bytes_per_element : int
+        Element size (the paper does not state one).
+    capacity : str or int
+        The scratchpad.
+
+    Returns
+    -------
+    DataFrame
+        One row per network: ``network``, ``bytes_per_element``, ``baseline`` (s) and one
+        speedup column per policy, plus ``<label>_pinned`` (tensors pinned),
+        ``<label>_resident`` (largest bytes resident at one step) and ``<label>_recompute``
+        (seconds of re-executed steps, OnSRAM-Eager Spec).
+    """
+    hw = dnnmem.hardware(HARDWARE, capacity=capacity)
+    rows = []
+    for name in names:
+        net = dnnmem.network(NETWORKS[name], batch=1, bytes_per_element=bytes_per_element)
+        none = dnnmem.estimate(net, hw, policy="inference + none")
+        base, base_compute = none.time, float(none.steps["compute_time"].sum())
+        row: dict[str, object] = {
+            "network": name,
+            "bytes_per_element": bytes_per_element,
+            "baseline": base,
+        }
+        for label, policy in policies.items():
+            full = (
+                policy if "inference" in policy or "default" in policy else f"inference + {policy}"
+            )
+            r = dnnmem.estimate(net, hw, policy=full)
+            row[label] = base / r.time
+            row[f"{label}_pinned"] = r.counts["born"]
+            row[f"{label}_resident"] = int(r.steps["resident_bytes"].max())
+            # Eager Spec's re-executed steps (docs/model/onsram.md, E7), in seconds.
+            row[f"{label}_recompute"] = float(r.steps["compute_time"].sum()) - base_compute
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def geomean(values: Iterable[float]) -> float:
+    """Geometric mean."""
+    v = list(values)
+    return math.exp(sum(math.log(x) for x in v) / len(v))
+
+
+def use_agg() -> None:
+    """Render without a display."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+
+
+def main(
+    name: str,
+    compute: Callable[..., pd.DataFrame],
+    plot: Callable[[pd.DataFrame], Figure],
+    argv: Sequence[str] | None = None,
+) -> Path:
+    """The command line of every script: ``[--small]``; prints the table, saves the figure."""
+    p = argparse.ArgumentParser(description=f"Regenerate OnSRAM {name}.")
+    p.add_argument("--small", action="store_true", help="CI mode: two networks (seconds)")
+    a = p.parse_args(argv)
+    use_agg()
+    t0 = time.perf_counter()
+    df = compute(small=a.small)
+    with pd.option_context("display.width", 200, "display.max_columns", 30):
+        print(df.round(3).to_string(index=False))
+    FIGURES_DIR.mkdir(parents=True, exist_ok=True)
+    path = FIGURES_DIR / f"onsram_{name}.png"
+    plot(df).savefig(path, dpi=120, bbox_inches="tight")
+    print(f"{name}: {len(df)} rows, {time.perf_counter() - t0:.1f} s -> {path}")
+    return path
