@@ -28,7 +28,7 @@ import dnnmem
 from dnnmem import _core
 
 MiB = 2**20
-# Thesis Table 5.1 (seeds/000, §5.1): the batch of each workload.
+# Thesis Table 5.1 (§5.1): the batch of each workload.
 THESIS_BATCH = {"resnet50": 32, "mobilenet_v2": 32, "gnmt": 32, "transformer": 128}
 
 

@@ -44,3 +44,52 @@ def test_mypy_is_clean() -> None:
     done = _run("mypy", "--no-incremental", "--cache-dir", "/dev/null")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "Success: no issues found" in done.stdout
+
+
+# What a user clones is all they have: no file may point into the team's reading folder or to a
+# path of the machine it was written on, or cite a paper by that folder's file names (papers are
+# cited by title and section).
+_FORBIDDEN = (
+    "../shared",
+    "/work/",
+    "seeds/000",
+    "seeds/001",
+    "seeds/002",
+    "seeds/003",
+    "seeds/004",
+)
+_TEXT = {
+    ".py",
+    ".pyi",
+    ".md",
+    ".json",
+    ".yaml",
+    ".yml",
+    ".toml",
+    ".cpp",
+    ".hpp",
+    ".txt",
+    ".sh",
+    ".cfg",
+}
+
+
+def _tracked_files() -> list[pathlib.Path]:
+    done = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, timeout=60, check=False
+    )
+    if done.returncode != 0:
+        pytest.skip("not a git checkout: the tracked files are unknown")
+    return [ROOT / line for line in done.stdout.splitlines() if line]
+
+
+def test_no_file_points_outside_the_repository() -> None:
+    hits = []
+    for path in _tracked_files():
+        if path.suffix not in _TEXT or not path.is_file():
+            continue
+        if path.name == "test_code_checks.py":  # the list above
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        hits += [f"{path.relative_to(ROOT)}: {bad}" for bad in _FORBIDDEN if bad in text]
+    assert not hits, "\n".join(hits)
