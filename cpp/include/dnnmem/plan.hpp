@@ -81,8 +81,9 @@ struct PlanScratch {
   // Set by the caller when this call's PlanInput equals the previous call's on this scratch in
   // everything but the capacity (the same schedule, cache manager, link, time base and compute
   // times: a sweep's points along the capacity axis). A planner may then reuse what it derived
-  // from those alone last time, instead of deriving it again. false (the default) is always
-  // correct.
+  // from those alone last time, instead of deriving it again; it clears the flag, so a cache
+  // manager that calls others with inputs of its own makes them derive afresh. false (the
+  // default) is always correct.
   bool same_input = false;
   // The thesis's planners (policies/thesis.cpp).
   std::vector<std::int64_t> tree, resident_diff;  // tree: RangeTree's nodes

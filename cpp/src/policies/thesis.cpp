@@ -34,6 +34,7 @@ class ThesisPlanner {
       deadline_.assign(nf, -1);
       prefetch_from_.assign(x_.reads.size(), -1);
     }
+    w.same_input = false;  // consumed: a second planner in the same call derives afresh
     state_.assign(nf, 0);
     prefetches_.clear();
     offloads_.clear();
