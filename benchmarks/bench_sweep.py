@@ -1,6 +1,6 @@
 """Benchmark the sweep engine: µs per point per core, 1 → 2 thread scaling, and the thesis grid.
 
-Run: ``.venv/bin/python benchmarks/bench_sweep.py [--quick]``.
+Run: ``.venv/bin/python benchmarks/bench_sweep.py [--quick] [--parts 1,2,3]``.
 
 1. µs per point (one thread) for each built-in network of the thesis that exists
    (resnet50, transformer, and mobilenet_v2 / gnmt when ``dnnmem.networks()`` has them), every
@@ -56,22 +56,26 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="fewer points and repeats")
     ap.add_argument("--points", type=int, default=489, help="points per (network, policy)")
+    ap.add_argument("--parts", default="1,2,3", help="which parts to run (default 1,2,3)")
     args = ap.parse_args()
+    parts = {int(p) for p in args.parts.split(",")}
     n = 100 if args.quick else args.points
     repeat = 3 if args.quick else 5
     nets = thesis_networks()
     schedules = {name: dnnmem.network(name, batch=THESIS_BATCH[name]).schedule for name in nets}
     pols = list(dnnmem.parts("cache"))
     print(f"OpenMP: {_core.openmp_enabled()}; networks {nets}; {n} points per cell")
-    print(f"\n1. µs per point, 1 thread\n{'network':<13}" + "".join(f"{p:>14}" for p in pols))
-    for name in nets:
+    if 1 in parts:
+        print(f"\n1. µs per point, 1 thread\n{'network':<13}" + "".join(f"{p:>14}" for p in pols))
+    for name in nets if 1 in parts else []:
         cells = [
             seconds(schedules[name], points(n, i), 1, repeat) / n * 1e6 for i in range(len(pols))
         ]
         print(f"{name:<13}" + "".join(f"{c:>14.1f}" for c in cells))
 
-    print("\n2. scaling, lookahead: 1 → 2 threads")
-    for name in nets:
+    if 2 in parts:
+        print("\n2. scaling, lookahead: 1 → 2 threads")
+    for name in nets if 2 in parts else []:
         pts = points(4 * n, 0)
         t1 = seconds(schedules[name], pts, 1, repeat)
         t2 = seconds(schedules[name], pts, 2, repeat)
@@ -80,6 +84,8 @@ def main() -> None:
             f"{t2 / len(pts[0]) * 1e6:8.1f} µs/pt, speed-up {t1 / t2:.2f}"
         )
 
+    if 3 not in parts:
+        return
     print("\n3. thesis grid, lookahead, dnnmem.sweep with 2 threads")
     caps = [(24 + 2 * i) * MiB for i in range(489)]
     runs = []

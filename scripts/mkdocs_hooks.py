@@ -39,6 +39,7 @@ GUIDE = [
     "sweeps.md",
     "analysis.md",
     "importers.md",
+    "performance.md",
 ]
 REPRODUCTIONS = ["thesis-figures.md"]
 API = ["api/index.md", "api/plots.md", "api/importers.md", "api/cluster.md"]

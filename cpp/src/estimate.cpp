@@ -30,12 +30,22 @@ PointTotals totals(const TimeBase& time, const TimelineTotals& tl, const PlanCou
 
 PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const PreparedPolicy& policy,
                            PointWorkspace& ws) {
-  PlanInput in = make_plan_input(s, hw, policy, std::move(ws.compute));
+  // Points of a sweep that differ only in capacity share everything derived from the rest.
+  const TimeBase time = time_base(hw);
+  const bool same = ws.last_policy == &policy && ws.last_time.bandwidth == time.bandwidth &&
+                    ws.last_time.throughput == time.throughput && ws.compute.size() == s.steps.size();
+  PlanInput in = same ? PlanInput{s, hw.capacity, time, policy.ops_per_mac, std::move(ws.compute),
+                                  &policy.link, &policy.cache_options}
+                      : make_plan_input(s, hw, policy, std::move(ws.compute));
+  ws.planner.same_input = same;
+  ws.last_policy = nullptr;  // (until this point is done: a throw leaves nothing to reuse)
   ws.plan.recompute.clear();  // only the managers that re-execute steps fill it
   policy.cache->plan(in, ws.planner, ws.plan);
   const TimelineTotals tl = simulate(in, ws.plan, ws.timeline, nullptr);
   PointTotals t = totals(in.time, tl, ws.plan.counts);
   ws.compute = std::move(in.compute);  // keep the buffer for the next point
+  ws.last_policy = &policy;
+  ws.last_time = time;
   return t;
 }
 

@@ -22,6 +22,10 @@ struct PointWorkspace {
   Plan plan;
   PlanScratch planner;
   TimelineScratch timeline;
+  // The previous point's input apart from its capacity: when the next point shares it, its
+  // compute times are reused and the planner told so (PlanScratch::same_input).
+  const PreparedPolicy* last_policy = nullptr;
+  TimeBase last_time;
 };
 
 // Throws std::invalid_argument unless ops_per_mac is 1 or 2 (estimate() and sweep() alike).

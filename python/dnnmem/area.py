@@ -18,12 +18,17 @@ routing between banks, so it is a lower bound on a real cache's area.
 from __future__ import annotations
 
 import math
-from typing import Union
+from typing import TYPE_CHECKING, Union
 
-import numpy as np
-import pandas as pd
-
+from ._lazy import LazyModule
 from .units import parse_bytes
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = LazyModule("numpy")
+    pd = LazyModule("pandas")
 
 __all__ = ["BITCELL_UM2", "DEFAULT_ARRAY_EFFICIENCY", "sram_area", "with_area"]
 
@@ -33,7 +38,7 @@ BITCELL_UM2: dict[str, float] = {"16nm": 0.074, "5nm": 0.021}
 #: Fraction of an SRAM macro's area that is bit cells. An assumption (see the module docstring).
 DEFAULT_ARRAY_EFFICIENCY: float = 0.7
 
-Capacity = Union[int, float, str, np.ndarray, pd.Series, list]
+Capacity = Union[int, float, str, "np.ndarray", "pd.Series", list]
 
 
 def _cell(node: str, bitcell_um2: float | None) -> float:

@@ -12,10 +12,10 @@ import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from . import __version__
+from ._lazy import LazyModule
 from ._optional import MissingDependency, install_hint, require
 from .estimate import estimate, policies
 from .hardware import (
@@ -29,6 +29,11 @@ from .hardware import (
 from .network import Network, NetworkError, load_network
 from .units import format_bandwidth, format_bytes, format_throughput, format_time
 from .zoo import network, networks, unknown_network_message
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:
+    pd = LazyModule("pandas")
 
 # The help texts are plain text: argparse prints them as written.
 _DESCRIPTION = (

@@ -9,17 +9,22 @@ from __future__ import annotations
 
 import os
 from functools import cached_property
-from typing import Any, Union
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Union
 
 from . import _core
+from ._lazy import LazyModule
 from .hardware import Hardware, check_element_size
 from .network import Network, load_network
 from .policy import Policy, PolicyLike, parts
 from .policy import policy as as_policy
 from .units import format_bandwidth, format_bytes, format_count, format_time
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = LazyModule("numpy")
+    pd = LazyModule("pandas")
 
 __all__ = ["estimate", "policies", "Result"]
 

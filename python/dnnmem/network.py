@@ -13,13 +13,18 @@ import json
 import math
 import os
 from functools import cached_property
-from typing import Any, Union
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Union
 
 from . import _core
+from ._lazy import LazyModule
 from .units import format_bytes, format_count
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = LazyModule("numpy")
+    pd = LazyModule("pandas")
 
 __all__ = ["Network", "Flops", "NetworkError", "load_network"]
 
@@ -30,8 +35,8 @@ C++ core's parser and by the Python checks alike."""
 
 NetworkSource = Union[str, "os.PathLike[str]", dict]
 
-_PHASES = np.array(["fwd", "loss", "bwd"], dtype=object)
-_ROLES = np.array(["activation", "weight", "state", "gradient", "weight_grad"], dtype=object)
+_PHASE_NAMES = ["fwd", "loss", "bwd"]
+_ROLE_NAMES = ["activation", "weight", "state", "gradient", "weight_grad"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -226,7 +231,7 @@ class Network:
         return pd.DataFrame(
             {
                 "name": t["name"],
-                "role": _ROLES[t["role"]],
+                "role": np.array(_ROLE_NAMES, dtype=object)[t["role"]],
                 "layer": names[t["layer"]],
                 "bytes": t["bytes"],
                 "first_use": t["first_use"],
@@ -279,7 +284,7 @@ class Network:
         writes = np.zeros(len(s["phase"]), dtype=np.int64)
         np.add.at(reads, step_of, a["bytes"] * a["read"])
         np.add.at(writes, step_of, a["bytes"] * a["write"])
-        phase = _PHASES[s["phase"]]
+        phase = np.array(_PHASE_NAMES, dtype=object)[s["phase"]]
         layer = lt["name"][s["layer"]]
         prefix = np.array(["F:", "loss:", "B:"], dtype=object)[s["phase"]]
         part = np.array(["", "dx", "dw"], dtype=object)[s["part"]]

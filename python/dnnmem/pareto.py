@@ -15,8 +15,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
+from ._lazy import LazyModule
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = LazyModule("numpy")
+    pd = LazyModule("pandas")
+
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -17,18 +17,23 @@ import warnings
 from collections.abc import Iterable
 from concurrent.futures import Executor
 from functools import lru_cache
-from typing import Any, Callable
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Callable
 
 from . import _core
+from ._lazy import LazyModule
 from ._optional import require
 from .estimate import NetworkLike, _check_has_steps, _network
 from .hardware import Hardware, check_element_size
 from .network import Network, _check_batch
 from .policy import KINDS, Policy
 from .policy import policy as as_policy
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = LazyModule("numpy")
+    pd = LazyModule("pandas")
 
 __all__ = ["sweep", "SweepInterrupted", "INPUT_COLUMNS", "RESULT_COLUMNS"]
 

@@ -81,9 +81,18 @@ PlanInput make_plan_input(const Schedule& s, const Hardware& hw, const PreparedP
 // so a warm point allocates nothing). What they hold between calls means nothing: every policy
 // sizes and fills what it uses. A fresh one is always correct, only slower.
 struct PlanScratch {
+  // Set by the caller when this call's PlanInput equals the previous call's on this scratch in
+  // everything but the capacity (the same schedule, cache manager, link, time base and compute
+  // times: a sweep's points along the capacity axis). A planner may then reuse what it derived
+  // from those alone last time, instead of deriving it again; it clears the flag, so a cache
+  // manager that calls others with inputs of its own makes them derive afresh. false (the
+  // default) is always correct.
+  bool same_input = false;
   // The thesis's planners (policies/thesis.cpp).
   std::vector<std::int64_t> tree, resident_diff;  // tree: RangeTree's nodes
   std::vector<Ticks> prefix;
+  std::vector<int> deadline, prefetch_from;  // capacity-free: rule 3's deadline per full use,
+                                             // rule 4's p* per read (-1: not derived yet)
   std::vector<std::uint8_t> state;  // per full use: kept / dirty / loaded / born bits
   std::vector<Transfer> prefetches, offloads, pending, sorted;
   std::vector<int> group, bucket;

@@ -24,12 +24,17 @@ class ThesisPlanner {
       : in_(in), s_(in.schedule), x_(in.schedule.index), w_(w), prefetch_(prefetch),
         lookahead_offload_(lookahead_offload), n_(static_cast<int>(s_.steps.size())),
         occ_(s_.steps.size(), w.tree), resident_diff_(w.resident_diff),
-        prefix_(w.prefix), plan_(out), state_(w.state), prefetches_(w.prefetches),
-        offloads_(w.offloads), scratch_(w.group) {
+        prefix_(w.prefix), deadline_(w.deadline), prefetch_from_(w.prefetch_from), plan_(out),
+        state_(w.state), prefetches_(w.prefetches), offloads_(w.offloads), scratch_(w.group) {
     resident_diff_.assign(s_.steps.size() + 1, 0);
-    prefix_.assign(s_.steps.size() + 1, 0);
-    for (std::size_t i = 0; i < s_.steps.size(); ++i) prefix_[i + 1] = prefix_[i] + in.compute[i];
     const std::size_t nf = x_.full_step.size();
+    if (!w.same_input) {  // else: derived by the previous call, from the same input
+      prefix_.assign(s_.steps.size() + 1, 0);
+      for (std::size_t i = 0; i < s_.steps.size(); ++i) prefix_[i + 1] = prefix_[i] + in.compute[i];
+      deadline_.assign(nf, -1);
+      prefetch_from_.assign(x_.reads.size(), -1);
+    }
+    w.same_input = false;  // consumed: a second planner in the same call derives afresh
     state_.assign(nf, 0);
     prefetches_.clear();
     offloads_.clear();
@@ -57,6 +62,10 @@ class ThesisPlanner {
   detail::RangeTree occ_;                     // plan occupancy, reservations included
   std::vector<std::int64_t>& resident_diff_;  // resident bytes, without reservations
   std::vector<Ticks>& prefix_;                // prefix_[i] = compute ticks of steps 0 … i-1
+  // Independent of the capacity, so kept from point to point while the input is the same
+  // (PlanScratch::same_input), each derived when first needed (-1: not yet):
+  std::vector<int>& deadline_;       // per full use f: write_deadline after f's step (rule 3)
+  std::vector<int>& prefetch_from_;  // per position in x_.reads: p* (rule 4)
   Plan& plan_;
   // Per full use f (an interval is named by the full use it starts at), bits in one byte so that
   // the planner's random look-ups by f touch one small array:
@@ -95,31 +104,37 @@ class ThesisPlanner {
       resident_diff_[static_cast<std::size_t>(hi) + 1] -= bytes;
     }
   }
-  // (Below the capacity everywhere: no range query needed.)
+  // occ_.max(lo, hi) + bytes <= capacity (lo <= hi), asked as "no step above capacity - bytes",
+  // which passes over blocks below that level. (Below it everywhere: no range query.)
   bool fits(int lo, int hi, std::int64_t bytes) {
-    return occ_.max_all() + bytes <= in_.capacity || occ_.max(lo, hi) + bytes <= in_.capacity;
+    return occ_.max_all() + bytes <= in_.capacity || !occ_.any_above(lo, hi, in_.capacity - bytes);
   }
 
   // Rule 3's deadline: the first step w > u with compute of u+1 … w-1 >= the write time; n when
-  // no step qualifies (then `qualifies` is false).
-  int write_deadline(int u, int tensor, std::int64_t bytes, bool* qualifies = nullptr) const {
+  // no step qualifies.
+  int write_deadline(int u, int tensor, std::int64_t bytes) const {
     const Ticks need = prefix_[static_cast<std::size_t>(u) + 1] + in_.transfer_ticks(tensor, bytes);
     auto it = std::lower_bound(prefix_.begin() + u + 1, prefix_.begin() + n_, need);
-    const bool ok = it != prefix_.begin() + n_;
-    if (qualifies) *qualifies = ok;
-    return ok ? static_cast<int>(it - prefix_.begin()) : n_;
+    return static_cast<int>(it - prefix_.begin());
   }
 
-  // A resident dirty tensor leaves after step u: written out, its space reserved until w-1.
-  void offload_after(const FullUse& use) {
+  // write_deadline after the step of full use f (`use` = x_.full[f]), derived once per input.
+  int deadline(int f, const FullUse& use) {
+    int& d = deadline_[static_cast<std::size_t>(f)];
+    if (d < 0) d = write_deadline(use.step, use.tensor, use.bytes);
+    return d;
+  }
+
+  // A resident dirty tensor leaves after step u of full use f: written out, its space reserved
+  // until w-1.
+  void offload_after(int f, const FullUse& use) {
     const int u = use.step;
     const std::int64_t bytes = use.bytes;
-    const int w = write_deadline(u, use.tensor, bytes);
+    const int w = deadline(f, use);
     occupy(u + 1, w - 1, bytes, /*reservation=*/true);
     offloads_.push_back({use.tensor, TransferKind::Offload, bytes, u, w});
     ++plan_.counts.offloads;
   }
-  void offload_after(int f) { offload_after(use(f)); }
 
   // Resident and dirty at use f: does it need writing out after f?
   bool leaves_dirty(int f, const FullUse& use) const {
@@ -165,9 +180,9 @@ class ThesisPlanner {
           ++plan_.counts.kept;
           // Kept into its last use, dirty, and due off-chip: the final write-out (rule 7).
           if ((use.flags & FullUse::MustEndOffchip) && !has_next(f + 1) && (dirty(f) || writes(f + 1)))
-            offload_after(f + 1);
+            offload_after(f + 1, this->use(f + 1));
         } else if (into_kept && dirty(f)) {
-          offload_after(use);  // rule 3: leaves right after u
+          offload_after(f, use);  // rule 3: leaves right after u
         }
       }
     }
@@ -187,15 +202,19 @@ class ThesisPlanner {
         const FullUse& use = x_.read_uses[static_cast<std::size_t>(i)];
         const int u = use.prev_step;
         const std::int64_t bytes = use.bytes;
-        int k = 1;
-        if (prefetch_ == Prefetch::LatencyAware) {
-          // smallest k with compute of v-k … v-1 >= load time: the largest q <= v-1 with
-          // prefix_[q] <= prefix_[v] - load; none: k = v.
-          const Ticks limit = prefix_[static_cast<std::size_t>(v)] - in_.transfer_ticks(use.tensor, bytes);
-          auto it = std::upper_bound(prefix_.begin(), prefix_.begin() + v, limit);
-          k = it == prefix_.begin() ? v : v - static_cast<int>(it - prefix_.begin() - 1);
+        int& from = prefetch_from_[static_cast<std::size_t>(i)];
+        if (from < 0) {
+          int k = 1;
+          if (prefetch_ == Prefetch::LatencyAware) {
+            // smallest k with compute of v-k … v-1 >= load time: the largest q <= v-1 with
+            // prefix_[q] <= prefix_[v] - load; none: k = v.
+            const Ticks limit = prefix_[static_cast<std::size_t>(v)] - in_.transfer_ticks(use.tensor, bytes);
+            auto it = std::upper_bound(prefix_.begin(), prefix_.begin() + v, limit);
+            k = it == prefix_.begin() ? v : v - static_cast<int>(it - prefix_.begin() - 1);
+          }
+          from = std::max(v - k, u + 1);
         }
-        const int p_star = std::max(v - k, u + 1);
+        const int p_star = from;
         if (p_star >= v) continue;  // streamed
         const bool next_kept = kept(f);  // (only an interval's start is kept)
         const int end = next_kept ? v - 1 : v;  // a kept interval from v already holds v
@@ -206,7 +225,7 @@ class ThesisPlanner {
         set(f, Loaded);
         prefetches_.push_back({use.tensor, TransferKind::Prefetch, bytes, p, v});
         ++plan_.counts.prefetched;
-        if ((use.flags & FullUse::Write) && leaves_dirty(f, use)) offload_after(use);  // a prefetched read-modify-write
+        if ((use.flags & FullUse::Write) && leaves_dirty(f, use)) offload_after(f, use);  // a prefetched read-modify-write
       }
     }
   }
@@ -226,16 +245,14 @@ class ThesisPlanner {
           continue;
         }
         const std::int64_t bytes = use.bytes;
-        if (!(use.flags & FullUse::HasNext) && (use.flags & FullUse::MustEndOffchip)) {
-          bool qualifies = false;
-          write_deadline(step, use.tensor, bytes, &qualifies);
-          if (!qualifies) continue;  // streamed out during its step
-        }
+        // (deadline n: no step qualifies, it is streamed out during its step)
+        if (!(use.flags & FullUse::HasNext) && (use.flags & FullUse::MustEndOffchip) && deadline(f, use) >= n_)
+          continue;
         if (!fits(step, step, bytes)) continue;
         occupy(step, step, bytes, false);
         set(f, Born);
         ++plan_.counts.born;
-        if (leaves_dirty(f, use)) offload_after(use);
+        if (leaves_dirty(f, use)) offload_after(f, use);
       }
     }
   }

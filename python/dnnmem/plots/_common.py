@@ -6,13 +6,18 @@ import textwrap
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
+from .._lazy import LazyModule
 from .._optional import require
 from ..hardware import FIELD_PARSERS
 from ..sweep import INPUT_COLUMNS
 from ..units import format_bandwidth, format_bytes, format_throughput
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = LazyModule("numpy")
+    pd = LazyModule("pandas")
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

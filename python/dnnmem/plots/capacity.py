@@ -11,9 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
+from .._lazy import LazyModule
 from .._optional import require
 from ..units import format_throughput
 from ._common import (
@@ -31,6 +29,13 @@ from ._common import (
     unit,
     varying,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = LazyModule("numpy")
+    pd = LazyModule("pandas")
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -5,11 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
-
+from .._lazy import LazyModule
 from ..units import format_bandwidth, format_bytes, format_throughput
 from ._common import TIME, check_frame, new_axes, outside_legend, title, unit
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = LazyModule("numpy")
+    pd = LazyModule("pandas")
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

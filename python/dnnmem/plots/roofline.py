@@ -21,12 +21,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Union
 
-import numpy as np
-import pandas as pd
-
+from .._lazy import LazyModule
 from .._optional import require
 from ..units import format_bandwidth, format_bytes, format_throughput
 from ._common import FLOPS, new_axes, outside_legend, title, unit
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+else:
+    np = LazyModule("numpy")
+    pd = LazyModule("pandas")
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -1,0 +1,30 @@
+"""Modules imported when first used, so that ``import dnnmem`` stays light.
+
+pandas alone takes about 0.2 s to import, most of a one-point command's run; the modules that
+need it (and NumPy) name it at the top as usual, under ``TYPE_CHECKING`` for the type checker,
+and bind the name to a :class:`LazyModule` at run time::
+
+    if TYPE_CHECKING:
+        import pandas as pd
+    else:
+        pd = LazyModule("pandas")
+"""
+
+from __future__ import annotations
+
+import importlib
+import types
+from typing import Any
+
+__all__ = ["LazyModule"]
+
+
+class LazyModule(types.ModuleType):
+    """Stands for the module ``name``: the first attribute read imports it, every read is
+    forwarded to it (``pd.DataFrame``, ``isinstance(x, pd.DataFrame)``, ``np.asarray``)."""
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(importlib.import_module(self.__name__), attr)
+
+    def __repr__(self) -> str:
+        return f"<lazy module {self.__name__!r}>"
