@@ -8,8 +8,9 @@
 // One line per part, in the order `dnnmem policies` lists them.
 #define DNNMEM_SCHEDULERS(X) X(scheduler_default) X(scheduler_inference) X(scheduler_split_backward)
 #define DNNMEM_CACHE_MANAGERS(X) \
-  X(cache_lookahead) X(cache_belady) X(cache_prefetch_next) X(cache_no_lookahead) X(cache_lru) X(cache_none)
-#define DNNMEM_LINKS(X) X(link_raw) X(link_ratio)
+  X(cache_lookahead) X(cache_belady) X(cache_prefetch_next) X(cache_no_lookahead) X(cache_lru) X(cache_none) \
+  X(cache_vdnn_all) X(cache_vdnn_conv) X(cache_oracle)
+#define DNNMEM_LINKS(X) X(link_raw) X(link_ratio) X(link_zvc) X(link_rle) X(link_zlib)
 #define DNNMEM_COMPUTE_MODELS(X) X(compute_peak) X(compute_systolic)
 
 namespace dnnmem {

@@ -151,6 +151,22 @@ a Fraction of the float given) and takes max(wire × throughput, ceil(b × bandw
 / c)) units (no second term when c = 0). Rules 3 and 4 use that time for "write time" and
 "load time"; the timeline serves it; ``link_in`` / ``link_out`` add up the wire bytes.
 ``traffic_in`` / ``traffic_out`` stay the bytes leaving and entering the cache.
+``link={"zvc": [s_t per tensor], "window": w, "mask": True, "cap": c, "efficiency": e}`` is the
+``zvc`` link (docs/model/cdma.md C1–C7, written from that page alone): an activation of N
+elements of b bytes with sparsity s puts round-half-up(N (1 - s)) b + ceil(N / w) w / 8 bytes on
+the wire (no second term without the mask); other roles cross as they are; a partial transfer of
+x bytes puts ceil(x · wire / size). The time is max(ceil(wire × throughput / e'), the cap term),
+e' = round(e · 10^4) / 10^4. ``"efficiency"`` applies to ``ratio`` links too.
+
+Cache managers of docs/model/cdma.md (V1–V6, written from that page alone)
+------------------------------------------------------------------------------
+``vdnn-all`` / ``vdnn-conv``: weights, states and weight gradients make no transfers, W and S
+on-chip all iteration, dW from its first to its last use. An activation read (full use) in a
+forward step by a selected layer (all / conv2d or depthwise_conv2d) with a later use v after its
+last forward use u, v - 1 > u: a streamed store of the whole tensor at u (the offload), a
+prefetch issued at v - 1, deadline v; on-chip at [first use, u] and [v - 1, last use]. Other
+tensors on-chip from first to last use. ``oracle``: no transfers, every tensor on-chip from
+first to last use (W, S all iteration).
 
 Compute models
 --------------
@@ -176,28 +192,68 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-POLICIES = ("lookahead", "belady", "prefetch-next", "none", "no-lookahead", "lru")
+POLICIES = (
+    "lookahead",
+    "belady",
+    "prefetch-next",
+    "none",
+    "no-lookahead",
+    "lru",
+    "vdnn-all",
+    "vdnn-conv",
+    "oracle",
+)
 ROLES = ("activation", "weight", "state", "gradient", "weight_grad")
+
+
+def zvc_size(nbytes: int, element: int, sparsity: float, window: int = 32, mask: bool = True):
+    """Bytes of a ZVC-compressed tensor (docs/model/cdma.md, C2)."""
+    n = -(-nbytes // element)
+    x = n * (1.0 - sparsity)
+    nonzero = int(x) + (1 if x - int(x) >= 0.5 else 0)
+    return nonzero * element + (-(-n // window) * ((window + 7) // 8) if mask else 0)
 
 
 class _Link:
     """What a transfer costs (module docstring, "Links")."""
 
-    def __init__(self, link: dict | None, roles: list[str], bandwidth: int, throughput: int):
+    def __init__(
+        self,
+        link: dict | None,
+        roles: list[str],
+        bandwidth: int,
+        throughput: int,
+        sizes: list[int] | None = None,
+        element: int = 4,
+    ):
         self.throughput, self.per_second = throughput, bandwidth * throughput
         link = link or {}
-        unknown = set(link) - {"ratio", "cap"}
+        unknown = set(link) - {"ratio", "cap", "zvc", "window", "mask", "efficiency"}
         if unknown:
             raise ValueError(f"link: unknown key(s) {sorted(unknown)}")
         ratios = {role: Fraction(r) for role, r in link.get("ratio", {}).items()}
         self.ratio = [ratios.get(role, Fraction(1)) for role in roles]
         self.cap = int(link.get("cap", 0))
+        self.eff = Fraction(round(float(link.get("efficiency", 1.0)) * 10000), 10000)
+        self.zvc: list[int] | None = None
+        if "zvc" in link:
+            assert sizes is not None
+            self.sizes = sizes
+            self.zvc = [
+                max(1, zvc_size(b, element, sp, link.get("window", 32), link.get("mask", True)))
+                if role == "activation" and b > 0
+                else b
+                for b, sp, role in zip(sizes, link["zvc"], roles)
+            ]
 
     def wire(self, tensor: int, nbytes: int) -> int:
+        if self.zvc is not None:
+            size = self.sizes[tensor]
+            return nbytes if size == 0 else -(-nbytes * self.zvc[tensor] // size)
         return math.ceil(nbytes / self.ratio[tensor])
 
     def units(self, tensor: int, nbytes: int) -> int:
-        t = self.wire(tensor, nbytes) * self.throughput
+        t = math.ceil(self.wire(tensor, nbytes) * self.throughput / self.eff)
         if self.cap:
             t = max(t, -(-nbytes * self.per_second // self.cap))
         return t
@@ -669,6 +725,45 @@ def _lru(n, tensors, accesses, capacity) -> tuple[_Work, dict]:
 # ---------------------------------------------------------------------------------------------
 
 
+def _vdnn(n, tensors, net, select: str) -> tuple[_Work, dict]:
+    """``vdnn-all`` / ``vdnn-conv`` / ``oracle`` (module docstring; docs/model/cdma.md V1–V6)."""
+    work = _Work(n)
+    steps = net.steps
+    phase = list(steps["phase"])
+    kind = list(steps["kind"])
+    diag = {"kept": 0, "prefetched": 0, "born": 0, "offloads": 0}
+    for t in tensors:
+        if not t.uses:
+            continue
+        first, last = t.uses[0].step, t.uses[-1].step
+        if t.role != "activation":
+            on = range(n) if t.starts_offchip else range(first, last + 1)
+            for s in on:
+                work.onchip[s] += t.size
+            continue
+        fwd = [u for u in t.uses if phase[u.step] == "fwd"]
+        selected = select != "none" and any(
+            u.read and (select == "all" or kind[u.step] in ("conv2d", "depthwise_conv2d"))
+            for u in fwd
+        )
+        u = fwd[-1].step if fwd else -1
+        later = [x.step for x in t.uses if x.step > u]
+        if selected and later and later[0] - 1 > u:
+            v = later[0]
+            on = list(range(first, u + 1)) + list(range(v - 1, last + 1))
+            work.streamed_stores[u].append((t.index, t.size))
+            work.prefetch_at[v - 1].append((t.index, v))
+            diag["offloads"] += 1
+            diag["prefetched"] += 1
+        else:
+            on = list(range(first, last + 1))
+        for s in on:
+            work.onchip[s] += t.size
+    for lst in work.streamed_stores + work.prefetch_at:
+        lst.sort()
+    return work, diag
+
+
 def _simulate(n, compute, tensors, work: _Work, capacity, link: _Link, wait_rule):
     ch = _Channel(wait_rule)
     steps = []
@@ -804,10 +899,20 @@ def estimate(
         assert model == "systolic", model
         flops = _systolic_work(net, ops_per_mac, **options)
     compute = [f * bandwidth for f in flops]  # units, see module docstring
-    cost = _Link(link, [t.role for t in tensors], bandwidth, throughput)
+    cost = _Link(
+        link,
+        [t.role for t in tensors],
+        bandwidth,
+        throughput,
+        [int(b) for b in net.schedule.tensor_table()["bytes"]],
+        net.bytes_per_element,
+    )
     if policy == "none":
         capacity = 0  # R10: capacity unused
-    if policy == "lru":
+    if policy in ("vdnn-all", "vdnn-conv", "oracle"):
+        select = {"vdnn-all": "all", "vdnn-conv": "conv", "oracle": "none"}[policy]
+        work, diag = _vdnn(n, tensors, net, select)
+    elif policy == "lru":
         work, diag = _lru(n, tensors, accesses, capacity)
     else:
         plan = _plan(

@@ -15,6 +15,9 @@ void plan_belady(const PlanInput& in, PlanScratch& scratch, Plan& out);
 void plan_prefetch_next(const PlanInput& in, PlanScratch& scratch, Plan& out);
 void plan_no_lookahead(const PlanInput& in, PlanScratch& scratch, Plan& out);
 void plan_lru(const PlanInput& in, PlanScratch& scratch, Plan& out);
+void plan_vdnn_all(const PlanInput& in, PlanScratch& scratch, Plan& out);
+void plan_vdnn_conv(const PlanInput& in, PlanScratch& scratch, Plan& out);
+void plan_oracle(const PlanInput& in, PlanScratch& scratch, Plan& out);
 
 // A plan made with fresh buffers (estimate(), tests).
 Plan make_plan(const CachePart& cache, const PlanInput& in);
