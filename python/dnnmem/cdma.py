@@ -32,6 +32,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COMPRESSING_LINKS",
+    "LINK_BANDWIDTHS",
+    "buffer_bytes",
+    "dram_rate",
+    "gpu",
+    "layer_sparsity",
     "SparsityLike",
     "compare",
     "link_tables",
@@ -55,6 +60,41 @@ _ZERO_MAKERS = {"relu", "relu6"}  # S1: exact zeros
 _POOLS = {"maxpool", "avgpool", "global_avgpool", "global_maxpool"}  # S4
 _PASS = {"dropout", "flatten", "reshape", "identity", "zero_padding"}  # S5
 _CONV = {"conv2d", "depthwise_conv2d"}
+
+#: The link bandwidths of the cDMA paper (§III, §VIII), per GPU: a sweep axis.
+LINK_BANDWIDTHS = {
+    "pcie3-shared4": 8e9,  # 4 GPUs sharing 32 GB/s to one socket
+    "pcie3": 16e9,  # PCIe gen3 x16
+    "pcie4": 32e9,  # gen4 x16 (2x gen3)
+    "nvlink-power": 80e9,  # NVLink to an IBM POWER CPU
+}
+
+
+def gpu(name: str = "titan-xp", link: str | float = "16GB/s", **overrides: Any) -> Hardware:
+    """A GPU as the cDMA paper sees it: the cache is the GPU's memory (``capacity`` = its
+    DRAM, 12 GB on both Titans), the link is PCIe (``bandwidth``, 16 GB/s gen3 by default),
+    ``throughput`` the preset's FP32 peak. ``name``: ``"titan-x-maxwell"`` or ``"titan-xp"``
+    (any preset with a ``memory`` size)."""
+    from .presets import hardware, load_presets
+    from .presets import _lookup as lookup
+
+    memory = load_presets()[lookup(name)]["memory"]
+    if not memory:
+        raise ValueError(f"gpu: preset {name!r} has no memory size")
+    return hardware(name, capacity=memory, bandwidth=link, **overrides)
+
+
+def dram_rate(ratio: float, bandwidth: float, efficiency: float = 1.0) -> float:
+    """The GPU-memory read rate a compressor needs to keep the link busy with data compressed
+    ``ratio``:1 (cDMA paper §V-B: 16 GB/s x 13.8 = 220.8 GB/s)."""
+    return ratio * bandwidth * efficiency
+
+
+def buffer_bytes(cap: float, latency: float = 350e-9) -> float:
+    """The DMA buffer that covers the memory latency at the compressor's read rate (cDMA paper
+    §V-C: 200 GB/s x 350 ns = 70 KB)."""
+    return cap * latency
+
 
 SparsityLike = Union[pd.DataFrame, Mapping[str, float], str, "os.PathLike[str]", None]
 
@@ -329,7 +369,7 @@ def compare(
         link = r.link_in + r.link_out
         max_ratio = r.max_link_ratio
         opts = r.composition.link.option_dict
-        rate = max_ratio * hardware.bandwidth * float(opts.get("efficiency", 1.0))
+        rate = dram_rate(max_ratio, hardware.bandwidth, float(opts.get("efficiency", 1.0)))
         cap = float(opts.get("cap", 0.0))
         rows.append(
             {

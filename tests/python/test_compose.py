@@ -86,7 +86,7 @@ def test_policy_object_and_columns() -> None:
         (
             "ratio(foo=1)",
             r"^link 'ratio': unknown option 'foo' \(valid: all, activation, weight, "
-            r"state, gradient, weight_grad, cap\)$",
+            r"state, gradient, weight_grad, cap, efficiency\)$",
         ),
         (
             "ratio(cap=fast)",
