@@ -75,8 +75,8 @@ def gpu(name: str = "titan-xp", link: str | float = "16GB/s", **overrides: Any) 
     DRAM, 12 GB on both Titans), the link is PCIe (``bandwidth``, 16 GB/s gen3 by default),
     ``throughput`` the preset's FP32 peak. ``name``: ``"titan-x-maxwell"`` or ``"titan-xp"``
     (any preset with a ``memory`` size)."""
-    from .presets import hardware, load_presets
     from .presets import _lookup as lookup
+    from .presets import hardware, load_presets
 
     memory = load_presets()[lookup(name)]["memory"]
     if not memory:
@@ -294,7 +294,9 @@ def _generate(sparsity: float, layout: str, shape: str, seed: int = 0) -> np.nda
 
 
 @lru_cache(maxsize=4096)
-def measured_ratio(algorithm: str, sparsity: float, layout: str = "nchw", shape: str = "map") -> float:
+def measured_ratio(
+    algorithm: str, sparsity: float, layout: str = "nchw", shape: str = "map"
+) -> float:
     """Uncompressed / compressed bytes of a generated tensor (see :func:`_generate`) under
     ``algorithm`` (``"rle"`` or ``"zlib"``, level 6), in independent 4 KB windows. ``sparsity``
     is rounded to 0.01 (the cache's key)."""
@@ -336,7 +338,9 @@ def link_tables(
             ratio.append(1.0)
             continue
         shape = layers.at[layer, "output_shape"] if layer in layers.index else ()
-        ratio.append(measured_ratio(link.name, float(si), layout, "map" if len(shape) >= 3 else "vector"))
+        ratio.append(
+            measured_ratio(link.name, float(si), layout, "map" if len(shape) >= 3 else "vector")
+        )
     return s.tolist(), ratio, source
 
 

@@ -333,6 +333,12 @@ def _run(
 
 
 @lru_cache(maxsize=8)
+def _worker_network(
+    document: str, batch: int, bytes_per_element: int, scheduler: str = "default"
+) -> Network:
+    return Network(_core.parse_network(document, "<sweep>"), batch, bytes_per_element, scheduler)
+
+
 def evaluate_chunk(
     document: str,
     batch: int,
@@ -373,7 +379,7 @@ def evaluate_chunk(
     if len(schedulers) != 1:
         raise ValueError(f"policies: one chunk takes one scheduler, got {sorted(schedulers)}")
     scheduler = schedulers.pop()
-    net = Network(_core.parse_network(document, "<sweep>"), batch, bytes_per_element, scheduler)
+    net = _worker_network(document, batch, bytes_per_element, scheduler)
     schedule = net.schedule
     prepared = [c.prepare(schedule, ops_per_mac, net) for c in compositions]
     out = _engine_columns(len(capacity))

@@ -39,9 +39,14 @@ def compute(small: bool = False) -> pd.DataFrame:
             df = cdma.compare(net, hw, list(POLICIES.values()), batch=batch)
             for label, (_, r) in zip(POLICIES, df.iterrows()):
                 rows.append(
-                    {"network": net, "memory": share, "capacity": int(need * share),
-                     "policy": label, "performance": float(r["performance"]),
-                     "link_bytes": int(r["link"])}
+                    {
+                        "network": net,
+                        "memory": share,
+                        "capacity": int(need * share),
+                        "policy": label,
+                        "performance": float(r["performance"]),
+                        "link_bytes": int(r["link"]),
+                    }
                 )
     return pd.DataFrame(rows)
 

@@ -27,8 +27,10 @@ def compute(small: bool = False) -> pd.DataFrame:
     for net, batch in C.networks(small).items():
         for algo in ("rle", "zvc", "zlib"):
             for layout in LAYOUTS:
-                link = f"{algo}(target={C.TARGET})" if algo == "zvc" else (
-                    f"{algo}(target={C.TARGET}, layout={layout})"
+                link = (
+                    f"{algo}(target={C.TARGET})"
+                    if algo == "zvc"
+                    else (f"{algo}(target={C.TARGET}, layout={layout})")
                 )
                 df = cdma.compare(net, hw, [f"vdnn-all + {link}"], batch=batch)
                 rows.append(

@@ -29,8 +29,12 @@ def compute(small: bool = False) -> pd.DataFrame:
         for net, batch in C.networks(small).items():
             df = cdma.compare(net, hw, ["vdnn-all"], batch=batch)
             rows.append(
-                {"gpu": gpu, "tflops": tflops, "network": net,
-                 "performance": float(df["performance"].iloc[0])}
+                {
+                    "gpu": gpu,
+                    "tflops": tflops,
+                    "network": net,
+                    "performance": float(df["performance"].iloc[0]),
+                }
             )
     return pd.DataFrame(rows)
 

@@ -27,9 +27,13 @@ def compute(small: bool = False) -> pd.DataFrame:
         for net, batch in C.networks(small).items():
             df = cdma.compare(net, hw, ["vdnn-all", C.with_target(C.POLICIES["ZV"])], batch=batch)
             rows.append(
-                {"link": label, "bandwidth": bw, "network": net,
-                 "vdnn_performance": float(df["performance"].iloc[0]),
-                 "zvc_gain": float(df["gain"].iloc[1])}
+                {
+                    "link": label,
+                    "bandwidth": bw,
+                    "network": net,
+                    "vdnn_performance": float(df["performance"].iloc[0]),
+                    "zvc_gain": float(df["gain"].iloc[1]),
+                }
             )
     return pd.DataFrame(rows)
 

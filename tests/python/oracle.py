@@ -912,6 +912,7 @@ def estimate(
     if policy in ("vdnn-all", "vdnn-conv", "oracle"):
         select = {"vdnn-all": "all", "vdnn-conv": "conv", "oracle": "none"}[policy]
         work, diag = _vdnn(n, tensors, net, select)
+        capacity = 2**62  # V5: the capacity is not looked at (no capacity waits)
     elif policy == "lru":
         work, diag = _lru(n, tensors, accesses, capacity)
     else:

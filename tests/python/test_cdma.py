@@ -247,7 +247,11 @@ def test_compare_report() -> None:
 @pytest.mark.parametrize("policy", ["vdnn-all", "vdnn-conv", "oracle"])
 @pytest.mark.parametrize("name,batch", [("alexnet", 2), ("googlenet", 1), ("chain", 2)])
 def test_against_oracle(policy: str, name: str, batch: int) -> None:
-    net = dnnmem.load_network(CHAIN, batch=2) if name == "chain" else dnnmem.network(name, batch=batch)
+    net = (
+        dnnmem.load_network(CHAIN, batch=2)
+        if name == "chain"
+        else dnnmem.network(name, batch=batch)
+    )
     bw, thr = 16 * 10**9, 6 * 10**12
     cap = 2**40
     o = oracle.estimate(net, cap, bw, thr, policy)
