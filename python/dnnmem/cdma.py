@@ -276,10 +276,10 @@ def _generate(sparsity: float, layout: str, shape: str, seed: int = 0) -> np.nda
     as ReLU maps look) or ``"vector"`` (N=4 × 4096 features, zeros independent)."""
     rng = np.random.default_rng(seed)
     if shape == "vector":
-        x = rng.standard_normal((4, 4096)).astype(np.float32)
-        thr = np.quantile(x, sparsity) if sparsity > 0 else -np.inf
-        y = np.where(x <= thr, 0.0, np.abs(x)).astype(np.float32)
-        return y.T.copy() if layout == "chwn" else y
+        v = rng.standard_normal((4, 4096)).astype(np.float32)
+        cut = np.quantile(v, sparsity) if sparsity > 0 else -np.inf
+        out = np.where(v <= cut, 0.0, np.abs(v)).astype(np.float32)
+        return out.T.copy() if layout == "chwn" else out
     x = rng.standard_normal((4, 16, 36, 36))
     for axis in (2, 3):  # 5-wide box filter: spatially correlated field
         c = np.cumsum(x, axis=axis)

@@ -386,7 +386,8 @@ class Policy:
                 f"link {self.link.name!r}: needs the network to know each tensor's sparsity "
                 f"(Policy.prepare(schedule, network=...))"
             )
-        sparse, ratio = [], []
+        sparse: list[float] = []
+        ratio: list[float] = []
         if network is not None:
             sparse, ratio, _ = link_tables(self.link, network, sparsity)
         return _core.prepare_policy(
