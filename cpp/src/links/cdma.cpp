@@ -11,6 +11,7 @@
 // deep, fc, pool, target, uniform, layout) are the Python layer's, declared here so that a
 // policy string carries them.
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -56,10 +57,12 @@ void check_table(const Schedule& s, const std::vector<double>& v, const char* li
                                 std::to_string(v.size()) + " entries, the schedule has " +
                                 std::to_string(s.tensors.size()) + " tensors");
   for (std::size_t t = 0; t < v.size(); ++t)
-    if (!(v[t] >= lo && v[t] <= hi))
-      throw std::invalid_argument(std::string("link '") + link + "': " + what + " of tensor '" +
-                                  s.tensors[t].name + "' must be in [" + std::to_string(lo) + ", " +
-                                  std::to_string(hi) + "], got " + std::to_string(v[t]));
+    if (!(v[t] >= lo && v[t] <= hi)) {
+      std::ostringstream m;
+      m << "link '" << link << "': " << what << " of tensor '" << s.tensors[t].name << "' must be in ["
+        << lo << ", " << hi << "], got " << v[t];
+      throw std::invalid_argument(m.str());
+    }
 }
 
 void finish(const Schedule& s, const Options& own, LinkModel& m) {
