@@ -81,7 +81,7 @@ def gpu(name: str = "titan-xp", link: str | float = "16GB/s", **overrides: Any) 
     memory = load_presets()[lookup(name)]["memory"]
     if not memory:
         raise ValueError(f"gpu: preset {name!r} has no memory size")
-    return hardware(name, capacity=memory, bandwidth=link, **overrides)
+    return hardware(name, **{"capacity": memory, "bandwidth": link, **overrides})
 
 
 def dram_rate(ratio: float, bandwidth: float, efficiency: float = 1.0) -> float:

@@ -271,3 +271,47 @@ def test_against_oracle(policy: str, name: str, batch: int) -> None:
         o = oracle.estimate(net, cap, bw, thr, policy, link={"zvc": list(s), **link})
         r = dnnmem.estimate(net, policy=p, capacity=cap, bandwidth=bw, throughput=thr)
         compare_with_oracle(r, o, f"{name} {p}")
+
+
+# -- the figure scripts (sweeps/cdma/, --small) -------------------------------------------
+
+
+def test_figure_scripts_small(monkeypatch) -> None:
+    """Two of the scripts end to end in their CI mode (the rest share their code paths; the
+    RLE / zlib ones measure ratios and take longer): vDNN's performance falls as compute gets
+    faster at a fixed link (the paper's Fig. 3b trend), ZVC's gain grows with sparsity."""
+    import importlib
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("matplotlib")
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "sweeps" / "cdma"))
+    gen = importlib.import_module("fig3b_generations")
+    df = gen.compute(small=True)
+    for _, d in df.groupby("network"):
+        perf = d.set_index("gpu").loc[list(gen.GENERATIONS), "performance"].to_numpy()
+        assert (np.diff(perf) < 0).all()
+    sp = importlib.import_module("gain_vs_sparsity")
+    df = sp.compute(small=True)
+    for _, d in df.groupby("network"):
+        assert (np.diff(d["gain"].to_numpy()) > 0).all()
+        assert d["gain"].iloc[0] < 0  # sparsity 0: the masks cost
+    import matplotlib
+
+    matplotlib.use("Agg")
+    sp.plot(df)
+    sys.modules.pop("_common", None)
+
+
+def test_lookahead_with_zvc_moves_fewer_bytes() -> None:
+    """Beyond the paper: compression on the thesis's policy shrinks the link bytes of its
+    activation offloads and prefetches; gradients and weights cross as they are (C1)."""
+    net = dnnmem.network("nin", batch=8)
+    hw = cdma.gpu("titan-xp", capacity="64MB")
+    a = dnnmem.estimate(net, hw, "lookahead")
+    b = dnnmem.estimate(net, hw, "lookahead + zvc(target=0.62)")
+    assert b.link_in + b.link_out < a.link_in + a.link_out
+    acts = b.steps[["bytes_in_activation", "bytes_out_activation"]].to_numpy().sum()
+    others = b.traffic - acts
+    assert b.link_in + b.link_out >= others  # the non-activation bytes are all still there
+    assert b.time <= a.time
