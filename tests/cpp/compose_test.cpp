@@ -8,6 +8,7 @@
 #include "catch.hpp"
 #include "dnnmem/compose.hpp"
 #include "dnnmem/estimate.hpp"
+#include "dnnmem/policies.hpp"
 #include "dnnmem/sweep.hpp"
 #include "helpers.hpp"
 
@@ -83,8 +84,9 @@ TEST_CASE("registries: names unique across the four kinds, unknown names listed"
   for (auto* p : link_parts()) names.insert(p->name), ++n;
   for (auto* p : compute_parts()) names.insert(p->name), ++n;
   CHECK(names.size() == n);
-  CHECK(cache_parts().size() == 6);
-  CHECK(what([] { find_link("zvc"); }) == "link: unknown link 'zvc' (valid: raw, ratio)");
+  CHECK(cache_parts().size() == 9);
+  CHECK(what([] { find_link("lz4"); }) ==
+        "link: unknown link 'lz4' (valid: raw, ratio, zvc, rle, zlib)");
   CHECK(what([] { find_scheduler("mbs"); }) ==
         "scheduler: unknown scheduler 'mbs' (valid: default, inference, split-backward)");
 }
