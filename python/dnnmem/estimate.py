@@ -183,6 +183,14 @@ def estimate(
     return result
 
 
+#: How a result's sparsity came about, in words (compressing links only).
+_SPARSITY_SOURCES = {
+    "rule": "the type/depth rule (default, not measured)",
+    "table": "the table given",
+    "table+rule": "the table given, the rule elsewhere",
+}
+
+
 class Result:
     """One estimated training iteration. Every total is in SI base units.
 
@@ -352,6 +360,11 @@ class Result:
                     )
                 ]
                 if (self.link_in, self.link_out) != (self.traffic_in, self.traffic_out)
+                else []
+            ),
+            *(
+                [("sparsity", _SPARSITY_SOURCES.get(self.sparsity_source, self.sparsity_source))]
+                if self.sparsity_source
                 else []
             ),
             (

@@ -315,3 +315,11 @@ def test_lookahead_with_zvc_moves_fewer_bytes() -> None:
     others = b.traffic - acts
     assert b.link_in + b.link_out >= others  # the non-activation bytes are all still there
     assert b.time <= a.time
+
+
+def test_result_says_when_sparsity_is_the_default() -> None:
+    net = dnnmem.network("alexnet", batch=1)
+    assert "type/depth rule (default" in repr(dnnmem.estimate(net, policy="vdnn-all + zvc"))
+    assert "sparsity" not in repr(dnnmem.estimate(net, policy="vdnn-all"))
+    r = dnnmem.estimate(net, policy="vdnn-all + zvc", sparsity={"features_1": 0.3})
+    assert "the table given, the rule elsewhere" in repr(r)
