@@ -295,7 +295,17 @@ def test_policies_and_default_policy(tiny):
     assert list(dict.fromkeys(table["kind"])) == ["scheduler", "cache", "link", "compute"]
     assert table["description"].str.len().min() > 0
     p = dnnmem.parts("cache")
-    assert list(p) == ["lookahead", "belady", "prefetch-next", "no-lookahead", "lru", "none"]
+    assert list(p) == [
+        "lookahead",
+        "belady",
+        "prefetch-next",
+        "no-lookahead",
+        "lru",
+        "none",
+        "vdnn-all",
+        "vdnn-conv",
+        "oracle",
+    ]
     assert list(table.loc[table["kind"] == "cache", "name"]) == list(p)
     r = dnnmem.estimate(tiny, capacity=MiB)
     assert r.policy == "lookahead"
