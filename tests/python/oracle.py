@@ -156,7 +156,8 @@ a Fraction of the float given) and takes max(wire × throughput, ceil(b × bandw
 elements of b bytes with sparsity s puts round-half-up(N (1 - s)) b + ceil(N / w) w / 8 bytes on
 the wire (no second term without the mask); other roles cross as they are; a partial transfer of
 x bytes puts ceil(x · wire / size). The time is max(ceil(wire × throughput / e'), the cap term),
-e' = round(e · 10^4) / 10^4. ``"efficiency"`` applies to ``ratio`` links too.
+e' = round(e · 10^4) / 10^4; ``"throttle": "offload"`` drops the cap term for loads (C6's
+other reading). ``"efficiency"`` applies to ``ratio`` links too.
 
 Cache managers of docs/model/cdma.md (V1–V6, written from that page alone)
 ------------------------------------------------------------------------------
@@ -228,13 +229,14 @@ class _Link:
     ):
         self.throughput, self.per_second = throughput, bandwidth * throughput
         link = link or {}
-        unknown = set(link) - {"ratio", "cap", "zvc", "window", "mask", "efficiency"}
+        unknown = set(link) - {"ratio", "cap", "zvc", "window", "mask", "efficiency", "throttle"}
         if unknown:
             raise ValueError(f"link: unknown key(s) {sorted(unknown)}")
         ratios = {role: Fraction(r) for role, r in link.get("ratio", {}).items()}
         self.ratio = [ratios.get(role, Fraction(1)) for role in roles]
         self.cap = int(link.get("cap", 0))
         self.eff = Fraction(round(float(link.get("efficiency", 1.0)) * 10000), 10000)
+        self.offload_only = link.get("throttle", "both") == "offload"
         self.zvc: list[int] | None = None
         if "zvc" in link:
             assert sizes is not None
@@ -252,9 +254,9 @@ class _Link:
             return nbytes if size == 0 else -(-nbytes * self.zvc[tensor] // size)
         return math.ceil(nbytes / self.ratio[tensor])
 
-    def units(self, tensor: int, nbytes: int) -> int:
+    def units(self, tensor: int, nbytes: int, load: bool) -> int:
         t = math.ceil(self.wire(tensor, nbytes) * self.throughput / self.eff)
-        if self.cap:
+        if self.cap and not (load and self.offload_only):
             t = max(t, -(-nbytes * self.per_second // self.cap))
         return t
 
@@ -380,7 +382,7 @@ def _plan(n, flops, tensors, capacity, bandwidth, link: _Link, policy) -> _Plan:
     def write_deadline(u: int, t: _Tensor) -> int:
         """Rule 3: the first w with compute(u+1 … w−1) ≥ write time; n if none (R4)."""
         for w in range(u + 1, n):
-            if compute_between(u + 1, w) >= link.units(t.index, t.size):
+            if compute_between(u + 1, w) >= link.units(t.index, t.size, False):
                 return w
         return n
 
@@ -439,7 +441,7 @@ def _plan(n, flops, tensors, capacity, bandwidth, link: _Link, policy) -> _Plan:
         for _, t, j in cands:
             v = t.uses[j].step
             u = t.uses[j - 1].step if j > 0 else -1
-            load = link.units(t.index, t.size)
+            load = link.units(t.index, t.size, True)
             if policy == "prefetch-next":
                 k = 1
             else:
@@ -526,7 +528,13 @@ class _Channel:
 
     def issue(self, tensor, nbytes, link: _Link, is_load, is_offload, deadline) -> _Transfer:
         tr = _Transfer(
-            self.seq, tensor, nbytes, link.units(tensor, nbytes), is_load, is_offload, deadline
+            self.seq,
+            tensor,
+            nbytes,
+            link.units(tensor, nbytes, is_load),
+            is_load,
+            is_offload,
+            deadline,
         )
         self.seq += 1
         self.pending.append(tr)

@@ -74,6 +74,10 @@ def test_vdnn_chain_timeline(chain: dnnmem.Network) -> None:
         ("vdnn-all + zvc(cap=1000)", zvc),  # cap not binding
     ):
         assert ends(chain, policy) == pytest.approx(want, rel=1e-12), policy
+    # C6's other reading: the cap limits offloads only; Y:r's prefetch takes 0.8 s again.
+    assert ends(chain, "vdnn-all + zvc(cap=20, throttle=offload)") == pytest.approx(
+        [3.6, 3.66, 4.86, 4.98, 5.66, 5.72, 9.26], rel=1e-12
+    )
     # C7: efficiency 0.8: Y:x takes 36 / (0.8 · 10) = 4.5 s.
     assert ends(chain, "vdnn-all + zvc(efficiency=0.8)")[0] == pytest.approx(4.5, rel=1e-12)
     r = dnnmem.estimate(chain, policy="vdnn-all + zvc", **POINT)
@@ -265,6 +269,10 @@ def test_against_oracle(policy: str, name: str, batch: int) -> None:
         ({}, {}),
         ({"cap": 48 * 10**9}, {"cap": 48 * 10**9}),
         ({"mask": "off", "efficiency": 0.8}, {"mask": False, "efficiency": 0.8}),
+        (
+            {"cap": 20 * 10**9, "throttle": "offload"},
+            {"cap": 20 * 10**9, "throttle": "offload"},
+        ),
     ):
         text = ", ".join(f"{k}={v}" for k, v in opts.items())
         p = f"{policy} + zvc({text})" if text else f"{policy} + zvc"

@@ -238,6 +238,7 @@ def _oracle_link(policy: dnnmem.Policy, net: dnnmem.Network) -> dict | None:
         return {
             "zvc": list(sparsity),
             "mask": opts.get("mask", "on") == "on",
+            "throttle": opts.get("throttle", "both"),
             "cap": opts.get("cap", 0),
             "efficiency": opts.get("efficiency", 1.0),
         }
@@ -298,6 +299,7 @@ def _random_policy() -> st.SearchStrategy[str]:
             " + ratio(activation=0.5)",
             " + zvc",
             " + zvc(uniform=0.7, cap=40000000, efficiency=0.8)",
+            " + zvc(cap=40000000, throttle=offload)",
         ]
     )
     compute = st.sampled_from(

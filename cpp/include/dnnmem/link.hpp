@@ -22,6 +22,8 @@ struct LinkModel {
   // The rate at which the link's front end (a compressor) reads uncompressed data, whole
   // bytes/s; 0 = no such limit. A transfer then takes max(wire / bandwidth, bytes / cap).
   std::int64_t cap = 0;
+  // Whether the cap also limits loads (decompression into the cache); offloads always obey it.
+  bool cap_loads = true;
   // The share of the bandwidth the link delivers, eff_num / kEfficiencyDen (a DMA engine's
   // protocol overhead: vDNN measured 12.8 of PCIe gen3's 16 GB/s, 0.8): the wire time is
   // ceil(wire ticks · kEfficiencyDen / eff_num).
@@ -41,11 +43,11 @@ struct LinkModel {
 
   // Exact: wire · throughput ticks for the wire, ceil(bytes · bandwidth · throughput / cap) for
   // the cap (1 tick = 1 / (bandwidth · throughput) s).
-  Ticks ticks(const TimeBase& time, int tensor, std::int64_t bytes) const {
+  Ticks ticks(const TimeBase& time, int tensor, std::int64_t bytes, bool load = false) const {
     if (identity()) return time.transfer(bytes);
     Ticks wire = time.transfer(wire_bytes(tensor, bytes));
     if (eff_num != kEfficiencyDen) wire = (wire * kEfficiencyDen + eff_num - 1) / eff_num;
-    if (cap == 0) return wire;
+    if (cap == 0 || (load && !cap_loads)) return wire;
     return wire > cap_ticks(time, bytes) ? wire : cap_ticks(time, bytes);
   }
 

@@ -38,6 +38,10 @@ std::vector<OptionSpec> common_options(bool zvc) {
                             "rate at which the compressor reads (writes) uncompressed data, 0 = unlimited "
                             "(cDMA: 200GB/s performance-optimal, 48GB/s bandwidth-aware)",
                             0, 0, 0x1p62));
+  o.push_back(choice_option("throttle",
+                            "what the cap limits: both directions, or offloads only (prefetches "
+                            "decompress at link speed)",
+                            "both", {"both", "offload"}));
   o.push_back(efficiency_option());
   o.push_back(number_option("first", "", "sparsity rule: output of the first conv layer", 0.5, 0, 1));
   o.push_back(number_option("deep", "", "sparsity rule: output of the deepest conv layer", 0.75, 0, 1));
@@ -68,6 +72,7 @@ void check_table(const Schedule& s, const std::vector<double>& v, const char* li
 void finish(const Schedule& s, const Options& own, LinkModel& m) {
   m.cap = static_cast<std::int64_t>(std::llround(own.number("cap")));
   m.eff_num = efficiency_num(own.number("efficiency"));
+  m.cap_loads = own.choice("throttle") == "both";
   std::vector<std::int64_t> sizes(s.tensors.size());
   for (std::size_t t = 0; t < sizes.size(); ++t) sizes[t] = s.tensors[t].bytes;
   m.finish(sizes);
