@@ -61,6 +61,8 @@ def plot(df: pd.DataFrame) -> Figure:
         d[list(POLICIES)].plot.bar(ax=ax, rot=0)
         ax.set_title(f"GPU memory = {share:g} x vDNN's need")
         ax.set_ylabel("performance (oracle = 1)")
+        ax.set_ylim(0, 1.2)
+        ax.legend(ncol=2, loc="upper center", fontsize=8)
     fig.tight_layout()
     return fig
 

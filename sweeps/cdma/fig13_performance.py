@@ -44,7 +44,8 @@ def plot(df: pd.DataFrame) -> Figure:
         d[list(C.POLICIES)].plot.bar(ax=ax, rot=0)
         ax.set_title(gpu)
         ax.set_ylabel("performance (oracle = 1)")
-        ax.set_ylim(0, 1.05)
+        ax.set_ylim(0, 1.2)
+        ax.legend(ncol=5, loc="upper center", fontsize=8)
     fig.tight_layout()
     return fig
 
