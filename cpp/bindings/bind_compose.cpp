@@ -89,8 +89,11 @@ void bind_compose(py::module_& m) {
   m.def("prepare_policy", [](std::shared_ptr<const Schedule> s, const std::string& cache,
                              const py::dict& cache_options, const std::string& link,
                              const py::dict& link_options, const std::string& compute,
-                             const py::dict& compute_options, int ops_per_mac) {
+                             const py::dict& compute_options, int ops_per_mac,
+                             std::vector<double> link_sparsity, std::vector<double> link_ratio) {
     PolicySpec spec;
+    spec.link_tables.sparsity = std::move(link_sparsity);
+    spec.link_tables.ratio = std::move(link_ratio);
     spec.cache = {cache, option_map(cache_options, part_label("cache manager", cache))};
     spec.link = {link, option_map(link_options, part_label("link", link))};
     spec.compute = {compute, option_map(compute_options, part_label("compute model", compute))};
@@ -99,7 +102,13 @@ void bind_compose(py::module_& m) {
   }, py::arg("schedule"), py::arg("cache") = "lookahead", py::arg("cache_options") = py::dict(),
      py::arg("link") = "raw", py::arg("link_options") = py::dict(), py::arg("compute") = "peak",
      py::arg("compute_options") = py::dict(), py::arg("ops_per_mac") = 2,
-     "Check a composition against a schedule and build its per-schedule tables.");
+     py::arg("link_sparsity") = std::vector<double>{}, py::arg("link_ratio") = std::vector<double>{},
+     "Check a composition against a schedule and build its per-schedule tables (link_sparsity, "
+     "link_ratio: the link's per-tensor inputs, in tensor order).");
+
+  m.def("zvc_bytes", &zvc_bytes, py::arg("bytes"), py::arg("element_bytes"), py::arg("sparsity"),
+        py::arg("window") = 32, py::arg("mask") = true,
+        "Bytes on the wire for a zero-value-compressed tensor (cDMA paper, §V-A).");
 }
 
 }  // namespace dnnmem::bindings

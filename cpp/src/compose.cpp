@@ -35,7 +35,8 @@ PreparedPolicy prepare_policy(const Schedule& s, const PolicySpec& spec, int ops
                                     spec.cache.options);
   check_capabilities(*p.cache, s);
   const LinkPart& link = find_link(spec.link.name);
-  p.link = link.prepare(s, resolve_options(part_label("link", link.name), link.options, spec.link.options));
+  p.link = link.prepare(s, resolve_options(part_label("link", link.name), link.options, spec.link.options),
+                        spec.link_tables);
   const ComputePart& compute = find_compute(spec.compute.name);
   p.compute = compute.prepare(
       s, resolve_options(part_label("compute model", compute.name), compute.options, spec.compute.options),

@@ -12,8 +12,9 @@
   X(cache_lookahead) X(cache_belady) X(cache_prefetch_next) X(cache_no_lookahead) X(cache_lru) X(cache_none) \
   X(cache_mbs_strict) \
   X(cache_fifo) X(cache_infinite_spm) X(cache_one_step) X(cache_onsram_static) \
-  X(cache_onsram_eager_wb) X(cache_onsram_eager_spec)
-#define DNNMEM_LINKS(X) X(link_raw) X(link_ratio)
+  X(cache_onsram_eager_wb) X(cache_onsram_eager_spec) \
+  X(cache_vdnn_all) X(cache_vdnn_conv) X(cache_oracle)
+#define DNNMEM_LINKS(X) X(link_raw) X(link_ratio) X(link_zvc) X(link_rle) X(link_zlib)
 #define DNNMEM_COMPUTE_MODELS(X) X(compute_peak) X(compute_systolic)
 
 namespace dnnmem {

@@ -701,6 +701,8 @@ Schedule build_schedule(const Network& net, const ScheduleOptions& options) {
   Schedule s;
   part.build(net, options, own, s);
   s.scheduler = std::string(part.name);
+  s.layer_kinds.reserve(net.layers.size());
+  for (const Layer& l : net.layers) s.layer_kinds.push_back(l.kind);
   check_iteration_limits(s);
   s.index = index_uses(s);
   return s;

@@ -35,7 +35,7 @@ class Channel {
   void issue(int id) {
     const Transfer& x = plan_.transfers[static_cast<std::size_t>(id)];
     remaining_[static_cast<std::size_t>(id)] =
-        raw_link_ ? in_.time.transfer(x.bytes) : in_.transfer_ticks(x.tensor, x.bytes);
+        raw_link_ ? in_.time.transfer(x.bytes) : in_.transfer_ticks(x.tensor, x.bytes, x.is_load());
     push(heap_, key(x, id));
     ++pending_;
     if (x.writes_out()) {

@@ -131,7 +131,12 @@ def prepare_policy(
     compute: str = "peak",
     compute_options: dict[str, float | str] = {},  # noqa: B006
     ops_per_mac: int = 2,
+    link_sparsity: list[float] = [],  # noqa: B006
+    link_ratio: list[float] = [],  # noqa: B006
 ) -> PreparedPolicy: ...
+def zvc_bytes(
+    bytes: int, element_bytes: int, sparsity: float, window: int = 32, mask: bool = True
+) -> int: ...
 def sweep(
     schedule: Schedule,
     capacity: npt.ArrayLike,

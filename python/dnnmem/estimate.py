@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from . import _core
 from ._lazy import LazyModule
+from .cdma import COMPRESSING_LINKS, SparsityLike, link_tables
 from .hardware import Hardware, check_element_size
 from .network import Network, load_network
 from .policy import Policy, PolicyLike, parts
@@ -106,6 +107,7 @@ def estimate(
     bandwidth: str | float | None = None,
     throughput: str | float | None = None,
     ops_per_mac: int = 2,
+    sparsity: SparsityLike = None,
 ) -> Result:
     """Estimate one training iteration of ``network`` on ``hardware`` under ``policy``.
 
@@ -132,6 +134,10 @@ def estimate(
         dnnmem, the command line included).
     ops_per_mac : int
         FLOPs per multiply-accumulate: 2 (default) or 1 (SPEC §2).
+    sparsity : DataFrame, mapping, CSV path, optional
+        For the compressing links (``zvc``, ``rle``, ``zlib``): per-layer output sparsity
+        (columns ``layer``, ``sparsity``), overriding the links' type/depth rule for the layers
+        it names (docs/model/cdma.md). The result's ``sparsity_source`` says which was used.
 
     Returns
     -------
@@ -163,11 +169,31 @@ def estimate(
         raise ValueError(f"ops_per_mac: must be 1 or 2, got {ops_per_mac!r}")
     scheduled = net.with_scheduler(composition.scheduler)
     _check_has_steps(scheduled)
-    prepared = composition.prepare(scheduled.schedule, ops_per_mac)
+    prepared = composition.prepare(scheduled.schedule, ops_per_mac, scheduled, sparsity)
     core = _core.estimate(
         scheduled.schedule, hardware.capacity, hardware.bandwidth, hardware.throughput, prepared
     )
-    return Result(scheduled, hardware, composition, ops_per_mac, core)
+    result = Result(scheduled, hardware, composition, ops_per_mac, core)
+    if composition.link.name in COMPRESSING_LINKS:
+        _, _, result.sparsity_source = link_tables(composition.link, scheduled, sparsity)
+        t = scheduled.tensors
+        result.max_link_ratio = max(
+            (
+                b / prepared.link_wire_bytes(i, b)
+                for i, (b, role) in enumerate(zip(t["bytes"], t["role"]))
+                if role == "activation" and b > 0
+            ),
+            default=1.0,
+        )
+    return result
+
+
+#: How a result's sparsity came about, in words (compressing links only).
+_SPARSITY_SOURCES = {
+    "rule": "the type/depth rule (default, not measured)",
+    "table": "the table given",
+    "table+rule": "the table given, the rule elsewhere",
+}
 
 
 class Result:
@@ -226,6 +252,10 @@ class Result:
         self.utilization: float = self.flops / (hardware.throughput * self.time)
         self.samples_per_s: float = network.batch / self.time
         self.counts: dict[str, int] = dict(core.counts)
+        #: compressing links: where the sparsity came from ("rule", "table", "table+rule")
+        self.sparsity_source: str = ""
+        #: compressing links: the largest whole-tensor compression ratio among activations
+        self.max_link_ratio: float = 1.0
 
     @property
     def traffic(self) -> int:
@@ -335,6 +365,11 @@ class Result:
                     )
                 ]
                 if (self.link_in, self.link_out) != (self.traffic_in, self.traffic_out)
+                else []
+            ),
+            *(
+                [("sparsity", _SPARSITY_SOURCES.get(self.sparsity_source, self.sparsity_source))]
+                if self.sparsity_source
                 else []
             ),
             (

@@ -31,10 +31,14 @@ import math
 import re
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from . import _core
+from .cdma import COMPRESSING_LINKS, SparsityLike, link_tables
 from .units import parse_bandwidth, parse_bytes, parse_throughput
+
+if TYPE_CHECKING:
+    from .network import Network
 
 __all__ = ["Part", "Policy", "PolicyLike", "parts", "policy"]
 
@@ -359,15 +363,33 @@ class Policy:
                     out[f"{kind}_{k}"] = v
         return out
 
-    def prepare(self, schedule: _core.Schedule, ops_per_mac: int = 2) -> _core.PreparedPolicy:
+    def prepare(
+        self,
+        schedule: _core.Schedule,
+        ops_per_mac: int = 2,
+        network: Network | None = None,
+        sparsity: SparsityLike = None,
+    ) -> _core.PreparedPolicy:
         """Check this policy against a schedule (built by its scheduler) and build the link's and
-        the compute model's per-schedule tables. Raises ValueError naming the part."""
+        the compute model's per-schedule tables. The compressing links (zvc, rle, zlib) need
+        the ``network`` the schedule was built from (its layers give each tensor's sparsity,
+        :mod:`dnnmem.cdma`) and take an optional per-layer ``sparsity`` table. Raises
+        ValueError naming the part."""
         if schedule.scheduler != self.scheduler.name:
             raise ValueError(
                 f"policy: the schedule was built by scheduler {schedule.scheduler!r}, "
                 f"the policy names {self.scheduler.name!r}"
             )
         compute = self.compute or Part("compute", "peak")
+        if self.link.name in COMPRESSING_LINKS and network is None:
+            raise ValueError(
+                f"link {self.link.name!r}: needs the network to know each tensor's sparsity "
+                f"(Policy.prepare(schedule, network=...))"
+            )
+        sparse: list[float] = []
+        ratio: list[float] = []
+        if network is not None:
+            sparse, ratio, _ = link_tables(self.link, network, sparsity)
         return _core.prepare_policy(
             schedule,
             self.cache.name,
@@ -377,6 +399,8 @@ class Policy:
             compute.name,
             compute.option_dict,
             ops_per_mac,
+            sparse,
+            ratio,
         )
 
 

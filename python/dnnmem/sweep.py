@@ -338,11 +338,10 @@ def _run(
 
 
 @lru_cache(maxsize=8)
-def _worker_schedule(
+def _worker_network(
     document: str, batch: int, bytes_per_element: int, scheduler: str = "default"
-) -> _core.Schedule:
-    net = Network(_core.parse_network(document, "<sweep>"), batch, bytes_per_element, scheduler)
-    return net.schedule
+) -> Network:
+    return Network(_core.parse_network(document, "<sweep>"), batch, bytes_per_element, scheduler)
 
 
 def evaluate_chunk(
@@ -384,8 +383,10 @@ def evaluate_chunk(
     schedulers = {str(c.scheduler) for c in compositions}
     if len(schedulers) != 1:
         raise ValueError(f"policies: one chunk takes one scheduler, got {sorted(schedulers)}")
-    schedule = _worker_schedule(document, batch, bytes_per_element, schedulers.pop())
-    prepared = [c.prepare(schedule, ops_per_mac) for c in compositions]
+    scheduler = schedulers.pop()
+    net = _worker_network(document, batch, bytes_per_element, scheduler)
+    schedule = net.schedule
+    prepared = [c.prepare(schedule, ops_per_mac, net) for c in compositions]
     out = _engine_columns(len(capacity))
     _run(
         schedule, capacity, bandwidth, throughput, policy, threads, ops_per_mac, None, out, prepared
@@ -586,7 +587,7 @@ def sweep(
         pol[idx] = pd.Index(names).get_indexer(labels[idx])
         groups.append((k, idx, names))
     ready = {
-        k: [pols.by_label[n].prepare(key_of[k].schedule, ops_per_mac) for n in names]
+        k: [pols.by_label[n].prepare(key_of[k].schedule, ops_per_mac, key_of[k]) for n in names]
         for k, _, names in groups
     }
     bar = _Progress(int(todo.sum()), progress)

@@ -8,6 +8,7 @@
 #include "catch.hpp"
 #include "dnnmem/compose.hpp"
 #include "dnnmem/estimate.hpp"
+#include "dnnmem/policies.hpp"
 #include "dnnmem/sweep.hpp"
 #include "helpers.hpp"
 
@@ -83,8 +84,9 @@ TEST_CASE("registries: names unique across the four kinds, unknown names listed"
   for (auto* p : link_parts()) names.insert(p->name), ++n;
   for (auto* p : compute_parts()) names.insert(p->name), ++n;
   CHECK(names.size() == n);
-  CHECK(cache_parts().size() == 13);
-  CHECK(what([] { find_link("zvc"); }) == "link: unknown link 'zvc' (valid: raw, ratio)");
+  CHECK(cache_parts().size() == 16);
+  CHECK(what([] { find_link("lz4"); }) ==
+        "link: unknown link 'lz4' (valid: raw, ratio, zvc, rle, zlib)");
   CHECK(what([] { find_scheduler("nope"); }) ==
         "scheduler: unknown scheduler 'nope' (valid: default, inference, split-backward, mbs)");
 }
@@ -262,4 +264,59 @@ TEST_CASE("scheduler option order: hybrid and random are topological, thesis unc
   const std::string r1 = order({{"order", std::string("random")}, {"seed", 1.0}});
   CHECK(r1 == order({{"order", std::string("random")}, {"seed", 1.0}}));
   CHECK(r1.substr(r1.size() - 2) == "s ");
+}
+
+TEST_CASE("vdnn: hand-computed 3-layer chain (docs/model/cdma.md V1-V6)") {
+  // x -> fc1 -> r (relu) -> fc2, batch 2: steps F:fc1 F:r F:fc2 loss B:fc2 B:r B:fc1.
+  const Network n = net(kChain);
+  const Schedule s = schedule(n, "default");
+  auto tensor = [&](const std::string& name) {
+    for (std::size_t t = 0; t < s.tensors.size(); ++t)
+      if (s.tensors[t].name == name) return static_cast<int>(t);
+    return -1;
+  };
+  PolicySpec spec;
+  spec.cache = {"vdnn-all", {}};
+  const PreparedPolicy p = prepare_policy(s, spec, 2);
+  const Hardware hw{1 << 20, 10.0, 100.0};
+  const PlanInput in = make_plan_input(s, hw, p);
+  const Plan plan = make_plan(*p.cache, in);
+  // Y:x (32 B) out during F:fc1, back from B:r (issued) for B:fc1; Y:r (24 B) out during F:fc2,
+  // back from the loss step for B:fc2 (V2, V3). Nothing else moves (V1, V4).
+  REQUIRE(plan.transfers.size() == 4);
+  const int yx = tensor("Y:x"), yr = tensor("Y:r");
+  CHECK((plan.transfers[0].tensor == yx && plan.transfers[0].kind == TransferKind::StreamStore &&
+         plan.transfers[0].issue_step == 0 && plan.transfers[0].deadline == 0));
+  CHECK((plan.transfers[1].tensor == yr && plan.transfers[1].kind == TransferKind::StreamStore &&
+         plan.transfers[1].issue_step == 2 && plan.transfers[1].deadline == 2));
+  CHECK((plan.transfers[2].tensor == yr && plan.transfers[2].kind == TransferKind::Prefetch &&
+         plan.transfers[2].issue_step == 3 && plan.transfers[2].deadline == 4));
+  CHECK((plan.transfers[3].tensor == yx && plan.transfers[3].kind == TransferKind::Prefetch &&
+         plan.transfers[3].issue_step == 5 && plan.transfers[3].deadline == 6));
+  CHECK(plan.resident == std::vector<std::int64_t>{148, 140, 132, 148, 188, 196, 208});
+  // Times (10 B/s, 100 FLOP/s): offloads 3.2 s and 2.4 s, steps 0.48 .. 0.06 s of compute.
+  const Estimate e = estimate(s, hw, p);
+  CHECK(e.seconds == Approx(11.26).epsilon(1e-12));
+  spec.cache = {"oracle", {}};
+  CHECK(estimate(s, hw, prepare_policy(s, spec, 2)).seconds == Approx(1.92).epsilon(1e-12));
+  spec.cache = {"vdnn-conv", {}};  // no convolution: nothing moves
+  CHECK(make_plan(*prepare_policy(s, spec, 2).cache, in).transfers.empty());
+}
+
+TEST_CASE("zvc: exact size (cDMA paper, section V-A)") {
+  CHECK(zvc_bytes(4096, 4, 1.0, 32, true) == 128);        // 32x
+  CHECK(zvc_bytes(4096, 4, 0.0, 32, true) == 4096 + 128);  // 0.970x
+  CHECK(zvc_bytes(4000, 4, 0.6, 32, false) == 1600);       // 2.5x without masks
+  CHECK(zvc_bytes(24, 4, 0.9, 32, true) == 8);             // round(0.6) = 1 value + 1 mask
+  const Network n = net(kChain);
+  const Schedule s = schedule(n, "default");
+  PolicySpec spec;
+  spec.link = {"zvc", {}};
+  spec.link_tables.sparsity.assign(s.tensors.size(), 0.9);
+  spec.link_tables.sparsity[0] = 1.5;
+  CHECK(what([&] { prepare_policy(s, spec, 2); }) ==
+        "link 'zvc': sparsity of tensor 'Y:x' must be in [0, 1], got 1.5");
+  spec.link = {"rle", {}};
+  CHECK(what([&] { prepare_policy(s, spec, 2); }).find("needs a measured ratio per tensor") !=
+        std::string::npos);
 }

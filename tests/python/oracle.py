@@ -156,6 +156,23 @@ a Fraction of the float given) and takes max(wire × throughput, ceil(b × bandw
 / c)) units (no second term when c = 0). Rules 3 and 4 use that time for "write time" and
 "load time"; the timeline serves it; ``link_in`` / ``link_out`` add up the wire bytes.
 ``traffic_in`` / ``traffic_out`` stay the bytes leaving and entering the cache.
+``link={"zvc": [s_t per tensor], "window": w, "mask": True, "cap": c, "efficiency": e}`` is the
+``zvc`` link (docs/model/cdma.md C1–C7, written from that page alone): an activation of N
+elements of b bytes with sparsity s puts round-half-up(N (1 - s)) b + ceil(N / w) w / 8 bytes on
+the wire (no second term without the mask); other roles cross as they are; a partial transfer of
+x bytes puts ceil(x · wire / size). The time is max(ceil(wire × throughput / e'), the cap term),
+e' = round(e · 10^4) / 10^4; ``"throttle": "offload"`` drops the cap term for loads (C6's
+other reading). ``"efficiency"`` applies to ``ratio`` links too.
+
+Cache managers of docs/model/cdma.md (V1–V6, written from that page alone)
+------------------------------------------------------------------------------
+``vdnn-all`` / ``vdnn-conv``: weights, states and weight gradients make no transfers, W and S
+on-chip all iteration, dW from its first to its last use. An activation read (full use) in a
+forward step by a selected layer (all / conv2d or depthwise_conv2d) with a later use v after its
+last forward use u, v - 1 > u: a streamed store of the whole tensor at u (the offload), a
+prefetch issued at v - 1, deadline v; on-chip at [first use, u] and [v - 1, last use]. Other
+tensors on-chip from first to last use. ``oracle``: no transfers, every tensor on-chip from
+first to last use (W, S all iteration).
 
 Compute models
 --------------
@@ -181,7 +198,18 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-POLICIES = ("lookahead", "belady", "prefetch-next", "none", "no-lookahead", "lru", "mbs-strict")
+POLICIES = (
+    "lookahead",
+    "belady",
+    "prefetch-next",
+    "none",
+    "no-lookahead",
+    "lru",
+    "mbs-strict",
+    "vdnn-all",
+    "vdnn-conv",
+    "oracle",
+)
 #: The OnSRAM family (docs/model/onsram.md, rules O2-O8), written from that page.
 ONSRAM = (
     "fifo",
@@ -194,25 +222,56 @@ ONSRAM = (
 ROLES = ("activation", "weight", "state", "gradient", "weight_grad")
 
 
+def zvc_size(nbytes: int, element: int, sparsity: float, window: int = 32, mask: bool = True):
+    """Bytes of a ZVC-compressed tensor (docs/model/cdma.md, C2)."""
+    n = -(-nbytes // element)
+    x = n * (1.0 - sparsity)
+    nonzero = int(x) + (1 if x - int(x) >= 0.5 else 0)
+    return nonzero * element + (-(-n // window) * ((window + 7) // 8) if mask else 0)
+
+
 class _Link:
     """What a transfer costs (module docstring, "Links")."""
 
-    def __init__(self, link: dict | None, roles: list[str], bandwidth: int, throughput: int):
+    def __init__(
+        self,
+        link: dict | None,
+        roles: list[str],
+        bandwidth: int,
+        throughput: int,
+        sizes: list[int] | None = None,
+        element: int = 4,
+    ):
         self.throughput, self.per_second = throughput, bandwidth * throughput
         link = link or {}
-        unknown = set(link) - {"ratio", "cap"}
+        unknown = set(link) - {"ratio", "cap", "zvc", "window", "mask", "efficiency", "throttle"}
         if unknown:
             raise ValueError(f"link: unknown key(s) {sorted(unknown)}")
         ratios = {role: Fraction(r) for role, r in link.get("ratio", {}).items()}
         self.ratio = [ratios.get(role, Fraction(1)) for role in roles]
         self.cap = int(link.get("cap", 0))
+        self.eff = Fraction(round(float(link.get("efficiency", 1.0)) * 10000), 10000)
+        self.offload_only = link.get("throttle", "both") == "offload"
+        self.zvc: list[int] | None = None
+        if "zvc" in link:
+            assert sizes is not None
+            self.sizes = sizes
+            self.zvc = [
+                max(1, zvc_size(b, element, sp, link.get("window", 32), link.get("mask", True)))
+                if role == "activation" and b > 0
+                else b
+                for b, sp, role in zip(sizes, link["zvc"], roles)
+            ]
 
     def wire(self, tensor: int, nbytes: int) -> int:
+        if self.zvc is not None:
+            size = self.sizes[tensor]
+            return nbytes if size == 0 else -(-nbytes * self.zvc[tensor] // size)
         return math.ceil(nbytes / self.ratio[tensor])
 
-    def units(self, tensor: int, nbytes: int) -> int:
-        t = self.wire(tensor, nbytes) * self.throughput
-        if self.cap:
+    def units(self, tensor: int, nbytes: int, load: bool) -> int:
+        t = math.ceil(self.wire(tensor, nbytes) * self.throughput / self.eff)
+        if self.cap and not (load and self.offload_only):
             t = max(t, -(-nbytes * self.per_second // self.cap))
         return t
 
@@ -338,7 +397,7 @@ def _plan(n, flops, tensors, capacity, bandwidth, link: _Link, policy) -> _Plan:
     def write_deadline(u: int, t: _Tensor) -> int:
         """Rule 3: the first w with compute(u+1 … w−1) ≥ write time; n if none (R4)."""
         for w in range(u + 1, n):
-            if compute_between(u + 1, w) >= link.units(t.index, t.size):
+            if compute_between(u + 1, w) >= link.units(t.index, t.size, False):
                 return w
         return n
 
@@ -397,7 +456,7 @@ def _plan(n, flops, tensors, capacity, bandwidth, link: _Link, policy) -> _Plan:
         for _, t, j in cands:
             v = t.uses[j].step
             u = t.uses[j - 1].step if j > 0 else -1
-            load = link.units(t.index, t.size)
+            load = link.units(t.index, t.size, True)
             if policy == "prefetch-next":
                 k = 1
             else:
@@ -481,13 +540,17 @@ def _pinned(n, compute, tensors, accesses, capacity, link: _Link, policy, option
         streamed = [0] * n
         for s in range(n):
             for ti, read, write, _, nbytes in accesses[s]:
-                streamed[s] += (read + write) * link.units(ti, nbytes)
+                streamed[s] += read * link.units(ti, nbytes, True) + write * link.units(
+                    ti, nbytes, False
+                )
         base = [max(compute[s], streamed[s]) for s in range(n)]
         ranked = []
         for t in cands:
             saved = 0
             for j, u in enumerate(t.uses):
-                d = (u.read + u.write) * link.units(t.index, t.size)
+                d = u.read * link.units(t.index, t.size, True) + u.write * link.units(
+                    t.index, t.size, False
+                )
                 if j == 0 and t.starts_offchip:
                     d = 0  # a network input's first read moves it anyway
                 saved += base[u.step] - max(compute[u.step], streamed[u.step] - d)
@@ -684,7 +747,13 @@ class _Channel:
 
     def issue(self, tensor, nbytes, link: _Link, is_load, is_offload, deadline) -> _Transfer:
         tr = _Transfer(
-            self.seq, tensor, nbytes, link.units(tensor, nbytes), is_load, is_offload, deadline
+            self.seq,
+            tensor,
+            nbytes,
+            link.units(tensor, nbytes, is_load),
+            is_load,
+            is_offload,
+            deadline,
         )
         self.seq += 1
         self.pending.append(tr)
@@ -964,6 +1033,45 @@ def _mbs_strict(net, n, tensors, accesses, capacity, reuse) -> tuple[_Work, dict
 # ---------------------------------------------------------------------------------------------
 
 
+def _vdnn(n, tensors, net, select: str) -> tuple[_Work, dict]:
+    """``vdnn-all`` / ``vdnn-conv`` / ``oracle`` (module docstring; docs/model/cdma.md V1–V6)."""
+    work = _Work(n)
+    steps = net.steps
+    phase = list(steps["phase"])
+    kind = list(steps["kind"])
+    diag = {"kept": 0, "prefetched": 0, "born": 0, "offloads": 0}
+    for t in tensors:
+        if not t.uses:
+            continue
+        first, last = t.uses[0].step, t.uses[-1].step
+        if t.role != "activation":
+            on = range(n) if t.starts_offchip else range(first, last + 1)
+            for s in on:
+                work.onchip[s] += t.size
+            continue
+        fwd = [u for u in t.uses if phase[u.step] == "fwd"]
+        selected = select != "none" and any(
+            u.read and (select == "all" or kind[u.step] in ("conv2d", "depthwise_conv2d"))
+            for u in fwd
+        )
+        u = fwd[-1].step if fwd else -1
+        later = [x.step for x in t.uses if x.step > u]
+        if selected and later and later[0] - 1 > u:
+            v = later[0]
+            on = list(range(first, u + 1)) + list(range(v - 1, last + 1))
+            work.streamed_stores[u].append((t.index, t.size))
+            work.prefetch_at[v - 1].append((t.index, v))
+            diag["offloads"] += 1
+            diag["prefetched"] += 1
+        else:
+            on = list(range(first, last + 1))
+        for s in on:
+            work.onchip[s] += t.size
+    for lst in work.streamed_stores + work.prefetch_at:
+        lst.sort()
+    return work, diag
+
+
 def _simulate(n, compute, tensors, work: _Work, capacity, link: _Link, wait_rule):
     ch = _Channel(wait_rule)
     steps = []
@@ -1101,10 +1209,21 @@ def estimate(
         assert model == "systolic", model
         flops = _systolic_work(net, ops_per_mac, **options)
     compute = [f * bandwidth for f in flops]  # units, see module docstring
-    cost = _Link(link, [t.role for t in tensors], bandwidth, throughput)
+    cost = _Link(
+        link,
+        [t.role for t in tensors],
+        bandwidth,
+        throughput,
+        [int(b) for b in net.schedule.tensor_table()["bytes"]],
+        net.bytes_per_element,
+    )
     if policy == "none":
         capacity = 0  # R10: capacity unused
-    if policy in ("lru", "fifo"):
+    if policy in ("vdnn-all", "vdnn-conv", "oracle"):
+        select = {"vdnn-all": "all", "vdnn-conv": "conv", "oracle": "none"}[policy]
+        work, diag = _vdnn(n, tensors, net, select)
+        capacity = 2**62  # V5: the capacity is not looked at (no capacity waits)
+    elif policy in ("lru", "fifo"):
         work, diag = _lru(n, tensors, accesses, capacity, fifo=policy == "fifo")
     elif policy == "mbs-strict":
         reuse = (cache_options or {}).get("reuse", reuse)

@@ -304,6 +304,9 @@ def test_policies_and_default_policy(tiny):
         "onsram-static",
         "onsram-eager-wb",
         "onsram-eager-spec",
+        "vdnn-all",
+        "vdnn-conv",
+        "oracle",
     ]
     assert list(table.loc[table["kind"] == "cache", "name"]) == list(p)
     r = dnnmem.estimate(tiny, capacity=MiB)

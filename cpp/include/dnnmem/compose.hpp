@@ -45,7 +45,7 @@ struct LinkPart {
   std::string_view name, description;
   std::vector<OptionSpec> options;
   // Throws std::invalid_argument when the options make no sense for this schedule.
-  LinkModel (*prepare)(const Schedule& s, const Options& own);
+  LinkModel (*prepare)(const Schedule& s, const Options& own, const LinkTables& tables);
 };
 
 struct ComputePart {
@@ -76,6 +76,7 @@ struct PolicySpec {
   PartSpec cache{"lookahead", {}};
   PartSpec link{"raw", {}};
   PartSpec compute{"peak", {}};
+  LinkTables link_tables;  // the link's per-tensor inputs (zvc, rle, zlib)
 };
 
 // A policy ready to evaluate design points of one schedule: options checked, the link's and the

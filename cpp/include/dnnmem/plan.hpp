@@ -70,7 +70,9 @@ struct PlanInput {
   const LinkModel* link = &identity_link();
   const Options* options = nullptr;  // the cache manager's
 
-  Ticks transfer_ticks(int tensor, std::int64_t bytes) const { return link->ticks(time, tensor, bytes); }
+  Ticks transfer_ticks(int tensor, std::int64_t bytes, bool load) const {
+    return link->ticks(time, tensor, bytes, load);
+  }
 };
 
 // Reuses `compute`'s storage (a sweep's per-thread buffer): moved into the result.

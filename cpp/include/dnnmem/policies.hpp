@@ -17,6 +17,9 @@ void plan_no_lookahead(const PlanInput& in, PlanScratch& scratch, Plan& out);
 void plan_lru(const PlanInput& in, PlanScratch& scratch, Plan& out);
 // lru (fifo = false) and fifo (true): one cache of whole tensors, two victim orders.
 void plan_whole_tensor_cache(const PlanInput& in, PlanScratch& scratch, Plan& out, bool fifo);
+void plan_vdnn_all(const PlanInput& in, PlanScratch& scratch, Plan& out);
+void plan_vdnn_conv(const PlanInput& in, PlanScratch& scratch, Plan& out);
+void plan_oracle(const PlanInput& in, PlanScratch& scratch, Plan& out);
 
 // A plan made with fresh buffers (estimate(), tests).
 Plan make_plan(const CachePart& cache, const PlanInput& in);

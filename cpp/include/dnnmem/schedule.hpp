@@ -127,6 +127,7 @@ struct Schedule {
   std::string scheduler = "default";  // the scheduler that built it
   unsigned capabilities = 0;          // Capability bits (compose.hpp): what it offers the parts
   std::vector<int> forward_order;  // layers with a forward step, in step order
+  std::vector<Kind> layer_kinds;   // per network layer (cache managers that select by kind: vdnn-conv)
   std::vector<Step> steps;
   std::vector<Access> accesses;
   std::vector<Tensor> tensors;     // in the tensor order of SPEC §3

@@ -6,6 +6,7 @@
 
 #include "dnnmem/compose.hpp"
 #include "../exact.hpp"
+#include "common.hpp"
 
 namespace dnnmem {
 namespace {
@@ -18,7 +19,7 @@ OptionSpec role_ratio(std::string_view role, std::string_view description) {
   return number_option(role, "", description, 1.0, 0.5, 1 << 20);
 }
 
-LinkModel prepare(const Schedule& s, const Options& own) {
+LinkModel prepare(const Schedule& s, const Options& own, const LinkTables&) {
   std::int64_t num[5], den[5];
   for (int r = 0; r < 5; ++r) {
     double ratio = own.number(kRoles[r]);
@@ -43,6 +44,7 @@ LinkModel prepare(const Schedule& s, const Options& own) {
     m.den[t] = den[r];
   }
   m.cap = static_cast<std::int64_t>(std::llround(own.number("cap")));
+  m.eff_num = efficiency_num(own.number("efficiency"));
   std::vector<std::int64_t> sizes(s.tensors.size());
   for (std::size_t t = 0; t < sizes.size(); ++t) sizes[t] = s.tensors[t].bytes;
   m.finish(sizes);
@@ -62,7 +64,8 @@ extern const LinkPart link_ratio{
      role_ratio("gradient", "ratio for activation gradients (dY)"),
      role_ratio("weight_grad", "ratio for weight gradients (dW)"),
      number_option("cap", "bytes/s",
-                   "rate at which the compressor reads uncompressed data (0 = unlimited)", 0, 0, 0x1p62)},
+                   "rate at which the compressor reads uncompressed data (0 = unlimited)", 0, 0, 0x1p62),
+     efficiency_option()},
     &prepare};
 
 }  // namespace dnnmem

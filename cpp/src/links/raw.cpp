@@ -6,6 +6,6 @@ namespace dnnmem {
 
 extern const LinkPart link_raw{
     "raw", "bytes / bandwidth: every byte crosses the link as it is (thesis)", {},
-    [](const Schedule&, const Options&) { return LinkModel{}; }};
+    [](const Schedule&, const Options&, const LinkTables&) { return LinkModel{}; }};
 
 }  // namespace dnnmem

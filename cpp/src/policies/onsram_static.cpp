@@ -32,8 +32,8 @@ void plan_onsram_static(const PlanInput& in, PlanScratch& w, Plan& plan) {
     const Step& st = s.steps[i];
     for (int k = 0; k < st.num_accesses; ++k) {
       const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
-      const Ticks t = in.transfer_ticks(a.tensor, a.bytes);
-      streamed[i] += (a.read ? t : 0) + (a.write ? t : 0);
+      streamed[i] += (a.read ? in.transfer_ticks(a.tensor, a.bytes, true) : 0) +
+                     (a.write ? in.transfer_ticks(a.tensor, a.bytes, false) : 0);
     }
     base[i] = std::max(in.compute[i], streamed[i]);
   }
@@ -46,11 +46,10 @@ void plan_onsram_static(const PlanInput& in, PlanScratch& w, Plan& plan) {
     const int f0 = x.full_begin[t], f1 = x.full_begin[t + 1];
     for (int f = f0; f < f1; ++f) {
       const auto i = static_cast<std::size_t>(x.full_step[static_cast<std::size_t>(f)]);
-      const Ticks one = in.transfer_ticks(static_cast<int>(t), size);
       const Ticks d = detail::pin_first_load(s, t, f)
                           ? 0
-                          : (x.full_read[static_cast<std::size_t>(f)] ? one : 0) +
-                                (x.full_write[static_cast<std::size_t>(f)] ? one : 0);
+                          : (x.full_read[static_cast<std::size_t>(f)] ? in.transfer_ticks(static_cast<int>(t), size, true) : 0) +
+                                (x.full_write[static_cast<std::size_t>(f)] ? in.transfer_ticks(static_cast<int>(t), size, false) : 0);
       saved += base[i] - std::max(in.compute[i], streamed[i] - d);
     }
     if (saved <= 0) continue;  // compute-bound at every use: pinning saves nothing

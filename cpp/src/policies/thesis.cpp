@@ -113,7 +113,7 @@ class ThesisPlanner {
   // Rule 3's deadline: the first step w > u with compute of u+1 … w-1 >= the write time; n when
   // no step qualifies.
   int write_deadline(int u, int tensor, std::int64_t bytes) const {
-    const Ticks need = prefix_[static_cast<std::size_t>(u) + 1] + in_.transfer_ticks(tensor, bytes);
+    const Ticks need = prefix_[static_cast<std::size_t>(u) + 1] + in_.transfer_ticks(tensor, bytes, false);
     auto it = std::lower_bound(prefix_.begin() + u + 1, prefix_.begin() + n_, need);
     return static_cast<int>(it - prefix_.begin());
   }
@@ -208,7 +208,7 @@ class ThesisPlanner {
           if (prefetch_ == Prefetch::LatencyAware) {
             // smallest k with compute of v-k … v-1 >= load time: the largest q <= v-1 with
             // prefix_[q] <= prefix_[v] - load; none: k = v.
-            const Ticks limit = prefix_[static_cast<std::size_t>(v)] - in_.transfer_ticks(use.tensor, bytes);
+            const Ticks limit = prefix_[static_cast<std::size_t>(v)] - in_.transfer_ticks(use.tensor, bytes, true);
             auto it = std::upper_bound(prefix_.begin(), prefix_.begin() + v, limit);
             k = it == prefix_.begin() ? v : v - static_cast<int>(it - prefix_.begin() - 1);
           }

@@ -1,0 +1,333 @@
+"""vDNN and cDMA (docs/model/cdma.md): hand-computed timelines on a 3-layer chain (V1–V6,
+C2, C5–C7), the cDMA paper's exact architecture numbers (V-ARCH), the sparsity rule and tables
+(S1–S7), measured RLE / zlib ratios (C3), invariants, and the oracle of tests/python/oracle.py
+on the new parts."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import oracle
+import pandas as pd
+import pytest
+from test_policies_oracle import compare_with_oracle
+
+import dnnmem
+from dnnmem import _core, cdma
+
+CHAIN = {
+    "name": "chain",
+    "layers": [
+        {"name": "x", "kind": "input", "shape": [4]},
+        {"name": "fc1", "kind": "dense", "inputs": ["x"], "units": 3},
+        {"name": "r", "kind": "relu", "inputs": ["fc1"]},
+        {"name": "fc2", "kind": "dense", "inputs": ["r"], "units": 2},
+    ],
+}
+# Bandwidth 10 B/s, throughput 100 FLOP/s: the chain's steps compute for
+# F:fc1 0.48, F:r 0.06, F:fc2 0.24, loss 0.12, B:fc2 0.48, B:r 0.06, B:fc1 0.48 s.
+POINT = {"capacity": 10**6, "bandwidth": 10, "throughput": 100}
+
+
+@pytest.fixture(scope="module")
+def chain() -> dnnmem.Network:
+    return dnnmem.load_network(CHAIN, batch=2)
+
+
+def ends(net: dnnmem.Network, policy: str) -> list[float]:
+    return list(dnnmem.estimate(net, policy=policy, **POINT).steps["end"])
+
+
+def test_vdnn_chain_plan(chain: dnnmem.Network) -> None:
+    """V2–V4: Y:x (32 B, read by fc1, next used by B:fc1) and Y:r (24 B, read by fc2, next
+    used by B:fc2) go out during their last forward use and come back one step ahead; Y:fc1
+    (dead after F:r) and Y:fc2 (next used by the loss, the step after) stay; weights move not."""
+    r = dnnmem.estimate(chain, policy="vdnn-all", **POINT)
+    s = r.steps
+    assert list(s["bytes_out"]) == [32, 0, 24, 0, 0, 0, 0]
+    assert list(s["bytes_in"]) == [0, 0, 0, 24, 0, 32, 0]  # issued at loss and B:r
+    assert r.counts == {"kept": 0, "prefetched": 2, "born": 0, "offloads": 2}
+    # V5: resident = alive tensors (W all iteration) less the offloaded ones while away.
+    # W = W:fc1 + W:fc2 = 92. Step 0: Y:x Y:fc1 + W = 148; 1: Y:fc1 Y:r + W = 140 (Y:x
+    # away); 2: Y:r Y:fc2 + W = 132; 3 (Y:r back, its prefetch issued): Y:r Y:fc2 dY:fc2 + W =
+    # 148; 4: Y:r dY:fc2 dY:r dW:fc2 + W = 188; 5 (Y:x back): Y:x Y:r dY:r dY:fc1 + W = 196;
+    # 6: Y:x dY:fc1 dW:fc1 + W = 208.
+    assert list(s["resident_bytes"]) == [148, 140, 132, 148, 188, 196, 208]
+    # vdnn-conv offloads conv inputs only: none here, so it is the oracle.
+    assert ends(chain, "vdnn-conv") == ends(chain, "oracle")
+
+
+def test_vdnn_chain_timeline(chain: dnnmem.Network) -> None:
+    """Times by hand: a step with an offload takes max(compute, offload); a step waits for its
+    prefetch; one link serves them in deadline order."""
+    raw = [3.2, 3.26, 5.66, 5.78, 8.06, 8.12, 11.26]
+    # zvc: Y:x dense (input): 8 elements, 32 B + one 4-byte mask = 36 B, 3.6 s; Y:r after a
+    # dense layer, sparsity fc = 0.9: round(6 · 0.1) = 1 non-zero, 4 + 4 = 8 B, 0.8 s.
+    zvc = [3.6, 3.66, 4.46, 4.58, 5.26, 5.32, 8.86]
+    # cap 20 B/s: Y:r takes max(0.8, 24 / 20 = 1.2) = 1.2 s (binding); Y:x max(3.6, 1.6).
+    capped = [3.6, 3.66, 4.86, 4.98, 6.06, 6.12, 9.66]
+    for policy, want in (
+        ("vdnn-all", raw),
+        ("vdnn-all + zvc", zvc),
+        ("vdnn-all + zvc(cap=20)", capped),
+        ("vdnn-all + zvc(cap=1000)", zvc),  # cap not binding
+    ):
+        assert ends(chain, policy) == pytest.approx(want, rel=1e-12), policy
+    # C6's other reading: the cap limits offloads only; Y:r's prefetch takes 0.8 s again.
+    assert ends(chain, "vdnn-all + zvc(cap=20, throttle=offload)") == pytest.approx(
+        [3.6, 3.66, 4.86, 4.98, 5.66, 5.72, 9.26], rel=1e-12
+    )
+    # C7: efficiency 0.8: Y:x takes 36 / (0.8 · 10) = 4.5 s.
+    assert ends(chain, "vdnn-all + zvc(efficiency=0.8)")[0] == pytest.approx(4.5, rel=1e-12)
+    r = dnnmem.estimate(chain, policy="vdnn-all + zvc", **POINT)
+    assert (r.traffic_out, r.link_out, r.traffic_in, r.link_in) == (56, 44, 56, 44)
+
+
+def test_oracle_is_compute_time(chain: dnnmem.Network) -> None:
+    """V6: no transfers; the time is the compute time."""
+    r = dnnmem.estimate(chain, policy="oracle", **POINT)
+    assert r.traffic == 0
+    assert r.time == pytest.approx(1.92, rel=1e-12) == r.compute_time
+
+
+def test_residency_unchanged_by_compression() -> None:
+    """Compression lives on the link: vdnn-*'s residency and transfers' logical bytes are the
+    same with and without it; the wire never carries more than the bytes plus ZVC's masks."""
+    net = dnnmem.network("alexnet", batch=4)
+    hw = dnnmem.Hardware(capacity="12GB", bandwidth="16GB/s", throughput="6TFLOPS")
+    for cache in ("vdnn-all", "vdnn-conv"):
+        a = dnnmem.estimate(net, hw, cache)
+        for link in ("zvc", "zvc(uniform=0)", "zvc(mask=off)", "zlib"):
+            b = dnnmem.estimate(net, hw, f"{cache} + {link}")
+            assert list(a.steps["resident_bytes"]) == list(b.steps["resident_bytes"])
+            assert (a.traffic_in, a.traffic_out) == (b.traffic_in, b.traffic_out)
+            assert b.link_in + b.link_out <= math.ceil(a.traffic * (1 + 1 / 32)) + 64
+
+
+# -- V-ARCH: the cDMA paper's exact numbers -------------------------------------------------
+
+
+def test_varch_zvc_bounds() -> None:
+    """ZVC 32x at full sparsity, 0.970x at none, 2.32x at 60 % (2.5x without masks)."""
+    n = 32 * 1000 * 4  # 32000 FP32 elements
+    assert n / _core.zvc_bytes(n, 4, 1.0) == 32.0
+    assert round(n / _core.zvc_bytes(n, 4, 0.0), 3) == 0.970
+    assert round(n / _core.zvc_bytes(n, 4, 0.6), 2) == 2.32
+    assert n / _core.zvc_bytes(n, 4, 0.6, mask=False) == 2.5
+    # FP32, 3.1 % metadata: 32 values + a 4-byte mask
+    assert _core.zvc_bytes(128, 4, 0.0) == 132
+    # the 13.8x maximum per-layer ratio is ZVC at 95.88 % sparsity
+    assert round(n / _core.zvc_bytes(n, 4, 0.95885), 1) == 13.8
+
+
+def test_varch_bandwidths() -> None:
+    """16 GB/s x 13.8 = 220.8 GB/s; 200 GB/s x 350 ns = 70 KB; the bandwidth-aware cap of
+    3.0 x 16 = 48 GB/s makes a transfer of ratio > 3 take bytes / 48 GB/s (effective 3.0x), an
+    inflation of CR x B / cap over the wire time."""
+    assert cdma.dram_rate(13.8, 16e9) == pytest.approx(220.8e9)
+    assert cdma.buffer_bytes(200e9) == pytest.approx(70e3)
+    doc = {
+        "name": "one",
+        "layers": [
+            {"name": "x", "kind": "input", "shape": [4096]},
+            {"name": "fc", "kind": "dense", "inputs": ["x"], "units": 4096},
+            {"name": "r", "kind": "relu", "inputs": ["fc"]},
+            {"name": "fc2", "kind": "dense", "inputs": ["r"], "units": 4096},
+        ],
+    }
+    net = dnnmem.load_network(doc, batch=32)
+    hw = dnnmem.Hardware(capacity="1GB", bandwidth="16GB/s", throughput="1PFLOPS")
+    y = int(net.tensors.set_index("name").at["Y:r", "bytes"])
+
+    def offload_time(policy: str) -> float:
+        s = dnnmem.estimate(net, hw, policy).steps
+        return float(s.loc[s["name"] == "F:fc2", "time"].iloc[0])
+
+    # uniform 0.9: ratio 7.6 > 3 -> the cap binds; 0.5: ratio 1.88 < 3 -> the wire does
+    assert offload_time("vdnn-all + zvc(uniform=0.9, cap=48GB/s)") == pytest.approx(
+        y / 48e9, rel=1e-6
+    )
+    wire = _core.zvc_bytes(y, 4, 0.5)
+    assert offload_time("vdnn-all + zvc(uniform=0.5, cap=48GB/s)") == pytest.approx(
+        wire / 16e9, rel=1e-6
+    )
+    cr = y / _core.zvc_bytes(y, 4, 0.9)
+    assert offload_time("vdnn-all + zvc(uniform=0.9, cap=48GB/s)") / offload_time(
+        "vdnn-all + zvc(uniform=0.9)"
+    ) == pytest.approx(cr * 16 / 48, rel=1e-6)
+
+
+def test_vcr_alexnet_band() -> None:
+    """AlexNet calibrated to the paper's size-weighted 49.4 % gives ZVC about 1.86x over its
+    sparse tensors (the identity 1 / ((1 - s) + 1/32))."""
+    net = dnnmem.network("alexnet", batch=2)
+    s, source = cdma.tensor_sparsity(net, {"target": 0.494})
+    t = net.tensors
+    sparse = (s > 0).to_numpy() if isinstance(s, pd.Series) else s > 0
+    size = t["bytes"].to_numpy()[sparse]
+    assert source == "rule"
+    assert float((s[sparse] * size).sum() / size.sum()) == pytest.approx(0.494, abs=1e-9)
+    wire = sum(_core.zvc_bytes(int(b), 4, float(x)) for b, x in zip(size, s[sparse]))
+    assert size.sum() / wire == pytest.approx(1 / (0.506 + 1 / 32), rel=2e-3)
+    assert round(size.sum() / wire, 2) == 1.86
+
+
+# -- sparsity ------------------------------------------------------------------------------
+
+
+def test_sparsity_rule_anchors() -> None:
+    """S1: only ReLU-family outputs (and what passes them on) are sparse; S2: first conv 0.5,
+    deeper convs sparser, FC 0.9; S4: pooling denser; S5: dropout passes through."""
+    net = dnnmem.network("alexnet", batch=1)
+    per, source = cdma.layer_sparsity(net)
+    assert source == "rule"
+    assert per["features_1"] == 0.5  # first conv's ReLU
+    assert per["features_2"] == pytest.approx(0.4)  # its max pool
+    assert per["features_11"] == 0.75  # deepest conv's ReLU
+    assert 0.5 < per["features_4"] < per["features_7"] < 0.75
+    assert per["classifier_2"] == 0.9 and per["classifier_3"] == 0.9  # FC ReLU, dropout
+    assert "features_0" not in per and "image" not in per  # pre-activation, input: dense
+    s, _ = cdma.tensor_sparsity(net)
+    roles = net.tensors["role"].to_numpy()
+    assert (s[roles != "activation"] == 0).all()
+    u, _ = cdma.layer_sparsity(net, {"uniform": 0.7})
+    assert u["features_1"] == 0.7 and u["features_2"] == pytest.approx(0.6)
+
+
+def test_sparsity_table_overrides_and_errors() -> None:
+    net = dnnmem.network("alexnet", batch=1)
+    per, source = cdma.layer_sparsity(
+        net, sparsity=pd.DataFrame({"layer": ["features_1"], "sparsity": [0.2]})
+    )
+    assert per["features_1"] == 0.2 and source == "table+rule"
+    bad = [
+        ({"layer": ["features_1", "conv9"], "sparsity": [0.5, 0.5]}, r"row 1 \(layer 'conv9'\)"),
+        ({"layer": ["features_1"], "sparsity": [1.5]}, r"row 0 .*in \[0, 1\], got 1.5"),
+        ({"layer": ["features_4"], "sparsity": [float("nan")]}, r"row 0 .*got nan"),
+        ({"layer": ["features_1", "features_1"], "sparsity": [0.1, 0.2]}, r"row 1 .*twice"),
+    ]
+    for table, message in bad:
+        with pytest.raises(ValueError, match=message):
+            dnnmem.estimate(net, policy="vdnn-all + zvc", sparsity=pd.DataFrame(table))
+    with pytest.raises(ValueError, match="missing column"):
+        cdma.layer_sparsity(net, sparsity=pd.DataFrame({"name": ["x"]}))
+    with pytest.raises(ValueError, match="target 0.99: out of reach"):
+        cdma.layer_sparsity(net, {"target": 0.99})
+    with pytest.raises(ValueError, match="does not use it"):
+        dnnmem.estimate(net, policy="vdnn-all", sparsity={"features_1": 0.5})
+    r = dnnmem.estimate(net, policy="vdnn-all + zvc", sparsity={"features_1": 0.9})
+    assert r.sparsity_source == "table+rule"
+
+
+def test_measured_ratios() -> None:
+    """C3: real compressors on generated tensors: ratios grow with sparsity, dense data barely
+    compresses, RLE depends on the layout, zlib beats RLE."""
+    assert cdma.rle_bytes(np.zeros(128, np.uint32)) == 1
+    assert cdma.rle_bytes(np.arange(1, 11, dtype=np.uint32)) == 41
+    for algo in ("rle", "zlib"):
+        dense = cdma.measured_ratio(algo, 0.0)
+        assert 0.95 < dense < 1.1
+        ratios = [cdma.measured_ratio(algo, s) for s in (0.3, 0.6, 0.9)]
+        assert ratios == sorted(ratios) and ratios[-1] > 3
+    assert cdma.measured_ratio("zlib", 0.6) > cdma.measured_ratio("rle", 0.6)
+    layouts = {lay: cdma.measured_ratio("rle", 0.6, lay) for lay in ("nchw", "nhwc", "chwn")}
+    assert max(layouts.values()) / min(layouts.values()) > 1.1
+
+
+def test_compare_report() -> None:
+    hw = cdma.gpu("titan-xp")
+    assert (hw.capacity, hw.bandwidth, hw.throughput) == (12e9, 16e9, 12.15e12)
+    df = cdma.compare("alexnet", hw, ["vdnn-all", "vdnn-all + zvc"], batch=8)
+    assert list(df["policy"]) == ["vdnn-all", "vdnn-all + zvc"]
+    assert df["gain"].iloc[0] == 0 and df["gain"].iloc[1] > 0
+    assert (df["performance"] <= 1).all()
+    assert df["ratio"].iloc[1] > 1 and df["max_ratio"].iloc[1] >= df["ratio"].iloc[1]
+
+
+# -- the oracle ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("policy", ["vdnn-all", "vdnn-conv", "oracle"])
+@pytest.mark.parametrize("name,batch", [("alexnet", 2), ("googlenet", 1), ("chain", 2)])
+def test_against_oracle(policy: str, name: str, batch: int) -> None:
+    net = (
+        dnnmem.load_network(CHAIN, batch=2)
+        if name == "chain"
+        else dnnmem.network(name, batch=batch)
+    )
+    bw, thr = 16 * 10**9, 6 * 10**12
+    cap = 2**40
+    o = oracle.estimate(net, cap, bw, thr, policy)
+    r = dnnmem.estimate(net, policy=policy, capacity=cap, bandwidth=bw, throughput=thr)
+    compare_with_oracle(r, o, f"{name} {policy}")
+    assert list(r.steps["resident_bytes"]) == [d["onchip"] for d in o["steps"]]
+    if policy == "oracle":
+        return
+    s, _ = cdma.tensor_sparsity(net, {})
+    for opts, link in (
+        ({}, {}),
+        ({"cap": 48 * 10**9}, {"cap": 48 * 10**9}),
+        ({"mask": "off", "efficiency": 0.8}, {"mask": False, "efficiency": 0.8}),
+        (
+            {"cap": 20 * 10**9, "throttle": "offload"},
+            {"cap": 20 * 10**9, "throttle": "offload"},
+        ),
+    ):
+        text = ", ".join(f"{k}={v}" for k, v in opts.items())
+        p = f"{policy} + zvc({text})" if text else f"{policy} + zvc"
+        o = oracle.estimate(net, cap, bw, thr, policy, link={"zvc": list(s), **link})
+        r = dnnmem.estimate(net, policy=p, capacity=cap, bandwidth=bw, throughput=thr)
+        compare_with_oracle(r, o, f"{name} {p}")
+
+
+# -- the figure scripts (sweeps/cdma/, --small) -------------------------------------------
+
+
+def test_figure_scripts_small(monkeypatch) -> None:
+    """Two of the scripts end to end in their CI mode (the rest share their code paths; the
+    RLE / zlib ones measure ratios and take longer): vDNN's performance falls as compute gets
+    faster at a fixed link (the paper's Fig. 3b trend), ZVC's gain grows with sparsity."""
+    import importlib
+    import sys
+    from pathlib import Path
+
+    pytest.importorskip("matplotlib")
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2] / "sweeps" / "cdma"))
+    gen = importlib.import_module("fig3b_generations")
+    df = gen.compute(small=True)
+    for _, d in df.groupby("network"):
+        perf = d.set_index("gpu").loc[list(gen.GENERATIONS), "performance"].to_numpy()
+        assert (np.diff(perf) < 0).all()
+    sp = importlib.import_module("gain_vs_sparsity")
+    df = sp.compute(small=True)
+    for _, d in df.groupby("network"):
+        assert (np.diff(d["gain"].to_numpy()) > 0).all()
+        assert d["gain"].iloc[0] < 0  # sparsity 0: the masks cost
+    import matplotlib
+
+    matplotlib.use("Agg")
+    sp.plot(df)
+    sys.modules.pop("_common", None)
+
+
+def test_lookahead_with_zvc_moves_fewer_bytes() -> None:
+    """Beyond the paper: compression on the thesis's policy shrinks the link bytes of its
+    activation offloads and prefetches; gradients and weights cross as they are (C1)."""
+    net = dnnmem.network("nin", batch=8)
+    hw = cdma.gpu("titan-xp", capacity="64MB")
+    a = dnnmem.estimate(net, hw, "lookahead")
+    b = dnnmem.estimate(net, hw, "lookahead + zvc(target=0.62)")
+    assert b.link_in + b.link_out < a.link_in + a.link_out
+    acts = b.steps[["bytes_in_activation", "bytes_out_activation"]].to_numpy().sum()
+    others = b.traffic - acts
+    assert b.link_in + b.link_out >= others  # the non-activation bytes are all still there
+    assert b.time <= a.time
+
+
+def test_result_says_when_sparsity_is_the_default() -> None:
+    net = dnnmem.network("alexnet", batch=1)
+    assert "type/depth rule (default" in repr(dnnmem.estimate(net, policy="vdnn-all + zvc"))
+    assert "sparsity" not in repr(dnnmem.estimate(net, policy="vdnn-all"))
+    r = dnnmem.estimate(net, policy="vdnn-all + zvc", sparsity={"features_1": 0.3})
+    assert "the table given, the rule elsewhere" in repr(r)
