@@ -22,13 +22,18 @@ from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Union
 
-import numpy as np
-import pandas as pd
+from ._lazy import LazyModule
 
 if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
     from .hardware import Hardware
     from .network import Network
     from .policy import Part, PolicyLike
+else:
+    np = LazyModule("numpy")
+    pd = LazyModule("pandas")
 
 __all__ = [
     "COMPRESSING_LINKS",
@@ -96,7 +101,7 @@ def buffer_bytes(cap: float, latency: float = 350e-9) -> float:
     return cap * latency
 
 
-SparsityLike = Union[pd.DataFrame, Mapping[str, float], str, "os.PathLike[str]", None]
+SparsityLike = Union["pd.DataFrame", Mapping[str, float], str, "os.PathLike[str]", None]
 
 
 def _table(sparsity: SparsityLike, layers: Sequence[str], network: str) -> dict[str, float]:

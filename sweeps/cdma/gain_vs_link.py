@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import _common as C
+import _cdma as C
 import pandas as pd
 
 from dnnmem import cdma

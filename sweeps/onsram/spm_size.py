@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import _common as C
+import _onsram as C
 import pandas as pd
 
 if TYPE_CHECKING:

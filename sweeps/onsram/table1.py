@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-import _common as C
+import _onsram as C
 import pandas as pd
 
 if TYPE_CHECKING:

@@ -308,7 +308,7 @@ def test_figure_scripts_small(monkeypatch) -> None:
 
     matplotlib.use("Agg")
     sp.plot(df)
-    sys.modules.pop("_common", None)
+    sys.modules.pop("_cdma", None)
 
 
 def test_lookahead_with_zvc_moves_fewer_bytes() -> None:
