@@ -49,14 +49,11 @@ def test_mypy_is_clean() -> None:
 # What a user clones is all they have: no file may point into the team's reading folder or to a
 # path of the machine it was written on, or cite a paper by that folder's file names (papers are
 # cited by title and section).
+# (Spelled in pieces, so that this file does not contain what it forbids.)
 _FORBIDDEN = (
-    "../shared",
-    "/work/",
-    "seeds/000",
-    "seeds/001",
-    "seeds/002",
-    "seeds/003",
-    "seeds/004",
+    "../" + "shared",
+    "/" + "work" + "/",
+    *(f"seeds/{n:03d}" for n in range(5)),
 )
 _TEXT = {
     ".py",
@@ -87,8 +84,6 @@ def test_no_file_points_outside_the_repository() -> None:
     hits = []
     for path in _tracked_files():
         if path.suffix not in _TEXT or not path.is_file():
-            continue
-        if path.name == "test_code_checks.py":  # the list above
             continue
         text = path.read_text(encoding="utf-8", errors="replace")
         hits += [f"{path.relative_to(ROOT)}: {bad}" for bad in _FORBIDDEN if bad in text]
