@@ -5,6 +5,8 @@
 # with nothing but Python and a C++ compiler). The wheel is then installed into a fresh virtual
 # environment with only its own dependencies and must pass the smoke tests (tests/smoke).
 #   bash scripts/check_package.sh [PYTHON]      (default python3; about 3 min on 2 cores)
+# With DNNMEM_KEEP_WHEEL=DIR the checked wheel is copied into DIR (scripts/test.sh installs it
+# into .venv rather than compiling the same sources a second time).
 set -euo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 python=${1:-python3}
@@ -45,6 +47,10 @@ assert not stray, f"the wheel holds files outside the package: {stray}"
 assert lic, "the wheel has no LICENSE in its metadata"
 print(f"   wheel: {len(names)} files, compiled core {core[0]}")
 PY
+
+if [ -n "${DNNMEM_KEEP_WHEEL:-}" ]; then
+  mkdir -p "$DNNMEM_KEEP_WHEEL" && rm -f "$DNNMEM_KEEP_WHEEL"/dnnmem-*.whl && cp "$wheel" "$DNNMEM_KEEP_WHEEL"/
+fi
 
 echo "== installing the wheel into a fresh virtual environment"
 "$python" -m venv "$work/env"

@@ -26,10 +26,12 @@ install_packages() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
-# make_venv EXTRAS [LOCAL_ONLY_REQUIREMENT]: creates .venv (once) and installs dnnmem[EXTRAS]
+# make_venv EXTRAS [LOCAL_ONLY_REQUIREMENT [WHEEL]]: creates .venv (once) and installs dnnmem[EXTRAS]
 # into it; the optional second argument is installed first, only from local wheels (--no-index).
+# With WHEEL (a dnnmem wheel already built, e.g. by scripts/check_package.sh) that wheel is
+# installed instead of building the source tree again.
 make_venv() {
-  local extras="${1:-}" local_only="${2:-}"
+  local extras="${1:-}" local_only="${2:-}" wheel="${3:-}"
   if [ ! -x .venv/bin/python ]; then
     echo "== creating .venv"
     python3 -m venv .venv
@@ -43,8 +45,15 @@ make_venv() {
       echo "note: $local_only has no local wheel here; the tests that need it will be skipped"
     fi
   fi
-  echo "== building and installing dnnmem${extras:+[$extras]} into .venv"
-  .venv/bin/python -m pip install -q ".${extras:+[$extras]}"
+  if [ -n "$wheel" ]; then
+    echo "== installing $(basename "$wheel")${extras:+ with [$extras]} into .venv"
+    # --force-reinstall: a .venv from an earlier run may hold the same version, built from older code
+    .venv/bin/python -m pip install -q --force-reinstall --no-deps "$wheel"
+    .venv/bin/python -m pip install -q "$wheel${extras:+[$extras]}"
+  else
+    echo "== building and installing dnnmem${extras:+[$extras]} into .venv"
+    .venv/bin/python -m pip install -q ".${extras:+[$extras]}"
+  fi
 }
 
 # Python package deps exist only on Debian systems where dpkg does; elsewhere say what to do.

@@ -33,21 +33,16 @@ def default_steps(net: Any) -> list[StepDesc]:
     """The schedule of ``net`` (any scheduler) as (phase, layer, part, accesses) tuples."""
     steps = net.steps
     acc = net.accesses
-    out: list[StepDesc] = []
-    # (not dict(groupby): a GroupBy has .keys, so dict() would take it for a mapping)
-    by_step = {s: g for s, g in acc.groupby("step", sort=True)}  # noqa: C416
-    for row in steps.itertuples(index=False):
-        g = by_step.get(row.step)
-        accesses = (
-            []
-            if g is None
-            else [
-                (str(a.tensor), bool(a.read), bool(a.write), bool(a.partial), int(a.bytes))
-                for a in g.itertuples(index=False)
-            ]
+    # One pass over plain lists (a pandas groupby makes a frame per step: minutes for GNMT);
+    # a step's accesses keep the order of the table.
+    by_step: dict[int, list[Access]] = {}
+    columns = (acc[c].tolist() for c in ("step", "tensor", "read", "write", "partial", "bytes"))
+    for step, tensor, read, write, partial, size in zip(*columns):
+        by_step.setdefault(int(step), []).append(
+            (str(tensor), bool(read), bool(write), bool(partial), int(size))
         )
-        out.append((row.phase, row.layer, row.part, accesses))
-    return out
+    rows = zip(*(steps[c].tolist() for c in ("step", "phase", "layer", "part")))
+    return [(phase, layer, part, by_step.get(int(step), [])) for step, phase, layer, part in rows]
 
 
 def _roles(net: Any) -> dict[str, str]:
