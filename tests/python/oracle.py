@@ -1191,9 +1191,9 @@ def estimate(
     cache_options: dict | None = None,
 ) -> dict:
     """One training iteration of ``net`` on (capacity B, bandwidth B/s, throughput FLOP/s)
-    under ``policy``; see the module docstring for the result and the readings of SPEC.md.
+    under ``policy``; see the module docstring for the result and the readings of the model (docs/model/).
 
-    ``capacity_wait`` exists only to check the sensitivity statements of SPEC-reference.md:
+    ``capacity_wait`` exists only to check the sensitivity statements of the reference values:
     "offloads-first" (SPEC §6: while a step waits for capacity, pending offloads go first, in
     deadline then issue order), "issue-order" (offloads first, among themselves in issue
     order), "own-deadlines" (no inheritance: plain EDF during the wait).

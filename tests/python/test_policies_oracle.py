@@ -3,7 +3,8 @@ readings N1–N4 and L1–L6 of its module docstring), exactly: traffic in and o
 time, capacity stall and drain to a relative 1e-12, the plan counts, and per step the bytes in
 and out and the start and end times.
 
-SPEC-reference.md has no values for these two ablations, so the oracle is the reference: on the
+The reference values (test_reference_estimate.py) have none for these two ablations, so the
+oracle is the reference: on the
 two reference networks at the reference capacities, and on random small networks (a hypothesis
 test) that mix convolutions, residual adds, concats, shared weights and a tied embedding, whose
 partial row accesses exercise N3 and L5.

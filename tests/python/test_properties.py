@@ -46,7 +46,7 @@ CACHE_POLICIES = tuple(
     if p in dnnmem.parts("cache")
 )
 ALL_POLICIES = CACHE_POLICIES + ("none",)
-# Policies whose readings the oracle shares with SPEC-reference.md: asserted equal to the oracle.
+# Policies whose readings the oracle shares with the reference values (test_reference_estimate.py): asserted equal to the oracle.
 ORACLE_EXACT = ("lookahead", "belady", "prefetch-next", "none")
 # Ablations with no reference values: compared with the oracle and reported, not asserted.
 ORACLE_COMPARED = tuple(p for p in ("no-lookahead", "lru") if p in dnnmem.parts("cache"))

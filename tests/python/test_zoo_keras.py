@@ -221,7 +221,7 @@ _ACTIVATIONS = {
 }  # softmax: dropped, the loss step applies it
 
 # Documented renames (ours -> Keras 3): ResNet keeps Keras 2's input name, which
-# SPEC-reference.md pins for ResNet-50.
+# the reference values (test_reference_schedule.py) pin for ResNet-50.
 _RENAMED = {"resnet50": {"input_1": "input_layer"}, "resnet101": {"input_1": "input_layer"}}
 
 

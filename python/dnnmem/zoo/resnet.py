@@ -15,7 +15,7 @@ def resnet50(num_classes: int = 1000, input_shape: tuple[int, int, int] = (224, 
 
     Follows Keras' ``keras/applications/resnet.py`` (``ResNet50(include_top=True)``) layer by
     layer, with Keras' layer names and creation order (the file order breaks ties in the
-    schedule, SPEC §3), as ``SPEC-reference.md`` §1 specifies:
+    schedule, SPEC §3), as the reference values (``tests/python/test_reference_schedule.py``) pin it:
 
     - ``input_1``; stem ``conv1_pad`` (zero padding 3, folded), ``conv1_conv`` (7×7, stride 2,
       valid), ``conv1_bn``, ``conv1_relu``, ``pool1_pad`` (zero padding 1, folded),
@@ -36,7 +36,7 @@ def resnet50(num_classes: int = 1000, input_shape: tuple[int, int, int] = (224, 
     which 25,583,592 trainable.
 
     The input is named ``input_1`` (Keras 2's automatic name; Keras 3 names it
-    ``input_layer``), as ``SPEC-reference.md`` pins it.
+    ``input_layer``), as the reference values pin it.
 
     Parameters
     ----------

@@ -25,9 +25,9 @@ def transformer(
     """Encoder-decoder Transformer after Vaswani et al. 2017, "Attention Is All You Need".
 
     The defaults are the "big" model (6 + 6 layers, d_model 1024, 16 heads, d_ff 4096) with
-    source and target length 50 and a 32,000-token shared vocabulary, as
-    ``SPEC-reference.md`` §2 specifies: 259 layers in the file, 209,125,376 trainable
-    parameters. Layer names and file order follow that section (the file order fixes the
+    source and target length 50 and a 32,000-token shared vocabulary, as the reference values
+    (``tests/python/test_reference_schedule.py``) pin it: 259 layers in the file, 209,125,376
+    trainable parameters. Layer names and file order follow those values (the file order fixes the
     depth-first schedule, SPEC §3):
 
     - inputs ``src_tokens`` and ``tgt_tokens``: ``seq_len`` int32 token ids each (no gradient);
