@@ -48,12 +48,15 @@ def test_mypy_is_clean() -> None:
 
 # What a user clones is all they have: no file may point into the team's reading folder or to a
 # path of the machine it was written on, or cite a paper by that folder's file names (papers are
-# cited by title and section).
+# cited by title and section), or send a reader to that folder's contract files (the model is in
+# docs/model/, the reference values in tests/python/test_reference_*.py).
 # (Spelled in pieces, so that this file does not contain what it forbids.)
 _FORBIDDEN = (
     "../" + "shared",
     "/" + "work" + "/",
     *(f"seeds/{n:03d}" for n in range(5)),
+    "SPEC" + "-reference.md",
+    "SPEC" + ".md",
 )
 _TEXT = {
     ".py",
