@@ -128,3 +128,63 @@ def test_mac_energy_is_the_calibration() -> None:
         0.216,
         rel_tol=1e-3,
     )
+
+
+# -- the encodings of mbs-strict (docs/model/mbs.md, "Normalization and what backward re-reads")
+
+BN_CHAIN = {
+    "name": "bn_chain",
+    "layers": [
+        {"name": "x", "kind": "input", "shape": [4]},
+        {"name": "fc1", "kind": "dense", "inputs": ["x"], "units": 3},
+        {"name": "bn", "kind": "batch_norm", "inputs": ["fc1"]},
+        {"name": "r", "kind": "relu", "inputs": ["bn"]},
+        {"name": "fc2", "kind": "dense", "inputs": ["r"], "units": 2},
+    ],
+}
+
+
+def _steps(policy: str, capacity: int) -> dict[str, tuple[int, int]]:
+    net = dnnmem.load_network(BN_CHAIN, batch=4, bytes_per_element=2)
+    r = dnnmem.estimate(net, policy=policy, capacity=capacity)
+    return {
+        n: (i, o) for n, i, o in zip(r.steps["name"], r.steps["bytes_in"], r.steps["bytes_out"])
+    }
+
+
+def test_reuse_none_is_the_baseline() -> None:
+    # Nothing kept: every access moves, as with `none` (batch 4, 2 B/element).
+    for cap in (0, 1000):
+        assert _steps("default + mbs-strict(reuse=none)", cap) == _steps("default + none", cap)
+
+
+def test_two_pass_norm_by_hand() -> None:
+    # Whole batch: Y:fc1, Y:bn, dY:bn, dY:fc1 are 4 x 3 x 2 = 24 B; W:bn and S:bn 12 B.
+    base = _steps("default + mbs-strict(reuse=none)", 0)
+    two = _steps("default + mbs-strict(reuse=none, norm_passes=2)", 0)
+    assert base["F:bn"] == (24 + 12 + 12, 24) and two["F:bn"] == (2 * 24 + 12 + 12, 24)
+    # B:bn loads dY:bn and its input Y:fc1 twice each, W:bn once.
+    assert base["B:bn"] == (24 + 24 + 12, 24 + 12) and two["B:bn"] == (2 * 48 + 12, 24 + 12)
+    assert {k: v for k, v in two.items() if k not in ("F:bn", "B:bn")} == {
+        k: v for k, v in base.items() if k not in ("F:bn", "B:bn")
+    }
+    # When the step's data fit (F:bn 48 B, B:bn 96 B of activations and gradients), one pass.
+    assert _steps("default + mbs-strict(reuse=none, norm_passes=2)", 96) == _steps(
+        "default + mbs-strict(reuse=none)", 96
+    )
+
+
+def test_relu_mask_by_hand() -> None:
+    # Y:r has 12 elements: a mask of 12 bits = 2 bytes, stored by F:r beside Y:r (which B:fc2
+    # still loads) and loaded by B:r instead of Y:r.
+    base = _steps("default + mbs-strict(reuse=none)", 0)
+    mask = _steps("default + mbs-strict(reuse=none, relu_mask=on)", 0)
+    assert base["F:r"] == (24, 24) and mask["F:r"] == (24, 24 + 2)
+    assert base["B:r"] == (24 + 24, 24) and mask["B:r"] == (24 + 2, 24)
+    assert {k: v for k, v in mask.items() if k not in ("F:r", "B:r")} == {
+        k: v for k, v in base.items() if k not in ("F:r", "B:r")
+    }
+    # Kept on chip (MBS inside a segment), the mask is never needed: nothing changes.
+    assert _steps("default + mbs-strict(reuse=group, relu_mask=on)", 1000) == _steps(
+        "default + mbs-strict(reuse=group)", 1000
+    )
