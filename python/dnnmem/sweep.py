@@ -846,6 +846,11 @@ def _read_previous(out: str | os.PathLike[str]) -> pd.DataFrame | None:
     df = pd.read_parquet(out)
     missing = [c for c in INPUT_COLUMNS + RESULT_COLUMNS if c not in df.columns]
     if missing:
+        if "time" in df.columns and "traffic_in" in df.columns:
+            raise ValueError(
+                f"out: {os.fspath(out)!r} was written by an older dnnmem (no column(s) "
+                f"{missing}); delete it or pass another out="
+            )
         raise ValueError(f"out: {os.fspath(out)!r} is not a dnnmem sweep (no column(s) {missing})")
     df = df[INPUT_COLUMNS + RESULT_COLUMNS].copy()
     df["network"] = df["network"].astype(str)

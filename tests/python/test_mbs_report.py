@@ -188,3 +188,16 @@ def test_relu_mask_by_hand() -> None:
     assert _steps("default + mbs-strict(reuse=group, relu_mask=on)", 1000) == _steps(
         "default + mbs-strict(reuse=group)", 1000
     )
+
+
+def test_resume_from_a_file_without_the_new_columns(tmp_path) -> None:
+    pytest.importorskip("pyarrow")
+    out = tmp_path / "old.parquet"
+    net = _net(CHAIN)
+    df = dnnmem.sweep(net, capacity=12, policy="default + none", progress=False, out=out)
+    import pandas as pd
+
+    pd.read_parquet(out).drop(columns=["energy"]).to_parquet(out)
+    with pytest.raises(ValueError, match="older dnnmem"):
+        dnnmem.sweep(net, capacity=12, policy="default + none", progress=False, out=out)
+    assert len(df) == 1
