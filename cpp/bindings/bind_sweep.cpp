@@ -169,6 +169,11 @@ void bind_sweep(py::module_& m) {
                    .offloads = k[7].mutable_data(),
                    .done = static_cast<std::uint8_t*>(done_array.mutable_data()),
                    .wire_in = k[2].mutable_data(), .wire_out = k[3].mutable_data()};
+    for (std::size_t r = 0; r < 5; ++r) {
+      const std::string role(role_name(static_cast<Role>(r)));
+      c.traffic_in_by_role[r] = column_of<std::int64_t>(cols, ("traffic_in_" + role).c_str(), n).mutable_data();
+      c.traffic_out_by_role[r] = column_of<std::int64_t>(cols, ("traffic_out_" + role).c_str(), n).mutable_data();
+    }
     static_assert(sizeof(bool) == 1);
 
     Worker w;

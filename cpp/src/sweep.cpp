@@ -71,6 +71,17 @@ std::int64_t sweep(const Schedule& s, std::span<const PreparedPolicy> policies,
                    const SweepOptions& options) {
   validate_sweep(points, static_cast<int>(policies.size()));
   const auto n = static_cast<std::int64_t>(points.size());
+  // The split by role sums the plan's transfers (the timeline's per-step split adds the same
+  // integers, so a row equals estimate()'s totals of its step table). Roles are looked up in a
+  // compact copy: the tensors themselves are large.
+  bool by_role = false;
+  for (std::size_t r = 0; r < 5; ++r)
+    by_role = by_role || out.traffic_in_by_role[r] != nullptr || out.traffic_out_by_role[r] != nullptr;
+  std::vector<std::uint8_t> roles;
+  if (by_role) {
+    roles.reserve(s.tensors.size());
+    for (const Tensor& t : s.tensors) roles.push_back(static_cast<std::uint8_t>(t.role));
+  }
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (std::int64_t i = 0; i < n; ++i) {  // what a point not evaluated shows
     if (out.seconds) out.seconds[i] = nan;
@@ -118,6 +129,15 @@ std::int64_t sweep(const Schedule& s, std::span<const PreparedPolicy> policies,
           if (out.prefetched) out.prefetched[i] = t.counts.prefetched;
           if (out.born) out.born[i] = t.counts.born;
           if (out.offloads) out.offloads[i] = t.counts.offloads;
+          if (by_role) {
+            std::array<std::int64_t, 5> in{}, outb{};
+            for (const Transfer& x : ws.plan.transfers)
+              (x.is_load() ? in : outb)[roles[static_cast<std::size_t>(x.tensor)]] += x.bytes;
+            for (std::size_t r = 0; r < 5; ++r) {
+              if (out.traffic_in_by_role[r]) out.traffic_in_by_role[r][i] = in[r];
+              if (out.traffic_out_by_role[r]) out.traffic_out_by_role[r][i] = outb[r];
+            }
+          }
           if (out.done) out.done[i] = 1;
           evaluated.fetch_add(1, std::memory_order_relaxed);
           if (options.done) options.done->fetch_add(1, std::memory_order_relaxed);

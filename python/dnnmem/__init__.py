@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from . import _core, plots
 from .area import sram_area, with_area
+from .energy import EnergyModel
 from .estimate import Result, estimate, policies
 from .hardware import Hardware, PrecisionWarning
 from .network import Flops, Network, NetworkError, load_network
@@ -32,6 +33,7 @@ __version__: str = _core.__version__
 
 __all__ = [
     "__version__",
+    "EnergyModel",
     "Flops",
     "Hardware",
     "PrecisionWarning",

@@ -7,6 +7,7 @@ turns the result into a :class:`Result` with pandas tables.
 
 from __future__ import annotations
 
+import math
 import os
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Union
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Union
 from . import _core
 from ._lazy import LazyModule
 from .cdma import COMPRESSING_LINKS, SparsityLike, link_tables
+from .energy import WAVECORE, EnergyModel, schedule_columns
 from .hardware import Hardware, check_element_size
 from .network import Network, load_network
 from .policy import Policy, PolicyLike, parts
@@ -30,6 +32,9 @@ else:
 __all__ = ["estimate", "policies", "Result"]
 
 NetworkLike = Union[Network, str, "os.PathLike[str]", dict]
+
+#: Tensor roles, in the order of the C++ enum (the ``traffic_<in|out>_<role>`` columns).
+ROLES = ("activation", "weight", "state", "gradient", "weight_grad")
 
 
 def policies(kind: str | None = None) -> pd.DataFrame:
@@ -108,6 +113,7 @@ def estimate(
     throughput: str | float | None = None,
     ops_per_mac: int = 2,
     sparsity: SparsityLike = None,
+    energy: EnergyModel | None = None,
 ) -> Result:
     """Estimate one training iteration of ``network`` on ``hardware`` under ``policy``.
 
@@ -138,6 +144,9 @@ def estimate(
         For the compressing links (``zvc``, ``rle``, ``zlib``): per-layer output sparsity
         (columns ``layer``, ``sparsity``), overriding the links' type/depth rule for the layers
         it names (docs/model/cdma.md). The result's ``sparsity_source`` says which was used.
+    energy : EnergyModel, optional
+        Energy per DRAM byte, global-buffer byte and MAC for the ``energy`` total (default
+        :data:`dnnmem.energy.WAVECORE`, the mini-batch serialization paper's ratios).
 
     Returns
     -------
@@ -173,7 +182,11 @@ def estimate(
     core = _core.estimate(
         scheduled.schedule, hardware.capacity, hardware.bandwidth, hardware.throughput, prepared
     )
-    result = Result(scheduled, hardware, composition, ops_per_mac, core)
+    if energy is None:
+        energy = WAVECORE
+    elif not isinstance(energy, EnergyModel):
+        raise TypeError(f"energy: expected dnnmem.EnergyModel, got {type(energy).__name__}")
+    result = Result(scheduled, hardware, composition, ops_per_mac, core, energy)
     if composition.link.name in COMPRESSING_LINKS:
         _, _, result.sparsity_source = link_tables(composition.link, scheduled, sparsity)
         t = scheduled.tensors
@@ -221,6 +234,21 @@ class Result:
     compute_time, stall_time, capacity_stall_time, drain_time : float
         Seconds: Σ step compute; time the steps are not computing; the part of the stall spent
         waiting for offloads to free capacity; off-chip writes still running after the last step.
+    traffic_in_by_role, traffic_out_by_role : dict of str to int
+        traffic_in / traffic_out split by the role of the tensor moved (``activation``,
+        ``weight``, ``state``, ``gradient``, ``weight_grad``), bytes; columns
+        ``traffic_in_<role>``, ``traffic_out_<role>`` of :meth:`to_dict`.
+    groups : int
+        Layer groups of a serialized schedule (scheduler ``mbs``); 0 for the others.
+    sub_batches : str
+        Each group's sub-batch sizes in samples (:func:`dnnmem.energy.sub_batch_string`),
+        ``""`` without groups.
+    gb_bytes, macs : int
+        Bytes the steps read and write (the global-buffer bytes of the energy model) and the
+        MACs of the iteration.
+    energy : float
+        DRAM-byte units (:class:`dnnmem.EnergyModel`): dram · traffic + global_buffer ·
+        gb_bytes + mac · macs; ``energy_dram_share`` is the DRAM term's fraction of it.
     """
 
     def __init__(
@@ -230,6 +258,7 @@ class Result:
         policy: Policy,
         ops_per_mac: int,
         core: _core.Estimate,
+        energy: EnergyModel = WAVECORE,
     ) -> None:
         self.network = network
         self.hardware = hardware
@@ -256,6 +285,21 @@ class Result:
         self.sparsity_source: str = ""
         #: compressing links: the largest whole-tensor compression ratio among activations
         self.max_link_ratio: float = 1.0
+        t = core.step_table()
+        self.traffic_in_by_role: dict[str, int] = {r: int(t[f"bytes_in_{r}"].sum()) for r in ROLES}
+        self.traffic_out_by_role: dict[str, int] = {
+            r: int(t[f"bytes_out_{r}"].sum()) for r in ROLES
+        }
+        sc = schedule_columns(network)
+        self.groups: int = sc["groups"]
+        self.sub_batches: str = sc["sub_batches"]
+        self.gb_bytes: int = sc["gb_bytes"]
+        self.macs: int = sc["macs"]
+        self.energy_model = energy
+        self.energy: float = energy.total(self.traffic, self.gb_bytes, self.macs)
+        self.energy_dram_share: float = (
+            energy.dram * self.traffic / self.energy if self.energy else math.nan
+        )
 
     @property
     def traffic(self) -> int:
@@ -348,6 +392,14 @@ class Result:
             "stall_time": self.stall_time,
             "capacity_stall_time": self.capacity_stall_time,
             "drain_time": self.drain_time,
+            **{f"traffic_in_{r}": v for r, v in self.traffic_in_by_role.items()},
+            **{f"traffic_out_{r}": v for r, v in self.traffic_out_by_role.items()},
+            "groups": self.groups,
+            "sub_batches": self.sub_batches,
+            "gb_bytes": self.gb_bytes,
+            "macs": self.macs,
+            "energy": self.energy,
+            "energy_dram_share": self.energy_dram_share,
         }
 
     def _rows(self) -> list[tuple[str, str]]:

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING, Any, Callable
 from . import _core
 from ._lazy import LazyModule
 from ._optional import require
-from .estimate import NetworkLike, _check_has_steps, _network
+from .energy import WAVECORE, EnergyModel, schedule_columns
+from .estimate import ROLES, NetworkLike, _check_has_steps, _network
 from .hardware import Hardware, check_element_size
 from .network import Network, _check_batch
 from .policy import KINDS, Policy
@@ -59,6 +60,13 @@ RESULT_COLUMNS = [
     "prefetched",
     "born",
     "offloads",
+    *[f"traffic_{d}_{r}" for d in ("in", "out") for r in ROLES],
+    "groups",
+    "sub_batches",
+    "gb_bytes",
+    "macs",
+    "energy",
+    "energy_dram_share",
 ]
 
 # Engine column -> DataFrame column.
@@ -76,7 +84,10 @@ _ENGINE = {
     "prefetched": "prefetched",
     "born": "born",
     "offloads": "offloads",
+    **{f"traffic_{d}_{r}": f"traffic_{d}_{r}" for d in ("in", "out") for r in ROLES},
 }
+#: Columns that depend on the scheduled network alone (energy.schedule_columns).
+_SCHEDULE_COLUMNS = ("groups", "sub_batches", "gb_bytes", "macs")
 _INT_ENGINE = (
     "traffic_in",
     "traffic_out",
@@ -86,6 +97,7 @@ _INT_ENGINE = (
     "prefetched",
     "born",
     "offloads",
+    *[f"traffic_{d}_{r}" for d in ("in", "out") for r in ROLES],
 )
 
 
@@ -394,7 +406,7 @@ def evaluate_chunk(
     return out
 
 
-def _derive(df: pd.DataFrame) -> None:
+def _derive(df: pd.DataFrame, energy: EnergyModel) -> None:
     """Result's derived totals, with its arithmetic (int sums, then float division)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         t = df["time"].to_numpy()
@@ -403,6 +415,9 @@ def _derive(df: pd.DataFrame) -> None:
         df["active_time"] = df["avg_bandwidth"].to_numpy() / df["bandwidth"].to_numpy()
         df["utilization"] = df["flops"].to_numpy() / (df["throughput"].to_numpy() * t)
         df["samples_per_s"] = df["batch"].to_numpy() / t
+        traffic_bytes = df["traffic_in"].to_numpy() + df["traffic_out"].to_numpy()
+        df["energy"] = energy.total(traffic_bytes, df["gb_bytes"].to_numpy(), df["macs"].to_numpy())
+        df["energy_dram_share"] = energy.dram * traffic_bytes / df["energy"].to_numpy()
 
 
 class _Progress:
@@ -446,6 +461,7 @@ def sweep(
     ops_per_mac: int = 2,
     on_interrupt: str = "return",
     chunk_size: int | None = None,
+    energy: EnergyModel | None = None,
 ) -> pd.DataFrame:
     """Estimate many design points: a Cartesian grid, or explicit ``points``.
 
@@ -493,6 +509,10 @@ def sweep(
         still being prepared returns no row (or re-raises).
     chunk_size : int, optional
         Points per executor task (default: about 8 tasks per worker, at least 64 points).
+    energy : EnergyModel, optional
+        The constants of the ``energy`` column (default :data:`dnnmem.energy.WAVECORE`), as in
+        :func:`dnnmem.estimate`. Rows read back from ``out`` keep the energy they were written
+        with.
 
     Returns
     -------
@@ -515,6 +535,10 @@ def sweep(
     """
     if on_interrupt not in ("return", "raise"):
         raise ValueError(f"on_interrupt: must be 'return' or 'raise', got {on_interrupt!r}")
+    if energy is None:
+        energy = WAVECORE
+    elif not isinstance(energy, EnergyModel):
+        raise TypeError(f"energy: expected dnnmem.EnergyModel, got {type(energy).__name__}")
     if ops_per_mac not in (1, 2) or isinstance(ops_per_mac, bool):
         raise ValueError(f"ops_per_mac: must be 1 or 2, got {ops_per_mac!r}")
     nthreads = _check_threads(threads)
@@ -631,11 +655,11 @@ def sweep(
     except KeyboardInterrupt:
         interrupted = True
         if on_interrupt == "raise":
-            _finish(grid, results, todo, previous, out, row_flops, pols)
+            _finish(grid, results, todo, previous, out, row_flops, pols, energy)
             raise
     finally:
         bar.close()
-    df = _finish(grid, results, todo, previous, out, row_flops, pols)
+    df = _finish(grid, results, todo, previous, out, row_flops, pols, energy)
     if interrupted:
         warnings.warn(
             SweepInterrupted(
@@ -720,13 +744,22 @@ def _prepare(
     scheduler = grid["policy"].map(sched_of).to_numpy(object)
     key_of: dict[tuple[str, int, str], Network] = {}
     row_flops = np.zeros(len(grid), dtype=np.int64)
+    row_schedule = {
+        "groups": np.zeros(len(grid), dtype=np.int64),
+        "sub_batches": np.full(len(grid), "", dtype=object),
+        "gb_bytes": np.zeros(len(grid), dtype=np.int64),
+        "macs": np.zeros(len(grid), dtype=np.int64),
+    }
     for g, net in enumerate(group_nets):
         rows = code == g
         for s in dict.fromkeys(scheduler[rows]):
             scheduled = net.with_scheduler(s)
             _check_has_steps(scheduled)
             key_of[(net.name, net.batch, s)] = scheduled
-            row_flops[rows & (scheduler == s)] = scheduled.schedule.total_ops(ops_per_mac)
+            these = rows & (scheduler == s)
+            row_flops[these] = scheduled.schedule.total_ops(ops_per_mac)
+            for c, v in schedule_columns(scheduled).items():
+                row_schedule[c][these] = v
 
     # Resume: rows of `out` with the same key are reused.
     previous = None
@@ -744,7 +777,7 @@ def _prepare(
                 .to_numpy(bool)
             )
             todo = ~found
-    return grid, key_of, row_flops, previous, todo, scheduler
+    return grid, key_of, (row_flops, row_schedule), previous, todo, scheduler
 
 
 def _run_executor(
@@ -813,6 +846,11 @@ def _read_previous(out: str | os.PathLike[str]) -> pd.DataFrame | None:
     df = pd.read_parquet(out)
     missing = [c for c in INPUT_COLUMNS + RESULT_COLUMNS if c not in df.columns]
     if missing:
+        if "time" in df.columns and "traffic_in" in df.columns:
+            raise ValueError(
+                f"out: {os.fspath(out)!r} was written by an older dnnmem (no column(s) "
+                f"{missing}); delete it or pass another out="
+            )
         raise ValueError(f"out: {os.fspath(out)!r} is not a dnnmem sweep (no column(s) {missing})")
     df = df[INPUT_COLUMNS + RESULT_COLUMNS].copy()
     df["network"] = df["network"].astype(str)
@@ -842,16 +880,19 @@ def _finish(
     todo: np.ndarray,
     previous: pd.DataFrame | None,
     out: Any,
-    row_flops: np.ndarray,
+    row_flops: tuple[np.ndarray, dict[str, np.ndarray]],
     pols: _Policies,
+    energy: EnergyModel,
 ) -> pd.DataFrame:
     """The DataFrame of the finished points, in grid order; writes `out`."""
     fresh = todo & results["done"]
     new = grid[fresh].copy()
     for c, name in _ENGINE.items():
         new[name] = results[c][fresh]
-    new["flops"] = row_flops[fresh]
-    _derive(new)
+    new["flops"] = row_flops[0][fresh]
+    for c in _SCHEDULE_COLUMNS:
+        new[c] = row_flops[1][c][fresh]
+    _derive(new, energy)
     new = new[INPUT_COLUMNS + RESULT_COLUMNS]
     if previous is not None and len(previous) and (~todo).any():
         old = grid[~todo].merge(
@@ -874,6 +915,10 @@ def _finish(
         "offloads",
         "capacity",
         "batch",
+        *[f"traffic_{d}_{r}" for d in ("in", "out") for r in ROLES],
+        "groups",
+        "gb_bytes",
+        "macs",
     ):
         df[c] = df[c].astype(np.int64)
     if out is not None:

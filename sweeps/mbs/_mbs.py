@@ -46,15 +46,23 @@ def core(capacity: float = 10 * MiB, bandwidth: float = 150 * GiB) -> dnnmem.Har
     )
 
 
-def configurations(buffer: float) -> dict[str, str]:
-    """The paper's configurations (Tab. 3) as compositions; the mbs ones plan for ``buffer``."""
+#: mbs-strict's options for the paper's encodings (docs/model/mbs.md): a 1-bit ReLU mask and two
+#: passes over a normalization input that does not fit on chip.
+PAPER_ENCODINGS = "norm_passes=2, relu_mask=on"
+
+
+def configurations(buffer: float, encodings: str = "") -> dict[str, str]:
+    """The paper's configurations (Tab. 3) as compositions; the mbs ones plan for ``buffer``.
+    ``encodings`` (e.g. :data:`PAPER_ENCODINGS`) are mbs-strict options added to every
+    configuration, the Baseline then being ``default + mbs-strict(reuse=none, ...)``."""
     b = int(buffer)
+    e = f", {encodings}" if encodings else ""
     return {
-        "Baseline": "default + none",
-        "IL": "default + mbs-strict(reuse=fits)",
-        "MBS-FS": f"mbs(variant=fs, buffer={b}) + mbs-strict(reuse=adjacent)",
-        "MBS1": f"mbs(variant=mbs1, buffer={b}) + mbs-strict(reuse=adjacent)",
-        "MBS2": f"mbs(variant=mbs2, buffer={b}) + mbs-strict(reuse=group)",
+        "Baseline": f"default + mbs-strict(reuse=none{e})" if encodings else "default + none",
+        "IL": f"default + mbs-strict(reuse=fits{e})",
+        "MBS-FS": f"mbs(variant=fs, buffer={b}) + mbs-strict(reuse=adjacent{e})",
+        "MBS1": f"mbs(variant=mbs1, buffer={b}) + mbs-strict(reuse=adjacent{e})",
+        "MBS2": f"mbs(variant=mbs2, buffer={b}) + mbs-strict(reuse=group{e})",
     }
 
 
@@ -63,36 +71,28 @@ def load(name: str, batch: int) -> dnnmem.Network:
 
 
 def run(net: dnnmem.Network, hw: dnnmem.Hardware, policy: str) -> dict[str, Any]:
-    """One estimate as a row: traffic, time, utilization, energy (:func:`energy`)."""
+    """One estimate as a row: the result's totals (docs/model/report.md): traffic (also by
+    role), time, utilization, groups and sub-batch sizes, global-buffer bytes and energy
+    (``dnnmem.energy.WAVECORE``: DRAM-byte units, the paper's §6 ratios)."""
     r = dnnmem.estimate(net, hw, policy=policy)
-    return {
-        "traffic": r.traffic,
-        "traffic_in": r.traffic_in,
-        "traffic_out": r.traffic_out,
-        "time": r.time,
-        "utilization": r.utilization,
-        **energy(r),
-    }
-
-
-# Energy per byte and per MAC, in units of one DRAM byte. The paper gives ratios only (§6): a
-# global-buffer access costs 1/8 of a DRAM access; the MAC energy is set so that DRAM is 21.6 %
-# of the Baseline's energy on ResNet-50 (§6: "reducing the DRAM energy portion from 21.6%"),
-# i.e. one MAC costs E_MAC DRAM bytes (ResNet-50, Baseline, one core: 11.35 GB DRAM,
-# 11.35 GB global buffer, 366.6 G MACs give 0.1085).
-E_GB = 1 / 8
-E_MAC = 0.1085
-
-
-def energy(r: dnnmem.Result) -> dict[str, float]:
-    """DRAM bytes + global-buffer bytes / 8 + MACs x E_MAC, in DRAM-byte units; the global
-    buffer is touched by every access of every step (each byte a step reads or writes)."""
-    steps = r.network.steps
-    gb = float((steps["bytes_read"] + steps["bytes_written"]).sum())
-    macs = float(steps["macs"].sum())
-    dram = float(r.traffic)
-    total = dram + E_GB * gb + E_MAC * macs
-    return {"gb_bytes": gb, "energy": total, "dram_energy_share": dram / total}
+    d = r.to_dict()
+    keep = [
+        "traffic_in",
+        "traffic_out",
+        "time",
+        "utilization",
+        "groups",
+        "sub_batches",
+        "gb_bytes",
+        "energy",
+        "energy_dram_share",
+    ]
+    row: dict[str, Any] = {"traffic": r.traffic, **{k: d[k] for k in keep}}
+    row["weight_bytes"] = d["traffic_in_weight"]  # the re-reads of serialization included
+    row["weight_grad_bytes"] = d["traffic_in_weight_grad"] + d["traffic_out_weight_grad"]
+    row["activation_bytes"] = d["traffic_in_activation"] + d["traffic_out_activation"]
+    row["gradient_bytes"] = d["traffic_in_gradient"] + d["traffic_out_gradient"]
+    return row
 
 
 def main(

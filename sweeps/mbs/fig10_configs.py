@@ -2,7 +2,10 @@
 network, normalized to the Baseline; plus MBS2 with the exact grouping, MBS2 planned on the
 training footprint, MBS1 and MBS2 with the fit trusted (the strict accounting on an unlimited
 buffer: the paper's reading, where nothing inside a group ever spills), and dnnmem's
-``lookahead`` cache manager on the MBS2 schedule.
+``lookahead`` cache manager on the MBS2 schedule. The ``encodings`` column says whether the
+strict accounting uses the paper's encodings (``paper``: a 1-bit ReLU mask and two passes over a
+normalization input that does not fit on chip, ``_mbs.PAPER_ENCODINGS``) or dnnmem's default
+(``default``: the same re-reads for every configuration).
 
     python sweeps/mbs/fig10_configs.py [--small] [--no-plot]
 """
@@ -27,24 +30,30 @@ def compute(small: bool = False) -> pd.DataFrame:
     hw = C.core()
     for name, batch in nets.items():
         net = C.load(name, batch)
-        configs = C.configurations(hw.capacity)
-        configs["MBS2 (dp)"] = configs["MBS2"].replace(
-            "variant=mbs2,", "variant=mbs2, grouping=dp,"
-        )
-        configs["MBS2 (training footprint)"] = configs["MBS2"].replace(
-            "variant=mbs2,", "variant=mbs2, footprint=training,"
-        )
-        configs["MBS2 + lookahead"] = configs["MBS2"].split(" + ")[0] + " + lookahead"
-        for config, policy in configs.items():
-            rows.append({"network": name, "config": config, **C.run(net, hw, policy)})
-        trusted = hw.replace(capacity=2**40)
-        for config in ("MBS1", "MBS2"):
-            row = C.run(net, trusted, configs[config])
-            rows.append({"network": name, "config": f"{config} (fit trusted)", **row})
+        for encodings, opts in (("default", ""), ("paper", C.PAPER_ENCODINGS)):
+            configs = C.configurations(hw.capacity, opts)
+            if not opts:
+                configs["MBS2 (dp)"] = configs["MBS2"].replace(
+                    "variant=mbs2,", "variant=mbs2, grouping=dp,"
+                )
+                configs["MBS2 (training footprint)"] = configs["MBS2"].replace(
+                    "variant=mbs2,", "variant=mbs2, footprint=training,"
+                )
+                configs["MBS2 + lookahead"] = configs["MBS2"].split(" + ")[0] + " + lookahead"
+            for config, policy in configs.items():
+                row = C.run(net, hw, policy)
+                rows.append({"network": name, "encodings": encodings, "config": config, **row})
+            trusted = hw.replace(capacity=2**40)
+            for config in ("MBS1", "MBS2"):
+                row = C.run(net, trusted, configs[config])
+                config = f"{config} (fit trusted)"
+                rows.append({"network": name, "encodings": encodings, "config": config, **row})
     df = pd.DataFrame(rows)
+    key = ["network", "encodings"]
+    base = df[df["config"] == "Baseline"].set_index(key)
+    at = pd.MultiIndex.from_frame(df[key])
     for col in ("traffic", "time", "energy"):
-        base = df[df["config"] == "Baseline"].set_index("network")[col]
-        df[f"{col}_ratio"] = df[col] / df["network"].map(base)
+        df[f"{col}_ratio"] = df[col].to_numpy() / base[col].reindex(at).to_numpy()
     return df
 
 
@@ -52,6 +61,7 @@ def plot(df: pd.DataFrame) -> Figure:
     """Grouped bars per network: traffic, time and energy relative to the Baseline."""
     import matplotlib.pyplot as plt
 
+    df = df[df["encodings"] == "default"]
     fig, axes = plt.subplots(1, 3, figsize=(15, 4), sharey=False)
     for ax, col in zip(axes, ("traffic_ratio", "time_ratio", "energy_ratio")):
         df.pivot(index="network", columns="config", values=col)[df["config"].unique()].plot.bar(

@@ -107,3 +107,32 @@ TEST_CASE("mbs: a buffer smaller than one sample names the layer") {
   CHECK_THROWS_WITH(mbs(n, {{"variant", std::string("mbs1")}, {"buffer", 6.0}}),
                     Catch::Matchers::Contains("layer 'fc1' needs 7 bytes"));
 }
+
+TEST_CASE("mbs-strict: reuse=none is `none`; the 1-bit ReLU mask on the chain") {
+  const Network n = net(kMbsChain);
+  ScheduleOptions o;
+  o.batch = 4;
+  o.bytes_per_element = 1;
+  const Schedule s = build_schedule(n, o);
+  Hardware hw;
+  hw.capacity = 1 << 20;
+  hw.bandwidth = 1e9;
+  hw.throughput = 1e12;
+  const auto run = [&](const char* cache, OptionMap options) {
+    PolicySpec spec;
+    spec.cache = {cache, std::move(options)};
+    return estimate(s, hw, prepare_policy(s, spec, 2));
+  };
+  const Estimate none = run("none", {});
+  const Estimate strict = run("mbs-strict", {{"reuse", std::string("none")}});
+  CHECK(strict.traffic_in == none.traffic_in);
+  CHECK(strict.traffic_out == none.traffic_out);
+  CHECK(none.traffic_in == 151);
+  CHECK(none.traffic_out == 87);
+  // Y:r has 12 elements: B:r loads a 2-byte mask instead of its 12 bytes, F:r stores the mask
+  // beside Y:r (B:fc2 still loads Y:r) — tests/python/test_mbs_report.py, at 2 B/element.
+  const Estimate mask =
+      run("mbs-strict", {{"reuse", std::string("none")}, {"relu_mask", std::string("on")}});
+  CHECK(mask.traffic_in == 151 - 12 + 2);
+  CHECK(mask.traffic_out == 87 + 2);
+}

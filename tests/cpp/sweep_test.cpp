@@ -189,3 +189,40 @@ TEST_CASE("sweep: an exception thrown while evaluating stops the sweep and is re
   for (auto d : c.done) done += d;
   CHECK(done < pts.size());  // the rest was skipped (points already started finish)
 }
+
+TEST_CASE("sweep: traffic by role adds up to the totals and equals the timeline's per-step split") {
+  const auto n = net(kNet);
+  const Schedule s = schedule_of(n);
+  const auto pts = grid();
+  Columns c(pts.size());
+  std::vector<std::vector<std::int64_t>> in_role(5, std::vector<std::int64_t>(pts.size())),
+      out_role(5, std::vector<std::int64_t>(pts.size()));
+  SweepColumns v = c.view();
+  for (std::size_t r = 0; r < 5; ++r) {
+    v.traffic_in_by_role[r] = in_role[r].data();
+    v.traffic_out_by_role[r] = out_role[r].data();
+  }
+  SweepOptions o;
+  o.threads = 2;
+  REQUIRE(sweep(s, pts, v, o) == static_cast<std::int64_t>(pts.size()));
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    EstimateOptions eo;
+    eo.policy = std::string(cache_parts()[static_cast<std::size_t>(pts[i].policy)]->name);
+    const Estimate e = estimate(s, {pts[i].capacity, pts[i].bandwidth, pts[i].throughput}, eo);
+    INFO("point " << i << " policy " << eo.policy << " capacity " << pts[i].capacity);
+    std::int64_t sum_in = 0, sum_out = 0;
+    for (std::size_t r = 0; r < 5; ++r) {
+      std::int64_t want_in = 0, want_out = 0;
+      for (const StepTiming& st : e.timeline.steps) {
+        want_in += st.in_by_role[r];
+        want_out += st.out_by_role[r];
+      }
+      CHECK(in_role[r][i] == want_in);
+      CHECK(out_role[r][i] == want_out);
+      sum_in += in_role[r][i];
+      sum_out += out_role[r][i];
+    }
+    CHECK(sum_in == c.in[i]);
+    CHECK(sum_out == c.out[i]);
+  }
+}

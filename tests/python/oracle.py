@@ -973,7 +973,7 @@ def _mbs_strict(net, n, tensors, accesses, capacity, reuse) -> tuple[_Work, dict
     act = [sum(b for t, _, _, _, b in accesses[s] if tensors[t].role in data) for s in range(n)]
 
     def keeps(a: int, b: int) -> bool:
-        if seg[a] != seg[b]:
+        if reuse == "none" or seg[a] != seg[b]:
             return False
         if reuse == "group":
             return True

@@ -362,6 +362,7 @@ def test_dataframe_groups() -> None:
         "igo-edge-npu",
         "igo-server-npu",
         "wavecore",
+        "v100",
         "onsram",
         "titan-x-maxwell",
         "titan-xp",

@@ -6,6 +6,7 @@
 // count or on the order of the points. Only totals are kept, in caller-owned column arrays.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -41,6 +42,10 @@ struct SweepColumns {
   std::uint8_t* done = nullptr;              // 1 once the point's totals are written
   std::int64_t* wire_in = nullptr;           // bytes on the link (after `done`: added later)
   std::int64_t* wire_out = nullptr;
+  // Bytes by the role of the tensor moved (index: Role), loads / stores; they add up to
+  // traffic_in / traffic_out. Each null entry is not computed.
+  std::array<std::int64_t*, 5> traffic_in_by_role{};
+  std::array<std::int64_t*, 5> traffic_out_by_role{};
 };
 
 struct SweepOptions {

@@ -12,10 +12,20 @@
 //       (write-through) when a later read before the next overwrite is a load, or when nothing
 //       overwrites it and it must end off-chip;
 //   S4  partial accesses are streamed;
+//   (reuse=none keeps nothing: the paper's Baseline under these rules);
 //   S5  the keeps of S2 are admitted in order of their first step (then tensor order) only while
 //       the kept bytes stay within the capacity at every step they span; one that does not fit
 //       is spilled (stored at its write, loaded at its read) — the paper's plan never overflows
 //       in forward, but the grouping does not size the backward pass.
+// Options for the paper's encodings (docs/model/mbs.md, "Normalization and what backward
+// re-reads"), both off by default:
+//   norm_passes=2  a load by a batch-norm step (forward or backward) whose activation and
+//                  gradient bytes exceed the capacity moves its bytes norm_passes times:
+//                  statistics pass, then normalize pass, the data not fitting on chip between
+//                  them (a kept read still costs nothing; a step that fits reads once);
+//   relu_mask=on   a ReLU backward step's load of the ReLU's own output moves a mask of 1 bit
+//                  per element, ceil(elements / 8) bytes, stored by the ReLU's forward step;
+//                  the output itself is then stored only for the other loads that need it.
 // Transfers are streamed with their step; resident = bytes of the kept intervals spanning each
 // step. Counts: kept = intervals kept.
 #include <algorithm>
@@ -31,6 +41,8 @@ namespace {
 void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
   const Schedule& s = in.schedule;
   const std::string& reuse = in.options->choice("reuse");
+  const auto norm_passes = static_cast<std::int64_t>(in.options->number("norm_passes"));
+  const bool relu_mask = in.options->choice("relu_mask") == "on";
   const std::size_t ns = s.steps.size(), nt = s.tensors.size();
   plan.transfers.clear();
   plan.counts = {};
@@ -55,6 +67,7 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
   for (std::size_t i = ns; i-- > 0;)
     next_busy[i] = s.steps[i].num_accesses > 0 ? static_cast<int>(i) : next_busy[i + 1];
   const auto kept = [&](const Tensor& T, int a, int b) {
+    if (reuse == "none") return false;
     if (T.role != Role::Activation && T.role != Role::Gradient) return false;
     if (segment[static_cast<std::size_t>(a)] != segment[static_cast<std::size_t>(b)]) return false;
     if (reuse == "group") return true;
@@ -93,8 +106,25 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
     resident_diff[static_cast<std::size_t>(k.to) + 1] -= k.bytes;
   }
 
+  // The encodings: a use is a mask read when it is a ReLU backward step reading the ReLU's
+  // own output; a batch-norm step's loads move norm_passes times their bytes.
+  const auto kind_of = [&](int step) {
+    const int layer = s.steps[static_cast<std::size_t>(step)].layer;
+    return layer >= 0 && static_cast<std::size_t>(layer) < s.layer_kinds.size()
+               ? s.layer_kinds[static_cast<std::size_t>(layer)]
+               : Kind::Input;
+  };
+  const auto mask_read = [&](const Tensor& T, const Use& U) {
+    return relu_mask && U.read && !U.write && T.role == Role::Activation &&
+           s.steps[static_cast<std::size_t>(U.step)].phase == Phase::Backward &&
+           s.steps[static_cast<std::size_t>(U.step)].layer == T.layer && kind_of(U.step) == Kind::ReLU;
+  };
+  const auto mask_bytes = [&](std::int64_t bytes) {
+    const std::int64_t elements = bytes / std::max(1, s.bytes_per_element);
+    return (elements + 7) / 8;
+  };
   // Per use: load / store decisions (S3, S4).
-  std::vector<std::uint8_t> load(s.uses.size(), 0), store(s.uses.size(), 0);
+  std::vector<std::uint8_t> load(s.uses.size(), 0), store(s.uses.size(), 0), mask(s.uses.size(), 0);
   for (std::size_t t = 0; t < nt; ++t) {
     const Tensor& T = s.tensors[t];
     for (int u = T.use_begin; u < T.use_end; ++u) {
@@ -105,19 +135,26 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
     for (int w = T.use_begin; w < T.use_end; ++w) {
       const Use& W = s.uses[static_cast<std::size_t>(w)];
       if (W.partial || !W.write) continue;
-      bool out = T.must_end_offchip;
+      bool loaded = false, overwritten = false;
       for (int v = w + 1; v < T.use_end; ++v) {
         const Use& V = s.uses[static_cast<std::size_t>(v)];
         if (V.partial) continue;
         if (V.read && load[static_cast<std::size_t>(v)]) {
-          out = true;
-          break;
+          if (mask_read(T, V)) {  // the mask is stored instead of the output for this load
+            mask[static_cast<std::size_t>(w)] = 1;
+            mask[static_cast<std::size_t>(v)] = 1;
+            continue;
+          }
+          loaded = true;
+          if (!relu_mask) break;  // (with masks: go on, a mask read may follow)
+          continue;
         }
         if (V.write) {
-          out = false;
+          overwritten = true;
           break;
         }
       }
+      const bool out = loaded || (!overwritten && T.must_end_offchip);
       store[static_cast<std::size_t>(w)] = out;
     }
   }
@@ -136,13 +173,24 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
     const int step = static_cast<int>(i);
     for (int k = 0; k < st.num_accesses; ++k) {
       const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
-      if (load[static_cast<std::size_t>(use_of[static_cast<std::size_t>(k)])])
-        plan.transfers.push_back({a.tensor, TransferKind::StreamLoad, a.bytes, step, step});
+      const auto u = static_cast<std::size_t>(use_of[static_cast<std::size_t>(k)]);
+      if (!load[u]) continue;
+      const Tensor& T = s.tensors[static_cast<std::size_t>(a.tensor)];
+      std::int64_t bytes = mask[u] ? mask_bytes(a.bytes) : a.bytes;
+      if (norm_passes > 1 && !s.uses[u].partial && kind_of(step) == Kind::BatchNorm &&
+          act[i] > in.capacity && (T.role == Role::Activation || T.role == Role::Gradient))
+        bytes *= norm_passes;
+      plan.transfers.push_back({a.tensor, TransferKind::StreamLoad, bytes, step, step});
     }
     for (int k = 0; k < st.num_accesses; ++k) {
       const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
-      if (store[static_cast<std::size_t>(use_of[static_cast<std::size_t>(k)])]) {
+      const auto u = static_cast<std::size_t>(use_of[static_cast<std::size_t>(k)]);
+      if (store[u]) {
         plan.transfers.push_back({a.tensor, TransferKind::StreamStore, a.bytes, step, step});
+        ++plan.counts.offloads;
+      }
+      if (mask[u] && s.uses[u].write) {  // the ReLU's mask, written beside (or instead of) Y
+        plan.transfers.push_back({a.tensor, TransferKind::StreamStore, mask_bytes(a.bytes), step, step});
         ++plan.counts.offloads;
       }
     }
@@ -156,8 +204,15 @@ extern const CachePart cache_mbs_strict{
     "the MBS paper's accounting: keep inside a group's sub-batch, write through, stream weights",
     {choice_option("reuse",
                    "group: anywhere inside a group's sub-batch (MBS2); adjacent: to the next step only "
-                   "(MBS-FS, MBS1); fits: to the next step when both fit the capacity (IL)",
-                   "group", {"group", "adjacent", "fits"})},
+                   "(MBS-FS, MBS1); fits: to the next step when both fit the capacity (IL); none: nothing "
+                   "(Baseline)",
+                   "group", {"group", "adjacent", "fits", "none"}),
+     integer_option("norm_passes",
+                    "passes of a batch-norm step over its data when loaded (2: statistics, then "
+                    "normalize)", 1, 1, 2),
+     choice_option("relu_mask",
+                   "on: ReLU backward loads a 1-bit-per-element mask instead of the ReLU's output",
+                   "off", {"off", "on"})},
     0,
     &plan_mbs_strict};
 

@@ -1,0 +1,114 @@
+"""Energy of one iteration from its DRAM bytes, global-buffer bytes and MACs, and the schedule
+quantities the report adds for serialized schedules (docs/model/report.md, "Energy and the
+serialized schedule").
+
+The model is the one the mini-batch serialization paper ("Mini-batch Serialization: CNN
+Training with Inter-layer Data Reuse", §6) allows: it gives ratios, not joules, so energy is in
+**DRAM-byte units** — the energy of moving one byte to or from DRAM is 1::
+
+    energy = dram · (traffic_in + traffic_out) + global_buffer · gb_bytes + mac · macs
+
+Constants of :data:`WAVECORE` and where each comes from:
+
+- ``dram = 1``: the unit.
+- ``global_buffer = 1/8``: §6, "a global buffer access energy is 8× lower than that of DRAM".
+- ``mac = 0.1085``: calibrated once so that DRAM is 21.6 % of the energy of the paper's Baseline
+  on ResNet-50 (§6, MBS1 reduces "the DRAM energy portion from 21.6%"): one WaveCore core, batch
+  32, 16-bit, ``default + none`` moves D = 11.35 GB, its steps touch G = 11.35 GB of the global
+  buffer and run M = 366.6 G MACs, so mac = (D / 0.216 − D − G / 8) / M = 0.1085
+  (:func:`calibrate_mac` repeats the computation; a test checks it).
+
+``gb_bytes`` is every byte a step reads or writes (a read-modify-write in both): each operand
+passes through the global buffer on its way to or from the PE array (WaveCore, §4.2). It is a
+property of the schedule, not of the cache manager. Static energy, which the paper also counts,
+is not modelled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .network import Network
+
+__all__ = ["EnergyModel", "WAVECORE", "calibrate_mac", "schedule_columns", "sub_batch_string"]
+
+
+@dataclass(frozen=True)
+class EnergyModel:
+    """Energy per DRAM byte, per global-buffer byte and per MAC, in DRAM-byte units.
+
+    Attributes
+    ----------
+    dram, global_buffer, mac : float
+        Energy of one byte of DRAM traffic, of one byte read from or written to the global
+        buffer, and of one multiply-accumulate; relative to ``dram`` (1 by default).
+    """
+
+    dram: float = 1.0
+    global_buffer: float = 1 / 8
+    mac: float = 0.1085
+
+    def __post_init__(self) -> None:
+        for name in ("dram", "global_buffer", "mac"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= 0:
+                raise ValueError(f"energy.{name}: expected a number >= 0, got {v!r}")
+        if not self.dram > 0:
+            raise ValueError("energy.dram: must be > 0 (it is the unit)")
+
+    def total(self, traffic: Any, gb_bytes: Any, macs: Any) -> Any:
+        """Energy (DRAM-byte units) of ``traffic`` DRAM bytes, ``gb_bytes`` global-buffer bytes
+        and ``macs`` MACs; scalars or NumPy arrays (the same arithmetic for both)."""
+        return self.dram * traffic + self.global_buffer * gb_bytes + self.mac * macs
+
+
+#: The WaveCore constants (module docstring): the default of estimate() and sweep().
+WAVECORE = EnergyModel()
+
+
+def calibrate_mac(
+    dram_bytes: float, gb_bytes: float, macs: float, dram_share: float, global_buffer: float = 1 / 8
+) -> float:
+    """The MAC energy (DRAM-byte units) that makes DRAM ``dram_share`` of the energy of a run
+    that moves ``dram_bytes``, touches ``gb_bytes`` of the global buffer and runs ``macs``."""
+    return (dram_bytes / dram_share - dram_bytes - global_buffer * gb_bytes) / macs
+
+
+def sub_batch_string(bounds: list[list[int]]) -> str:
+    """The sub-batch sizes of each layer group, compactly: one entry per group in network
+    order, separated by spaces; an entry lists its sizes run-length coded, ``<size>x<count>``
+    joined by ``+`` (balanced splits have at most two sizes). ``"2x16 11x2+10x1 32x1"``: three
+    groups, of 16 sub-batches of 2 samples, of 11 + 11 + 10 samples, and of the whole batch."""
+    out = []
+    for b in bounds:
+        sizes = [hi - lo for lo, hi in zip(b[:-1], b[1:])]
+        runs: list[list[int]] = []
+        for s in sizes:
+            if runs and runs[-1][0] == s:
+                runs[-1][1] += 1
+            else:
+                runs.append([s, 1])
+        out.append("+".join(f"{s}x{n}" for s, n in runs))
+    return " ".join(out)
+
+
+def schedule_columns(net: Network) -> dict[str, Any]:
+    """What the report takes from a scheduled network alone (no hardware, no cache manager):
+    ``groups`` (layer groups of a serialized schedule, 0 for the others), ``sub_batches``
+    (:func:`sub_batch_string`; ``""`` when there are no groups), ``gb_bytes`` (bytes the steps
+    read and write: the global-buffer bytes of the energy model) and ``macs``."""
+    import numpy as np
+
+    s = net.schedule
+    a = s.access_table()
+    b = a["bytes"].astype(np.int64)
+    gb = int((b * a["read"]).sum() + (b * a["write"]).sum())
+    g = s.group_table()
+    return {
+        "groups": len(g["bounds"]),
+        "sub_batches": sub_batch_string([list(map(int, x)) for x in g["bounds"]]),
+        "gb_bytes": gb,
+        "macs": int(s.step_table()["macs"].sum()),
+    }
