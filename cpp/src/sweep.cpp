@@ -118,6 +118,9 @@ std::int64_t sweep(const Schedule& s, std::span<const PreparedPolicy> policies,
           if (out.prefetched) out.prefetched[i] = t.counts.prefetched;
           if (out.born) out.born[i] = t.counts.born;
           if (out.offloads) out.offloads[i] = t.counts.offloads;
+          if (out.pinned) out.pinned[i] = t.pins.pinned;
+          if (out.pinned_bytes) out.pinned_bytes[i] = t.pins.pinned_bytes;
+          if (out.recompute_seconds) out.recompute_seconds[i] = t.pins.recompute_seconds;
           if (out.done) out.done[i] = 1;
           evaluated.fetch_add(1, std::memory_order_relaxed);
           if (options.done) options.done->fetch_add(1, std::memory_order_relaxed);

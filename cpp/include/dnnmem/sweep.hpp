@@ -41,6 +41,10 @@ struct SweepColumns {
   std::uint8_t* done = nullptr;              // 1 once the point's totals are written
   std::int64_t* wire_in = nullptr;           // bytes on the link (after `done`: added later)
   std::int64_t* wire_out = nullptr;
+  // The pinning managers' report (PinTotals, docs/model/report.md "Pinning").
+  std::int64_t* pinned = nullptr;            // tensors
+  std::int64_t* pinned_bytes = nullptr;      // bytes
+  double* recompute_seconds = nullptr;       // s
 };
 
 struct SweepOptions {
