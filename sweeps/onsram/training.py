@@ -41,13 +41,13 @@ def compute(small: bool = False) -> pd.DataFrame:
     (:attr:`dnnmem.Result.speedup`), ``pinned`` (tensors), ``pinned_bytes`` and
     ``recompute_time`` (s) from the result's pin report."""
     rows = []
-    hw = {"bandwidth": 616e9, "throughput": 13.45e12}
     for name, batch in (SMALL_WORKLOADS if small else WORKLOADS).items():
         net = dnnmem.network(name, batch=batch)
         for mib in SMALL_CAPACITIES_MIB if small else CAPACITIES_MIB:
-            none = dnnmem.estimate(net, policy="none", capacity=mib * 2**20, **hw)
+            hw = dnnmem.Hardware(capacity=mib * 2**20, bandwidth=616e9, throughput=13.45e12)
+            none = dnnmem.estimate(net, hw, policy="none")
             for label, policy in POLICIES.items():
-                r = dnnmem.estimate(net, policy=policy, capacity=mib * 2**20, **hw)
+                r = dnnmem.estimate(net, hw, policy=policy)
                 if r.composition.replace(cache="none") == none.composition:
                     r.baseline = none  # the same composition with none: computed once
                 rows.append(
