@@ -42,6 +42,16 @@ def test_pin_totals_by_hand() -> None:
     assert (lru.pin_table()["pin_loc"] == "EXT").all()
 
 
+def test_baseline_does_not_depend_on_the_order() -> None:
+    """Rule O1: No SPM Mgmt streams every access in its own step, so its latency is the same in
+    every node order (sweeps/onsram computes it once per network)."""
+    net = dnnmem.load_network(_blocks(6, skip=(5, 3)), batch=1)
+    kw = {"capacity": 0, "bandwidth": BW, "throughput": FLOPS}
+    base = dnnmem.estimate(net, policy="inference + none", **kw).time
+    for order in ("order=hybrid", "order=random, seed=1", "order=random, seed=2"):
+        assert dnnmem.estimate(net, policy=f"inference({order}) + none", **kw).time == base
+
+
 def test_pin_table_by_hand() -> None:
     t = _run("onsram-static", 2 * ACT).pin_table()
     assert list(t["tensor"]) == ["Y:x", "Y:a", "Y:b", "Y:c", "Y:d"]
