@@ -653,8 +653,10 @@ def sweep(
     finally:
         bar.close()
     df = _finish(grid, results, todo, previous, out, row_flops, pols)
-    if speedup and len(df):
+    if speedup and len(df) and not interrupted:
         df = _with_speedup(df, network, hw, threads, ops_per_mac, pols)
+    elif speedup:  # interrupted: the columns are there, without values
+        df = df.assign(baseline_time=np.nan, speedup=np.nan)
     if interrupted:
         warnings.warn(
             SweepInterrupted(
