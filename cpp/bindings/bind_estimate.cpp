@@ -26,6 +26,22 @@ void bind_estimate(py::module_& m) {
         d["offloads"] = e.plan.counts.offloads;
         return d;
       })
+.def_property_readonly("pins", [](const Estimate& e) {
+        // The pinning managers' report (docs/model/report.md, "Pinning").
+        py::dict d;
+        d["pinned"] = e.pins.pinned;
+        d["pinned_bytes"] = e.pins.pinned_bytes;
+        d["recompute_seconds"] = e.pins.recompute_seconds;
+        return d;
+      })
+      .def("pin_table", [](const Estimate& e) {
+        const auto& P = e.plan.pins;
+        py::dict d;
+        d["tensor"] = column<std::int32_t>(P, [](const Pin& x) { return x.tensor; });
+        d["start"] = column<std::int32_t>(P, [](const Pin& x) { return x.start; });
+        d["end"] = column<std::int32_t>(P, [](const Pin& x) { return x.end; });
+        return d;
+      })
       .def("step_table", [](const Estimate& e) {
         const auto& S = e.timeline.steps;
         const TimeBase tb = e.time;

@@ -34,6 +34,9 @@ const char* const kFloatColumns[] = {"seconds", "compute_seconds", "stall_second
                                      "capacity_stall_seconds", "drain_seconds"};
 const char* const kIntColumns[] = {"traffic_in", "traffic_out", "wire_in", "wire_out", "kept",
                                    "prefetched", "born", "offloads"};
+// The pinning managers' report (PinTotals), kept apart from the thesis's columns above.
+const char* const kPinIntColumns[] = {"pinned", "pinned_bytes"};
+const char* const kPinFloatColumns[] = {"recompute_seconds"};
 
 // A writable, C-contiguous array of `n` elements of T from out[name] (or a new one).
 template <class T>
@@ -160,6 +163,10 @@ void bind_sweep(py::module_& m) {
     std::vector<py::array_t<std::int64_t>> k;
     for (const char* name : kFloatColumns) f.push_back(column_of<double>(cols, name, n));
     for (const char* name : kIntColumns) k.push_back(column_of<std::int64_t>(cols, name, n));
+    std::vector<py::array_t<std::int64_t>> pin_k;
+    std::vector<py::array_t<double>> pin_f;
+    for (const char* name : kPinIntColumns) pin_k.push_back(column_of<std::int64_t>(cols, name, n));
+    for (const char* name : kPinFloatColumns) pin_f.push_back(column_of<double>(cols, name, n));
     py::array done_array = column_of<bool>(cols, "done", n);
     SweepColumns c{.seconds = f[0].mutable_data(), .compute_seconds = f[1].mutable_data(),
                    .stall_seconds = f[2].mutable_data(), .capacity_stall_seconds = f[3].mutable_data(),
@@ -168,7 +175,9 @@ void bind_sweep(py::module_& m) {
                    .prefetched = k[5].mutable_data(), .born = k[6].mutable_data(),
                    .offloads = k[7].mutable_data(),
                    .done = static_cast<std::uint8_t*>(done_array.mutable_data()),
-                   .wire_in = k[2].mutable_data(), .wire_out = k[3].mutable_data()};
+                   .wire_in = k[2].mutable_data(), .wire_out = k[3].mutable_data(),
+                   .pinned = pin_k[0].mutable_data(), .pinned_bytes = pin_k[1].mutable_data(),
+                   .recompute_seconds = pin_f[0].mutable_data()};
     for (std::size_t r = 0; r < 5; ++r) {
       const std::string role(role_name(static_cast<Role>(r)));
       c.traffic_in_by_role[r] = column_of<std::int64_t>(cols, ("traffic_in_" + role).c_str(), n).mutable_data();

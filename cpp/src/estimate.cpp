@@ -28,6 +28,21 @@ PointTotals totals(const TimeBase& time, const TimelineTotals& tl, const PlanCou
   return t;
 }
 
+PinTotals pin_totals(const Schedule& s, const TimeBase& time, const Plan& plan) {
+  PinTotals p;
+  int last = -1;
+  for (const Pin& x : plan.pins) {
+    if (x.tensor == last) continue;
+    last = x.tensor;
+    ++p.pinned;
+    p.pinned_bytes += s.tensors[static_cast<std::size_t>(x.tensor)].bytes;
+  }
+  Ticks recompute = 0;
+  for (const Ticks r : plan.recompute) recompute += r;
+  p.recompute_seconds = time.seconds(recompute);
+  return p;
+}
+
 PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const PreparedPolicy& policy,
                            PointWorkspace& ws) {
   // Points of a sweep that differ only in capacity share everything derived from the rest.
@@ -40,9 +55,11 @@ PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Prepared
   ws.planner.same_input = same;
   ws.last_policy = nullptr;  // (until this point is done: a throw leaves nothing to reuse)
   ws.plan.recompute.clear();  // only the managers that re-execute steps fill it
+  ws.plan.pins.clear();       // only the pinning managers fill it
   policy.cache->plan(in, ws.planner, ws.plan);
   const TimelineTotals tl = simulate(in, ws.plan, ws.timeline, nullptr);
   PointTotals t = totals(in.time, tl, ws.plan.counts);
+  t.pins = pin_totals(s, in.time, ws.plan);
   ws.compute = std::move(in.compute);  // keep the buffer for the next point
   ws.last_policy = &policy;
   ws.last_time = time;
@@ -67,6 +84,7 @@ Estimate estimate(const Schedule& s, const Hardware& hw, const PreparedPolicy& p
   e.traffic_out = t.traffic_out;
   e.wire_in = t.wire_in;
   e.wire_out = t.wire_out;
+  e.pins = pin_totals(s, in.time, e.plan);
   return e;
 }
 

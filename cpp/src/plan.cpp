@@ -11,7 +11,32 @@ PlanInput make_plan_input(const Schedule& s, const Hardware& hw, const PreparedP
   in.compute.clear();
   in.compute.reserve(s.steps.size());
   for (const std::int64_t work : policy.compute.work) in.compute.push_back(in.time.compute(work));
+  if (const Ticks spm = policy.compute.spm_bandwidth; spm > 0) {
+    // ceil(bytes / spm_bandwidth seconds) in ticks = ceil(bytes · throughput · bandwidth / spm),
+    // exactly: q = bytes · throughput < 2^124, then q · bandwidth / spm by parts.
+    for (std::size_t i = 0; i < in.compute.size(); ++i) {
+      const Ticks q = static_cast<Ticks>(policy.compute.spm_bytes[i]) * in.time.throughput;
+      const Ticks r = (q % spm) * in.time.bandwidth;
+      const Ticks floor = (q / spm) * in.time.bandwidth + r / spm + (r % spm != 0 ? 1 : 0);
+      if (floor > in.compute[i]) in.compute[i] = floor;
+    }
+  }
   return in;
+}
+
+void set_spm_floor(ComputeModel& m, const Schedule& s, double spm_bandwidth) {
+  m.spm_bandwidth = static_cast<std::int64_t>(spm_bandwidth);
+  m.spm_bytes.clear();
+  if (m.spm_bandwidth <= 0) return;
+  m.spm_bytes.reserve(s.steps.size());
+  for (const Step& st : s.steps) {
+    std::int64_t bytes = 0;
+    for (int k = 0; k < st.num_accesses; ++k) {
+      const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
+      bytes += (a.read ? a.bytes : 0) + (a.write ? a.bytes : 0);
+    }
+    m.spm_bytes.push_back(bytes);
+  }
 }
 
 void stream_everything(const Schedule& s, Plan& plan) {

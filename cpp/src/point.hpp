@@ -3,6 +3,7 @@
 #pragma once
 
 #include "dnnmem/compose.hpp"
+#include "dnnmem/estimate.hpp"
 #include "dnnmem/plan.hpp"
 #include "dnnmem/timeline.hpp"
 
@@ -13,6 +14,7 @@ struct PointTotals {
          capacity_stall_seconds = 0, compute_seconds = 0;
   std::int64_t traffic_in = 0, traffic_out = 0, wire_in = 0, wire_out = 0;
   PlanCounts counts;
+  PinTotals pins;
 };
 
 // Scratch reused from point to point by one thread (sweep): the plan and the buffers of the

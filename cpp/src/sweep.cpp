@@ -138,6 +138,9 @@ std::int64_t sweep(const Schedule& s, std::span<const PreparedPolicy> policies,
               if (out.traffic_out_by_role[r]) out.traffic_out_by_role[r][i] = outb[r];
             }
           }
+          if (out.pinned) out.pinned[i] = t.pins.pinned;
+          if (out.pinned_bytes) out.pinned_bytes[i] = t.pins.pinned_bytes;
+          if (out.recompute_seconds) out.recompute_seconds[i] = t.pins.recompute_seconds;
           if (out.done) out.done[i] = 1;
           evaluated.fetch_add(1, std::memory_order_relaxed);
           if (options.done) options.done->fetch_add(1, std::memory_order_relaxed);

@@ -187,6 +187,7 @@ def estimate(
     elif not isinstance(energy, EnergyModel):
         raise TypeError(f"energy: expected dnnmem.EnergyModel, got {type(energy).__name__}")
     result = Result(scheduled, hardware, composition, ops_per_mac, core, energy)
+    result._sparsity = sparsity
     if composition.link.name in COMPRESSING_LINKS:
         _, _, result.sparsity_source = link_tables(composition.link, scheduled, sparsity)
         t = scheduled.tensors
@@ -300,6 +301,8 @@ class Result:
         self.energy_dram_share: float = (
             energy.dram * self.traffic / self.energy if self.energy else math.nan
         )
+        self._sparsity: SparsityLike = None
+        self._init_pins(core)
 
     @property
     def traffic(self) -> int:
@@ -400,7 +403,113 @@ class Result:
             "macs": self.macs,
             "energy": self.energy,
             "energy_dram_share": self.energy_dram_share,
+            **self._pin_dict(),
         }
+
+    # -- the pinning managers' report (docs/model/report.md, "Pinning") -------------------------
+
+    def _init_pins(self, core: _core.Estimate) -> None:
+        pins = core.pins
+        #: tensors pinned on chip by the cache manager (OnSRAM's PinLoc = SPM; 0 for the others)
+        self.pinned: int = int(pins["pinned"])
+        #: bytes: the sum of the pinned tensors' sizes
+        self.pinned_bytes: int = int(pins["pinned_bytes"])
+        #: seconds of steps re-executed to recover lost tensors (OnSRAM-Eager Spec), included in
+        #: compute_time
+        self.recompute_time: float = float(pins["recompute_seconds"])
+
+    def _pin_dict(self) -> dict[str, Any]:
+        return {
+            "pinned": self.pinned,
+            "pinned_bytes": self.pinned_bytes,
+            "recompute_time": self.recompute_time,
+        }
+
+    @cached_property
+    def baseline(self) -> Result:
+        """The baseline of :attr:`speedup`: the same composition with the cache manager
+        ``none`` (nothing kept on chip: every access streamed; the OnSRAM paper's No SPM Mgmt) at
+        the same design point — same network, scheduler, link, compute model and hardware."""
+        return estimate(
+            self.network,
+            self.hardware,
+            self.composition.replace(cache="none"),
+            ops_per_mac=self.ops_per_mac,
+            sparsity=self._sparsity,
+            energy=self.energy_model,
+        )
+
+    @property
+    def speedup(self) -> float:
+        """``baseline.time / time`` (×): how much faster than keeping nothing on chip."""
+        return self.baseline.time / self.time
+
+    def pin_table(self) -> pd.DataFrame:
+        """The cache manager's pin decisions (OnSRAM's *PinLoc*), one row per activation or
+        gradient tensor, in tensor order: ``tensor``, ``layer`` (the layer it belongs to),
+        ``role``, ``bytes``, ``first_step`` / ``last_step`` (its first full use and last use,
+        step indices), ``pin_loc`` (``"SPM"``: pinned over its whole live interval;
+        ``"SPM+EXT"``: pinned over part of it, streamed at its other uses; ``"EXT"``: never
+        pinned), ``pin_start`` / ``pin_end`` (the steps it is resident from and to, both
+        included; -1 when EXT) and ``pinned_steps``. A tensor pinned over several intervals
+        (``onsram-static(split=…)``) has one row per interval. Managers that do not pin
+        (``lookahead``, ``lru``, …) give every tensor EXT."""
+        t = self.network.tensors
+        p = pd.DataFrame(self._core.pin_table())
+        cand = t[t["role"].isin(["activation", "gradient"])]
+        rows = []
+        by_tensor = {int(k): g for k, g in p.groupby("tensor")} if len(p) else {}
+        for i, x in cand.iterrows():
+            first, last = int(x["first_full_use"]), int(x["last_use"])
+            base = {
+                "tensor": x["name"],
+                "layer": x["layer"],
+                "role": x["role"],
+                "bytes": int(x["bytes"]),
+                "first_step": first,
+                "last_step": last,
+            }
+            pins = by_tensor.get(int(i))
+            if pins is None:
+                rows.append({**base, "pin_loc": "EXT", "pin_start": -1, "pin_end": -1})
+                continue
+            whole = (
+                len(pins) == 1
+                and int(pins["start"].iat[0]) <= first
+                and int(pins["end"].iat[0]) >= last
+            )
+            for a, b in zip(pins["start"], pins["end"]):
+                rows.append(
+                    {
+                        **base,
+                        "pin_loc": "SPM" if whole else "SPM+EXT",
+                        "pin_start": int(a),
+                        "pin_end": int(b),
+                    }
+                )
+        cols = [
+            "tensor",
+            "layer",
+            "role",
+            "bytes",
+            "first_step",
+            "last_step",
+            "pin_loc",
+            "pin_start",
+            "pin_end",
+        ]
+        df = pd.DataFrame(rows, columns=cols)
+        df["pinned_steps"] = np.where(df["pin_start"] >= 0, df["pin_end"] - df["pin_start"] + 1, 0)
+        return df
+
+    def _pin_rows(self) -> list[tuple[str, str]]:
+        """The printed lines of the pin report, when the manager pinned or re-executed."""
+        if not self.pinned and not self.recompute_time:
+            return []
+        return [
+            ("pinned", f"{self.pinned} tensors, {format_bytes(self.pinned_bytes)}"),
+            *([("recomputed", format_time(self.recompute_time))] if self.recompute_time else []),
+        ]
 
     def _rows(self) -> list[tuple[str, str]]:
         return [
@@ -436,6 +545,7 @@ class Result:
                 f"drain {format_time(self.drain_time)}",
             ),
             ("FLOPs", format_count(self.flops, "FLOP")),
+            *self._pin_rows(),
         ]
 
     def _point(self) -> str:

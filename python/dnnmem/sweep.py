@@ -68,6 +68,10 @@ RESULT_COLUMNS = [
     "energy",
     "energy_dram_share",
 ]
+#: The pinning managers' report (docs/model/report.md, "Pinning"): tensors pinned, their bytes,
+#: re-executed seconds; 0 for every other cache manager.
+PIN_COLUMNS = ["pinned", "pinned_bytes", "recompute_time"]
+RESULT_COLUMNS += PIN_COLUMNS
 
 # Engine column -> DataFrame column.
 _ENGINE = {
@@ -85,10 +89,16 @@ _ENGINE = {
     "born": "born",
     "offloads": "offloads",
     **{f"traffic_{d}_{r}": f"traffic_{d}_{r}" for d in ("in", "out") for r in ROLES},
+    # the pinning managers' report
+    "pinned": "pinned",
+    "pinned_bytes": "pinned_bytes",
+    "recompute_seconds": "recompute_time",
 }
 #: Columns that depend on the scheduled network alone (energy.schedule_columns).
 _SCHEDULE_COLUMNS = ("groups", "sub_batches", "gb_bytes", "macs")
 _INT_ENGINE = (
+    "pinned",
+    "pinned_bytes",
     "traffic_in",
     "traffic_out",
     "wire_in",
@@ -462,6 +472,7 @@ def sweep(
     on_interrupt: str = "return",
     chunk_size: int | None = None,
     energy: EnergyModel | None = None,
+    speedup: bool = False,
 ) -> pd.DataFrame:
     """Estimate many design points: a Cartesian grid, or explicit ``points``.
 
@@ -513,6 +524,11 @@ def sweep(
         The constants of the ``energy`` column (default :data:`dnnmem.energy.WAVECORE`), as in
         :func:`dnnmem.estimate`. Rows read back from ``out`` keep the energy they were written
         with.
+    speedup : bool
+        Add the columns ``baseline_time`` (s) and ``speedup`` (×): each point's time under the
+        same policy with the cache manager ``none`` (nothing kept on chip), and that time over
+        the point's (:attr:`dnnmem.Result.speedup`). The baseline points are evaluated in a
+        second sweep, not written to ``out``.
 
     Returns
     -------
@@ -522,7 +538,8 @@ def sweep(
         (``scheduler``, ``cache``, ``link``, ``compute``) and one per option that some policy
         of the sweep sets (``<part>_<option>``, NaN / None where another policy leaves it at
         its default), then every total of :meth:`Result.to_dict` with the same name and unit,
-        ``flops``, and the plan counts ``kept``, ``prefetched``, ``born``, ``offloads``.
+        ``flops``, the plan counts ``kept``, ``prefetched``, ``born``, ``offloads``, and the
+        pinning managers' ``pinned`` (tensors), ``pinned_bytes``, ``recompute_time`` (s).
         ``df.attrs["evaluated"]`` is the number of points evaluated by this call.
 
     Raises
@@ -660,6 +677,10 @@ def sweep(
     finally:
         bar.close()
     df = _finish(grid, results, todo, previous, out, row_flops, pols, energy)
+    if speedup and len(df) and not interrupted:
+        df = _with_speedup(df, network, hw, threads, ops_per_mac, pols)
+    elif speedup:  # interrupted: the columns are there, without values
+        df = df.assign(baseline_time=np.nan, speedup=np.nan)
     if interrupted:
         warnings.warn(
             SweepInterrupted(
@@ -667,6 +688,40 @@ def sweep(
             ),
             stacklevel=2,
         )
+    return df
+
+
+def _with_speedup(
+    df: pd.DataFrame,
+    network: Any,
+    hw: Hardware,
+    threads: int | None,
+    ops_per_mac: int,
+    pols: _Policies,
+) -> pd.DataFrame:
+    """``df`` with ``baseline_time`` and ``speedup``: its points again with the cache manager
+    ``none`` (the same scheduler, link and compute model, the same hardware) in one sweep."""
+    base_of = {label: str(pols.by_label[label].replace(cache="none")) for label in pols.by_label}
+    points = df[INPUT_COLUMNS].copy()
+    for c in ("network", "policy"):
+        points[c] = points[c].astype(str)
+    points["policy"] = points["policy"].map(base_of)
+    unique = points.drop_duplicates().reset_index(drop=True)
+    base = sweep(
+        network,
+        points=unique,
+        hardware=hw,
+        threads=threads,
+        progress=False,
+        ops_per_mac=ops_per_mac,
+        on_interrupt="raise",
+    )
+    key = base[INPUT_COLUMNS].astype({"network": str, "policy": str})
+    times = dict(zip(map(tuple, key.to_numpy()), base["time"].to_numpy()))
+    t = np.array([times[tuple(r)] for r in points.to_numpy()], dtype=np.float64)
+    df = df.copy()
+    df["baseline_time"] = t
+    df["speedup"] = t / df["time"].to_numpy()
     return df
 
 
@@ -913,6 +968,8 @@ def _finish(
         "prefetched",
         "born",
         "offloads",
+        "pinned",
+        "pinned_bytes",
         "capacity",
         "batch",
         *[f"traffic_{d}_{r}" for d in ("in", "out") for r in ROLES],

@@ -96,31 +96,38 @@ def speedups(
     -------
     DataFrame
         One row per network: ``network``, ``bytes_per_element``, ``baseline`` (s) and one
-        speedup column per policy, plus ``<label>_pinned`` (tensors pinned),
-        ``<label>_resident`` (largest bytes resident at one step) and ``<label>_recompute``
-        (seconds of re-executed steps, OnSRAM-Eager Spec).
+        speedup column per policy (:attr:`dnnmem.Result.speedup`), plus, from the result's pin
+        report (docs/model/report.md, "Pinning"), ``<label>_pinned`` (tensors pinned),
+        ``<label>_pinned_bytes`` (bytes), ``<label>_recompute`` (s of re-executed steps,
+        OnSRAM-Eager Spec) and ``<label>_resident`` (largest bytes resident at one step).
     """
     hw = dnnmem.hardware(HARDWARE, capacity=capacity)
     rows = []
     for name in names:
         net = dnnmem.network(NETWORKS[name], batch=1, bytes_per_element=bytes_per_element)
         none = dnnmem.estimate(net, hw, policy="inference + none")
-        base, base_compute = none.time, float(none.steps["compute_time"].sum())
         row: dict[str, object] = {
             "network": name,
             "bytes_per_element": bytes_per_element,
-            "baseline": base,
+            "baseline": none.time,
         }
         for label, policy in policies.items():
             full = (
                 policy if "inference" in policy or "default" in policy else f"inference + {policy}"
             )
             r = dnnmem.estimate(net, hw, policy=full)
-            row[label] = base / r.time
-            row[f"{label}_pinned"] = r.counts["born"]
+            base = r.composition.replace(cache="none")
+            if base.replace(scheduler=none.composition.scheduler) == none.composition and (
+                base.scheduler.name == none.composition.scheduler.name
+            ):
+                # The same composition with none but for the node order, which none's latency
+                # does not depend on (rule O1, tested): computed once per network.
+                r.baseline = none
+            row[label] = r.speedup
+            row[f"{label}_pinned"] = r.pinned
+            row[f"{label}_pinned_bytes"] = r.pinned_bytes
+            row[f"{label}_recompute"] = r.recompute_time
             row[f"{label}_resident"] = int(r.steps["resident_bytes"].max())
-            # Eager Spec's re-executed steps (docs/model/onsram.md, E7), in seconds.
-            row[f"{label}_recompute"] = float(r.steps["compute_time"].sum()) - base_compute
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -41,6 +41,33 @@ def compute(small: bool = False) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)[cols]
 
 
+#: The paper's scratchpad bandwidth (section IV: "a 2 MB on-chip SPM with 384 GBps bandwidth").
+SPM_BANDWIDTH = 384e9
+#: The ``onsram`` preset's compute model with the scratchpad floor on (docs/model/onsram.md, O1).
+SPM_COMPUTE = f"peak(vector=0.125, spm_bandwidth={SPM_BANDWIDTH:.0f})"
+
+
+def spm_effect(small: bool = False) -> pd.DataFrame:
+    """Table I at 2 bytes per element without and with the scratchpad bandwidth floor.
+
+    Returns
+    -------
+    DataFrame
+        One row per network and a ``GeoMean`` row: ``inf``, ``one_step`` (floor off, the
+        default), ``inf_spm``, ``one_step_spm`` (floor on: each speedup over No SPM Mgmt with the
+        same floor) and the paper's two columns.
+    """
+    off = C.speedups(C.networks(small), POLICIES)
+    on = C.speedups(C.networks(small), {k: f"{v} + {SPM_COMPUTE}" for k, v in POLICIES.items()})
+    df = off[["network", "inf", "one_step"]].copy()
+    df["inf_spm"] = on["inf"]
+    df["one_step_spm"] = on["one_step"]
+    df["paper_inf"] = [C.TABLE_I[n][0] for n in df["network"]]
+    df["paper_one_step"] = [C.TABLE_I[n][1] for n in df["network"]]
+    geo = {"network": "GeoMean"} | {c: C.geomean(df[c]) for c in df.columns[1:]}
+    return pd.concat([df, pd.DataFrame([geo])], ignore_index=True)
+
+
 def fit(df: pd.DataFrame) -> pd.DataFrame:
     """Per element size: the geomeans, the mean |log(dnnmem / paper)| of each column, and the
     Spearman rank correlation of the infinite-SPM speedups with the paper's."""
@@ -93,4 +120,7 @@ if __name__ == "__main__":
     import sys
 
     C.main(NAME, compute, plot)
-    print(fit(compute(small="--small" in sys.argv)).round(3).to_string(index=False))
+    small = "--small" in sys.argv
+    print(fit(compute(small=small)).round(3).to_string(index=False))
+    print(f"with the scratchpad bandwidth ({SPM_COMPUTE}):")
+    print(spm_effect(small=small).round(2).to_string(index=False))

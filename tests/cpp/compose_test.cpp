@@ -193,7 +193,12 @@ TEST_CASE("sweep over prepared compositions equals estimate, point by point") {
   std::vector<double> seconds(k);
   std::vector<std::int64_t> in(k), out(k), wire_in(k), wire_out(k);
   std::vector<std::uint8_t> done(k);
+  std::vector<std::int64_t> pinned(k), pinned_bytes(k);
+  std::vector<double> recompute(k);
   SweepColumns cols;
+  cols.pinned = pinned.data();
+  cols.pinned_bytes = pinned_bytes.data();
+  cols.recompute_seconds = recompute.data();
   cols.seconds = seconds.data();
   cols.traffic_in = in.data();
   cols.traffic_out = out.data();
@@ -213,6 +218,9 @@ TEST_CASE("sweep over prepared compositions equals estimate, point by point") {
     CHECK(wire_in[i] == e.wire_in);
     CHECK(wire_out[i] == e.wire_out);
     CHECK(wire_in[i] < in[i]);  // ratio 2.5 > 1
+    CHECK(pinned[i] == e.pins.pinned);  // the pinning managers' report (PinTotals)
+    CHECK(pinned_bytes[i] == e.pins.pinned_bytes);
+    CHECK(recompute[i] == e.pins.recompute_seconds);
   }
   CHECK(what([&] {
           std::vector<SweepPoint> bad = {{0, 1e9, 1e10, 5}};
@@ -235,6 +243,15 @@ TEST_CASE("OnSRAM managers on an inference chain: what each keeps, byte by byte"
   CHECK(traffic("infinite-spm", 0) == P{32 + 60 + 32, 16});  // capacity ignored
   CHECK(traffic("onsram-static", 1000) == P{32 + 60 + 32, 16});
   CHECK(traffic("one-step", 1000) == P{32 + 60 + 32, 16});
+  {  // The report: Y:fc1 and Y:r pinned (24 + 24 bytes); Y:x's one read saves nothing (O6).
+    PolicySpec spec;
+    spec.cache.name = "onsram-static";
+    const Estimate e = estimate(s, {1000, 1e9, 1e13}, prepare_policy(s, spec, 2));
+    CHECK(e.pins.pinned == 2);
+    CHECK(e.pins.pinned_bytes == 24 + 24);
+    CHECK(e.pins.recompute_seconds == 0);
+    CHECK(e.plan.pins.size() == 2);
+  }
   // 48 bytes: Y:x (32, step 0) comes first and Y:fc1 (steps 0-1) no longer fits beside it.
   CHECK(traffic("one-step", 48) == P{32 + 60 + 24 + 32, 24 + 16});
   CHECK(traffic("fifo", 1000) == P{32 + 60 + 32, 16});

@@ -31,6 +31,11 @@ def test_table1_and_fig2(scripts) -> None:
     assert set(t1["bytes_per_element"]) == {2}
     assert (t1["inf"] >= t1["one_step"] - 1e-12).all() and (t1["one_step"] >= 1 - 1e-12).all()
     assert len(scripts["table1"].plot(t1).axes) == 1
+    spm = scripts["table1"].spm_effect(small=True)  # rule O1's scratchpad floor, off and on
+    t2 = t1.set_index("network")
+    for _, row in spm[spm["network"] != "GeoMean"].iterrows():
+        assert row["inf"] == t2.loc[row["network"], "inf"]  # off: Table I's numbers, unchanged
+        assert row["inf_spm"] <= row["inf"] and row["one_step_spm"] >= 1 - 1e-12
     f2 = scripts["fig2"].compute(small=True)
     for col in ("static", "static_thesis_order", "one_step", "eager_wb_max", "eager_spec_max"):
         assert (f2[col] <= f2["inf"] * (1 + 1e-12)).all(), col

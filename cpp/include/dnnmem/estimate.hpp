@@ -16,6 +16,17 @@ struct EstimateOptions {
   int ops_per_mac = 2;  // SPEC §2: FLOPs per multiply-accumulate (2, or 1)
 };
 
+// The pinning managers' report columns (docs/model/report.md, "Pinning"), apart from the thesis's
+// totals: tensors with a pin, the sum of their sizes, and the re-executed compute (Plan::recompute).
+struct PinTotals {
+  std::int64_t pinned = 0;        // tensors
+  std::int64_t pinned_bytes = 0;  // bytes
+  double recompute_seconds = 0;   // s
+};
+
+// A plan's PinTotals. A tensor's pins are adjacent in Plan::pins (each manager writes them so).
+PinTotals pin_totals(const Schedule& s, const TimeBase& time, const Plan& plan);
+
 struct Estimate {
   TimeBase time;
   Plan plan;
@@ -25,6 +36,7 @@ struct Estimate {
          capacity_stall_seconds = 0, compute_seconds = 0;
   std::int64_t traffic_in = 0, traffic_out = 0;  // bytes leaving / entering the cache
   std::int64_t wire_in = 0, wire_out = 0;        // bytes on the link
+  PinTotals pins;  // the pins themselves are plan.pins
 };
 
 // Throws std::invalid_argument for bad hardware (the policy was checked when prepared).

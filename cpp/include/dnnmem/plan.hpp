@@ -43,6 +43,13 @@ struct PlanCounts {
   int offloads = 0;    // offloads (rule 3), final write-outs included (lru: dirty write-outs)
 };
 
+// OnSRAM's PinLoc = SPM (docs/model/onsram.md): tensor `tensor` resident over steps
+// [start, end], its full uses there moving nothing. Only the pinning managers record pins.
+struct Pin {
+  int tensor = -1;
+  int start = 0, end = 0;
+};
+
 struct Plan {
   // Transfers in issue order: by step; at a step's start its evictions (before the capacity
   // wait), then its streamed loads, streamed stores, then prefetches (rule-4 order); at its end
@@ -54,6 +61,9 @@ struct Plan {
   // Compute added to each step by re-executing earlier steps (OnSRAM-Eager Spec's recovery from
   // a mis-speculation, docs/model/onsram.md): empty, or one entry per step, in ticks.
   std::vector<Ticks> recompute;
+  // The pinning managers' decisions (infinite-spm, one-step, onsram-static, onsram-eager-*), in
+  // tensor order for the static ones: empty for every other manager.
+  std::vector<Pin> pins;
 };
 
 struct PreparedPolicy;  // compose.hpp

@@ -46,6 +46,10 @@ struct SweepColumns {
   // traffic_in / traffic_out. Each null entry is not computed.
   std::array<std::int64_t*, 5> traffic_in_by_role{};
   std::array<std::int64_t*, 5> traffic_out_by_role{};
+  // The pinning managers' report (PinTotals, docs/model/report.md "Pinning").
+  std::int64_t* pinned = nullptr;            // tensors
+  std::int64_t* pinned_bytes = nullptr;      // bytes
+  double* recompute_seconds = nullptr;       // s
 };
 
 struct SweepOptions {

@@ -21,6 +21,7 @@ ComputeModel prepare(const Schedule& s, const Options& own, int ops_per_mac) {
       m.work.push_back(matrix + detail::ceil_div_ratio(st.ops.total(ops_per_mac) - matrix, vector));
     }
   }
+  set_spm_floor(m, s, own.number("spm_bandwidth"));
   return m;
 }
 
@@ -29,7 +30,10 @@ ComputeModel prepare(const Schedule& s, const Options& own, int ops_per_mac) {
 extern const ComputePart compute_peak{
     "peak", "FLOPs / peak throughput (thesis); optionally non-GEMM FLOPs on a slower vector unit",
     {number_option("vector", "", "vector unit throughput as a share of the peak (non-GEMM FLOPs)",
-                   1.0, 1.0 / 64, 1.0)},
+                   1.0, 1.0 / 64, 1.0),
+     number_option("spm_bandwidth", "bytes/s",
+                   "on-chip (scratchpad) bandwidth: a step lasts at least its operands' bytes / it "
+                   "(0: not modelled)", 0, 0, 1e18)},
     &prepare};
 
 }  // namespace dnnmem

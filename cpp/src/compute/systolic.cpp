@@ -41,6 +41,7 @@ ComputeModel prepare(const Schedule& s, const Options& own, int ops_per_mac) {
                                   "count exactly");
     m.work.push_back(static_cast<std::int64_t>(work));
   }
+  set_spm_floor(m, s, own.number("spm_bandwidth"));
   return m;
 }
 
@@ -56,7 +57,10 @@ extern const ComputePart compute_systolic{
                    "ws", {"ws", "os", "is"}),
      integer_option("arrays", "arrays sharing each step's folds (e.g. cores)", 1, 1, 1024),
      number_option("vector", "", "vector unit throughput as a share of the peak (non-GEMM FLOPs)", 1.0,
-                   1.0 / 64, 1.0)},
+                   1.0 / 64, 1.0),
+     number_option("spm_bandwidth", "bytes/s",
+                   "on-chip (scratchpad) bandwidth: a step lasts at least its operands' bytes / it "
+                   "(0: not modelled)", 0, 0, 1e18)},
     &prepare};
 
 }  // namespace dnnmem

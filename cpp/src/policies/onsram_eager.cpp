@@ -111,6 +111,7 @@ void plan_eager(const PlanInput& in, PlanScratch& w, Plan& plan, bool write_back
 
   detail::RangeTree occ(n, w.tree);
   plan.transfers.clear();
+  plan.pins.clear();
   plan.counts = {};
   std::vector<std::int64_t>& diff = w.resident_diff;
   diff.assign(n + 1, 0);
@@ -194,6 +195,7 @@ void plan_eager(const PlanInput& in, PlanScratch& w, Plan& plan, bool write_back
         if (step < e.pred_end[t]) occ.add(step + 1, e.pred_end[t], -s.tensors[t].bytes);
         diff[static_cast<std::size_t>(e.start[t])] += s.tensors[t].bytes;
         diff[static_cast<std::size_t>(std::min(step, e.pred_end[t])) + 1] -= s.tensors[t].bytes;
+        plan.pins.push_back({ti, e.start[t], std::min(step, e.pred_end[t])});
       }
     }
   }

@@ -19,7 +19,10 @@ struct Candidate {
   int start = 0, end = 0, tensor = -1;
 };
 
+void plan_onsram_static_split(const PlanInput& in, PlanScratch& w, Plan& plan);
+
 void plan_onsram_static(const PlanInput& in, PlanScratch& w, Plan& plan) {
+  if (in.options->choice("split") == "phase") return plan_onsram_static_split(in, w, plan);
   const Schedule& s = in.schedule;
   const UseIndex& x = s.index;
   const std::size_t nt = s.tensors.size(), n = s.steps.size();
@@ -77,6 +80,153 @@ void plan_onsram_static(const PlanInput& in, PlanScratch& w, Plan& plan) {
   detail::plan_pinned(s, w.cached, w.resident_diff, plan);
 }
 
+// split=phase (docs/model/onsram.md, rule O10): first O6-O7 exactly (whole live intervals); then,
+// in the room left, each candidate not pinned whole is cut into two segments, its forward uses
+// and its loss-and-backward uses, each a candidate of its own in figure-of-merit order. A pinned
+// segment is resident from its first use to its last; its uses move nothing but (a) its first
+// use, when that reads, loads the tensor (its data is in DRAM between segments; a network
+// input's first read as in O2) and (b) its last use stores the tensor when the segment wrote it
+// and later uses exist. A segment's figure of merit is O6's with these loads and stores charged.
+void plan_onsram_static_split(const PlanInput& in, PlanScratch& w, Plan& plan) {
+  const Schedule& s = in.schedule;
+  const UseIndex& x = s.index;
+  const std::size_t nt = s.tensors.size(), n = s.steps.size();
+  const double alpha = in.options->number("alpha");
+  const std::int64_t room = in.capacity - static_cast<std::int64_t>(in.options->number("reserve"));
+  const auto fs = [](int f) { return static_cast<std::size_t>(f); };
+
+  std::vector<Ticks> streamed(n, 0), base(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Step& st = s.steps[i];
+    for (int k = 0; k < st.num_accesses; ++k) {
+      const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
+      streamed[i] += (a.read ? in.transfer_ticks(a.tensor, a.bytes, true) : 0) +
+                     (a.write ? in.transfer_ticks(a.tensor, a.bytes, false) : 0);
+    }
+    base[i] = std::max(in.compute[i], streamed[i]);
+  }
+
+  struct Segment {
+    double fom = 0;
+    int start = 0, end = 0, tensor = -1, f0 = 0, f1 = 0;
+  };
+  // Per full use of a pinned segment: 1 = on chip, |2 = loads, |4 = stores after it.
+  std::vector<std::uint8_t>& how = w.state;
+  how.assign(x.full_step.size(), 0);
+  const auto flags = [&](std::size_t t, int f0, int f1, int f) {
+    std::uint8_t h = 1;
+    const bool read = x.full_read[fs(f)];
+    if (f == f0 && read && !(f0 == x.full_begin[t] && !s.tensors[t].starts_offchip)) h |= 2;
+    if (f == f1 - 1 && f1 < x.full_begin[t + 1]) {
+      bool dirty = false;
+      for (int g = f0; g < f1; ++g) dirty = dirty || x.full_write[fs(g)];
+      if (dirty) h |= 4;
+    }
+    return h;
+  };
+  // A segment's figure of merit (O6 with the segment's charges); 0 when it saves nothing.
+  const auto segment = [&](std::size_t t, int f0, int f1) {
+    const std::int64_t size = s.tensors[t].bytes;
+    const Ticks load = in.transfer_ticks(static_cast<int>(t), size, true);
+    const Ticks store = in.transfer_ticks(static_cast<int>(t), size, false);
+    Ticks saved = 0;
+    for (int f = f0; f < f1; ++f) {
+      const auto i = fs(x.full_step[fs(f)]);
+      const std::uint8_t h = flags(t, f0, f1, f);
+      const Ticks avoided = (x.full_read[fs(f)] && !(h & 2) ? load : 0) +
+                            (x.full_write[fs(f)] ? store : 0);
+      const Ticks added = (h & 4) ? store : 0;
+      saved += base[i] - std::max(in.compute[i], streamed[i] - avoided + added);
+    }
+    Segment c{0, x.full_step[fs(f0)], x.full_step[fs(f1 - 1)], static_cast<int>(t), f0, f1};
+    if (saved <= 0) return c;
+    const double unused = static_cast<double>((c.end - c.start + 1) - (f1 - f0));
+    c.fom = size == 0 ? std::numeric_limits<double>::infinity()
+                      : static_cast<double>(saved) /
+                            (static_cast<double>(size) * (1.0 + alpha * unused));
+    return c;
+  };
+  const auto by_fom = [](const Segment& a, const Segment& b) {
+    if (a.fom != b.fom) return a.fom > b.fom;
+    if (a.start != b.start) return a.start < b.start;
+    return a.tensor < b.tensor;
+  };
+  detail::RangeTree occ(n, w.tree);
+  std::vector<Segment> cands, chosen;
+  // Pass 1: whole live intervals, O6-O7 exactly.
+  for (std::size_t t = 0; t < nt; ++t) {
+    if (!detail::pin_candidate(s, t)) continue;
+    const Segment c = segment(t, x.full_begin[t], x.full_begin[t + 1]);
+    if (c.fom > 0) cands.push_back(c);
+  }
+  std::sort(cands.begin(), cands.end(), by_fom);
+  w.cached.assign(nt, 0);
+  for (const Segment& c : cands) {
+    const std::int64_t size = s.tensors[static_cast<std::size_t>(c.tensor)].bytes;
+    if (occ.max(c.start, c.end) + size > room) continue;
+    occ.add(c.start, c.end, size);
+    chosen.push_back(c);
+    w.cached[static_cast<std::size_t>(c.tensor)] = 1;
+  }
+  // Pass 2: the forward and the loss-and-backward segments of the candidates not pinned whole,
+  // in the room left.
+  cands.clear();
+  for (std::size_t t = 0; t < nt; ++t) {
+    if (!detail::pin_candidate(s, t) || w.cached[t]) continue;
+    const int f0 = x.full_begin[t], f1 = x.full_begin[t + 1];
+    int cut = f0;
+    while (cut < f1 && s.steps[fs(x.full_step[fs(cut)])].phase == Phase::Forward) ++cut;
+    if (cut == f0 || cut == f1) continue;  // one segment: the whole interval, already decided
+    for (const Segment& c : {segment(t, f0, cut), segment(t, cut, f1)})
+      if (c.fom > 0) cands.push_back(c);
+  }
+  std::sort(cands.begin(), cands.end(), by_fom);
+  for (const Segment& c : cands) {
+    const std::int64_t size = s.tensors[static_cast<std::size_t>(c.tensor)].bytes;
+    if (occ.max(c.start, c.end) + size > room) continue;
+    occ.add(c.start, c.end, size);
+    chosen.push_back(c);
+  }
+  std::sort(chosen.begin(), chosen.end(),
+            [](const Segment& a, const Segment& b) { return a.f0 < b.f0; });  // tensor, then use
+
+  plan.transfers.clear();
+  plan.pins.clear();
+  plan.counts = {};
+  std::vector<std::int64_t>& diff = w.resident_diff;
+  diff.assign(n + 1, 0);
+  int last = -1;
+  for (const Segment& c : chosen) {
+    const auto t = static_cast<std::size_t>(c.tensor);
+    for (int f = c.f0; f < c.f1; ++f) how[fs(f)] = flags(t, c.f0, c.f1, f);
+    diff[static_cast<std::size_t>(c.start)] += s.tensors[t].bytes;
+    diff[static_cast<std::size_t>(c.end) + 1] -= s.tensors[t].bytes;
+    plan.pins.push_back({c.tensor, c.start, c.end});
+    plan.counts.kept += c.f1 - c.f0 - 1;
+    if (c.tensor != last) ++plan.counts.born;
+    last = c.tensor;
+  }
+  plan.resident.assign(n, 0);
+  std::int64_t level = 0;
+  for (std::size_t i = 0; i < n; ++i) plan.resident[i] = level += diff[i];
+  for (std::size_t i = 0; i < n; ++i) {
+    const Step& st = s.steps[i];
+    const int step = static_cast<int>(i);
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int k = 0; k < st.num_accesses; ++k) {
+        const auto ai = static_cast<std::size_t>(st.first_access + k);
+        const Access& a = s.accesses[ai];
+        const int f = x.access_full[ai];
+        const std::uint8_t h = f < 0 ? 0 : how[fs(f)];
+        const bool load = h ? (h & 2) != 0 : a.read;
+        const bool store = h ? (h & 4) != 0 : a.write;
+        if (pass == 0 && load) plan.transfers.push_back({a.tensor, TransferKind::StreamLoad, a.bytes, step, step});
+        if (pass == 1 && store) plan.transfers.push_back({a.tensor, TransferKind::StreamStore, a.bytes, step, step});
+      }
+    }
+  }
+}
+
 }  // namespace
 
 extern const CachePart cache_onsram_static{
@@ -85,7 +235,10 @@ extern const CachePart cache_onsram_static{
     {number_option("alpha", "", "weight of unused liveness (steps) in the figure of merit", 1.0, 0,
                    1e9),
      number_option("reserve", "bytes", "capacity held back at every step (staging buffers)", 0, 0,
-                   1e18)},
+                   1e18),
+     choice_option("split", "pin each tensor for its whole live interval (none) or its uses in "
+                   "each phase separately (phase: forward, loss, backward)", "none",
+                   {"none", "phase"})},
     0, &plan_onsram_static};
 
 }  // namespace dnnmem

@@ -44,10 +44,12 @@ inline void plan_pinned(const Schedule& s, const std::vector<std::uint8_t>& pinn
                         std::vector<std::int64_t>& diff, Plan& plan) {
   const std::size_t n = s.steps.size();
   plan.transfers.clear();
+  plan.pins.clear();
   plan.counts = {};
   diff.assign(n + 1, 0);
   for (std::size_t t = 0; t < s.tensors.size(); ++t) {
     if (!pinned[t]) continue;
+    plan.pins.push_back({static_cast<int>(t), pin_start(s, t), pin_end(s, t)});
     diff[static_cast<std::size_t>(pin_start(s, t))] += s.tensors[t].bytes;
     diff[static_cast<std::size_t>(pin_end(s, t)) + 1] -= s.tensors[t].bytes;
     ++plan.counts.born;
