@@ -172,8 +172,8 @@ def transformer_thesis(seq_len: int = 50) -> dict:
     (6 + 6 layers, d_model 1024, 16 heads, d_ff 4096), which is :func:`transformer`'s
     default. No sentence of the thesis supports another choice (its hand-written code is not
     described further): the candidates measured in ``sweeps/thesis/fidelity.py`` — base
-    width, fewer layers, no vocabulary projection, untied embeddings, no dropout, other
-    lengths — are not taken, and the Transformer observation stays a documented gap
+    width, fewer layers, no vocabulary projection, untied embeddings, no dropout, the ReLU
+    folded into the first FFN dense, other lengths — are not taken, and the Transformer observation stays a documented gap
     (``docs/thesis-figures.md``, "Fidelity to the thesis"). The document is named
     ``transformer_thesis``.
 
