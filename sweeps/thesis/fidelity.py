@@ -366,7 +366,8 @@ def checks() -> pd.DataFrame:
         (
             "Transformer activation traffic at 500 MiB (in + out: forward → backward)",
             f"{(s500.bytes_in_activation.sum() + s500.bytes_out_activation.sum()) / 2**30:.1f}"
-            f" GiB ({by[500].traffic / by[24].traffic:.0%} of the traffic at 24 MiB)",
+            f" GiB; all traffic at 500 MiB: {by[500].traffic / by[24].traffic:.0%} of that at"
+            " 24 MiB",
         )
     )
     return pd.DataFrame(rows, columns=["quantity", "value"])
