@@ -113,6 +113,15 @@ def thesis_reading() -> ThesisReading:
       Training's GNMT is the 4 + 4-layer model (first encoder layer bidirectional, 1024 units),
       not the paper's 8 + 8; Table 5.1's H = 1024 and T = 50 match it.
     - Transformer: ``transformer_thesis`` (its docstring gives the choice and its sentence).
+    - Streaming rule: ``lookahead``'s default ``streaming=free`` (SPEC §5: a tensor that is not
+      resident streams, needing no capacity). Listing 1's "cache.load(tensor)" and
+      "cache.generate(output_tensor)" support the other reading, ``streaming=through-cache``
+      (every tensor a step accesses occupies the cache during the step), but it is not taken.
+      It lowers the Transformer's 24 → 128 MiB traffic drop from 51.0 % to 33.3 %, away from
+      the thesis's 67 %. No streaming rule can close that gap: at 24 MiB dnnmem already moves
+      97 % of the no-cache traffic, and 67 % needs at 128 MiB a traffic that dnnmem reaches
+      only at a few hundred MiB. The Transformer observation stays a documented gap
+      (``docs/thesis-figures.md``, "Fidelity to the thesis").
     """
     return ThesisReading(
         ops_per_mac=1,

@@ -124,6 +124,15 @@ N3. A lingering tensor that is transferred again at s (streamed, demand or parti
     prefetch beginning at s) is written out first, at s (the same-tensor ordering then holds the
     load behind it). Traffic is therefore exactly lookahead's.
 N4. Whatever still lingers after the last step (dW) is written out then (drain).
+``streaming=through-cache`` (the thesis planners' option, docs/policies.md; off by default):
+T1. Every tensor a step accesses (full and partial accesses) passes through the cache during
+    the step: the step reserves its working set, the sum of its accesses' bytes, capped at the
+    capacity. A step whose working set exceeds the capacity is "over".
+T2. A reuse interval [u, v] is kept only if neither u nor v is over, and it fits over
+    u+1 … v−1 on top of the working sets (its ends are counted in theirs). A rule-4 prefetch
+    for v is made only if v is not over, and its window [p, v−1] must fit. What is resident
+    (for the timeline's capacity wait) is as without the option.
+T3. An output is born on-chip iff its step is not over (it is in that step's working set).
 ``lru`` (an online LRU cache with demand loads):
 L1. The cache holds whole tensors; accesses are processed step by step in access-list order.
 L2. A full read of a tensor not cached is a demand load (streamed with the step, rule 5) and
@@ -375,8 +384,14 @@ class _Plan:
         self.offloads: list[tuple[int, int, int]] = []  # (after step u, tensor, deadline w)
 
 
-def _plan(n, flops, tensors, capacity, bandwidth, link: _Link, policy) -> _Plan:
+def _plan(n, flops, tensors, capacity, bandwidth, link: _Link, policy, working_sets=None) -> _Plan:
+    """``working_sets``: None (SPEC §5: a streamed access needs no capacity), or the bytes each
+    step accesses (the ``streaming=through-cache`` option, T1–T3 of the module docstring)."""
     plan = _Plan(n)
+    through = working_sets is not None
+    over = [through and w > capacity for w in (working_sets or [0] * n)]
+    if through:
+        plan.occ = [min(w, capacity) for w in working_sets]  # T1
     compute = [f * bandwidth for f in flops]  # units, see module docstring
     prefix = [0]
     for c in compute:
@@ -431,10 +446,19 @@ def _plan(n, flops, tensors, capacity, bandwidth, link: _Link, policy) -> _Plan:
             # R2: the endpoint u is shared with a kept interval into u.
             first = u + 1 if t.kept_into[j - 1] else u
             steps = range(first, v + 1)
-            if fits(t.size, steps):
+            if through:  # T2: the ends are in their working sets; the cache holds u+1 … v−1
+                keep = not over[u] and not over[v] and fits(t.size, range(u + 1, v))
+            else:
+                keep = fits(t.size, steps)
+            if keep:
                 t.kept_into[j] = True
                 plan.kept += 1
-                occupy(t, steps)
+                if through:
+                    t.resident.update(steps)
+                    for s in range(u + 1, v):
+                        plan.occ[s] += t.size
+                else:
+                    occupy(t, steps)
                 if j == len(t.uses) - 1 and t.must_end_offchip:
                     offload_after(t, v)  # rule 7 (never at the reference points)
             elif t.dirty_into[j] and t.kept_into[j - 1]:
@@ -466,11 +490,19 @@ def _plan(n, flops, tensors, capacity, bandwidth, link: _Link, policy) -> _Plan:
                 continue  # streamed at v
             next_kept = j + 1 < len(t.uses) and t.kept_into[j + 1]
             last = v - 1 if next_kept else v  # R5: [p, v−1] before a kept interval
-            p = next((p for p in range(p_star, v) if fits(t.size, range(p, last + 1))), None)
+            if through and over[v]:
+                continue  # T2: v's working set does not fit: streamed
+            held = v - 1 if through else last  # T2: v's working set holds it at v
+            p = next((p for p in range(p_star, v) if fits(t.size, range(p, held + 1))), None)
             if p is None:
                 continue  # streamed at v (demand load if kept on)
             t.prefetch_from[j] = p
-            occupy(t, range(p, last + 1))
+            if through:
+                t.resident.update(range(p, last + 1))
+                for s in range(p, v):
+                    plan.occ[s] += t.size
+            else:
+                occupy(t, range(p, last + 1))
             plan.prefetches.append((t.index, j, p))
             # A prefetched read-modify-write is dirty after v: offloaded if its next interval
             # is rejected or it must end off-chip (rules 3, 7).
@@ -490,9 +522,14 @@ def _plan(n, flops, tensors, capacity, bandwidth, link: _Link, policy) -> _Plan:
             has_next = j + 1 < len(t.uses)  # then [s, next] was rejected
             if not has_next and t.must_end_offchip and write_deadline(s, t) >= n:
                 continue  # dW with no qualifying w: streamed
-            if plan.occ[s] + t.size > capacity:
+            if through:
+                if over[s]:
+                    continue  # T3: s's working set does not fit: streamed out
+                t.resident.add(s)  # in s's working set
+            elif plan.occ[s] + t.size > capacity:
                 continue  # does not fit: streamed out during s
-            occupy(t, [s])
+            else:
+                occupy(t, [s])
             plan.born.append((t.index, s))
             if has_next or t.must_end_offchip:
                 offload_after(t, s)
@@ -1247,6 +1284,8 @@ def estimate(
         if policy == "infinite-spm":  # O4: capacity ignored (nothing is written out to wait for)
             capacity = max([capacity, *work.onchip])
     else:
+        streaming = (cache_options or {}).get("streaming", "free")
+        assert streaming in ("free", "through-cache"), streaming
         plan = _plan(
             n,
             flops,
@@ -1255,6 +1294,7 @@ def estimate(
             bandwidth,
             cost,
             "lookahead" if policy == "no-lookahead" else policy,
+            [sum(a[4] for a in acc) for acc in accesses] if streaming == "through-cache" else None,
         )
         work = _work_from_plan(n, tensors, accesses, plan)
         diag = {

@@ -13,6 +13,7 @@ partial row accesses exercise N3 and L5.
 from __future__ import annotations
 
 import math
+import os
 
 import oracle
 import pytest
@@ -287,3 +288,35 @@ def design_point(draw):
 def test_random_networks(point, policy):
     net, capacity, bandwidth, throughput = point
     check_against_oracle(net, policy, capacity, bandwidth, throughput)
+
+
+# ---------------------------------------------------------------------------------------------
+# The thesis planners' option streaming=through-cache (oracle readings T1–T3)
+# ---------------------------------------------------------------------------------------------
+THROUGH_EXAMPLES = int(os.environ.get("DNNMEM_HYPOTHESIS_EXAMPLES", "20"))
+
+
+def check_through_cache(net, policy, capacity, bandwidth=BANDWIDTH, throughput=THROUGHPUT):
+    o = oracle.estimate(
+        net, capacity, bandwidth, throughput, policy, cache_options={"streaming": "through-cache"}
+    )
+    r = dnnmem.estimate(
+        net,
+        policy=f"{policy}(streaming=through-cache)",
+        capacity=capacity,
+        bandwidth=bandwidth,
+        throughput=throughput,
+    )
+    compare_with_oracle(r, o, f"{net.name} N={net.batch} {policy} through-cache {capacity}")
+
+
+@settings(
+    max_examples=THROUGH_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(
+    point=design_point(),
+    policy=st.sampled_from(["lookahead", "belady", "prefetch-next", "no-lookahead"]),
+)
+def test_through_cache_random_networks(point, policy):
+    net, capacity, bandwidth, throughput = point
+    check_through_cache(net, policy, capacity, bandwidth, throughput)

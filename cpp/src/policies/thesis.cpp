@@ -22,7 +22,9 @@ class ThesisPlanner {
   ThesisPlanner(const PlanInput& in, PlanScratch& w, Plan& out, Prefetch prefetch,
                 bool lookahead_offload = true)
       : in_(in), s_(in.schedule), x_(in.schedule.index), w_(w), prefetch_(prefetch),
-        lookahead_offload_(lookahead_offload), n_(static_cast<int>(s_.steps.size())),
+        lookahead_offload_(lookahead_offload),
+        through_(in.options != nullptr && in.options->choice("streaming") == "through-cache"),
+        n_(static_cast<int>(s_.steps.size())),
         occ_(s_.steps.size(), w.tree), resident_diff_(w.resident_diff),
         prefix_(w.prefix), deadline_(w.deadline), prefetch_from_(w.prefetch_from), plan_(out),
         state_(w.state), prefetches_(w.prefetches), offloads_(w.offloads), scratch_(w.group) {
@@ -43,6 +45,7 @@ class ThesisPlanner {
   }
 
   void run() {
+    if (through_) reserve_working_sets();
     keep_intervals();
     if (prefetch_ != Prefetch::None) prefetch();
     place_outputs();
@@ -57,6 +60,12 @@ class ThesisPlanner {
   PlanScratch& w_;
   Prefetch prefetch_;
   bool lookahead_offload_;
+  // streaming=through-cache: every tensor a step accesses passes through the cache during that
+  // step (thesis Listing 1, cache.load / cache.generate), so each step reserves its working set
+  // (capped at the capacity); a tensor is resident between two uses only if the working sets at
+  // both ends fit, and then costs capacity only strictly between them. Off: SPEC §5, a
+  // streamed access needs no capacity.
+  bool through_;
   int n_;
   // The working state lives in the caller's PlanScratch (reused from point to point).
   detail::RangeTree occ_;                     // plan occupancy, reservations included
@@ -96,13 +105,31 @@ class ThesisPlanner {
   bool dirty_before(int f) const { return f > 0 && dirty(f - 1); }
   bool must_end_offchip(int f) const { return flag(f, FullUse::MustEndOffchip); }
 
+  // Through-cache: each step's working set (the bytes of its accesses), as a reservation capped
+  // at the capacity; over_ marks the steps whose working set does not fit (nothing is resident
+  // at their uses: the minimal caching scheme, thesis §4.3.3).
+  std::vector<std::uint8_t> over_;
+  void reserve_working_sets() {
+    over_.assign(static_cast<std::size_t>(n_), 0);
+    for (int s = 0; s < n_; ++s) {
+      const Step& st = s_.steps[static_cast<std::size_t>(s)];
+      std::int64_t sum = 0;
+      for (int k = 0; k < st.num_accesses; ++k) sum += s_.accesses[static_cast<std::size_t>(st.first_access + k)].bytes;
+      if (sum > in_.capacity) over_[static_cast<std::size_t>(s)] = 1;
+      occ_.add(s, s, std::min(sum, in_.capacity));
+    }
+  }
+  bool over(int s) const { return over_[static_cast<std::size_t>(s)] != 0; }
+
   void occupy(int lo, int hi, std::int64_t bytes, bool reservation) {
     if (lo > hi) return;
     occ_.add(lo, hi, bytes);
-    if (!reservation) {
-      resident_diff_[static_cast<std::size_t>(lo)] += bytes;
-      resident_diff_[static_cast<std::size_t>(hi) + 1] -= bytes;
-    }
+    if (!reservation) occupy_resident(lo, hi, bytes);
+  }
+  void occupy_resident(int lo, int hi, std::int64_t bytes) {
+    if (lo > hi) return;
+    resident_diff_[static_cast<std::size_t>(lo)] += bytes;
+    resident_diff_[static_cast<std::size_t>(hi) + 1] -= bytes;
   }
   // occ_.max(lo, hi) + bytes <= capacity (lo <= hi), asked as "no step above capacity - bytes",
   // which passes over blocks below that level. (Below it everywhere: no range query.)
@@ -174,8 +201,16 @@ class ThesisPlanner {
         const bool into_kept = kept_into(f);
         const int lo = into_kept ? u + 1 : u;  // consecutive kept intervals share their endpoint
         const std::int64_t bytes = use.bytes;
-        if (fits(lo, v, bytes)) {
-          occupy(lo, v, bytes, false);
+        bool keep = false;
+        if (!through_) {
+          keep = fits(lo, v, bytes);
+          if (keep) occupy(lo, v, bytes, false);
+        } else if (!over(u) && !over(v) && (u + 1 > v - 1 || fits(u + 1, v - 1, bytes))) {
+          keep = true;  // its ends are in their steps' working sets: the tree holds u+1 … v-1
+          occ_.add(u + 1, v - 1, bytes);
+          occupy_resident(lo, v, bytes);
+        }
+        if (keep) {
           set(f, Kept);
           ++plan_.counts.kept;
           // Kept into its last use, dirty, and due off-chip: the final write-out (rule 7).
@@ -218,10 +253,17 @@ class ThesisPlanner {
         if (p_star >= v) continue;  // streamed
         const bool next_kept = kept(f);  // (only an interval's start is kept)
         const int end = next_kept ? v - 1 : v;  // a kept interval from v already holds v
-        const int blocked = occ_.last_above(p_star, end, in_.capacity - bytes);
+        if (through_ && over(v)) continue;  // v's working set does not fit: streamed
+        const int tree_end = through_ ? v - 1 : end;  // through-cache: v's working set holds v
+        const int blocked = occ_.last_above(p_star, tree_end, in_.capacity - bytes);
         const int p = blocked < 0 ? p_star : blocked + 1;
         if (p > v - 1) continue;  // fits nowhere: streamed
-        occupy(p, end, bytes, false);
+        if (through_) {
+          occ_.add(p, tree_end, bytes);
+          occupy_resident(p, end, bytes);
+        } else {
+          occupy(p, end, bytes, false);
+        }
         set(f, Loaded);
         prefetches_.push_back({use.tensor, TransferKind::Prefetch, bytes, p, v});
         ++plan_.counts.prefetched;
@@ -248,8 +290,13 @@ class ThesisPlanner {
         // (deadline n: no step qualifies, it is streamed out during its step)
         if (!(use.flags & FullUse::HasNext) && (use.flags & FullUse::MustEndOffchip) && deadline(f, use) >= n_)
           continue;
-        if (!fits(step, step, bytes)) continue;
-        occupy(step, step, bytes, false);
+        if (through_) {
+          if (over(step)) continue;
+          occupy_resident(step, step, bytes);  // in its step's working set
+        } else {
+          if (!fits(step, step, bytes)) continue;
+          occupy(step, step, bytes, false);
+        }
         set(f, Born);
         ++plan_.counts.born;
         if (leaves_dirty(f, use)) offload_after(f, use);
@@ -401,17 +448,30 @@ void plan_prefetch_next(const PlanInput& in, PlanScratch& w, Plan& out) {
   ThesisPlanner(in, w, out, Prefetch::NextStep).run();
 }
 
+namespace {
+// The thesis planners' one option: the streaming rule (docs/thesis-figures.md, "Fidelity").
+std::vector<OptionSpec> thesis_options() {
+  return {choice_option("streaming",
+                        "free: a non-resident access streams and needs no capacity (SPEC §5); "
+                        "through-cache: every tensor a step accesses occupies the cache during the "
+                        "step (thesis Listing 1), each step reserving its working set",
+                        "free", {"free", "through-cache"})};
+}
+
+}  // namespace
+
 extern const CachePart cache_lookahead{
-    "lookahead", "Bélády reuse intervals + look-ahead offload + latency-aware prefetch (thesis)", {}, 0,
-    &plan_lookahead};
+    "lookahead", "Bélády reuse intervals + look-ahead offload + latency-aware prefetch (thesis)",
+    thesis_options(), 0, &plan_lookahead};
 extern const CachePart cache_belady{
-    "belady", "as lookahead, without any prefetch: every load streamed at its use", {}, 0, &plan_belady};
+    "belady", "as lookahead, without any prefetch: every load streamed at its use", thesis_options(), 0,
+    &plan_belady};
 extern const CachePart cache_prefetch_next{
-    "prefetch-next", "as lookahead, prefetching one step ahead (thesis Fig. 4.1a)", {}, 0,
+    "prefetch-next", "as lookahead, prefetching one step ahead (thesis Fig. 4.1a)", thesis_options(), 0,
     &plan_prefetch_next};
 extern const CachePart cache_no_lookahead{
     "no-lookahead",
-    "as lookahead, writing a dirty tensor out only when its space is needed (thesis Fig. 4.2a)", {}, 0,
-    &plan_no_lookahead};
+    "as lookahead, writing a dirty tensor out only when its space is needed (thesis Fig. 4.2a)",
+    thesis_options(), 0, &plan_no_lookahead};
 
 }  // namespace dnnmem
