@@ -9,6 +9,7 @@ import math
 import numpy as np
 import oracle
 import pytest
+from budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle_schedulers import default_steps, expected_steps
@@ -336,7 +337,7 @@ def _network_with_matmul(draw) -> dict:
     return doc
 
 
-@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     doc=_network_with_matmul(),
     batch=st.integers(1, 3),

@@ -22,6 +22,7 @@ import random
 from typing import Any
 
 import pytest
+from budget import examples
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
@@ -587,7 +588,7 @@ def test_seeds_are_valid(seed, fuzz_dir):
 
 
 @settings(
-    max_examples=1500,
+    max_examples=examples(600),
     deadline=None,
     database=None,
     suppress_health_check=[
@@ -663,7 +664,7 @@ def mutate_bytes(data, text: bytes, high_bytes: bool) -> bytes:
 
 
 @settings(
-    max_examples=800,
+    max_examples=examples(300),
     deadline=None,
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],

@@ -35,6 +35,7 @@ import pytest
 
 lcs = pytest.importorskip("libcachesim")
 
+from budget import examples  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from test_policies_oracle import random_network  # noqa: E402
@@ -173,7 +174,7 @@ def test_reference_networks_from_the_step_working_set_up(traces, name):
         assert libcachesim_misses(trace, capacity) == cpp_misses(net, trace, capacity), capacity
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(doc=random_network(), batch=st.integers(1, 4), extra=st.floats(0, 2))
 def test_random_networks_from_the_step_working_set_up(doc, batch, extra):
     net = dnnmem.load_network(doc, batch=batch)
@@ -221,7 +222,7 @@ def test_lru_emulated_l3(traces, name):
         ), capacity
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(doc=random_network(), batch=st.integers(1, 4), frac=st.floats(0.01, 1))
 def test_random_networks_emulated_l3(doc, batch, frac):
     net = dnnmem.load_network(doc, batch=batch)

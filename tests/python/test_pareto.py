@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from budget import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -111,14 +112,14 @@ def frames(draw):
     )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(frames())
 def test_matches_brute_force(case):
     df, lo, hi = case
     assert dnnmem.pareto(df, minimize=lo, maximize=hi).index.tolist() == brute_force(df, lo, hi)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(frames())
 def test_keep_ties_false_keeps_one_of_each_tied_group(case):
     df, lo, hi = case

@@ -432,18 +432,12 @@ def _figures(grid: pd.DataFrame, sweep: pd.DataFrame, result: dnnmem.Result) -> 
     }
 
 
-def test_no_legend_covers_data_or_is_cut_off(grid, sweep, result):
+def test_legends_cover_no_data_are_not_cut_off_and_show_no_hidden_line(grid, sweep, result):
+    # One drawing of every figure serves both checks (drawing them is most of the cost).
     for name, draw in _figures(grid, sweep, result).items():
         drawn = draw()
         fig = getattr(drawn, "figure", drawn)
         assert legend_problems(fig) == [], name
-        plt.close(fig)
-
-
-def test_no_legend_entry_for_a_hidden_line(grid, sweep, result):
-    for name, draw in _figures(grid, sweep, result).items():
-        drawn = draw()
-        fig = getattr(drawn, "figure", drawn)
         for ax in fig.axes:
             shown = [line for line in ax.get_lines() if not line.get_label().startswith("_")]
             data = [

@@ -17,6 +17,7 @@ import os
 
 import oracle
 import pytest
+from budget import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -283,7 +284,7 @@ def design_point(draw):
     return net, capacity, bandwidth, throughput
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(point=design_point(), policy=st.sampled_from(POLICIES))
 def test_random_networks(point, policy):
     net, capacity, bandwidth, throughput = point
