@@ -41,6 +41,7 @@ PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Prepared
   ws.last_policy = nullptr;  // (until this point is done: a throw leaves nothing to reuse)
   ws.plan.recompute.clear();  // only the managers that re-execute steps fill it
   policy.cache->plan(in, ws.planner, ws.plan);
+  apply_tile_model(in, ws.plan);
   const TimelineTotals tl = simulate(in, ws.plan, ws.timeline, nullptr);
   PointTotals t = totals(in.time, tl, ws.plan.counts);
   ws.compute = std::move(in.compute);  // keep the buffer for the next point

@@ -20,6 +20,7 @@ struct Touch {
   int tensor = 0;          // TileTensor
   std::int64_t tile = 0;   // global tile id: offset of its tensor + row * columns + column
   bool accumulate = false;
+  bool by_dw = false;      // a dW-op's touch
 };
 
 struct Grid {
@@ -59,14 +60,10 @@ void product(const Grid& g, std::string_view nest, std::vector<std::array<std::i
 
 }  // namespace
 
-std::int64_t TileTraffic::total() const {
-  std::int64_t t = 0;
-  for (int x = 0; x < kTileTensors; ++x) t += read[x] + written[x] + psum_read[x] + psum_written[x];
-  return t;
-}
+namespace detail {
 
-TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
-                      const TileWalkOptions& o) {
+void check_tile_input(std::int64_t m, std::int64_t k, std::int64_t n, const TileWalkOptions& o,
+                      bool walk) {
   if (m < 1 || k < 1 || n < 1)
     throw std::invalid_argument("tile walk: GEMM dimensions must be >= 1 (got M = " + std::to_string(m) +
                                 ", K = " + std::to_string(k) + ", N = " + std::to_string(n) + ")");
@@ -76,27 +73,45 @@ TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOr
     throw std::invalid_argument("tile walk: element and partial-sum bytes must be >= 1");
   check_nest(o.nest_x, true, "nest_x");
   check_nest(o.nest_w, false, "nest_w");
+  const std::int64_t ni = (m + o.tile - 1) / o.tile, nj = (n + o.tile - 1) / o.tile,
+                     nk = (k + o.tile - 1) / o.tile;
+  const std::int64_t cap = walk ? kMaxTileOperations : std::int64_t{1} << 40;
+  if (ni > cap || nj > cap || nk > cap || ni * nj > cap || (walk && ni * nj * nk > cap))
+    throw std::invalid_argument("tile walk: more than 2^22 tile operations (" + std::to_string(ni) +
+                                " x " + std::to_string(nj) + " x " + std::to_string(nk) +
+                                "): use a larger tile");
+}
+
+}  // namespace detail
+
+std::int64_t TileTraffic::total() const {
+  std::int64_t t = 0;
+  for (int x = 0; x < kTileTensors; ++x) t += read[x] + written[x] + psum_read[x] + psum_written[x];
+  return t;
+}
+
+TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
+                      const TileWalkOptions& o) {
+  detail::check_tile_input(m, k, n, o, true);
   const Grid g{m, k, n, o.tile, (m + o.tile - 1) / o.tile, (n + o.tile - 1) / o.tile,
                (k + o.tile - 1) / o.tile};
-  if (g.ni > kMaxTileOperations || g.nj > kMaxTileOperations || g.nk > kMaxTileOperations ||
-      g.ni * g.nj > kMaxTileOperations || g.ni * g.nj * g.nk > kMaxTileOperations)
-    throw std::invalid_argument("tile walk: more than 2^22 tile operations (" + std::to_string(g.ni) +
-                                " x " + std::to_string(g.nj) + " x " + std::to_string(g.nk) +
-                                "): use a larger tile");
 
   // Global tile ids: each tensor's tiles after the previous tensor's.
   std::array<std::int64_t, kTileTensors + 1> offset{};
   for (int t = 0; t < kTileTensors; ++t) offset[t + 1] = offset[t] + g.rows(t) * g.cols(t);
   const auto id = [&](int t, std::int64_t r, std::int64_t c) { return offset[t] + r * g.cols(t) + c; };
+  const auto add = [&](std::vector<Touch>& out, Touch t) {
+    if (!(((t.by_dw ? o.skip_w : o.skip_x) >> t.tensor) & 1U)) out.push_back(t);
+  };
   const auto dx_op = [&](const std::array<std::int64_t, 3>& p, std::vector<Touch>& out) {
-    out.push_back({0, id(0, p[0], p[1]), false});  // dY(i, j)
-    out.push_back({1, id(1, p[2], p[1]), false});  // W(k, j)
-    out.push_back({3, id(3, p[0], p[2]), true});   // dX(i, k)
+    add(out, {0, id(0, p[0], p[1]), false, false});  // dY(i, j)
+    add(out, {1, id(1, p[2], p[1]), false, false});  // W(k, j)
+    add(out, {3, id(3, p[0], p[2]), true, false});   // dX(i, k)
   };
   const auto dw_op = [&](const std::array<std::int64_t, 3>& p, std::vector<Touch>& out) {
-    out.push_back({2, id(2, p[0], p[2]), false});  // X(i, k)
-    out.push_back({0, id(0, p[0], p[1]), false});  // dY(i, j)
-    out.push_back({4, id(4, p[2], p[1]), true});   // dW(k, j)
+    add(out, {2, id(2, p[0], p[2]), false, true});  // X(i, k)
+    add(out, {0, id(0, p[0], p[1]), false, true});  // dY(i, j)
+    add(out, {4, id(4, p[2], p[1]), true, true});   // dW(k, j)
   };
 
   // The trace: touches, and where each operation's touches begin.
@@ -207,8 +222,10 @@ TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOr
       const auto x = static_cast<std::size_t>(tc.tile);
       const auto t = static_cast<std::size_t>(tc.tensor);
       if (key_next[x] < 0) {
-        if (!tc.accumulate)
+        if (!tc.accumulate) {
           out.read[t] += elem_bytes(tc.tile, o.elem_bytes);
+          if (tc.by_dw && tc.tensor == 0) out.dy_read_by_dw += elem_bytes(tc.tile, o.elem_bytes);
+        }
         else if (seen[x])
           out.psum_read[t] += elem_bytes(tc.tile, o.psum_bytes);
         if (fits) {

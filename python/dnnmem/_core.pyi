@@ -169,4 +169,20 @@ def tile_walk(
     psum_bytes: int = 2,
     nest_x: str = "ijk",
     nest_w: str = "jik",
+    skip_x: list[str] = [],  # noqa: B006
+    skip_w: list[str] = [],  # noqa: B006
+) -> dict[str, Any]: ...
+def tile_estimate(
+    m: int,
+    k: int,
+    n: int,
+    order: str,
+    tile: int,
+    c_eff: int,
+    elem_bytes: int = 2,
+    psum_bytes: int = 2,
+    nest_x: str = "ijk",
+    nest_w: str = "jik",
+    skip_x: list[str] = [],  # noqa: B006
+    skip_w: list[str] = [],  # noqa: B006
 ) -> dict[str, Any]: ...
