@@ -229,8 +229,9 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
           extra.push_back({u.tensor[t], TransferKind::StreamLoad, rec.psum_read[u_t], step_of[t], step_of[t]});
       }
     } catch (const std::invalid_argument& err) {
-      throw std::invalid_argument("tile model, layer of '" + s.tensors[static_cast<std::size_t>(u.tensor[kDY])].name +
-                                  "': " + err.what());
+      std::string name = s.tensors[static_cast<std::size_t>(u.tensor[kDY])].name;  // "dY:<layer>"
+      name = name.substr(name.find(':') + 1);
+      throw std::invalid_argument("tile model, layer '" + name + "': " + err.what());
     }
     plan.tiles.push_back(std::move(rec));
   }
