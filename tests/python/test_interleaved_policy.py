@@ -88,12 +88,16 @@ def test_off_by_default_and_order_none_is_the_split_scheduler() -> None:
 def test_algorithm_1_on_the_papers_disagreeing_case(order: str, expected: str, reason: str) -> None:
     # M = 512, K = 1024, N = 8192 (the case where Algorithm 1's line 4 and its prose disagree):
     # as printed, K is not the largest -> dX-major; by the prose |dX| = M·K < |dW| = K·N -> dW-major.
-    r = _run(_chain(1024, 8192), f"split-backward(order={order}, method=closed) + none", 1 << 20, 512)
+    r = _run(
+        _chain(1024, 8192), f"split-backward(order={order}, method=closed) + none", 1 << 20, 512
+    )
     row = _row(r, "d")
     assert (row["M"], row["K"], row["N"]) == (512, 1024, 8192)
     assert (row["order"], row["reason"]) == (expected, reason)
     # Nearly square (max / min < 4): interleave, either rule.
-    sq = _run(_chain(300, 400), f"split-backward(order={order}, method=closed) + none", 1 << 20, 200)
+    sq = _run(
+        _chain(300, 400), f"split-backward(order={order}, method=closed) + none", 1 << 20, 200
+    )
     assert (_row(sq, "d")["order"], _row(sq, "d")["reason"]) == ("interleave", "max/min(M,N,K) < 4")
 
 
