@@ -64,7 +64,8 @@ void bind_compute(py::module_& m) {
     return [walk](std::int64_t m_, std::int64_t k, std::int64_t n, const std::string& order,
                   std::int64_t tile, std::int64_t c_eff, std::int64_t elem_bytes,
                   std::int64_t psum_bytes, const std::string& nest_x, const std::string& nest_w,
-                  const std::vector<std::string>& skip_x, const std::vector<std::string>& skip_w) {
+                  const std::vector<std::string>& skip_x, const std::vector<std::string>& skip_w,
+                  const std::string& partition, std::int64_t parts, bool lockstep) {
       const auto o = backward_order_from_name(order);
       if (!o)
         raise_value_error("order: unknown order '" + order +
@@ -83,6 +84,11 @@ void bind_compute(py::module_& m) {
       TileWalkOptions opt{tile, c_eff, elem_bytes, psum_bytes, nest_x, nest_w};
       opt.skip_x = mask(skip_x, "skip_x");
       opt.skip_w = mask(skip_w, "skip_w");
+      if (partition != "none" && partition != "m" && partition != "n" && partition != "k")
+        raise_value_error("partition: unknown '" + partition + "' (valid: none, m, n, k)");
+      opt.partition = partition == "m" ? 0 : partition == "n" ? 1 : partition == "k" ? 2 : -1;
+      opt.parts = parts;
+      opt.lockstep = lockstep;
       TileTraffic t;
       std::string error;
       {
@@ -115,7 +121,9 @@ void bind_compute(py::module_& m) {
                            py::arg("c_eff"), py::arg("elem_bytes") = 2, py::arg("psum_bytes") = 2,
                            py::arg("nest_x") = "ijk", py::arg("nest_w") = "jik",
                            py::arg("skip_x") = std::vector<std::string>{},
-                           py::arg("skip_w") = std::vector<std::string>{});
+                           py::arg("skip_w") = std::vector<std::string>{},
+                           py::arg("partition") = "none", py::arg("parts") = 1,
+                           py::arg("lockstep") = false);
   };
   std::apply([&](auto&&... a) {
     m.def("tile_walk", tile_fn(true), a...,

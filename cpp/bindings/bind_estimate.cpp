@@ -74,6 +74,8 @@ void bind_estimate(py::module_& m) {
           d["reason"] = r.reason;
           d["nest_x"] = r.nest_x;
           d["nest_w"] = r.nest_w;
+          d["partition"] = r.partition;
+          d["parts"] = r.parts;
           d["c_eff"] = r.c_eff;
           for (std::size_t t = 0; t < 5; ++t) {
             const std::string n(names[t]);

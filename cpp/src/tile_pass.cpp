@@ -35,13 +35,16 @@ std::int64_t scale(std::int64_t walked, std::int64_t tensor_bytes, std::int64_t 
 
 TileTraffic run(const TileModelOptions& t, std::int64_t m, std::int64_t k, std::int64_t n,
                 BackwardOrder order, const TileWalkOptions& o) {
-  return t.exact ? tile_walk(m, k, n, order, o) : tile_estimate(m, k, n, order, o);
+  const bool walk = t.exact || o.partition >= 0 || o.lockstep;  // the closed form has no partitions
+  return walk ? tile_walk(m, k, n, order, o) : tile_estimate(m, k, n, order, o);
 }
 
 // The order's loop nests: the closed form's best within each family (the page: "which nest").
 void pick_nests(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order, TileWalkOptions& o) {
   std::int64_t best = -1;
   TileWalkOptions trial = o;
+  trial.partition = -1;  // the closed form ranks the unpartitioned nests
+  trial.lockstep = false;
   for (auto nx : kRowNests)
     for (auto nw : kColNests) {
       if (order == BackwardOrder::DxMajor && nw != kColNests[0]) continue;
@@ -199,6 +202,32 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
       rec.order = std::string(backward_order_name(order));
       rec.nest_x = std::string(o.nest_x);
       rec.nest_w = std::string(o.nest_w);
+      if (tm.partition != "none" && (tm.parts > 1 || tm.cores > 1)) {
+        // Partitioning (the page's "Partitioning"): one dimension cut into parts, one after
+        // another on one core or one per core in lock step.
+        o.parts = tm.cores > 1 ? tm.cores : tm.parts;
+        o.lockstep = tm.cores > 1;
+        best.reset();
+        if (tm.partition == "best") {
+          std::int64_t least = -1;
+          for (int d = 0; d < 3; ++d) {
+            TileWalkOptions trial = o;
+            trial.partition = d;
+            const TileTraffic t = run(tm, m, k, n, order, trial);
+            if (least < 0 || t.total() < least) {
+              least = t.total();
+              o.partition = d;
+              best = t;
+            }
+          }
+        } else if (tm.partition == "rule") {
+          o.partition = m >= tm.tile && m >= n && m >= k ? 0 : (n >= k ? 1 : 2);
+        } else {
+          o.partition = tm.partition == "m" ? 0 : tm.partition == "n" ? 1 : 2;
+        }
+        rec.partition = std::string(1, "mnk"[o.partition]);
+        rec.parts = o.parts;
+      }
       const TileTraffic w = best ? *best : run(tm, m, k, n, order, o);
       for (std::size_t t = 0; t < 5; ++t) {
         const std::int64_t gemm_bytes = elements[t] * e;

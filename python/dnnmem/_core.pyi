@@ -172,6 +172,9 @@ def tile_walk(
     nest_w: str = "jik",
     skip_x: list[str] = [],  # noqa: B006
     skip_w: list[str] = [],  # noqa: B006
+    partition: str = "none",
+    parts: int = 1,
+    lockstep: bool = False,
 ) -> dict[str, Any]: ...
 def tile_estimate(
     m: int,
@@ -186,4 +189,7 @@ def tile_estimate(
     nest_w: str = "jik",
     skip_x: list[str] = [],  # noqa: B006
     skip_w: list[str] = [],  # noqa: B006
+    partition: str = "none",
+    parts: int = 1,
+    lockstep: bool = False,
 ) -> dict[str, Any]: ...

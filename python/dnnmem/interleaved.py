@@ -47,6 +47,9 @@ def policy(
     method: str = "walk",
     psum_bytes: int = 0,
     buffer_fraction: float = 0.5,
+    partition: str = "none",
+    parts: int = 1,
+    cores: int = 1,
 ) -> str:
     """The composition string of a tile-model policy.
 
@@ -58,8 +61,10 @@ def policy(
         Its systolic array's row count is the tile edge (``tile`` overrides; default 128).
     cache : str
         The cache manager (default ``none``: the paper's NPUs keep nothing between layers).
-    first, method, psum_bytes, buffer_fraction
-        The ``split-backward`` scheduler's options (docs/policies.md).
+    first, method, psum_bytes, buffer_fraction, partition, parts, cores
+        The ``split-backward`` scheduler's options (docs/policies.md): ``partition`` one of
+        ``none``, ``m``, ``n``, ``k``, ``best``, ``rule``; ``parts`` on one core, or ``cores``
+        arrays sharing the scratchpad, one part each.
     """
     if order not in ORDERS:
         raise ValueError(f"order: {order!r} is not one of {', '.join(ORDERS)}")
@@ -73,6 +78,12 @@ def policy(
         opts.append(f"psum_bytes={psum_bytes}")
     if buffer_fraction != 0.5:
         opts.append(f"buffer_fraction={buffer_fraction}")
+    if partition != "none":
+        opts.append(f"partition={partition}")
+    if parts != 1:
+        opts.append(f"parts={parts}")
+    if cores != 1:
+        opts.append(f"cores={cores}")
     return f"split-backward({', '.join(opts)}) + {cache}"
 
 
@@ -81,7 +92,7 @@ def layer_table(result: Result) -> pd.DataFrame:
 
     Columns: ``layer`` (name), ``M``, ``K``, ``N``, ``count`` (products per layer), ``order``
     walked, ``reason`` (why ``alg1`` / ``alg1-size`` / ``best`` chose it), ``nest_x``,
-    ``nest_w``, ``c_eff`` (the share, bytes); per operand P in dY, W, X, dX, dW: ``read_P``,
+    ``nest_w``, ``partition`` ("", "m", "n", "k") and ``parts``, ``c_eff`` (the share, bytes); per operand P in dY, W, X, dX, dW: ``read_P``,
     ``written_P``, ``spill_P`` (partial sums written + read back), ``streamed_P`` (False: the
     cache kept it whole, free); ``dy_reads`` (dY bytes read / |dY|), ``spill`` (all partial-sum
     bytes), ``reads`` (every byte read, partial sums included), ``bytes`` (everything the layer's step(s) moved through the tile model). Empty when
@@ -103,6 +114,8 @@ def layer_table(result: Result) -> pd.DataFrame:
             "reason": r["reason"],
             "nest_x": r["nest_x"],
             "nest_w": r["nest_w"],
+            "partition": r["partition"],
+            "parts": r["parts"],
             "c_eff": r["c_eff"],
         }
         total = spill = reads = 0

@@ -124,3 +124,14 @@ def test_policy_takes_the_arrays_rows_as_tile() -> None:
     assert igo.policy("seq", dnnmem.hardware("igo-server-npu"), cache="lookahead") == (
         "split-backward(order=seq, tile=128) + lookahead"
     )
+
+
+@pytest.mark.parametrize("options", ["partition=best, parts=2", "partition=rule, cores=2"])
+def test_partitioning_is_reported_and_free_when_everything_fits(options: str) -> None:
+    doc = _chain(24, 16, first=8)
+    policy = f"split-backward(order=alg1, tile=8, {options}) + none"
+    small = _row(_run(doc, policy, 2048, 32), "d")
+    assert small["partition"] in ("m", "n", "k") and small["parts"] == 2
+    big = _run(doc, policy, 1 << 30, 32)
+    thesis = _run(doc, "none", 1 << 30, 32)
+    assert (big.traffic_in, big.traffic_out) == (thesis.traffic_in, thesis.traffic_out)

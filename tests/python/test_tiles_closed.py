@@ -122,3 +122,55 @@ def test_estimate_rejects_bad_input() -> None:
         _core.tile_estimate(4, 4, 4, "seq", 2, 64, skip_x=["Z"])
     with pytest.raises(ValueError, match="GEMM dimensions must be >= 1"):
         _core.tile_estimate(0, 4, 4, "seq", 2, 64)
+
+
+# ---- partitioning (the page's "Partitioning") ----------------------------------------------------
+
+
+def test_two_cores_in_lock_step_need_both_parts_on_chip_by_hand() -> None:
+    # M = 2, K = 1, N = 1, tile 1, dx-major, partition M into 2: part i = 0 and part i = 1, one
+    # fused operation each (5 tiles; W00 and dW00 shared). One core at a share of 7: the parts
+    # run one after another and the shared W and dW tiles stay: compulsory traffic. Two cores in
+    # lock step: one operation of 8 distinct tiles does not fit in 7, nothing is kept: dY touched
+    # 4 times, W twice, X twice; dW's two contributions spill once and reload once.
+    one = _core.tile_walk(2, 1, 1, "dx-major", 1, 7, 1, 1, partition="m", parts=2)
+    assert one["read"] == {"dY": 2, "W": 1, "X": 2, "dX": 0, "dW": 0}
+    assert sum(one["psum_written"].values()) == 0
+    two = _core.tile_walk(2, 1, 1, "dx-major", 1, 7, 1, 1, partition="m", parts=2, lockstep=True)
+    assert two["read"] == {"dY": 4, "W": 2, "X": 2, "dX": 0, "dW": 0}
+    assert two["psum_written"]["dW"] == two["psum_read"]["dW"] == 1
+    assert two["written"] == {"dY": 0, "W": 0, "X": 0, "dX": 2, "dW": 1}
+    assert two["operations"] == 1
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(
+    shapes,
+    st.integers(0, 60),
+    st.sampled_from(ORDERS),
+    st.sampled_from(("m", "n", "k")),
+    st.integers(1, 4),
+    st.booleans(),
+)
+def test_partitioned_walk_equals_the_reference(
+    shape: tuple[int, int, int, int],
+    c_eff: int,
+    order: str,
+    partition: str,
+    parts: int,
+    lockstep: bool,
+) -> None:
+    m, k, n, tile = shape
+    ref = tile_walk(
+        m, k, n, tile, order, c_eff, elem=1, partition=partition, parts=parts, lockstep=lockstep
+    )
+    core = _core.tile_walk(
+        m, k, n, order, tile, c_eff, 1, 1, partition=partition, parts=parts, lockstep=lockstep
+    )
+    for f in FIELDS:
+        assert core[f] == getattr(ref, f)
+    unpartitioned = _core.tile_walk(m, k, n, order, tile, 1 << 30, 1, 1)
+    full = _core.tile_walk(
+        m, k, n, order, tile, 1 << 30, 1, 1, partition=partition, parts=parts, lockstep=lockstep
+    )
+    assert _same(full, unpartitioned)  # a share that holds everything: compulsory either way

@@ -53,6 +53,8 @@ struct TileRecord {
   std::string order;                // the order walked (seq, interleave, dx-major, dw-major)
   std::string reason;               // why (alg1 / alg1-size / best), "" when asked directly
   std::string nest_x, nest_w;       // the loop nests walked
+  std::string partition;            // "" (none), "m", "n" or "k"
+  std::int64_t parts = 1;           // parts of the partition (cores in lock step when several)
   std::int64_t c_eff = 0;           // the share, bytes
   unsigned streamed = 0;            // bit t: operand t (dY, W, X, dX, dW) went through the walk
   std::array<std::int64_t, 5> read{}, written{}, psum_read{}, psum_written{};  // tensor bytes

@@ -130,6 +130,9 @@ struct TileModelOptions {
   double buffer_fraction = 0.5;  // the share of the free scratchpad the step's tiles may use
   int psum_bytes = 0;            // a partial sum's bytes per element; 0 = the element size
   bool exact = true;             // the tile walk; false: the closed form
+  std::string partition = "none";  // none, m, n, k, best, rule
+  std::int64_t parts = 1;        // parts on one core
+  int cores = 1;                 // arrays sharing the scratchpad: one part each, in lock step
 };
 
 struct Schedule {

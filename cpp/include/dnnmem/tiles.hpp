@@ -40,6 +40,13 @@ struct TileWalkOptions {
   // (skip_w) are left out of the trace — free, taking no space: an operand the inter-layer cache
   // keeps whole during the step, or (dy-oracle) the dW-ops' dY reads.
   unsigned skip_x = 0, skip_w = 0;
+  // Partitioning (docs/model/interleaved.md, "Partitioning"): split dimension `partition`
+  // (-1: none; 0: M (i), 1: N (j), 2: K (k)) into `parts` contiguous runs of tiles (at most one
+  // per tile), each walked in the order over its sub-grid; one after another on one core, or
+  // (`lockstep`, one part per core sharing the scratchpad) operation t of every part at once.
+  int partition = -1;
+  std::int64_t parts = 1;
+  bool lockstep = false;
 };
 
 struct TileTraffic {

@@ -23,7 +23,11 @@ extern const SchedulerPart scheduler_split_backward{
                    0.5, 0, 1, true),
      integer_option("psum_bytes", "tile model: bytes per partial-sum element; 0 = the element size", 0, 0, 16),
      choice_option("method", "tile model: the tile walk (exact) or its closed form", "walk",
-                   {"walk", "closed"})},
+                   {"walk", "closed"}),
+     choice_option("partition", "tile model: the GEMM dimension cut into parts (best: least traffic)",
+                   "none", {"none", "m", "n", "k", "best", "rule"}),
+     integer_option("parts", "tile model: parts of the partition, one after another", 1, 1, 64),
+     integer_option("cores", "tile model: arrays sharing the scratchpad, one part each", 1, 1, 8)},
     [](const Network& net, const ScheduleOptions& options, const Options& own, Schedule& out) {
       const std::string& order = own.choice("order");
       detail::StepRules rules;
@@ -36,6 +40,9 @@ extern const SchedulerPart scheduler_split_backward{
       out.tile_model.buffer_fraction = own.number("buffer_fraction");
       out.tile_model.psum_bytes = static_cast<int>(own.integer("psum_bytes"));
       out.tile_model.exact = own.choice("method") == "walk";
+      out.tile_model.partition = own.choice("partition");
+      out.tile_model.parts = own.integer("parts");
+      out.tile_model.cores = static_cast<int>(own.integer("cores"));
     }};
 
 }  // namespace dnnmem
