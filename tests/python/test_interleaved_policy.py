@@ -135,3 +135,16 @@ def test_partitioning_is_reported_and_free_when_everything_fits(options: str) ->
     big = _run(doc, policy, 1 << 30, 32)
     thesis = _run(doc, "none", 1 << 30, 32)
     assert (big.traffic_in, big.traffic_out) == (thesis.traffic_in, thesis.traffic_out)
+
+
+def test_compute_is_the_same_for_every_order_and_partition() -> None:
+    # Page, invariant 4: the orders move bytes, not MACs.
+    doc = _chain(24, 16, first=8)
+    times = {
+        o: _run(doc, f"split-backward(order={o}, tile=8, partition=m, parts=2) + none", 2048, 32)
+        for o in igo.ORDERS
+    }
+    base = times["seq"]
+    for r in times.values():
+        assert r.flops == base.flops
+        assert r.compute_time == pytest.approx(base.compute_time, rel=1e-9)
