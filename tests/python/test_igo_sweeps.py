@@ -12,7 +12,14 @@ import pytest
 pytest.importorskip("matplotlib")
 
 SWEEPS = Path(__file__).resolve().parents[2] / "sweeps" / "interleaved"
-SCRIPTS = ["fig12_ladder", "fig5_dy_share", "fig6_dy_oracle"]
+SCRIPTS = [
+    "fig12_ladder",
+    "fig5_dy_share",
+    "fig6_dy_oracle",
+    "fig14_cores",
+    "fig15_bandwidth",
+    "fig16_batch",
+]
 
 
 @pytest.fixture(scope="module")
@@ -55,3 +62,13 @@ def test_dy_share_and_oracle(results: dict) -> None:
     assert (share["dy_share_of_traffic"] <= share["dy_share_of_reads"]).all()
     oracle = results["fig6_dy_oracle"]
     assert (oracle["speedup"] >= 1 - 1e-12).all()  # free dY reads never slow a step down
+
+
+def test_sensitivities_have_the_papers_points(results: dict) -> None:
+    cores = results["fig14_cores"].set_index(["network", "cores"])
+    assert cores.loc[("average", 1), "paper_pct"] == 14.5
+    bw = results["fig15_bandwidth"].set_index(["network", "bandwidth_scale"])
+    assert bw.loc[("average", 0.5), "paper_pct"] == 19.3
+    # The technique never loses much to the baseline on the small networks (within 1 %).
+    for name in ("fig14_cores", "fig15_bandwidth", "fig16_batch"):
+        assert (results[name]["reduction_pct"] > -1).all()
