@@ -19,6 +19,7 @@ SCRIPTS = [
     "fig14_cores",
     "fig15_bandwidth",
     "fig16_batch",
+    "partition_rule",
 ]
 
 
@@ -72,3 +73,9 @@ def test_sensitivities_have_the_papers_points(results: dict) -> None:
     # The technique never loses much to the baseline on the small networks (within 1 %).
     for name in ("fig14_cores", "fig15_bandwidth", "fig16_batch"):
         assert (results[name]["reduction_pct"] > -1).all()
+
+
+def test_partition_rule_against_best(results: dict) -> None:
+    df = results["partition_rule"]
+    assert ((df["agree"] >= 0) & (df["agree"] <= 1)).all()
+    assert (df["bytes_rule"] >= df["bytes_best"]).all()  # best is the least, layer by layer
