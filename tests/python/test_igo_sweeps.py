@@ -20,6 +20,7 @@ SCRIPTS = [
     "fig15_bandwidth",
     "fig16_batch",
     "partition_rule",
+    "beyond_scratchpad",
 ]
 
 
@@ -79,3 +80,10 @@ def test_partition_rule_against_best(results: dict) -> None:
     df = results["partition_rule"]
     assert ((df["agree"] >= 0) & (df["agree"] <= 1)).all()
     assert (df["bytes_rule"] >= df["bytes_best"]).all()  # best is the least, layer by layer
+
+
+def test_beyond_scratchpad_has_both_caches(results: dict) -> None:
+    df = results["beyond_scratchpad"]
+    assert set(df["cache"]) == {"none", "lookahead"} and set(df["npu"]) == {"small", "large"}
+    none = df[df["cache"] == "none"]
+    assert (none["reduction_pct"] == none["vs_none_seq_pct"]).all()
