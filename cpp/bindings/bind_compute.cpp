@@ -60,44 +60,83 @@ void bind_compute(py::module_& m) {
   "(cycles, utilisation) of `count` m x k . k x n GEMMs on a rows x cols systolic array with "
   "dataflow 'ws', 'os' or 'is' (SCALE-Sim v2's compute-cycle model).");
 
-  m.def("tile_walk", [](std::int64_t m_, std::int64_t k, std::int64_t n, const std::string& order,
-                        std::int64_t tile, std::int64_t c_eff, std::int64_t elem_bytes,
-                        std::int64_t psum_bytes, const std::string& nest_x, const std::string& nest_w) {
-    const auto o = backward_order_from_name(order);
-    if (!o)
-      raise_value_error("order: unknown order '" + order +
-                        "' (valid: seq, seq-dw-first, interleave, dx-major, dw-major)");
-    TileTraffic t;
-    std::string error;
-    {
-      py::gil_scoped_release release;  // a large grid walks for a while
-      try {
-        t = tile_walk(m_, k, n, *o, {tile, c_eff, elem_bytes, psum_bytes, nest_x, nest_w});
-      } catch (const std::invalid_argument& e) {
-        error = e.what();
+  const auto tile_fn = [](bool walk) {
+    return [walk](std::int64_t m_, std::int64_t k, std::int64_t n, const std::string& order,
+                  std::int64_t tile, std::int64_t c_eff, std::int64_t elem_bytes,
+                  std::int64_t psum_bytes, const std::string& nest_x, const std::string& nest_w,
+                  const std::vector<std::string>& skip_x, const std::vector<std::string>& skip_w,
+                  const std::string& partition, std::int64_t parts, bool lockstep) {
+      const auto o = backward_order_from_name(order);
+      if (!o)
+        raise_value_error("order: unknown order '" + order +
+                          "' (valid: seq, seq-dw-first, interleave, dx-major, dw-major)");
+      const auto mask = [](const std::vector<std::string>& names, const char* what) {
+        unsigned bits = 0;
+        for (const auto& name : names) {
+          int found = -1;
+          for (int x = 0; x < kTileTensors; ++x)
+            if (tile_tensor_name(static_cast<TileTensor>(x)) == name) found = x;
+          if (found < 0) raise_value_error(std::string(what) + ": unknown tensor '" + name + "' (valid: dY, W, X, dX, dW)");
+          bits |= 1U << found;
+        }
+        return bits;
+      };
+      TileWalkOptions opt{tile, c_eff, elem_bytes, psum_bytes, nest_x, nest_w};
+      opt.skip_x = mask(skip_x, "skip_x");
+      opt.skip_w = mask(skip_w, "skip_w");
+      if (partition != "none" && partition != "m" && partition != "n" && partition != "k")
+        raise_value_error("partition: unknown '" + partition + "' (valid: none, m, n, k)");
+      opt.partition = partition == "m" ? 0 : partition == "n" ? 1 : partition == "k" ? 2 : -1;
+      opt.parts = parts;
+      opt.lockstep = lockstep;
+      TileTraffic t;
+      std::string error;
+      {
+        py::gil_scoped_release release;  // a large grid walks for a while
+        try {
+          t = walk ? tile_walk(m_, k, n, *o, opt) : tile_estimate(m_, k, n, *o, opt);
+        } catch (const std::invalid_argument& e) {
+          error = e.what();
+        }
       }
-    }
-    if (!error.empty()) raise_value_error(error);
-    py::dict out;
-    const auto per_tensor = [](const std::array<std::int64_t, kTileTensors>& a) {
-      py::dict d;
-      for (int x = 0; x < kTileTensors; ++x)
-        d[py::str(std::string(tile_tensor_name(static_cast<TileTensor>(x))))] = a[static_cast<std::size_t>(x)];
-      return d;
+      if (!error.empty()) raise_value_error(error);
+      py::dict out;
+      const auto per_tensor = [](const std::array<std::int64_t, kTileTensors>& a) {
+        py::dict d;
+        for (int x = 0; x < kTileTensors; ++x)
+          d[py::str(std::string(tile_tensor_name(static_cast<TileTensor>(x))))] = a[static_cast<std::size_t>(x)];
+        return d;
+      };
+      out["read"] = per_tensor(t.read);
+      out["written"] = per_tensor(t.written);
+      out["psum_read"] = per_tensor(t.psum_read);
+      out["psum_written"] = per_tensor(t.psum_written);
+      out["operations"] = t.operations;
+      out["dy_read_by_dw"] = t.dy_read_by_dw;
+      return out;
     };
-    out["read"] = per_tensor(t.read);
-    out["written"] = per_tensor(t.written);
-    out["psum_read"] = per_tensor(t.psum_read);
-    out["psum_written"] = per_tensor(t.psum_written);
-    out["operations"] = t.operations;
-    return out;
-  }, py::arg("m"), py::arg("k"), py::arg("n"), py::arg("order"), py::arg("tile"), py::arg("c_eff"),
-  py::arg("elem_bytes") = 2, py::arg("psum_bytes") = 2, py::arg("nest_x") = "ijk",
-  py::arg("nest_w") = "jik",
-  "Bytes one backward GEMM step moves (docs/model/interleaved.md, the tile walk): the paper's "
-  "forward X(m, k) . W(k, n); its dX and dW tile operations in `order` over a scratchpad share of "
-  "c_eff bytes with farthest-next-use replacement. A dict: 'read', 'written' (final), "
-  "'psum_read', 'psum_written', each {'dY', 'W', 'X', 'dX', 'dW'} -> bytes; 'operations'.");
+  };
+  const auto tile_args = [] {
+    return std::make_tuple(py::arg("m"), py::arg("k"), py::arg("n"), py::arg("order"), py::arg("tile"),
+                           py::arg("c_eff"), py::arg("elem_bytes") = 2, py::arg("psum_bytes") = 2,
+                           py::arg("nest_x") = "ijk", py::arg("nest_w") = "jik",
+                           py::arg("skip_x") = std::vector<std::string>{},
+                           py::arg("skip_w") = std::vector<std::string>{},
+                           py::arg("partition") = "none", py::arg("parts") = 1,
+                           py::arg("lockstep") = false);
+  };
+  std::apply([&](auto&&... a) {
+    m.def("tile_walk", tile_fn(true), a...,
+          "Bytes one backward GEMM step moves (docs/model/interleaved.md, the tile walk): the paper's "
+          "forward X(m, k) . W(k, n); its dX and dW tile operations in `order` over a scratchpad share "
+          "of c_eff bytes with farthest-next-use replacement. skip_x / skip_w: tensors whose touches by "
+          "the dX-ops / dW-ops are free (kept whole by the cache; dy-oracle). A dict: 'read', "
+          "'written' (final), 'psum_read', 'psum_written', each {'dY', 'W', 'X', 'dX', 'dW'} -> "
+          "bytes; 'operations'; 'dy_read_by_dw' (the dW-ops' part of read['dY']).");
+    m.def("tile_estimate", tile_fn(false), a...,
+          "The closed form of the tile walk (docs/model/interleaved.md, the closed form): the same "
+          "arguments and dict, from the loop nests' reuse distances without walking.");
+  }, tile_args());
 }
 
 }  // namespace dnnmem::bindings

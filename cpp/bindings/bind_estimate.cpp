@@ -72,7 +72,40 @@ void bind_estimate(py::module_& m) {
         }
         d["time"] = to_array(time);
         return d;
-      });
+      })
+      .def("tile_table", [](const Estimate& e) {
+        // The tile model's layers (docs/model/interleaved.md, "Report"): one row per layer.
+        py::list rows;
+        static constexpr const char* names[5] = {"dY", "W", "X", "dX", "dW"};
+        for (const TileRecord& r : e.plan.tiles) {
+          py::dict d;
+          d["layer"] = r.layer;
+          d["step"] = r.step;
+          d["step2"] = r.step2;
+          d["m"] = r.m;
+          d["k"] = r.k;
+          d["n"] = r.n;
+          d["count"] = r.count;
+          d["order"] = r.order;
+          d["reason"] = r.reason;
+          d["nest_x"] = r.nest_x;
+          d["nest_w"] = r.nest_w;
+          d["partition"] = r.partition;
+          d["parts"] = r.parts;
+          d["c_eff"] = r.c_eff;
+          for (std::size_t t = 0; t < 5; ++t) {
+            const std::string n(names[t]);
+            d[py::str("streamed_" + n)] = ((r.streamed >> t) & 1U) != 0;
+            d[py::str("size_" + n)] = r.size[t];
+            d[py::str("read_" + n)] = r.read[t];
+            d[py::str("written_" + n)] = r.written[t];
+            d[py::str("psum_read_" + n)] = r.psum_read[t];
+            d[py::str("psum_written_" + n)] = r.psum_written[t];
+          }
+          rows.append(d);
+        }
+        return rows;
+      }, "The tile model's layers: a list of dicts (empty when the schedule leaves it off).");
 
   m.def("estimate", [](std::shared_ptr<const Schedule> s, std::int64_t capacity, double bandwidth,
                        double throughput, const std::string& policy, int ops_per_mac) {

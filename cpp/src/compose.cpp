@@ -10,6 +10,7 @@ Plan make_plan(const CachePart& cache, const PlanInput& in) {
   PlanScratch scratch;
   Plan p;
   cache.plan(in, scratch, p);
+  apply_tile_model(in, p);
   return p;
 }
 

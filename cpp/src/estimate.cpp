@@ -57,6 +57,7 @@ PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Prepared
   ws.plan.recompute.clear();  // only the managers that re-execute steps fill it
   ws.plan.pins.clear();       // only the pinning managers fill it
   policy.cache->plan(in, ws.planner, ws.plan);
+  apply_tile_model(in, ws.plan);
   const TimelineTotals tl = simulate(in, ws.plan, ws.timeline, nullptr);
   PointTotals t = totals(in.time, tl, ws.plan.counts);
   t.pins = pin_totals(s, in.time, ws.plan);

@@ -20,6 +20,7 @@ struct Touch {
   int tensor = 0;          // TileTensor
   std::int64_t tile = 0;   // global tile id: offset of its tensor + row * columns + column
   bool accumulate = false;
+  bool by_dw = false;      // a dW-op's touch
 };
 
 struct Grid {
@@ -44,29 +45,31 @@ void check_nest(std::string_view nest, bool row_major, const char* what) {
                                            : "column-major in dY (j outside i: jik, jki, kji)"));
 }
 
-// The grid positions (i, j, k) of one product's tile operations, in the order of `nest`.
-void product(const Grid& g, std::string_view nest, std::vector<std::array<std::int64_t, 3>>& ops) {
-  const auto count = [&](char d) { return d == 'i' ? g.ni : d == 'j' ? g.nj : g.nk; };
-  std::array<std::int64_t, 3> pos{};
-  for (std::int64_t a = 0; a < count(nest[0]); ++a)
-    for (std::int64_t b = 0; b < count(nest[1]); ++b)
-      for (std::int64_t c = 0; c < count(nest[2]); ++c) {
-        const std::int64_t v[3] = {a, b, c};
-        for (int x = 0; x < 3; ++x) pos[nest[x] == 'i' ? 0 : nest[x] == 'j' ? 1 : 2] = v[x];
-        ops.push_back(pos);  // (i, j, k)
-      }
+using Pos = std::array<std::int64_t, 3>;  // (i, j, k)
+
+// The grid positions of one product's tile operations over tiles [lo, hi) of each dimension
+// (i, j, k), in the order of `nest`.
+void product(std::string_view nest, const Pos& lo, const Pos& hi, std::vector<Pos>& ops) {
+  const auto dim = [](char d) { return d == 'i' ? 0 : d == 'j' ? 1 : 2; };
+  const int d0 = dim(nest[0]), d1 = dim(nest[1]), d2 = dim(nest[2]);
+  Pos pos{};
+  for (pos[d0] = lo[d0]; pos[d0] < hi[d0]; ++pos[d0])
+    for (pos[d1] = lo[d1]; pos[d1] < hi[d1]; ++pos[d1])
+      for (pos[d2] = lo[d2]; pos[d2] < hi[d2]; ++pos[d2]) ops.push_back(pos);
 }
+
+// One operation of an order: a dX-op at x and / or a dW-op at w.
+struct Unit {
+  Pos x{}, w{};
+  bool dx = false, dw = false;
+};
 
 }  // namespace
 
-std::int64_t TileTraffic::total() const {
-  std::int64_t t = 0;
-  for (int x = 0; x < kTileTensors; ++x) t += read[x] + written[x] + psum_read[x] + psum_written[x];
-  return t;
-}
+namespace detail {
 
-TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
-                      const TileWalkOptions& o) {
+void check_tile_input(std::int64_t m, std::int64_t k, std::int64_t n, const TileWalkOptions& o,
+                      bool walk) {
   if (m < 1 || k < 1 || n < 1)
     throw std::invalid_argument("tile walk: GEMM dimensions must be >= 1 (got M = " + std::to_string(m) +
                                 ", K = " + std::to_string(k) + ", N = " + std::to_string(n) + ")");
@@ -76,67 +79,113 @@ TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOr
     throw std::invalid_argument("tile walk: element and partial-sum bytes must be >= 1");
   check_nest(o.nest_x, true, "nest_x");
   check_nest(o.nest_w, false, "nest_w");
+  if (o.partition < -1 || o.partition > 2)
+    throw std::invalid_argument("tile walk: partition must be -1 (none), 0 (M), 1 (N) or 2 (K)");
+  if (o.parts < 1) throw std::invalid_argument("tile walk: parts must be >= 1");
+  if (!walk && (o.partition >= 0 || o.lockstep))
+    throw std::invalid_argument("tile walk: the closed form has no partitioning (use the walk)");
+  const std::int64_t ni = (m + o.tile - 1) / o.tile, nj = (n + o.tile - 1) / o.tile,
+                     nk = (k + o.tile - 1) / o.tile;
+  const std::int64_t cap = walk ? kMaxTileOperations : std::int64_t{1} << 40;
+  if (ni > cap || nj > cap || nk > cap || ni * nj > cap || (walk && ni * nj * nk > cap))
+    throw std::invalid_argument("tile walk: more than 2^22 tile operations (" + std::to_string(ni) +
+                                " x " + std::to_string(nj) + " x " + std::to_string(nk) +
+                                "): use a larger tile");
+}
+
+}  // namespace detail
+
+std::int64_t TileTraffic::total() const {
+  std::int64_t t = 0;
+  for (int x = 0; x < kTileTensors; ++x) t += read[x] + written[x] + psum_read[x] + psum_written[x];
+  return t;
+}
+
+TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
+                      const TileWalkOptions& o) {
+  detail::check_tile_input(m, k, n, o, true);
   const Grid g{m, k, n, o.tile, (m + o.tile - 1) / o.tile, (n + o.tile - 1) / o.tile,
                (k + o.tile - 1) / o.tile};
-  if (g.ni > kMaxTileOperations || g.nj > kMaxTileOperations || g.nk > kMaxTileOperations ||
-      g.ni * g.nj > kMaxTileOperations || g.ni * g.nj * g.nk > kMaxTileOperations)
-    throw std::invalid_argument("tile walk: more than 2^22 tile operations (" + std::to_string(g.ni) +
-                                " x " + std::to_string(g.nj) + " x " + std::to_string(g.nk) +
-                                "): use a larger tile");
 
   // Global tile ids: each tensor's tiles after the previous tensor's.
   std::array<std::int64_t, kTileTensors + 1> offset{};
   for (int t = 0; t < kTileTensors; ++t) offset[t + 1] = offset[t] + g.rows(t) * g.cols(t);
   const auto id = [&](int t, std::int64_t r, std::int64_t c) { return offset[t] + r * g.cols(t) + c; };
-  const auto dx_op = [&](const std::array<std::int64_t, 3>& p, std::vector<Touch>& out) {
-    out.push_back({0, id(0, p[0], p[1]), false});  // dY(i, j)
-    out.push_back({1, id(1, p[2], p[1]), false});  // W(k, j)
-    out.push_back({3, id(3, p[0], p[2]), true});   // dX(i, k)
+  const auto add = [&](std::vector<Touch>& out, Touch t) {
+    if (!(((t.by_dw ? o.skip_w : o.skip_x) >> t.tensor) & 1U)) out.push_back(t);
   };
-  const auto dw_op = [&](const std::array<std::int64_t, 3>& p, std::vector<Touch>& out) {
-    out.push_back({2, id(2, p[0], p[2]), false});  // X(i, k)
-    out.push_back({0, id(0, p[0], p[1]), false});  // dY(i, j)
-    out.push_back({4, id(4, p[2], p[1]), true});   // dW(k, j)
+  const auto dx_op = [&](const Pos& p, std::vector<Touch>& out) {
+    add(out, {0, id(0, p[0], p[1]), false, false});  // dY(i, j)
+    add(out, {1, id(1, p[2], p[1]), false, false});  // W(k, j)
+    add(out, {3, id(3, p[0], p[2]), true, false});   // dX(i, k)
+  };
+  const auto dw_op = [&](const Pos& p, std::vector<Touch>& out) {
+    add(out, {2, id(2, p[0], p[2]), false, true});  // X(i, k)
+    add(out, {0, id(0, p[0], p[1]), false, true});  // dY(i, j)
+    add(out, {4, id(4, p[2], p[1]), true, true});   // dW(k, j)
   };
 
-  // The trace: touches, and where each operation's touches begin.
-  std::vector<std::array<std::int64_t, 3>> xs, ws;
+  // Each part's operations (docs/model/interleaved.md, "Partitioning"): the order over its
+  // sub-grid; one part without a partition.
+  const std::int64_t n_split = o.partition < 0 ? 1 : (o.partition == 0 ? g.ni : o.partition == 1 ? g.nj : g.nk);
+  const std::int64_t parts = std::min(std::max<std::int64_t>(o.parts, 1), n_split);
+  std::vector<std::vector<Unit>> part_units(static_cast<std::size_t>(parts));
+  std::vector<Pos> xs, ws;
+  for (std::int64_t p = 0; p < parts; ++p) {
+    Pos lo{0, 0, 0}, hi{g.ni, g.nj, g.nk};
+    if (o.partition >= 0) {
+      lo[static_cast<std::size_t>(o.partition)] = p * n_split / parts;
+      hi[static_cast<std::size_t>(o.partition)] = (p + 1) * n_split / parts;
+    }
+    auto& units = part_units[static_cast<std::size_t>(p)];
+    xs.clear();
+    ws.clear();
+    switch (order) {
+      case BackwardOrder::Seq:
+      case BackwardOrder::SeqDwFirst: {
+        product(o.nest_x, lo, hi, xs);
+        product(o.nest_w, lo, hi, ws);
+        const bool dw_first = order == BackwardOrder::SeqDwFirst;
+        for (int half = 0; half < 2; ++half) {
+          const bool dw = (half == 0) == dw_first;
+          for (const auto& q : dw ? ws : xs) units.push_back({q, q, !dw, dw});
+        }
+        break;
+      }
+      case BackwardOrder::Interleave:
+        product(o.nest_x, lo, hi, xs);
+        product(o.nest_w, lo, hi, ws);
+        for (std::size_t t = 0; t < xs.size(); ++t) units.push_back({xs[t], ws[t], true, true});
+        break;
+      case BackwardOrder::DxMajor:
+      case BackwardOrder::DwMajor:
+        product(order == BackwardOrder::DxMajor ? o.nest_x : o.nest_w, lo, hi, xs);
+        for (const auto& q : xs) units.push_back({q, q, true, true});
+        break;
+    }
+  }
+  // The trace: touches, and where each operation's touches begin. One core runs the parts one
+  // after another; several (lockstep) run operation t of every part as one operation.
   std::vector<Touch> touches;
   std::vector<std::size_t> op_begin;
-  const auto begin_op = [&] { op_begin.push_back(touches.size()); };
-  switch (order) {
-    case BackwardOrder::Seq:
-    case BackwardOrder::SeqDwFirst: {
-      product(g, o.nest_x, xs);
-      product(g, o.nest_w, ws);
-      const bool dw_first = order == BackwardOrder::SeqDwFirst;
-      for (int half = 0; half < 2; ++half) {
-        const bool dw = (half == 0) == dw_first;
-        for (const auto& p : dw ? ws : xs) {
-          begin_op();
-          dw ? dw_op(p, touches) : dx_op(p, touches);
-        }
-      }
-      break;
+  const auto emit = [&](const Unit& u) {
+    if (u.dx) dx_op(u.x, touches);
+    if (u.dw) dw_op(u.w, touches);
+  };
+  if (o.lockstep) {
+    std::size_t longest = 0;
+    for (const auto& units : part_units) longest = std::max(longest, units.size());
+    for (std::size_t t = 0; t < longest; ++t) {
+      op_begin.push_back(touches.size());
+      for (const auto& units : part_units)
+        if (t < units.size()) emit(units[t]);
     }
-    case BackwardOrder::Interleave:
-      product(g, o.nest_x, xs);
-      product(g, o.nest_w, ws);
-      for (std::size_t t = 0; t < xs.size(); ++t) {
-        begin_op();
-        dx_op(xs[t], touches);
-        dw_op(ws[t], touches);
+  } else {
+    for (const auto& units : part_units)
+      for (const Unit& u : units) {
+        op_begin.push_back(touches.size());
+        emit(u);
       }
-      break;
-    case BackwardOrder::DxMajor:
-    case BackwardOrder::DwMajor:
-      product(g, order == BackwardOrder::DxMajor ? o.nest_x : o.nest_w, xs);
-      for (const auto& p : xs) {
-        begin_op();
-        dx_op(p, touches);
-        dw_op(p, touches);
-      }
-      break;
   }
   op_begin.push_back(touches.size());
 
@@ -207,8 +256,10 @@ TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOr
       const auto x = static_cast<std::size_t>(tc.tile);
       const auto t = static_cast<std::size_t>(tc.tensor);
       if (key_next[x] < 0) {
-        if (!tc.accumulate)
+        if (!tc.accumulate) {
           out.read[t] += elem_bytes(tc.tile, o.elem_bytes);
+          if (tc.by_dw && tc.tensor == 0) out.dy_read_by_dw += elem_bytes(tc.tile, o.elem_bytes);
+        }
         else if (seen[x])
           out.psum_read[t] += elem_bytes(tc.tile, o.psum_bytes);
         if (fits) {

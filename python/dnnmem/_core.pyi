@@ -99,6 +99,7 @@ class Estimate:
     def pins(self) -> dict[str, float]: ...
     def pin_table(self) -> dict[str, npt.NDArray[Any]]: ...
     def step_table(self) -> dict[str, npt.NDArray[Any]]: ...
+    def tile_table(self) -> list[dict[str, Any]]: ...
 
 @overload
 def estimate(
@@ -172,4 +173,26 @@ def tile_walk(
     psum_bytes: int = 2,
     nest_x: str = "ijk",
     nest_w: str = "jik",
+    skip_x: list[str] = [],  # noqa: B006
+    skip_w: list[str] = [],  # noqa: B006
+    partition: str = "none",
+    parts: int = 1,
+    lockstep: bool = False,
+) -> dict[str, Any]: ...
+def tile_estimate(
+    m: int,
+    k: int,
+    n: int,
+    order: str,
+    tile: int,
+    c_eff: int,
+    elem_bytes: int = 2,
+    psum_bytes: int = 2,
+    nest_x: str = "ijk",
+    nest_w: str = "jik",
+    skip_x: list[str] = [],  # noqa: B006
+    skip_w: list[str] = [],  # noqa: B006
+    partition: str = "none",
+    parts: int = 1,
+    lockstep: bool = False,
 ) -> dict[str, Any]: ...

@@ -46,3 +46,34 @@ TEST_CASE("tile walk: bad input is an invalid_argument naming the quantity", "[t
   CHECK(backward_order_from_name("dw-major") == BackwardOrder::DwMajor);
   CHECK_FALSE(backward_order_from_name("sideways").has_value());
 }
+
+TEST_CASE("closed form: equal to the walk where everything fits and where nothing does", "[tiles]") {
+  for (BackwardOrder order : {BackwardOrder::Seq, BackwardOrder::SeqDwFirst, BackwardOrder::Interleave,
+                              BackwardOrder::DxMajor, BackwardOrder::DwMajor}) {
+    TileWalkOptions fits{2, 80, 1, 1, "ijk", "jik"};
+    CHECK(tile_estimate(4, 4, 4, order, fits).total() == tile_walk(4, 4, 4, order, fits).total());
+    TileWalkOptions none{2, 11, 1, 1, "ijk", "jik"};  // below one operation (3 tiles of 4 bytes)
+    const TileTraffic e = tile_estimate(4, 4, 4, order, none), w = tile_walk(4, 4, 4, order, none);
+    CHECK(e.read == w.read);
+    CHECK(e.psum_written == w.psum_written);
+    CHECK(e.psum_read == w.psum_read);
+    CHECK(e.dy_read_by_dw == w.dy_read_by_dw);
+  }
+  TileWalkOptions part{1, 7, 1, 1, "ijk", "jik"};
+  part.partition = 0;
+  CHECK_THROWS_AS(tile_estimate(2, 1, 1, BackwardOrder::DxMajor, part), std::invalid_argument);
+}
+
+TEST_CASE("partitioning: two cores in lock step need both parts on chip, by hand", "[tiles]") {
+  // tests/python/test_tiles_closed.py spells the case out: M = 2 cut into two parts.
+  TileWalkOptions o{1, 7, 1, 1, "ijk", "jik"};
+  o.partition = 0;
+  o.parts = 2;
+  CHECK(tile_walk(2, 1, 1, BackwardOrder::DxMajor, o).read[0] == 2);
+  o.lockstep = true;
+  const TileTraffic t = tile_walk(2, 1, 1, BackwardOrder::DxMajor, o);
+  CHECK(t.read[0] == 4);
+  CHECK(t.read[1] == 2);
+  CHECK(t.psum_written[4] == 1);
+  CHECK(t.operations == 1);
+}

@@ -50,39 +50,82 @@ def _extent(size: int, tile: int, index: int) -> int:
     return min(tile, size - index * tile)
 
 
-def _ops(m: int, k: int, n: int, tile: int, nest: str, which: str) -> list[list[Touch]]:
-    """The tile operations of one product ("dx" or "dw") in loop nest ``nest`` (outer to inner)."""
-    count = {"i": -(-m // tile), "j": -(-n // tile), "k": -(-k // tile)}
+def _ops(
+    ranges: dict[str, range], nest: str, which: str, skip: frozenset[str] = frozenset()
+) -> list[list[Touch]]:
+    """The tile operations of one product ("dx" or "dw") over the tiles ``ranges`` of each grid
+    dimension, in loop nest ``nest`` (outer to inner), without the touches of the tensors in
+    ``skip`` (kept whole by the cache: free)."""
     ops: list[list[Touch]] = []
-    for a, b, c in itertools.product(*(range(count[d]) for d in nest)):
+    for a, b, c in itertools.product(*(ranges[d] for d in nest)):
         pos = dict(zip(nest, (a, b, c)))
         i, j, kk = pos["i"], pos["j"], pos["k"]
         if which == "dx":
-            ops.append([("dY", (i, j), "r"), ("W", (kk, j), "r"), ("dX", (i, kk), "a")])
+            op: list[Touch] = [("dY", (i, j), "r"), ("W", (kk, j), "r"), ("dX", (i, kk), "a")]
         else:
-            ops.append([("X", (i, kk), "r"), ("dY", (i, j), "r"), ("dW", (kk, j), "a")])
+            op = [("X", (i, kk), "r"), ("dY", (i, j), "r"), ("dW", (kk, j), "a")]
+        ops.append([t for t in op if t[0] not in skip])
     return ops
 
 
 def trace(
-    m: int, k: int, n: int, tile: int, order: str, nest_x: str = "ijk", nest_w: str = "jik"
+    m: int,
+    k: int,
+    n: int,
+    tile: int,
+    order: str,
+    nest_x: str = "ijk",
+    nest_w: str = "jik",
+    skip_x: frozenset[str] = frozenset(),
+    skip_w: frozenset[str] = frozenset(),
+    partition: str | None = None,
+    parts: int = 1,
+    lockstep: bool = False,
 ) -> list[list[Touch]]:
     """The sequence of tile operations of ``order``; a fused operation is the dX-op's touches then
     the dW-op's. ``nest_x`` / ``nest_w``: the loop nests of the row- and column-major streams
-    (for ``dx-major`` only ``nest_x`` is used, for ``dw-major`` only ``nest_w``)."""
+    (for ``dx-major`` only ``nest_x`` is used, for ``dw-major`` only ``nest_w``). ``partition``
+    ("m", "n", "k") cuts that dimension's tiles into ``parts`` runs, each walked in ``order``:
+    one after another, or with ``lockstep`` (one part per core) operation t of every part as one
+    operation."""
     if order not in ORDERS:
         raise ValueError(f"order {order!r} (valid: {', '.join(ORDERS)})")
     if nest_x not in ROW_MAJOR or nest_w not in COL_MAJOR:
         raise ValueError("nest_x must be row-major in dY, nest_w column-major")
+    count = {"i": -(-m // tile), "j": -(-n // tile), "k": -(-k // tile)}
+    dim = {"m": "i", "n": "j", "k": "k"}.get(partition or "")
+    n_parts = min(parts, count[dim]) if dim else 1
+    per_part = []
+    for p in range(n_parts):
+        ranges = {d: range(c) for d, c in count.items()}
+        if dim:  # the page's "Partitioning": contiguous runs of tiles, balanced
+            ranges[dim] = range(p * count[dim] // n_parts, (p + 1) * count[dim] // n_parts)
+        per_part.append(_order_ops(ranges, order, nest_x, nest_w, skip_x, skip_w))
+    if not lockstep:
+        return [op for ops in per_part for op in ops]
+    longest = max(len(ops) for ops in per_part)
+    return [[touch for ops in per_part if t < len(ops) for touch in ops[t]] for t in range(longest)]
+
+
+def _order_ops(
+    ranges: dict[str, range],
+    order: str,
+    nest_x: str,
+    nest_w: str,
+    skip_x: frozenset[str],
+    skip_w: frozenset[str],
+) -> list[list[Touch]]:
     if order == "seq":
-        return _ops(m, k, n, tile, nest_x, "dx") + _ops(m, k, n, tile, nest_w, "dw")
+        return _ops(ranges, nest_x, "dx", skip_x) + _ops(ranges, nest_w, "dw", skip_w)
     if order == "seq-dw-first":
-        return _ops(m, k, n, tile, nest_w, "dw") + _ops(m, k, n, tile, nest_x, "dx")
+        return _ops(ranges, nest_w, "dw", skip_w) + _ops(ranges, nest_x, "dx", skip_x)
     if order == "interleave":
-        xs, ws = _ops(m, k, n, tile, nest_x, "dx"), _ops(m, k, n, tile, nest_w, "dw")
+        xs = _ops(ranges, nest_x, "dx", skip_x)
+        ws = _ops(ranges, nest_w, "dw", skip_w)
         return [x + w for x, w in zip(xs, ws)]
     nest = nest_x if order == "dx-major" else nest_w
-    return [x + w for x, w in zip(_ops(m, k, n, tile, nest, "dx"), _ops(m, k, n, tile, nest, "dw"))]
+    xs, ws = _ops(ranges, nest, "dx", skip_x), _ops(ranges, nest, "dw", skip_w)
+    return [x + w for x, w in zip(xs, ws)]
 
 
 def tile_walk(
@@ -96,12 +139,19 @@ def tile_walk(
     psum: int | None = None,
     nest_x: str = "ijk",
     nest_w: str = "jik",
+    skip_x: frozenset[str] = frozenset(),
+    skip_w: frozenset[str] = frozenset(),
+    partition: str | None = None,
+    parts: int = 1,
+    lockstep: bool = False,
 ) -> Walk:
     """Walk ``order``'s tile operations over a scratchpad of ``c_eff`` bytes (rules 1-5 of the
     page). ``psum``: bytes per element of a spilled partial sum (default ``elem``); an output
-    tile occupies ``psum`` bytes per element on chip, an input tile ``elem``."""
+    tile occupies ``psum`` bytes per element on chip, an input tile ``elem``. ``skip_x`` /
+    ``skip_w``: tensors whose touches by the dX-ops / dW-ops are left out of the trace (kept whole
+    by the inter-layer cache, or the dY oracle's free dW-op reads of dY)."""
     psum = elem if psum is None else psum
-    ops = trace(m, k, n, tile, order, nest_x, nest_w)
+    ops = trace(m, k, n, tile, order, nest_x, nest_w, skip_x, skip_w, partition, parts, lockstep)
     dims = {"dY": (m, n), "W": (k, n), "X": (m, k), "dX": (m, k), "dW": (k, n)}
 
     def elements(t: str, idx: tuple[int, int]) -> int:

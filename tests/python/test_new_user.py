@@ -49,8 +49,10 @@ def test_each_precision_implies_its_element_size():
     }
     assert sizes == {"fp32": 4, "tf32": 4, "bf16": 2, "fp16": 2, "fp8": 1}
     assert dnnmem.hardware("tpu-v4").bytes_per_element == 2  # its default precision, bf16
-    npu = dnnmem.hardware("igo-edge-npu")
+    npu = dnnmem.hardware("igo-edge-npu", precision="unspecified")
     assert npu.precision == "unspecified" and npu.bytes_per_element is None
+    # The interleaved-gradient NPUs default to bf16 (docs/model/interleaved.md, element size).
+    assert dnnmem.hardware("igo-edge-npu").bytes_per_element == 2
     assert dnnmem.Hardware().precision is None  # states none: networks keep their own size
     with pytest.raises(ValueError, match="precision: unknown precision 'bf17'"):
         dnnmem.Hardware(precision="bf17")

@@ -3,6 +3,7 @@
 // timeline (stage 4) then times the plan; it knows nothing about how the plan was made.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -50,6 +51,23 @@ struct Pin {
   int start = 0, end = 0;
 };
 
+// One backward GEMM layer under the tile model (docs/model/interleaved.md, "Report"): the bytes
+// its step(s) move per operand, scaled from the GEMM matrices to the tensors (im2col, groups).
+struct TileRecord {
+  int layer = -1;
+  int step = -1, step2 = -1;        // its step(s): a sequential order has two
+  std::int64_t m = 0, k = 0, n = 0, count = 1;  // the paper's forward X(M,K)·W(K,N), `count` times
+  std::string order;                // the order walked (seq, interleave, dx-major, dw-major)
+  std::string reason;               // why (alg1 / alg1-size / best), "" when asked directly
+  std::string nest_x, nest_w;       // the loop nests walked
+  std::string partition;            // "" (none), "m", "n" or "k"
+  std::int64_t parts = 1;           // parts of the partition (cores in lock step when several)
+  std::int64_t c_eff = 0;           // the share, bytes
+  unsigned streamed = 0;            // bit t: operand t (dY, W, X, dX, dW) went through the walk
+  std::array<std::int64_t, 5> read{}, written{}, psum_read{}, psum_written{};  // tensor bytes
+  std::array<std::int64_t, 5> size{};  // each operand's tensor bytes
+};
+
 struct Plan {
   // Transfers in issue order: by step; at a step's start its evictions (before the capacity
   // wait), then its streamed loads, streamed stores, then prefetches (rule-4 order); at its end
@@ -64,6 +82,9 @@ struct Plan {
   // The pinning managers' decisions (infinite-spm, one-step, onsram-static, onsram-eager-*), in
   // tensor order for the static ones: empty for every other manager.
   std::vector<Pin> pins;
+
+  // The tile model's layers (empty unless the schedule turns it on).
+  std::vector<TileRecord> tiles;
 };
 
 struct PreparedPolicy;  // compose.hpp
@@ -119,5 +140,11 @@ struct PlanScratch {
 // Transfers every step makes when nothing is kept (policy `none`, capacity 0): each access
 // streamed, a read-modify-write as a load and a store. Policies build on it.
 void stream_everything(const Schedule& s, Plan& plan);
+
+// The tile model's pass (docs/model/interleaved.md, "Timing"): for each backward GEMM layer whose
+// streamed operands go through the tile model, the streamed transfers of its step(s) carry the
+// walk's bytes instead of one read of each operand, plus partial-sum spills. Nothing when the
+// schedule leaves the model off. Throws std::invalid_argument naming the layer on a bad shape.
+void apply_tile_model(const PlanInput& in, Plan& plan);
 
 }  // namespace dnnmem

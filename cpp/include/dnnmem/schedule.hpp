@@ -121,6 +121,20 @@ struct LayerGroup {
   std::vector<std::int64_t> bounds;   // sub-batch k is samples [bounds[k], bounds[k + 1])
 };
 
+// The intra-layer tile model of backward GEMM steps (docs/model/interleaved.md), set by the
+// scheduler `split-backward(order=...)`; order "" (the default) leaves it off and every plan as
+// the cache manager made it.
+struct TileModelOptions {
+  std::string order;             // seq, interleave, dx-major, dw-major, alg1, alg1-size, best, dy-oracle
+  std::int64_t tile = 128;       // tile edge, elements (the array's rows)
+  double buffer_fraction = 0.5;  // the share of the free scratchpad the step's tiles may use
+  int psum_bytes = 0;            // a partial sum's bytes per element; 0 = the element size
+  bool exact = true;             // the tile walk; false: the closed form
+  std::string partition = "none";  // none, m, n, k, best, rule
+  std::int64_t parts = 1;        // parts on one core
+  int cores = 1;                 // arrays sharing the scratchpad: one part each, in lock step
+};
+
 struct Schedule {
   std::int64_t batch = 1;
   int bytes_per_element = 4;
@@ -134,6 +148,7 @@ struct Schedule {
   std::vector<Use> uses;           // grouped by tensor, in step order
   std::vector<Gemm> gemms;         // per step, the GEMMs its MACs are (layer_gemm, gemm.hpp)
   UseIndex index;                  // derived from the above by build_schedule
+  TileModelOptions tile_model;     // off unless the scheduler turns it on
   // Serialized schedules only (scheduler `mbs`; empty otherwise): the layer groups, and per step
   // its group and sub-batch (the loss steps belong to the group of their output layer).
   std::vector<LayerGroup> groups;

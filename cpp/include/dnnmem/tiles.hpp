@@ -36,12 +36,24 @@ struct TileWalkOptions {
   std::int64_t psum_bytes = 2;  // a partial sum's bytes per element (on chip and spilled)
   std::string_view nest_x = "ijk";  // the row-major stream's nest (seq, interleave, dx-major)
   std::string_view nest_w = "jik";  // the column-major stream's nest (seq, interleave, dw-major)
+  // Bit (1 << TileTensor) set: that tensor's touches by the dX-ops (skip_x) or the dW-ops
+  // (skip_w) are left out of the trace — free, taking no space: an operand the inter-layer cache
+  // keeps whole during the step, or (dy-oracle) the dW-ops' dY reads.
+  unsigned skip_x = 0, skip_w = 0;
+  // Partitioning (docs/model/interleaved.md, "Partitioning"): split dimension `partition`
+  // (-1: none; 0: M (i), 1: N (j), 2: K (k)) into `parts` contiguous runs of tiles (at most one
+  // per tile), each walked in the order over its sub-grid; one after another on one core, or
+  // (`lockstep`, one part per core sharing the scratchpad) operation t of every part at once.
+  int partition = -1;
+  std::int64_t parts = 1;
+  bool lockstep = false;
 };
 
 struct TileTraffic {
   // Per TileTensor: bytes read (inputs), written final (outputs), partial sums read and written.
   std::array<std::int64_t, kTileTensors> read{}, written{}, psum_read{}, psum_written{};
   std::int64_t operations = 0;  // tile operations walked (a fused one counts once)
+  std::int64_t dy_read_by_dw = 0;  // the part of read[dY] read by the dW-ops' touches
   std::int64_t total() const;
 };
 
@@ -50,6 +62,19 @@ struct TileTraffic {
 // family, or a grid beyond 2^26 tile operations.
 TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                       const TileWalkOptions& options);
+
+// The closed form of the page ("The closed form (fast path)", cpp/src/tiles_closed.cpp): the same
+// quantities from the loop nests' reuse distances, without walking. Equal to the walk when every
+// operand fits in c_eff and when no operation fits (no reuse); otherwise an estimate whose
+// measured gap the page states. Same checks as tile_walk.
+TileTraffic tile_estimate(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
+                          const TileWalkOptions& options);
+
+namespace detail {
+// tile_walk's input checks (walk = false: the closed form, which has no grid limit but n_i·n_j).
+void check_tile_input(std::int64_t m, std::int64_t k, std::int64_t n, const TileWalkOptions& o,
+                      bool walk);
+}  // namespace detail
 
 std::string_view backward_order_name(BackwardOrder o);  // "seq", "seq-dw-first", "interleave", ...
 std::optional<BackwardOrder> backward_order_from_name(std::string_view name);

@@ -2,6 +2,10 @@
 // backward (and a matmul's, when both operands need a gradient) as two steps, dX = dY·Wᵀ and
 // dW = Xᵀ·dY, each reading dY. The baseline of the interleaved-gradient-order paper (an NPU that
 // runs the two GEMMs one after the other fetches dY twice unless it stays on chip).
+//
+// Option `order` turns on the intra-layer tile model (docs/model/interleaved.md): `seq` and
+// `dy-oracle` keep the two steps; the fused orders (interleave, dx-major, dw-major, alg1,
+// alg1-size, best) make each such layer's backward one step doing both products, tiled.
 #include "dnnmem/compose.hpp"
 #include "steps.hpp"
 
@@ -10,12 +14,35 @@ namespace dnnmem {
 extern const SchedulerPart scheduler_split_backward{
     "split-backward",
     "training iteration with each GEMM layer's backward as a dX step and a dW step, each reading dY",
-    {choice_option("first", "which gradient step runs first", "dx", {"dx", "dw"})},
+    {choice_option("first", "which gradient step runs first", "dx", {"dx", "dw"}),
+     choice_option("order", "the tile model's backward order (docs/model/interleaved.md); none: off",
+                   "none", {"none", "seq", "interleave", "dx-major", "dw-major", "alg1", "alg1-size",
+                            "best", "dy-oracle"}),
+     integer_option("tile", "tile model: the tile's edge in elements (the array's rows)", 128, 1, 1 << 20),
+     number_option("buffer_fraction", "", "tile model: the share of the free scratchpad the tiles use",
+                   0.5, 0, 1, true),
+     integer_option("psum_bytes", "tile model: bytes per partial-sum element; 0 = the element size", 0, 0, 16),
+     choice_option("method", "tile model: the tile walk (exact) or its closed form", "walk",
+                   {"walk", "closed"}),
+     choice_option("partition", "tile model: the GEMM dimension cut into parts (best: least traffic)",
+                   "none", {"none", "m", "n", "k", "best", "rule"}),
+     integer_option("parts", "tile model: parts of the partition, one after another", 1, 1, 64),
+     integer_option("cores", "tile model: arrays sharing the scratchpad, one part each", 1, 1, 8)},
     [](const Network& net, const ScheduleOptions& options, const Options& own, Schedule& out) {
+      const std::string& order = own.choice("order");
       detail::StepRules rules;
-      rules.split_backward = true;
+      rules.split_backward = order == "none" || order == "seq" || order == "dy-oracle";
       rules.weight_first = own.choice("first") == "dw";
       detail::build_steps(net, options, rules, out);
+      if (order == "none") return;
+      out.tile_model.order = order;
+      out.tile_model.tile = own.integer("tile");
+      out.tile_model.buffer_fraction = own.number("buffer_fraction");
+      out.tile_model.psum_bytes = static_cast<int>(own.integer("psum_bytes"));
+      out.tile_model.exact = own.choice("method") == "walk";
+      out.tile_model.partition = own.choice("partition");
+      out.tile_model.parts = own.integer("parts");
+      out.tile_model.cores = static_cast<int>(own.integer("cores"));
     }};
 
 }  // namespace dnnmem

@@ -1,0 +1,284 @@
+// The tile model's plan pass (docs/model/interleaved.md, "The scratchpad share", "Orders",
+// "Timing"): after the cache manager has planned, each backward GEMM layer's streamed operands go
+// through the tile walk (or its closed form) over the share of the scratchpad the plan leaves
+// free at that step, and the step's streamed transfers carry the bytes that walk moves.
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "dnnmem/plan.hpp"
+#include "dnnmem/tiles.hpp"
+
+namespace dnnmem {
+namespace {
+
+constexpr int kDY = 0, kW = 1, kX = 2, kDX = 3, kDW = 4;
+constexpr std::array<std::string_view, 3> kRowNests{"ijk", "ikj", "kij"}, kColNests{"jik", "jki", "kji"};
+
+// One layer to tile: its steps and its operands' tensors (-1: none).
+struct Unit {
+  int layer = -1, first = -1, second = -1;  // second: the other step of a sequential pair
+  bool weight_first = false;                // the pair's first step is the dW step
+  std::array<int, 5> tensor{-1, -1, -1, -1, -1};
+  Gemm gemm;
+};
+
+std::int64_t scale(std::int64_t walked, std::int64_t tensor_bytes, std::int64_t gemm_bytes) {
+  // The walk counts GEMM-matrix bytes; the tensor may be smaller (im2col) or hold `count`
+  // products: |P| · walked / (the GEMM matrix's bytes), rounded to the nearest byte.
+  const Ticks q = static_cast<Ticks>(walked) * tensor_bytes;  // (Ticks: 128-bit)
+  return static_cast<std::int64_t>((q + gemm_bytes / 2) / gemm_bytes);
+}
+
+TileTraffic run(const TileModelOptions& t, std::int64_t m, std::int64_t k, std::int64_t n,
+                BackwardOrder order, const TileWalkOptions& o) {
+  const bool walk = t.exact || o.partition >= 0 || o.lockstep;  // the closed form has no partitions
+  return walk ? tile_walk(m, k, n, order, o) : tile_estimate(m, k, n, order, o);
+}
+
+// The order's loop nests: the closed form's best within each family (the page: "which nest").
+void pick_nests(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order, TileWalkOptions& o) {
+  std::int64_t best = -1;
+  TileWalkOptions trial = o;
+  trial.partition = -1;  // the closed form ranks the unpartitioned nests
+  trial.lockstep = false;
+  for (auto nx : kRowNests)
+    for (auto nw : kColNests) {
+      if (order == BackwardOrder::DxMajor && nw != kColNests[0]) continue;
+      if (order == BackwardOrder::DwMajor && nx != kRowNests[0]) continue;
+      trial.nest_x = nx;
+      trial.nest_w = nw;
+      const std::int64_t total = tile_estimate(m, k, n, order, trial).total();
+      if (best < 0 || total < best) {
+        best = total;
+        o.nest_x = nx;
+        o.nest_w = nw;
+      }
+    }
+}
+
+std::vector<Unit> find_units(const Schedule& s, bool fused) {
+  std::vector<Unit> units;
+  const auto acc = [&](const Step& st, int i) { return s.accesses[static_cast<std::size_t>(st.first_access + i)]; };
+  for (std::size_t i = 0; i < s.steps.size(); ++i) {
+    const Step& st = s.steps[i];
+    if (st.phase != Phase::Backward || st.num_gemms == 0) continue;
+    Unit u;
+    u.layer = st.layer;
+    u.gemm = s.gemms[static_cast<std::size_t>(st.first_gemm)];
+    if (!fused && st.part != StepPart::Whole) {
+      // A split pair: [dY, W, dX] and [dY, X, dW], one after the other.
+      if (i + 1 >= s.steps.size() || s.steps[i + 1].layer != st.layer) continue;
+      const Step& nx = s.steps[i + 1];
+      const Step& dx = st.part == StepPart::Data ? st : nx;
+      const Step& dw = st.part == StepPart::Data ? nx : st;
+      if (dx.num_accesses != 3 || dw.num_accesses != 3) continue;
+      u.first = static_cast<int>(i);
+      u.second = static_cast<int>(i + 1);
+      u.weight_first = st.part == StepPart::Weight;
+      u.gemm = s.gemms[static_cast<std::size_t>(dx.first_gemm)];
+      u.tensor = {acc(dx, 0).tensor, acc(dx, 1).tensor, acc(dw, 1).tensor, acc(dx, 2).tensor, acc(dw, 2).tensor};
+      ++i;
+    } else if (fused && st.part == StepPart::Whole && st.num_gemms == 2 && st.num_accesses == 5) {
+      u.first = static_cast<int>(i);
+      // The default step's accesses: dY, X, W, dX, dW (a matmul: dY, A, B, dA, dB).
+      u.tensor = {acc(st, 0).tensor, acc(st, 2).tensor, acc(st, 1).tensor, acc(st, 3).tensor, acc(st, 4).tensor};
+    } else {
+      continue;
+    }
+    bool distinct = u.gemm.count > 0;
+    for (int a = 0; a < 5; ++a)
+      for (int b = a + 1; b < 5; ++b) distinct = distinct && u.tensor[a] != u.tensor[b];
+    if (distinct) units.push_back(u);
+  }
+  return units;
+}
+
+}  // namespace
+
+void apply_tile_model(const PlanInput& in, Plan& plan) {
+  plan.tiles.clear();
+  const Schedule& s = in.schedule;
+  const TileModelOptions& tm = s.tile_model;
+  if (tm.order.empty()) return;
+  const bool fused = tm.order != "seq" && tm.order != "dy-oracle";
+  const std::vector<Unit> units = find_units(s, fused);
+  if (units.empty()) return;
+
+  // Each step's transfers: [begin[step], begin[step + 1]) (the plan is in issue order).
+  const std::size_t nsteps = s.steps.size();
+  std::vector<std::size_t> begin(nsteps + 1, plan.transfers.size());
+  for (std::size_t x = plan.transfers.size(); x-- > 0;)
+    begin[static_cast<std::size_t>(plan.transfers[x].issue_step)] = x;
+  for (std::size_t st = nsteps; st-- > 0;) begin[st] = std::min(begin[st], begin[st + 1]);
+  const auto find = [&](int step, int tensor, TransferKind kind) -> Transfer* {
+    for (std::size_t x = begin[static_cast<std::size_t>(step)]; x < begin[static_cast<std::size_t>(step) + 1]; ++x)
+      if (plan.transfers[x].tensor == tensor && plan.transfers[x].kind == kind) return &plan.transfers[x];
+    return nullptr;
+  };
+
+  const std::int64_t e = s.bytes_per_element;
+  std::vector<Transfer> extra;  // partial-sum reloads of outputs without a streamed load
+  for (const Unit& u : units) {
+    const int dx_step = u.second < 0 || !u.weight_first ? u.first : u.second;
+    const int dw_step = u.second < 0 ? u.first : (u.weight_first ? u.first : u.second);
+    const int step_of[5] = {dx_step, dx_step, dw_step, dx_step, dw_step};
+    const std::int64_t m = u.gemm.m, k = u.gemm.n, n = u.gemm.k;  // BackwardData: M x N . N x K
+    const std::int64_t elements[5] = {m * n, k * n, m * k, m * k, k * n};
+    TileRecord rec;
+    rec.layer = u.layer;
+    rec.step = u.first;
+    rec.step2 = u.second;
+    rec.m = m;
+    rec.k = k;
+    rec.n = n;
+    rec.count = u.gemm.count;
+    // Streamed operands go through the walk; the rest the cache keeps whole: free.
+    TileWalkOptions o;
+    o.tile = tm.tile;
+    o.elem_bytes = e;
+    o.psum_bytes = tm.psum_bytes > 0 ? tm.psum_bytes : e;
+    for (int t = 0; t < 5; ++t) {
+      rec.size[static_cast<std::size_t>(t)] = s.tensors[static_cast<std::size_t>(u.tensor[t])].bytes;
+      const TransferKind kind = t < 3 ? TransferKind::StreamLoad : TransferKind::StreamStore;
+      // dY is read by both products: by the dX step's and the dW step's loads of a pair.
+      const bool by_x = t != kX && t != kDW && find(dx_step, u.tensor[t], kind);
+      const bool by_w = t != kW && t != kDX && find(dw_step, u.tensor[t], kind);
+      if (by_x || by_w) rec.streamed |= 1U << t;
+      if (t != kX && t != kDW && !by_x) o.skip_x |= 1U << t;
+      if (t != kW && t != kDX && !by_w) o.skip_w |= 1U << t;
+    }
+    if (tm.order == "dy-oracle") o.skip_w |= 1U;
+    if (rec.streamed == 0) continue;
+    std::int64_t avail = in.capacity - plan.resident[static_cast<std::size_t>(u.first)];
+    if (u.second >= 0) avail = std::min(avail, in.capacity - plan.resident[static_cast<std::size_t>(u.second)]);
+    o.c_eff = static_cast<std::int64_t>(static_cast<double>(std::max<std::int64_t>(avail, 0)) * tm.buffer_fraction);
+    rec.c_eff = o.c_eff;
+
+    BackwardOrder order = BackwardOrder::Seq;
+    std::optional<TileTraffic> best;  // `best`: the winner's traffic, already walked
+    std::array<std::string_view, 2> best_nests{};
+    try {
+      if (!fused) {
+        order = u.weight_first ? BackwardOrder::SeqDwFirst : BackwardOrder::Seq;
+      } else if (tm.order == "alg1" || tm.order == "alg1-size") {
+        const std::int64_t hi = std::max({m, n, k}), lo = std::min({m, n, k});
+        if (hi < 4 * lo) {
+          order = BackwardOrder::Interleave;
+          rec.reason = "max/min(M,N,K) < 4";
+        } else if (tm.order == "alg1") {
+          order = k > n && k > m ? BackwardOrder::DwMajor : BackwardOrder::DxMajor;
+          rec.reason = k > n && k > m ? "K largest" : "K not largest";
+        } else {
+          order = m > n ? BackwardOrder::DxMajor : BackwardOrder::DwMajor;
+          rec.reason = m > n ? "|dX| > |dW|" : "|dX| <= |dW|";
+        }
+      } else if (tm.order == "best") {
+        std::int64_t least = -1;
+        for (BackwardOrder c : {BackwardOrder::Interleave, BackwardOrder::DxMajor, BackwardOrder::DwMajor}) {
+          TileWalkOptions trial = o;
+          pick_nests(m, k, n, c, trial);
+          const TileTraffic t = run(tm, m, k, n, c, trial);
+          if (least < 0 || t.total() < least) {
+            least = t.total();
+            order = c;
+            best = t;
+            best_nests = {trial.nest_x, trial.nest_w};
+          }
+        }
+        rec.reason = "least traffic";
+      } else {
+        order = *backward_order_from_name(tm.order);
+      }
+      if (best) {
+        o.nest_x = best_nests[0];
+        o.nest_w = best_nests[1];
+      } else {
+        pick_nests(m, k, n, order, o);
+      }
+      rec.order = std::string(backward_order_name(order));
+      rec.nest_x = std::string(o.nest_x);
+      rec.nest_w = std::string(o.nest_w);
+      if (tm.partition != "none" && (tm.parts > 1 || tm.cores > 1)) {
+        // Partitioning (the page's "Partitioning"): one dimension cut into parts, one after
+        // another on one core or one per core in lock step.
+        o.parts = tm.cores > 1 ? tm.cores : tm.parts;
+        o.lockstep = tm.cores > 1;
+        best.reset();
+        if (tm.partition == "best") {
+          std::int64_t least = -1;
+          for (int d = 0; d < 3; ++d) {
+            TileWalkOptions trial = o;
+            trial.partition = d;
+            const TileTraffic t = run(tm, m, k, n, order, trial);
+            if (least < 0 || t.total() < least) {
+              least = t.total();
+              o.partition = d;
+              best = t;
+            }
+          }
+        } else if (tm.partition == "rule") {
+          o.partition = m >= tm.tile && m >= n && m >= k ? 0 : (n >= k ? 1 : 2);
+        } else {
+          o.partition = tm.partition == "m" ? 0 : tm.partition == "n" ? 1 : 2;
+        }
+        rec.partition = std::string(1, "mnk"[o.partition]);
+        rec.parts = o.parts;
+      }
+      const TileTraffic w = best ? *best : run(tm, m, k, n, order, o);
+      for (std::size_t t = 0; t < 5; ++t) {
+        const std::int64_t gemm_bytes = elements[t] * e;
+        rec.read[t] = scale(w.read[t], rec.size[t], gemm_bytes);
+        rec.written[t] = scale(w.written[t], rec.size[t], gemm_bytes);
+        rec.psum_read[t] = scale(w.psum_read[t], rec.size[t], gemm_bytes);
+        rec.psum_written[t] = scale(w.psum_written[t], rec.size[t], gemm_bytes);
+      }
+      // dY's reads by the dW-ops belong to the dW step of a sequential pair.
+      const std::int64_t dy_w = scale(w.dy_read_by_dw, rec.size[0], elements[0] * e);
+      for (int t = 0; t < 5; ++t) {
+        if (!((rec.streamed >> t) & 1U)) continue;
+        const auto u_t = static_cast<std::size_t>(t);
+        if (t < 3) {
+          if (t == kDY && u.second >= 0) {
+            if (Transfer* x = find(dx_step, u.tensor[t], TransferKind::StreamLoad)) x->bytes = rec.read[0] - dy_w;
+            if (Transfer* x = find(dw_step, u.tensor[t], TransferKind::StreamLoad)) x->bytes = dy_w;
+          } else {
+            find(step_of[t], u.tensor[t], TransferKind::StreamLoad)->bytes = rec.read[u_t];
+          }
+          continue;
+        }
+        find(step_of[t], u.tensor[t], TransferKind::StreamStore)->bytes = rec.written[u_t] + rec.psum_written[u_t];
+        if (rec.psum_read[u_t] == 0) continue;
+        if (Transfer* x = find(step_of[t], u.tensor[t], TransferKind::StreamLoad))
+          x->bytes += rec.psum_read[u_t];
+        else
+          extra.push_back({u.tensor[t], TransferKind::StreamLoad, rec.psum_read[u_t], step_of[t], step_of[t]});
+      }
+    } catch (const std::invalid_argument& err) {
+      std::string name = s.tensors[static_cast<std::size_t>(u.tensor[kDY])].name;  // "dY:<layer>"
+      name = name.substr(name.find(':') + 1);
+      throw std::invalid_argument("tile model, layer '" + name + "': " + err.what());
+    }
+    plan.tiles.push_back(std::move(rec));
+  }
+  if (extra.empty()) return;
+  // Each partial-sum reload joins its step's streamed loads (before its streamed stores).
+  std::sort(extra.begin(), extra.end(), [](const Transfer& a, const Transfer& b) { return a.issue_step < b.issue_step; });
+  std::vector<Transfer> merged;
+  merged.reserve(plan.transfers.size() + extra.size());
+  std::size_t next = 0;
+  for (std::size_t st = 0; st < nsteps; ++st) {
+    std::size_t x = begin[st];
+    const std::size_t end = begin[st + 1];
+    for (; x < end && (plan.transfers[x].kind == TransferKind::Evict || plan.transfers[x].kind == TransferKind::StreamLoad); ++x)
+      merged.push_back(plan.transfers[x]);
+    for (; next < extra.size() && extra[next].issue_step == static_cast<int>(st); ++next) merged.push_back(extra[next]);
+    for (; x < end; ++x) merged.push_back(plan.transfers[x]);
+  }
+  plan.transfers = std::move(merged);
+}
+
+}  // namespace dnnmem

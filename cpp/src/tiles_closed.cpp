@@ -1,0 +1,190 @@
+// The closed form of the tile model (docs/model/interleaved.md, "The closed form (fast path)"):
+// the traffic of a backward GEMM step under an order from its loop nests' reuse distances. Exact
+// in the two regimes the tests pin (every operand fits in the share; no operation fits, so nothing
+// is reused); in between an estimate, checked against the walk (tests/python/test_tiles_closed.py)
+// and used to rank the loop nests of an order family before the walk runs.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "dnnmem/tiles.hpp"
+
+namespace dnnmem {
+namespace {
+
+// Tensors dY, W, X, dX, dW: their grid dimensions (0 = i, 1 = j, 2 = k) and the one they do not
+// carry (the dimension a tile is reused across).
+constexpr std::array<std::array<int, 2>, kTileTensors> kDims{{{0, 1}, {2, 1}, {0, 2}, {0, 2}, {2, 1}}};
+constexpr std::array<int, kTileTensors> kReuse{2, 0, 1, 1, 0};
+
+struct Shape {
+  std::array<std::int64_t, 3> size{}, count{}, edge{};  // per dimension i, j, k
+  std::int64_t elem = 2, psum = 2, tile = 1;
+  bool output(int t) const { return t >= 3; }
+  std::int64_t elements(int t) const { return size[kDims[t][0]] * size[kDims[t][1]]; }
+  std::int64_t on_chip(int t) const { return elements(t) * (output(t) ? psum : elem); }
+  std::int64_t tile_bytes(int t, bool smallest) const {
+    const auto ext = [&](int d) { return smallest ? edge[d] : std::min(tile, size[d]); };
+    return ext(kDims[t][0]) * ext(kDims[t][1]) * (output(t) ? psum : elem);
+  }
+};
+
+int dim_of(char c) { return c == 'i' ? 0 : c == 'j' ? 1 : 2; }
+
+// One loop nest over the tensors in `mask`, with `c` bytes: adds its traffic to `out`.
+// `dy_touches`: dY touches per operation (2 for a fused nest, whose second touch hits unless
+// nothing fits). Returns the dY bytes it reads.
+std::int64_t stream(const Shape& g, std::string_view nest, unsigned mask, std::int64_t c,
+                    int dy_touches, TileTraffic& out) {
+  std::int64_t op_bytes = 0, all_bytes = 0;
+  for (int t = 0; t < kTileTensors; ++t)
+    if ((mask >> t) & 1U) {
+      op_bytes += g.tile_bytes(t, false);
+      all_bytes += g.on_chip(t);
+    }
+  std::array<double, kTileTensors> v{};  // fetches (passes) of each tensor
+  if (c < op_bytes) {                     // no reuse: every touch fetches
+    for (int t = 0; t < kTileTensors; ++t) v[t] = static_cast<double>(g.count[kReuse[t]]);
+    v[0] *= dy_touches;
+  } else if (c >= all_bytes) {  // everything fits: each tensor once
+    v.fill(1.0);
+  } else {
+    // Pin, greedily by bytes saved per byte pinned, what each tensor needs to be reused across
+    // the dimension it does not carry (nothing / a panel / all of it).
+    struct Want {
+      int t;
+      std::int64_t need;
+      double rate;
+    };
+    std::vector<Want> wants;
+    for (int t = 0; t < kTileTensors; ++t) {
+      v[t] = 1.0;
+      if (!((mask >> t) & 1U)) continue;
+      const auto pos = static_cast<int>(nest.find("ijk"[kReuse[t]]));
+      const std::int64_t n_r = g.count[kReuse[t]];
+      if (pos == 2 || n_r == 1) continue;
+      const std::int64_t outer = g.count[dim_of(nest[0])];
+      const std::int64_t need = pos == 0 ? g.on_chip(t) : (g.on_chip(t) + outer - 1) / outer;
+      const double saved = static_cast<double>(n_r - 1) *
+                           static_cast<double>(g.output(t) ? 2 * g.elements(t) * g.psum : g.elements(t) * g.elem);
+      wants.push_back({t, need, saved / static_cast<double>(need)});
+    }
+    std::stable_sort(wants.begin(), wants.end(), [](const Want& a, const Want& b) { return a.rate > b.rate; });
+    std::int64_t budget = c - op_bytes;
+    for (const Want& w : wants) {
+      const std::int64_t pinned = std::min(budget, w.need);
+      budget -= pinned;
+      const double miss = 1.0 - static_cast<double>(pinned) / static_cast<double>(w.need);
+      v[w.t] = 1.0 + static_cast<double>(g.count[kReuse[w.t]] - 1) * miss;
+    }
+  }
+  std::int64_t dy = 0;
+  for (int t = 0; t < kTileTensors; ++t) {
+    if (!((mask >> t) & 1U)) continue;
+    const auto u = static_cast<std::size_t>(t);
+    if (g.output(t)) {
+      const auto extra = std::llround(static_cast<double>(g.elements(t) * g.psum) * (v[u] - 1.0));
+      out.written[u] += g.elements(t) * g.elem;
+      out.psum_written[u] += extra;
+      out.psum_read[u] += extra;
+    } else {
+      const auto bytes = std::llround(static_cast<double>(g.elements(t) * g.elem) * v[u]);
+      out.read[u] += bytes;
+      if (t == 0) dy = bytes;
+    }
+  }
+  return dy;
+}
+
+// Position of the first operation touching dY tile (i, j) in a nest (k = 0 comes first).
+std::int64_t first_use(const Shape& g, std::string_view nest, std::int64_t i, std::int64_t j) {
+  std::int64_t pos = 0;
+  for (char c : nest) {
+    const int d = dim_of(c);
+    pos = pos * g.count[d] + (d == 0 ? i : d == 1 ? j : 0);
+  }
+  return pos;
+}
+
+}  // namespace
+
+TileTraffic tile_estimate(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
+                          const TileWalkOptions& o) {
+  detail::check_tile_input(m, k, n, o, false);
+  Shape g;
+  g.size = {m, n, k};
+  g.tile = o.tile;
+  g.elem = o.elem_bytes;
+  g.psum = o.psum_bytes;
+  for (int d = 0; d < 3; ++d) {
+    g.count[d] = (g.size[d] + o.tile - 1) / o.tile;
+    g.edge[d] = g.size[d] - (g.count[d] - 1) * o.tile;
+  }
+  constexpr unsigned kX = 1U | 2U | 8U, kW = 4U | 1U | 16U;  // dX-ops: dY, W, dX; dW-ops: X, dY, dW
+  const unsigned mx = kX & ~o.skip_x, mw = kW & ~o.skip_w, all = mx | mw;
+  std::int64_t all_bytes = 0;
+  for (int t = 0; t < kTileTensors; ++t)
+    if ((all >> t) & 1U) all_bytes += g.on_chip(t);
+  TileTraffic out;
+  out.operations = g.count[0] * g.count[1] * g.count[2] *
+                   (order == BackwardOrder::Seq || order == BackwardOrder::SeqDwFirst ? 2 : 1);
+  std::int64_t fused = 0;  // one fused operation's tiles
+  for (int t = 0; t < kTileTensors; ++t)
+    if ((all >> t) & 1U) fused += g.tile_bytes(t, false);
+  if (o.c_eff >= all_bytes && (mx & 1U) == (mw & 1U)) {  // everything fits: compulsory traffic
+    stream(g, o.nest_x, all, o.c_eff, 1, out);
+    return out;
+  }
+  switch (order) {
+    case BackwardOrder::Seq:
+    case BackwardOrder::SeqDwFirst:
+      stream(g, o.nest_x, mx, o.c_eff, 1, out);
+      out.dy_read_by_dw = stream(g, o.nest_w, mw, o.c_eff, 1, out);
+      break;
+    case BackwardOrder::DxMajor:
+    case BackwardOrder::DwMajor: {
+      TileTraffic one;
+      const auto dy = stream(g, order == BackwardOrder::DxMajor ? o.nest_x : o.nest_w, all, o.c_eff,
+                             (mx & mw & 1U) ? 2 : 1, one);
+      // Half of a fused operation's dY fetches are the dW-op's when nothing is reused.
+      one.dy_read_by_dw = (mx & mw & 1U) && o.c_eff < fused ? dy / 2 : 0;
+      out = one;
+      out.operations = g.count[0] * g.count[1] * g.count[2];
+      break;
+    }
+    case BackwardOrder::Interleave: {
+      const bool reuse = o.c_eff >= fused;
+      const std::int64_t half = reuse ? o.c_eff / 2 : 0;
+      stream(g, o.nest_x, mx, half, 1, out);
+      TileTraffic w;
+      std::int64_t dy_w = stream(g, o.nest_w, mw, half, 1, w);
+      if (reuse && (mx & mw & 1U)) {
+        // dY tiles whose first uses by the two streams lie within the window D: the second is a hit.
+        const std::int64_t window = o.c_eff / fused;
+        std::int64_t bytes = 0;
+        for (std::int64_t i = 0; i < g.count[0]; ++i)
+          for (std::int64_t j = 0; j < g.count[1]; ++j) {
+            const std::int64_t d = first_use(g, o.nest_x, i, j) - first_use(g, o.nest_w, i, j);
+            if ((d < 0 ? -d : d) <= window)
+              bytes += std::min(g.tile, m - i * g.tile) * std::min(g.tile, n - j * g.tile) * g.elem;
+          }
+        w.read[0] -= std::min(bytes, w.read[0]);
+        dy_w = w.read[0];
+      }
+      for (int t = 0; t < kTileTensors; ++t) {
+        const auto u = static_cast<std::size_t>(t);
+        out.read[u] += w.read[u];
+        out.written[u] += w.written[u];
+        out.psum_read[u] += w.psum_read[u];
+        out.psum_written[u] += w.psum_written[u];
+      }
+      out.dy_read_by_dw = dy_w;
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace dnnmem

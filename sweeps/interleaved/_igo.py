@@ -1,0 +1,136 @@
+"""What the interleaved-gradient-order figure scripts share: the paper's two NPUs, its workloads
+and its ablation ladder as dnnmem compositions (docs/model/interleaved.md).
+
+Setup (Kim et al., "Improving Data Reuse in NPU On-chip Memory with Interleaved Gradient Order
+for DNN Training", MICRO 2023, Table 3 and §6.1): the small NPU (one 45 x 45 array, 1 MB
+scratchpad, 22 GB/s, 1 GHz, batch 4) and the large NPU (one 128 x 128 core, 8 MB, 150 GB/s,
+1050 MHz, batch 8); 2 bytes per element (the presets' bf16: the paper states no type); tiles of
+the array's rows; the `none` cache manager (the paper's NPUs keep nothing between layers). Every
+script has ``compute(small=False) -> DataFrame`` and ``plot(df) -> Figure`` (saved as
+``figures/<name>.png``); ``--small`` is the CI mode (BERT-tiny only).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+import dnnmem
+import dnnmem.interleaved as igo
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+REPO = Path(__file__).resolve().parents[2]
+FIGURES_DIR = REPO / "figures"
+
+# The paper's NPUs (dnnmem presets) and their batch sizes (§6.1).
+NPUS = {"small": ("igo-edge-npu", 4), "large": ("igo-server-npu", 8)}
+
+# Table 4's models that the zoo has (YOLO is not in the zoo; MobileNet taken as v2).
+NETWORKS = [
+    "faster_rcnn",
+    "googlenet",
+    "ncf",
+    "resnet50",
+    "dlrm",
+    "mobilenet_v2",
+    "bert_large",
+    "bert_tiny",
+    "t5_large",
+    "t5_small",
+]
+SMALL_NETWORKS = ["bert_tiny"]
+
+# The ablation ladder (Fig. 12) and the paper's averages (execution-time reduction, %).
+LADDER = {
+    "Baseline": {"order": "seq"},
+    "Interleaving": {"order": "interleave"},
+    "+ Rearrangement (Alg. 1)": {"order": "alg1"},
+    "+ Rearrangement (ideal)": {"order": "best"},
+    "+ Partitioning": {"order": "alg1", "partition": "best", "parts": 2},
+}
+PAPER_LADDER = {
+    "small": {"Interleaving": -0.8, "+ Rearrangement (Alg. 1)": -23.8,
+              "+ Rearrangement (ideal)": -25.1, "+ Partitioning": -29.3},
+    "large": {"Interleaving": -7.4, "+ Rearrangement (Alg. 1)": -10.9,
+              "+ Rearrangement (ideal)": -12.4, "+ Partitioning": -14.5},
+}  # fmt: skip
+
+
+# The sensitivity figures (Fig. 14-16) run on a subset of the models (the large NPU at 8 cores
+# and batch 64 makes the large models' walks long).
+SENSITIVITY_NETWORKS = ["resnet50", "googlenet", "mobilenet_v2", "bert_tiny", "t5_small"]
+# The full technique of the sensitivity figures: Algorithm 1 with the best partition.
+TECHNIQUE = {"order": "alg1", "partition": "best", "parts": 2}
+
+
+def networks(small: bool) -> list[str]:
+    return SMALL_NETWORKS if small else NETWORKS
+
+
+def sensitivity_networks(small: bool) -> list[str]:
+    return ["bert_tiny"] if small else SENSITIVITY_NETWORKS
+
+
+def large_npu(cores: int = 1, bandwidth_scale: float = 1.0) -> dnnmem.Hardware:
+    """The large NPU with `cores` cores, scaled as the paper's §6.3: scratchpad, bandwidth and
+    peak grow with the cores (the scratchpad is shared)."""
+    hw = dnnmem.hardware("igo-server-npu")
+    return hw.replace(
+        capacity=hw.capacity * cores,
+        bandwidth=hw.bandwidth * cores * bandwidth_scale,
+        throughput=hw.throughput * cores,
+    )
+
+
+def reduction(network: str, hw: dnnmem.Hardware, batch: int, cores: int = 1) -> dict[str, Any]:
+    """Execution-time reduction (%) of the full technique over the sequential baseline; with
+    several cores both split the batch dimension M across them (one part per core), the
+    technique picks its partition."""
+    compute = f"systolic(rows=128, cols=128, arrays={cores})"
+    times = {}
+    for label, options in (("baseline", {"order": "seq"}), ("technique", TECHNIQUE)):
+        opts = dict(options)
+        if cores > 1:
+            opts.update(cores=cores, parts=1, partition=opts.get("partition", "m"))
+        policy = f"{igo.policy(hardware=hw, **opts)} + {compute}"
+        times[label] = dnnmem.estimate(network, hw, policy, batch=batch).time
+    return {
+        "network": network,
+        "baseline": times["baseline"],
+        "technique": times["technique"],
+        "reduction_pct": 100 * (1 - times["technique"] / times["baseline"]),
+    }
+
+
+def run(network: str, npu: str, **options: Any) -> dict[str, Any]:
+    """One estimate on one of the paper's NPUs under a tile-model policy."""
+    key, batch = NPUS[npu]
+    hw = dnnmem.hardware(key)
+    r = dnnmem.estimate(network, hw, igo.policy(hardware=hw, **options), batch=batch)
+    return {"network": network, "npu": npu, "time": r.time, "traffic": r.traffic, **igo.totals(r)}
+
+
+def main(
+    name: str, compute: Callable[..., pd.DataFrame], plot: Callable[[pd.DataFrame], Figure]
+) -> None:
+    p = argparse.ArgumentParser(description=f"{name}: compute, print and plot")
+    p.add_argument("--small", action="store_true", help="the CI mode: BERT-tiny only")
+    p.add_argument("--no-plot", action="store_true", help="print the table only")
+    a = p.parse_args()
+    df = compute(small=a.small)
+    with pd.option_context("display.width", 200, "display.max_columns", 30):
+        print(df.to_string(index=False))
+    if not a.no_plot:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        FIGURES_DIR.mkdir(exist_ok=True)
+        fig = plot(df)
+        fig.savefig(FIGURES_DIR / f"{name}.png", dpi=120)
+        print(f"wrote figures/{name}.png")

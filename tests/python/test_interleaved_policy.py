@@ -1,0 +1,150 @@
+"""The tile model inside the pipeline (docs/model/interleaved.md): split-backward(order=...) and
+the plan pass that puts the tile walk's bytes into the step's streamed transfers; the per-layer
+report (dnnmem.interleaved)."""
+
+from __future__ import annotations
+
+import pytest
+
+import dnnmem
+import dnnmem.interleaved as igo
+
+
+def _chain(k: int, n: int, first: int = 1) -> dict:
+    # x -> h (dense, `first` units, no dX: its input is the network's) -> d (dense, n units):
+    # d's backward is the paper's GEMM X(M = batch, K = k) . W(K, N = n), with a dX and a dW.
+    return {
+        "name": "chain",
+        "layers": [
+            {"name": "x", "kind": "input", "shape": [first]},
+            {"name": "h", "kind": "dense", "inputs": ["x"], "units": k, "use_bias": False},
+            {"name": "d", "kind": "dense", "inputs": ["h"], "units": n, "use_bias": False},
+        ],
+    }
+
+
+def _run(doc: dict, policy: str, capacity: float, batch: int = 2) -> dnnmem.Result:
+    net = dnnmem.load_network(doc, batch=batch, bytes_per_element=1)
+    return dnnmem.estimate(net, capacity=capacity, bandwidth=1e9, throughput=1e12, policy=policy)
+
+
+def _row(r: dnnmem.Result, layer: str) -> dict:
+    t = igo.layer_table(r)
+    return dict(t[t["layer"] == layer].iloc[0])
+
+
+def test_hand_computed_dx_major_on_a_share_of_one_fused_operation() -> None:
+    # d: M = 2, K = 1, N = 2, tile 1, 1-byte elements; capacity 10 with `none` (nothing resident)
+    # gives C_eff = 5, one fused operation: the walk of tests/python/test_tiles_oracle.py
+    # (test_dx_major_on_a_share_of_one_fused_operation_by_hand): dY 4, W 4, X 2 read; dX and dW
+    # written once (2 each); dW's partial sums spilled 2 and read back 2.
+    r = _run(_chain(1, 2), "split-backward(order=dx-major, tile=1) + none", 10)
+    row = _row(r, "d")
+    assert (row["M"], row["K"], row["N"], row["c_eff"]) == (2, 1, 2, 5)
+    assert (row["read_dY"], row["read_W"], row["read_X"]) == (4, 4, 2)
+    assert (row["written_dX"], row["written_dW"], row["spill_dW"], row["spill_dX"]) == (2, 2, 4, 0)
+    assert row["dy_reads"] == 1.0
+    steps = r.steps.set_index("name")
+    assert steps.loc["B:d", "bytes_in"] == 4 + 4 + 2 + 2  # + dW's partial sums read back
+    assert steps.loc["B:d", "bytes_out"] == 2 + 2 + 2
+
+
+def test_seq_reads_dy_twice_when_its_tiles_do_not_survive() -> None:
+    # C_eff = 3, one sequential operation: each half reads the four dY tiles (hand case of
+    # test_seq_fetches_dy_twice...), each half's step its own.
+    r = _run(_chain(1, 2), "split-backward(order=seq, tile=1) + none", 6)
+    assert _row(r, "d")["dy_reads"] == 2.0
+    steps = r.steps.set_index("name")
+    assert steps.loc["B:d/dx", "bytes_in_gradient"] == 4
+    assert steps.loc["B:d/dw", "bytes_in_gradient"] == 4
+    oracle = _run(_chain(1, 2), "split-backward(order=dy-oracle, tile=1) + none", 6)
+    assert _row(oracle, "d")["dy_reads"] == 1.0
+
+
+@pytest.mark.parametrize("order", igo.ORDERS)
+def test_a_scratchpad_that_holds_every_operand_reads_dy_once(order: str) -> None:
+    # Every order, at a capacity far above the network: dY read once per layer, and the
+    # iteration moves what the thesis's schedule moves under `none` (each operand streamed once).
+    doc = _chain(3, 5, first=2)
+    r = _run(doc, f"split-backward(order={order}, tile=2) + none", 1 << 30, batch=3)
+    t = igo.layer_table(r)
+    assert list(t["layer"]) == ["d"] and (t["dy_reads"] == 1.0).all() and (t["spill"] == 0).all()
+    thesis = _run(doc, "none", 1 << 30, batch=3)
+    assert (r.traffic_in, r.traffic_out) == (thesis.traffic_in, thesis.traffic_out)
+
+
+def test_off_by_default_and_order_none_is_the_split_scheduler() -> None:
+    doc = _chain(3, 5, first=2)
+    a = _run(doc, "split-backward + lookahead", 64)
+    b = _run(doc, "split-backward(order=none, tile=7) + lookahead", 64)
+    assert (a.time, a.traffic_in, a.traffic_out) == (b.time, b.traffic_in, b.traffic_out)
+    assert igo.layer_table(a).empty and igo.totals(a)["gemm_bytes"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("order", "expected", "reason"),
+    [("alg1", "dx-major", "K not largest"), ("alg1-size", "dw-major", "|dX| <= |dW|")],
+)
+def test_algorithm_1_on_the_papers_disagreeing_case(order: str, expected: str, reason: str) -> None:
+    # M = 512, K = 1024, N = 8192 (the case where Algorithm 1's line 4 and its prose disagree):
+    # as printed, K is not the largest -> dX-major; by the prose |dX| = M·K < |dW| = K·N -> dW-major.
+    r = _run(
+        _chain(1024, 8192), f"split-backward(order={order}, method=closed) + none", 1 << 20, 512
+    )
+    row = _row(r, "d")
+    assert (row["M"], row["K"], row["N"]) == (512, 1024, 8192)
+    assert (row["order"], row["reason"]) == (expected, reason)
+    # Nearly square (max / min < 4): interleave, either rule.
+    sq = _run(
+        _chain(300, 400), f"split-backward(order={order}, method=closed) + none", 1 << 20, 200
+    )
+    assert (_row(sq, "d")["order"], _row(sq, "d")["reason"]) == ("interleave", "max/min(M,N,K) < 4")
+
+
+def test_best_is_the_least_of_the_fused_orders() -> None:
+    doc = _chain(64, 96, first=8)
+    by = {
+        o: _row(_run(doc, f"split-backward(order={o}, tile=8) + none", 4096, 16), "d")["bytes"]
+        for o in ("interleave", "dx-major", "dw-major", "best")
+    }
+    assert by["best"] == min(by["interleave"], by["dx-major"], by["dw-major"])
+
+
+def test_a_bad_shape_names_the_layer() -> None:
+    # tile = 1 on d's 256 x 128 x 256 GEMM: 2^23 tile operations, past the walk's limit.
+    with pytest.raises(ValueError, match="tile model, layer 'd': .*more than 2\\^22"):
+        _run(_chain(128, 256), "split-backward(order=interleave, tile=1) + none", 1 << 20, 256)
+    with pytest.raises(ValueError, match="order"):
+        igo.policy("sideways")
+
+
+def test_policy_takes_the_arrays_rows_as_tile() -> None:
+    npu = dnnmem.hardware("igo-edge-npu")
+    assert igo.policy("best", npu) == "split-backward(order=best, tile=45) + none"
+    assert igo.policy("seq", dnnmem.hardware("igo-server-npu"), cache="lookahead") == (
+        "split-backward(order=seq, tile=128) + lookahead"
+    )
+
+
+@pytest.mark.parametrize("options", ["partition=best, parts=2", "partition=rule, cores=2"])
+def test_partitioning_is_reported_and_free_when_everything_fits(options: str) -> None:
+    doc = _chain(24, 16, first=8)
+    policy = f"split-backward(order=alg1, tile=8, {options}) + none"
+    small = _row(_run(doc, policy, 2048, 32), "d")
+    assert small["partition"] in ("m", "n", "k") and small["parts"] == 2
+    big = _run(doc, policy, 1 << 30, 32)
+    thesis = _run(doc, "none", 1 << 30, 32)
+    assert (big.traffic_in, big.traffic_out) == (thesis.traffic_in, thesis.traffic_out)
+
+
+def test_compute_is_the_same_for_every_order_and_partition() -> None:
+    # Page, invariant 4: the orders move bytes, not MACs.
+    doc = _chain(24, 16, first=8)
+    times = {
+        o: _run(doc, f"split-backward(order={o}, tile=8, partition=m, parts=2) + none", 2048, 32)
+        for o in igo.ORDERS
+    }
+    base = times["seq"]
+    for r in times.values():
+        assert r.flops == base.flops
+        assert r.compute_time == pytest.approx(base.compute_time, rel=1e-9)

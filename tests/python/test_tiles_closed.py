@@ -1,0 +1,176 @@
+"""The closed form of the tile model (docs/model/interleaved.md, "The closed form (fast path)",
+``_core.tile_estimate``) against the tile walk (``_core.tile_walk``): equal where every operand
+fits and where no operation fits, and within the page's stated gap in between; the walk's
+``skip`` masks against the Python reference (tests/python/oracle_tiles.py)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from oracle_tiles import ORDERS, tile_walk
+
+from dnnmem import _core
+
+EXAMPLES = int(os.environ.get("DNNMEM_HYPOTHESIS_EXAMPLES", "40"))
+TENSORS = ("dY", "W", "X", "dX", "dW")
+FIELDS = ("read", "written", "psum_read", "psum_written")
+
+
+def _total(w: dict[str, object]) -> int:
+    return sum(sum(w[f].values()) for f in FIELDS)  # type: ignore[attr-defined]
+
+
+def _same(a: dict[str, object], b: dict[str, object]) -> bool:
+    return all(a[f] == b[f] for f in FIELDS)
+
+
+shapes = st.tuples(st.integers(1, 9), st.integers(1, 9), st.integers(1, 9), st.integers(1, 3))
+nests = st.tuples(st.sampled_from(("ijk", "ikj", "kij")), st.sampled_from(("jik", "jki", "kji")))
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(shapes, st.sampled_from(ORDERS), nests, st.sampled_from((1, 2)), st.sampled_from((1, 2, 4)))
+def test_closed_form_equals_the_walk_when_everything_fits(
+    shape: tuple[int, int, int, int], order: str, nest: tuple[str, str], elem: int, psum: int
+) -> None:
+    # A share that holds all five tensors: each input read once, each output written once.
+    m, k, n, tile = shape
+    c_eff = (m * n + k * n + m * k) * elem + (m * k + k * n) * psum
+    args = (m, k, n, order, tile, c_eff, elem, psum, *nest)
+    assert _same(_core.tile_estimate(*args), _core.tile_walk(*args))
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(shapes, st.sampled_from(ORDERS), nests, st.sampled_from((1, 2)), st.sampled_from((1, 2, 4)))
+def test_closed_form_equals_the_walk_when_no_operation_fits(
+    shape: tuple[int, int, int, int], order: str, nest: tuple[str, str], elem: int, psum: int
+) -> None:
+    # A share below the smallest operation (three edge tiles, an input's bytes each): nothing is
+    # reused, every touch fetches and every partial sum spills.
+    m, k, n, tile = shape
+    edge = [d - (-(-d // tile) - 1) * tile for d in (m, n, k)]
+    smallest = min(edge[0] * edge[1], edge[2] * edge[1], edge[0] * edge[2])
+    c_eff = 3 * smallest - 1
+    args = (m, k, n, order, tile, c_eff, elem, psum, *nest)
+    est, walk = _core.tile_estimate(*args), _core.tile_walk(*args)
+    assert _same(est, walk)
+    assert est["dy_read_by_dw"] == walk["dy_read_by_dw"]
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(shapes, st.integers(0, 400), st.sampled_from(ORDERS), nests)
+def test_closed_form_within_its_stated_gap(
+    shape: tuple[int, int, int, int], c_eff: int, order: str, nest: tuple[str, str]
+) -> None:
+    # Page: between the two regimes the closed form is an estimate; its total stays within
+    # [compulsory, no reuse] and within a factor 2.5 of the walk's (the page's measured gap).
+    m, k, n, tile = shape
+    args = (m, k, n, order, tile, c_eff, 1, 1, *nest)
+    est, walk = _total(_core.tile_estimate(*args)), _total(_core.tile_walk(*args))
+    compulsory = m * n + k * n + m * k + m * k + k * n
+    nt = [-(-d // tile) for d in (m, n, k)]
+    no_reuse = (
+        2 * m * n * nt[2]
+        + k * n * nt[0]
+        + m * k * nt[1]
+        + m * k * (2 * nt[1] - 1)
+        + k * n * (2 * nt[0] - 1)
+    )
+    assert compulsory <= est <= no_reuse
+    assert walk / 2.5 <= est <= walk * 2.5
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(
+    shapes,
+    st.integers(0, 60),
+    st.sampled_from(ORDERS),
+    st.frozensets(st.sampled_from(TENSORS), max_size=2),
+    st.frozensets(st.sampled_from(TENSORS), max_size=2),
+)
+def test_walk_skips_as_the_reference(
+    shape: tuple[int, int, int, int],
+    c_eff: int,
+    order: str,
+    skip_x: frozenset[str],
+    skip_w: frozenset[str],
+) -> None:
+    m, k, n, tile = shape
+    ref = tile_walk(m, k, n, tile, order, c_eff, elem=1, skip_x=skip_x, skip_w=skip_w)
+    core = _core.tile_walk(
+        m, k, n, order, tile, c_eff, 1, 1, skip_x=sorted(skip_x), skip_w=sorted(skip_w)
+    )
+    assert core["read"] == ref.read
+    assert core["psum_written"] == ref.psum_written
+    assert core["written"] == ref.written
+
+
+def test_dy_oracle_reads_dy_once_in_seq() -> None:
+    # seq with the dW-ops' dY touches free (the dY oracle of the paper's §3.3): dY is read by the
+    # dX half only; at a share of one operation that is once per k-tile column (n_k = 1 here).
+    w = _core.tile_walk(2, 1, 2, "seq", tile=1, c_eff=3, elem_bytes=1, psum_bytes=1, skip_w=["dY"])
+    assert w["read"]["dY"] == 4 and w["dy_read_by_dw"] == 0
+    base = _core.tile_walk(2, 1, 2, "seq", tile=1, c_eff=3, elem_bytes=1, psum_bytes=1)
+    assert base["read"]["dY"] == 8 and base["dy_read_by_dw"] == 4
+
+
+def test_estimate_rejects_bad_input() -> None:
+    with pytest.raises(ValueError, match="skip_x: unknown tensor 'Z'"):
+        _core.tile_estimate(4, 4, 4, "seq", 2, 64, skip_x=["Z"])
+    with pytest.raises(ValueError, match="GEMM dimensions must be >= 1"):
+        _core.tile_estimate(0, 4, 4, "seq", 2, 64)
+
+
+# ---- partitioning (the page's "Partitioning") ----------------------------------------------------
+
+
+def test_two_cores_in_lock_step_need_both_parts_on_chip_by_hand() -> None:
+    # M = 2, K = 1, N = 1, tile 1, dx-major, partition M into 2: part i = 0 and part i = 1, one
+    # fused operation each (5 tiles; W00 and dW00 shared). One core at a share of 7: the parts
+    # run one after another and the shared W and dW tiles stay: compulsory traffic. Two cores in
+    # lock step: one operation of 8 distinct tiles does not fit in 7, nothing is kept: dY touched
+    # 4 times, W twice, X twice; dW's two contributions spill once and reload once.
+    one = _core.tile_walk(2, 1, 1, "dx-major", 1, 7, 1, 1, partition="m", parts=2)
+    assert one["read"] == {"dY": 2, "W": 1, "X": 2, "dX": 0, "dW": 0}
+    assert sum(one["psum_written"].values()) == 0
+    two = _core.tile_walk(2, 1, 1, "dx-major", 1, 7, 1, 1, partition="m", parts=2, lockstep=True)
+    assert two["read"] == {"dY": 4, "W": 2, "X": 2, "dX": 0, "dW": 0}
+    assert two["psum_written"]["dW"] == two["psum_read"]["dW"] == 1
+    assert two["written"] == {"dY": 0, "W": 0, "X": 0, "dX": 2, "dW": 1}
+    assert two["operations"] == 1
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(
+    shapes,
+    st.integers(0, 60),
+    st.sampled_from(ORDERS),
+    st.sampled_from(("m", "n", "k")),
+    st.integers(1, 4),
+    st.booleans(),
+)
+def test_partitioned_walk_equals_the_reference(
+    shape: tuple[int, int, int, int],
+    c_eff: int,
+    order: str,
+    partition: str,
+    parts: int,
+    lockstep: bool,
+) -> None:
+    m, k, n, tile = shape
+    ref = tile_walk(
+        m, k, n, tile, order, c_eff, elem=1, partition=partition, parts=parts, lockstep=lockstep
+    )
+    core = _core.tile_walk(
+        m, k, n, order, tile, c_eff, 1, 1, partition=partition, parts=parts, lockstep=lockstep
+    )
+    for f in FIELDS:
+        assert core[f] == getattr(ref, f)
+    unpartitioned = _core.tile_walk(m, k, n, order, tile, 1 << 30, 1, 1)
+    full = _core.tile_walk(
+        m, k, n, order, tile, 1 << 30, 1, 1, partition=partition, parts=parts, lockstep=lockstep
+    )
+    assert _same(full, unpartitioned)  # a share that holds everything: compulsory either way
