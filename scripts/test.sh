@@ -34,7 +34,9 @@ stage "C++ tests under AddressSanitizer + UndefinedBehaviorSanitizer"
 ctest --test-dir build-asan --output-on-failure -j "$jobs"
 
 stage "Python tests"
-.venv/bin/python -m pytest "$@"
+# One worker per core (pytest-xdist); a file's tests stay on one worker, so that its
+# module-scoped fixtures (a sweep, a built site) are made once.
+.venv/bin/python -m pytest -n "$jobs" --dist loadfile "$@"
 
 # The property tests again, against the module built with AddressSanitizer + UBSan (the
 # sanitizer runtimes are preloaded: python itself is not instrumented; libstdc++ too, so that
@@ -44,7 +46,7 @@ rm -rf build-asan/pkg && mkdir -p build-asan/pkg && cp -r python/dnnmem build-as
 rm -f build-asan/pkg/dnnmem/_core*.so && cp build-asan/_core*.so build-asan/pkg/dnnmem/
 LD_PRELOAD="$(g++ -print-file-name=libasan.so) $(g++ -print-file-name=libstdc++.so)" \
   ASAN_OPTIONS=detect_leaks=0 DNNMEM_HYPOTHESIS_EXAMPLES=50 PYTHONPATH="$PWD/build-asan/pkg" \
-  .venv/bin/python -m pytest -q -p no:cacheprovider \
+  .venv/bin/python -m pytest -q -p no:cacheprovider -n "$jobs" \
   -W "ignore:dnnmem was built without OpenMP:RuntimeWarning" tests/python/test_random_networks.py \
   tests/python/test_hardening.py tests/python/test_fuzz_networks.py
 

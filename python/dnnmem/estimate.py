@@ -104,7 +104,7 @@ def _check_has_steps(net: Network) -> None:
 
 def estimate(
     network: NetworkLike,
-    hardware: Hardware | None = None,
+    hardware: Hardware | str | None = None,
     policy: PolicyLike = "lookahead",
     *,
     batch: int | None = None,
@@ -125,8 +125,8 @@ def estimate(
         (``hardware("a100", precision="bf16")``: 2 bytes), else 4 bytes (FP32); a loaded
         Network keeps its own and draws a :class:`~dnnmem.PrecisionWarning` if the
         hardware's precision implies another.
-    hardware : Hardware, optional
-        The design point (default: ``Hardware()``, dnnmem's default design point: 24 MiB,
+    hardware : Hardware or str, optional
+        The design point, or a preset's name (``"rtx2080ti"``: :func:`dnnmem.hardware`) (default: ``Hardware()``, dnnmem's default design point: 24 MiB,
         616 GB/s, 13.45 TFLOPS). Keyword arguments ``capacity``, ``bandwidth``,
         ``throughput`` build one (or override fields of the one given); unit strings such as
         ``"24MiB"`` work.
@@ -164,6 +164,10 @@ def estimate(
         for k, v in (("capacity", capacity), ("bandwidth", bandwidth), ("throughput", throughput))
         if v is not None
     }
+    if isinstance(hardware, str):  # a preset's name: dnnmem.hardware(name)
+        from .presets import hardware as preset
+
+        hardware = preset(hardware)
     if hardware is None:
         hardware = Hardware(**overrides)  # type: ignore[arg-type]
     elif not isinstance(hardware, Hardware):

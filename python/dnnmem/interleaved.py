@@ -32,14 +32,18 @@ ORDERS = ("seq", "interleave", "dx-major", "dw-major", "alg1", "alg1-size", "bes
 OPERANDS = ("dY", "W", "X", "dX", "dW")
 
 
-def _array_rows(hardware: Hardware | None) -> int | None:
+def _array_rows(hardware: Hardware | str | None) -> int | None:
+    if isinstance(hardware, str):  # a preset's name
+        from .presets import hardware as preset
+
+        hardware = preset(hardware)
     m = re.search(r"rows\s*=\s*(\d+)", hardware.compute) if hardware and hardware.compute else None
     return int(m.group(1)) if m else None
 
 
 def policy(
     order: str = "alg1",
-    hardware: Hardware | None = None,
+    hardware: Hardware | str | None = None,
     *,
     cache: str = "none",
     tile: int | None = None,
@@ -57,8 +61,8 @@ def policy(
     ----------
     order : str
         One of :data:`ORDERS`.
-    hardware : Hardware, optional
-        Its systolic array's row count is the tile edge (``tile`` overrides; default 128).
+    hardware : Hardware or str, optional
+        The NPU (or a preset's name): its systolic array's row count is the tile edge (``tile`` overrides; default 128).
     cache : str
         The cache manager (default ``none``: the paper's NPUs keep nothing between layers).
     first, method, psum_bytes, buffer_fraction, partition, parts, cores

@@ -463,7 +463,7 @@ def sweep(
     policy: Any = "lookahead",
     *,
     points: Any = None,
-    hardware: Hardware | None = None,
+    hardware: Hardware | str | None = None,
     threads: int | None = None,
     progress: bool = True,
     executor: Executor | None = None,
@@ -494,8 +494,8 @@ def sweep(
         Explicit points instead of the grid, with columns among ``network``, ``batch``,
         ``policy``, ``capacity``, ``bandwidth``, ``throughput``; a missing column takes the
         (single) value of the keyword argument.
-    hardware : Hardware, optional
-        Default capacity, bandwidth and throughput (default: ``Hardware()``: 24 MiB,
+    hardware : Hardware or str, optional
+        A design point or a preset's name (:func:`dnnmem.hardware`): default capacity, bandwidth and throughput (default: ``Hardware()``: 24 MiB,
         616 GB/s, 13.45 TFLOPS). Its ``precision`` (``dnnmem.hardware("a100",
         precision="bf16")``) also sets the element size of the networks given by name, file or
         document, as in :func:`dnnmem.estimate`.
@@ -569,6 +569,10 @@ def sweep(
             RuntimeWarning,
             stacklevel=2,
         )
+    if isinstance(hardware, str):  # a preset's name: dnnmem.hardware(name)
+        from .presets import hardware as preset
+
+        hardware = preset(hardware)
     if hardware is not None and not isinstance(hardware, Hardware):
         raise TypeError(f"hardware: expected dnnmem.Hardware, got {type(hardware).__name__}")
     hw = hardware or Hardware()

@@ -268,6 +268,16 @@ def dataclass_frozen_error() -> type[Exception]:
     return dataclasses.FrozenInstanceError
 
 
+def test_hardware_by_preset_name(tiny):
+    # A preset's name is dnnmem.hardware(name), in estimate() and sweep(), overrides included.
+    hw = dnnmem.hardware("rtx2080ti")
+    same(dnnmem.estimate(tiny, "rtx2080ti", capacity=0), dnnmem.estimate(tiny, hw, capacity=0))
+    df = dnnmem.sweep(tiny, hardware="rtx2080ti", capacity=[0])
+    assert df["time"].tolist() == [dnnmem.estimate(tiny, hw, capacity=0).time]
+    with pytest.raises(ValueError, match="no-such-gpu"):
+        dnnmem.estimate(tiny, "no-such-gpu")
+
+
 def test_hardware_argument_and_keyword_overrides(tiny):
     hw = Hardware(capacity="24MiB", bandwidth=8, throughput=2)
     r = dnnmem.estimate(tiny, hw, capacity=0)
