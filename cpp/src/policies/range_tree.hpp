@@ -157,17 +157,18 @@ class RangeTree {
     for (int i = lo + 1; i <= hi; ++i) m = leaf_[i] > m ? leaf_[i] : m;
     return m;
   }
-  // The last step in [lo, hi] (within block j) whose value is > level, or -1. Walks from the
-  // root down to the block's tree leaf, stopping at the first node whose maximum is at most
-  // `level`; at the leaf, the adds on the way are the block's offset.
+  // The last step in [lo, hi] (within block j) whose value is > level, or -1. The block's
+  // maximum with its offset (the adds of its ancestors, summed bottom-up) passes over a block
+  // at most `level` without reading its steps. (A walk from the root that stopped at the first
+  // node at most `level` did more work: its early stop seldom came, and each level cost a
+  // compare besides the add.)
   int last_in_block(int j, int lo, int hi, std::int64_t level) const {
-    const std::size_t p = size_ + static_cast<std::size_t>(j);
-    std::int64_t above = 0;
-    for (int d = depth_; d >= 0; --d) {
-      const std::size_t node = p >> d;
-      if (max_at(node) + above <= level) return -1;
-      above += add_at(node);
-    }
+    std::size_t p = size_ + static_cast<std::size_t>(j);
+    const std::int64_t leaf_max = max_at(p);
+    std::int64_t above = 0;  // the adds of the leaf's ancestors
+    for (p >>= 1; p >= 1; p >>= 1) above += add_at(p);
+    if (leaf_max + above <= level) return -1;
+    above += add_at(size_ + static_cast<std::size_t>(j));
     const std::int64_t rest = level - above;
     for (int i = hi; i >= lo; --i)
       if (leaf_[i] > rest) return i;
