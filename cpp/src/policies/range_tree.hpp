@@ -12,7 +12,8 @@
 //   bottom-up, and a query adds the adds of the ancestors of the nodes it reads. A node's max and
 //   add sit side by side (t_[2p], t_[2p + 1]): every visit reads both.
 //
-// A step's value is leaf_[i] + the adds on the path from its block's tree leaf to the root.
+// A step's value is leaf_[i] + the adds on the path from its block's tree leaf to the root
+// (the block's offset, also kept flat: block_off_ + super_off_, below).
 // Because values only grow, raising a block's maximum after an add inside it only ever
 // raises its ancestors' maxima, and stops at the first that does not change. With 32-step
 // blocks the tree over GNMT's 26,409 steps has 826 leaves (26 KiB), where a tree over the steps
@@ -36,10 +37,7 @@ class RangeTree {
   // start at 0; only add() with v >= 0 may change them.
   RangeTree(std::size_t n, std::vector<std::int64_t>& nodes) {
     const std::size_t blocks = std::max<std::size_t>((n + kMask) >> kShift, 1);
-    while (size_ < blocks) {
-      size_ *= 2;
-      ++depth_;
-    }
+    while (size_ < blocks) size_ *= 2;
     const std::size_t supers = (blocks >> kShift) + 1;
     nodes.assign(blocks * kBlock + 4 * size_ + blocks + supers, 0);
     leaf_ = nodes.data();
@@ -131,7 +129,6 @@ class RangeTree {
 
  private:
   std::size_t size_ = 1;        // tree leaves (blocks, rounded up to a power of two)
-  int depth_ = 0;               // size_ = 2^depth_
   std::int64_t* leaf_ = nullptr;  // per step, without the adds held by the tree
   std::int64_t* t_ = nullptr;     // the tree over the blocks: (max, add) per node
   // Every block's offset (the adds on the path from its tree leaf to the root) kept flat as
