@@ -180,7 +180,7 @@ class Channel {
     const int id = queue_.top(done_);
     const Transfer& x = plan_.transfers[static_cast<std::size_t>(id)];
     // Every transfer of a tensor is ordered after a pending offload of the same tensor.
-    if (!x.writes_out()) {
+    if (pending_offload_count_ > 0 && !x.writes_out()) {
       const int first = first_offload(x.tensor);
       if (first >= 0 && first < id) return first;
     }
