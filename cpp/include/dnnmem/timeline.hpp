@@ -47,8 +47,14 @@ struct TimelineScratch {
   std::vector<Ticks> remaining;
   std::vector<std::uint8_t> done;
   std::vector<int> waiting;
-  std::vector<std::uint64_t> heap, offload_heap;
-  std::vector<std::vector<int>> pending_offloads;
+  // Two bucket queues by deadline (all transfers; offloads and evictions): per bucket the first
+  // and last entry, per transfer the next, and a bitmap of the non-empty buckets.
+  std::vector<int> head, tail, next, offload_head, offload_tail, offload_next;
+  std::vector<std::uint64_t> bits, offload_bits;
+  // Pending offloads per tensor, valid where tensor_stamp == epoch (one epoch per call).
+  std::vector<int> tensor_head, tensor_tail, tensor_next;
+  std::vector<std::uint32_t> tensor_stamp;
+  std::uint32_t epoch = 0;
 };
 
 Timeline simulate(const PlanInput& in, const Plan& plan);
