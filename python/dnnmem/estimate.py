@@ -20,6 +20,7 @@ from .hardware import Hardware, check_element_size
 from .network import Network, load_network
 from .policy import Policy, PolicyLike, parts
 from .policy import policy as as_policy
+from .presets import as_hardware
 from .units import format_bandwidth, format_bytes, format_count, format_time
 
 if TYPE_CHECKING:
@@ -164,10 +165,7 @@ def estimate(
         for k, v in (("capacity", capacity), ("bandwidth", bandwidth), ("throughput", throughput))
         if v is not None
     }
-    if isinstance(hardware, str):  # a preset's name: dnnmem.hardware(name)
-        from .presets import hardware as preset
-
-        hardware = preset(hardware)
+    hardware = as_hardware(hardware)  # a preset's name: dnnmem.hardware(name)
     if hardware is None:
         hardware = Hardware(**overrides)  # type: ignore[arg-type]
     elif not isinstance(hardware, Hardware):

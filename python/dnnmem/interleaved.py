@@ -20,6 +20,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from .hardware import Hardware
+from .presets import as_hardware
 
 if TYPE_CHECKING:  # keep import dnnmem light
     import pandas as pd
@@ -33,10 +34,7 @@ OPERANDS = ("dY", "W", "X", "dX", "dW")
 
 
 def _array_rows(hardware: Hardware | str | None) -> int | None:
-    if isinstance(hardware, str):  # a preset's name
-        from .presets import hardware as preset
-
-        hardware = preset(hardware)
+    hardware = as_hardware(hardware)  # a preset's name
     m = re.search(r"rows\s*=\s*(\d+)", hardware.compute) if hardware and hardware.compute else None
     return int(m.group(1)) if m else None
 

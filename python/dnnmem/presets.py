@@ -175,6 +175,22 @@ _COLUMNS = {
 }
 
 
+def as_hardware(value: Hardware | str | None) -> Hardware | None:
+    """``value`` itself, or the preset it names (``estimate(net, "rtx2080ti")``); an unknown
+    name is a ValueError that starts with ``hardware:``."""
+    if not isinstance(value, str):
+        return value
+    try:
+        return hardware(value)
+    except ValueError as e:
+        hint = (
+            " (a capacity, bandwidth or throughput goes in its keyword: capacity='24MiB')"
+            if value[:1].isdigit()
+            else ""
+        )
+        raise ValueError(f"hardware: {e}{hint}") from None
+
+
 def hardware_presets(group: str | None = None) -> pd.DataFrame:
     """All presets as a table: one row per chip and precision, SI base units.
 

@@ -28,6 +28,7 @@ from .hardware import Hardware, check_element_size
 from .network import Network, _check_batch
 from .policy import KINDS, Policy
 from .policy import policy as as_policy
+from .presets import as_hardware
 
 if TYPE_CHECKING:
     import numpy as np
@@ -569,10 +570,7 @@ def sweep(
             RuntimeWarning,
             stacklevel=2,
         )
-    if isinstance(hardware, str):  # a preset's name: dnnmem.hardware(name)
-        from .presets import hardware as preset
-
-        hardware = preset(hardware)
+    hardware = as_hardware(hardware)  # a preset's name: dnnmem.hardware(name)
     if hardware is not None and not isinstance(hardware, Hardware):
         raise TypeError(f"hardware: expected dnnmem.Hardware, got {type(hardware).__name__}")
     hw = hardware or Hardware()

@@ -164,8 +164,10 @@ def test_network_errors() -> None:
         dnnmem.sweep(capacity=0, progress=False)
     with pytest.raises(ValueError, match="network: 'nosuchnet' is neither"):
         dnnmem.sweep("nosuchnet", progress=False)
-    with pytest.raises(TypeError, match="hardware: expected dnnmem.Hardware"):
+    with pytest.raises(ValueError, match="^hardware: unknown hardware '24MiB'"):
         dnnmem.sweep(NET, hardware="24MiB", progress=False)
+    with pytest.raises(TypeError, match="hardware: expected dnnmem.Hardware"):
+        dnnmem.sweep(NET, hardware=24, progress=False)  # type: ignore[arg-type]
     only_input = {"name": "nothing", "layers": [{"name": "x", "kind": "input", "shape": [4]}]}
     with pytest.raises(ValueError, match="network: 'nothing' has no step"):
         dnnmem.sweep(only_input, progress=False)
