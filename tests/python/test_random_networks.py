@@ -395,4 +395,4 @@ def test_running_under_the_sanitizers() -> None:
     """When scripts/test.sh preloads AddressSanitizer, the module really is the instrumented
     build (not the installed one)."""
     so = dnnmem._core.__file__
-    assert "build-asan-py" in so, so
+    assert "build-asan/pkg" in so, so
