@@ -65,7 +65,8 @@ void bind_compute(py::module_& m) {
                   std::int64_t tile, std::int64_t c_eff, std::int64_t elem_bytes,
                   std::int64_t psum_bytes, const std::string& nest_x, const std::string& nest_w,
                   const std::vector<std::string>& skip_x, const std::vector<std::string>& skip_w,
-                  const std::string& partition, std::int64_t parts, bool lockstep) {
+                  const std::string& partition, std::int64_t parts, bool lockstep,
+                  const std::string& replace) {
       const auto o = backward_order_from_name(order);
       if (!o)
         raise_value_error("order: unknown order '" + order +
@@ -89,6 +90,9 @@ void bind_compute(py::module_& m) {
       opt.partition = partition == "m" ? 0 : partition == "n" ? 1 : partition == "k" ? 2 : -1;
       opt.parts = parts;
       opt.lockstep = lockstep;
+      if (replace != "belady" && replace != "lru")
+        raise_value_error("replace: unknown '" + replace + "' (valid: belady, lru)");
+      opt.lru = replace == "lru";
       TileTraffic t;
       std::string error;
       {
@@ -123,14 +127,15 @@ void bind_compute(py::module_& m) {
                            py::arg("skip_x") = std::vector<std::string>{},
                            py::arg("skip_w") = std::vector<std::string>{},
                            py::arg("partition") = "none", py::arg("parts") = 1,
-                           py::arg("lockstep") = false);
+                           py::arg("lockstep") = false, py::arg("replace") = "belady");
   };
   std::apply([&](auto&&... a) {
     m.def("tile_walk", tile_fn(true), a...,
           "Bytes one backward GEMM step moves (docs/model/interleaved.md, the tile walk): the paper's "
           "forward X(m, k) . W(k, n); its dX and dW tile operations in `order` over a scratchpad share "
           "of c_eff bytes with farthest-next-use replacement. skip_x / skip_w: tensors whose touches by "
-          "the dX-ops / dW-ops are free (kept whole by the cache; dy-oracle). A dict: 'read', "
+          "the dX-ops / dW-ops are free (kept whole by the cache; dy-oracle). replace='lru': least-recently-"
+          "used replacement instead. A dict: 'read', "
           "'written' (final), 'psum_read', 'psum_written', each {'dY', 'W', 'X', 'dX', 'dW'} -> "
           "bytes; 'operations'; 'dy_read_by_dw' (the dW-ops' part of read['dY']).");
     m.def("tile_estimate", tile_fn(false), a...,

@@ -35,16 +35,26 @@ std::int64_t scale(std::int64_t walked, std::int64_t tensor_bytes, std::int64_t 
 
 TileTraffic run(const TileModelOptions& t, std::int64_t m, std::int64_t k, std::int64_t n,
                 BackwardOrder order, const TileWalkOptions& o) {
-  const bool walk = t.exact || o.partition >= 0 || o.lockstep;  // the closed form has no partitions
+  // The closed form has no partitions and no LRU.
+  const bool walk = t.exact || o.partition >= 0 || o.lockstep || o.lru;
   return walk ? tile_walk(m, k, n, order, o) : tile_estimate(m, k, n, order, o);
 }
 
 // The order's loop nests: the closed form's best within each family (the page: "which nest").
-void pick_nests(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order, TileWalkOptions& o) {
+// `fixed` (the simpler baseline tiler): output-stationary nests, the reduced dimension innermost
+// (dX: ikj, dW: kji), unranked.
+void pick_nests(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order, TileWalkOptions& o,
+                bool fixed) {
+  if (fixed) {
+    o.nest_x = kRowNests[1];
+    o.nest_w = kColNests[2];
+    return;
+  }
   std::int64_t best = -1;
   TileWalkOptions trial = o;
-  trial.partition = -1;  // the closed form ranks the unpartitioned nests
+  trial.partition = -1;  // the closed form ranks the unpartitioned nests (under its own pinning)
   trial.lockstep = false;
+  trial.lru = false;
   for (auto nx : kRowNests)
     for (auto nw : kColNests) {
       if (order == BackwardOrder::DxMajor && nw != kColNests[0]) continue;
@@ -141,6 +151,7 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
     o.tile = tm.tile;
     o.elem_bytes = e;
     o.psum_bytes = tm.psum_bytes > 0 ? tm.psum_bytes : e;
+    o.lru = tm.lru;
     for (int t = 0; t < 5; ++t) {
       rec.size[static_cast<std::size_t>(t)] = s.tensors[static_cast<std::size_t>(u.tensor[t])].bytes;
       const TransferKind kind = t < 3 ? TransferKind::StreamLoad : TransferKind::StreamStore;
@@ -180,7 +191,7 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
         std::int64_t least = -1;
         for (BackwardOrder c : {BackwardOrder::Interleave, BackwardOrder::DxMajor, BackwardOrder::DwMajor}) {
           TileWalkOptions trial = o;
-          pick_nests(m, k, n, c, trial);
+          pick_nests(m, k, n, c, trial, tm.fixed_nests);
           const TileTraffic t = run(tm, m, k, n, c, trial);
           if (least < 0 || t.total() < least) {
             least = t.total();
@@ -197,7 +208,7 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
         o.nest_x = best_nests[0];
         o.nest_w = best_nests[1];
       } else {
-        pick_nests(m, k, n, order, o);
+        pick_nests(m, k, n, order, o, tm.fixed_nests);
       }
       rec.order = std::string(backward_order_name(order));
       rec.nest_x = std::string(o.nest_x);

@@ -84,6 +84,8 @@ void check_tile_input(std::int64_t m, std::int64_t k, std::int64_t n, const Tile
   if (o.parts < 1) throw std::invalid_argument("tile walk: parts must be >= 1");
   if (!walk && (o.partition >= 0 || o.lockstep))
     throw std::invalid_argument("tile walk: the closed form has no partitioning (use the walk)");
+  if (!walk && o.lru)
+    throw std::invalid_argument("tile walk: the closed form has no LRU replacement (use the walk)");
   const std::int64_t ni = (m + o.tile - 1) / o.tile, nj = (n + o.tile - 1) / o.tile,
                      nk = (k + o.tile - 1) / o.tile;
   const std::int64_t cap = walk ? kMaxTileOperations : std::int64_t{1} << 40;
@@ -216,7 +218,12 @@ TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOr
 
   TileTraffic out;
   out.operations = static_cast<std::int64_t>(op_begin.size()) - 1;
-  // Resident tiles keyed by (next touch, tensor, tile) so that the largest is rule 4's victim.
+  // Resident tiles keyed by (priority, tensor, tile) so that the largest is rule 4's victim. The
+  // priority after touch q: its tile's next touch (Bélády), or touches - q, the larger the less
+  // recently used (LRU; unique, so the tie-break never decides).
+  const auto priority = [&](std::size_t q) {
+    return o.lru ? static_cast<std::int64_t>(touches.size() - q) : next[q];
+  };
   using Key = std::tuple<std::int64_t, int, std::int64_t>;
   std::set<Key> resident;
   std::vector<std::int64_t> key_next(static_cast<std::size_t>(tiles), -1);  // -1: not resident
@@ -270,13 +277,13 @@ TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOr
             evict(std::get<2>(*it));
           }
           used += bytes;
-          key_next[x] = next[q];
-          resident.insert(Key{next[q], tc.tensor, tc.tile});
+          key_next[x] = priority(q);
+          resident.insert(Key{key_next[x], tc.tensor, tc.tile});
         }
       } else {
         resident.erase(Key{key_next[x], tc.tensor, tc.tile});
-        key_next[x] = next[q];
-        resident.insert(Key{next[q], tc.tensor, tc.tile});
+        key_next[x] = priority(q);
+        resident.insert(Key{key_next[x], tc.tensor, tc.tile});
       }
       if (tc.accumulate) {
         seen[x] = 1;

@@ -178,6 +178,7 @@ def tile_walk(
     partition: str = "none",
     parts: int = 1,
     lockstep: bool = False,
+    replace: str = "belady",
 ) -> dict[str, Any]: ...
 def tile_estimate(
     m: int,
@@ -195,4 +196,5 @@ def tile_estimate(
     partition: str = "none",
     parts: int = 1,
     lockstep: bool = False,
+    replace: str = "belady",
 ) -> dict[str, Any]: ...

@@ -52,6 +52,8 @@ def policy(
     partition: str = "none",
     parts: int = 1,
     cores: int = 1,
+    nest: str = "best",
+    replace: str = "belady",
 ) -> str:
     """The composition string of a tile-model policy.
 
@@ -67,6 +69,10 @@ def policy(
         The ``split-backward`` scheduler's options (docs/policies.md): ``partition`` one of
         ``none``, ``m``, ``n``, ``k``, ``best``, ``rule``; ``parts`` on one core, or ``cores``
         arrays sharing the scratchpad, one part each.
+    nest, replace
+        The baseline tiler: ``nest="best"`` ranks each family's loop nests, ``"fixed"`` takes the
+        output-stationary ones (ikj / kji); ``replace="belady"`` (farthest next use) or ``"lru"``.
+        ``nest="fixed", replace="lru"`` is the simpler tiler of docs/model/interleaved.md.
     """
     if order not in ORDERS:
         raise ValueError(f"order: {order!r} is not one of {', '.join(ORDERS)}")
@@ -86,6 +92,10 @@ def policy(
         opts.append(f"parts={parts}")
     if cores != 1:
         opts.append(f"cores={cores}")
+    if nest != "best":
+        opts.append(f"nest={nest}")
+    if replace != "belady":
+        opts.append(f"replace={replace}")
     return f"split-backward({', '.join(opts)}) + {cache}"
 
 

@@ -62,6 +62,17 @@ PAPER_LADDER = {
 }  # fmt: skip
 
 
+# The baseline tiler every rung of a run uses (docs/model/interleaved.md, "Reading (baseline
+# tiler)"): dnnmem's default (each family's least-traffic nest, farthest-next-use replacement),
+# or the simpler tiler a simulator plausibly has (output-stationary nests, LRU), and each half.
+TILERS = {
+    "best": {},
+    "fixed": {"nest": "fixed"},
+    "lru": {"replace": "lru"},
+    "simple": {"nest": "fixed", "replace": "lru"},
+}
+
+
 # The sensitivity figures (Fig. 14-16) run on a subset of the models (the large NPU at 8 cores
 # and batch 64 makes the large models' walks long).
 SENSITIVITY_NETWORKS = ["resnet50", "googlenet", "mobilenet_v2", "bert_tiny", "t5_small"]
@@ -109,21 +120,42 @@ def reduction(network: str, hw: dnnmem.Hardware, batch: int, cores: int = 1) -> 
 
 
 def run(network: str, npu: str, **options: Any) -> dict[str, Any]:
-    """One estimate on one of the paper's NPUs under a tile-model policy."""
+    """One estimate on one of the paper's NPUs under a tile-model policy; ``gemm_time`` is the
+    time of the tiled backward GEMM steps alone (``gemm_bytes`` their traffic)."""
     key, batch = NPUS[npu]
     hw = dnnmem.hardware(key)
     r = dnnmem.estimate(network, hw, igo.policy(hardware=hw, **options), batch=batch)
-    return {"network": network, "npu": npu, "time": r.time, "traffic": r.traffic, **igo.totals(r)}
+    tiled = {s for t in r._core.tile_table() for s in (t["step"], t["step2"]) if s >= 0}
+    gemm_time = float(r.steps["time"].iloc[sorted(tiled)].sum()) if tiled else 0.0
+    return {
+        "network": network,
+        "npu": npu,
+        "time": r.time,
+        "traffic": r.traffic,
+        "gemm_time": gemm_time,
+        **igo.totals(r),
+    }
 
 
 def main(
-    name: str, compute: Callable[..., pd.DataFrame], plot: Callable[[pd.DataFrame], Figure]
+    name: str,
+    compute: Callable[..., pd.DataFrame],
+    plot: Callable[[pd.DataFrame], Figure],
+    tiler: bool = False,
 ) -> None:
+    """The command line; ``tiler``: the script takes ``--tiler`` (one of :data:`TILERS`), and
+    its figure's name gets the tiler as a suffix when it is not the default."""
     p = argparse.ArgumentParser(description=f"{name}: compute, print and plot")
     p.add_argument("--small", action="store_true", help="the CI mode: BERT-tiny only")
     p.add_argument("--no-plot", action="store_true", help="print the table only")
+    if tiler:
+        p.add_argument("--tiler", choices=list(TILERS), default="best",
+                       help="the baseline tiler of every rung (default: dnnmem's best)")  # fmt: skip
     a = p.parse_args()
-    df = compute(small=a.small)
+    extra = {"tiler": a.tiler} if tiler else {}
+    if tiler and a.tiler != "best":
+        name = f"{name}_{a.tiler}"
+    df = compute(small=a.small, **extra)
     with pd.option_context("display.width", 200, "display.max_columns", 30):
         print(df.to_string(index=False))
     if not a.no_plot:

@@ -1,6 +1,7 @@
 """The tile walk of docs/model/interleaved.md ("The tile walk (reference)"), in plain Python,
 from that page alone: the bytes one backward GEMM step moves under an order, over a scratchpad
-share of ``c_eff`` bytes with Bélády replacement at tile granularity.
+share of ``c_eff`` bytes with Bélády replacement at tile granularity (``replace="lru"``: least
+recently used, the simpler baseline tiler's rule).
 
     walk = tile_walk(m=512, k=256, n=128, tile=128, order="dx-major", c_eff=1 << 20, elem=2)
     walk.read["dY"], walk.written["dW"], walk.psum_read["dX"], walk.dy_passes
@@ -144,12 +145,16 @@ def tile_walk(
     partition: str | None = None,
     parts: int = 1,
     lockstep: bool = False,
+    replace: str = "belady",
 ) -> Walk:
     """Walk ``order``'s tile operations over a scratchpad of ``c_eff`` bytes (rules 1-5 of the
     page). ``psum``: bytes per element of a spilled partial sum (default ``elem``); an output
     tile occupies ``psum`` bytes per element on chip, an input tile ``elem``. ``skip_x`` /
     ``skip_w``: tensors whose touches by the dX-ops / dW-ops are left out of the trace (kept whole
-    by the inter-layer cache, or the dY oracle's free dW-op reads of dY)."""
+    by the inter-layer cache, or the dY oracle's free dW-op reads of dY). ``replace``: rule 4's
+    victim is the tile used farthest in the future (``belady``) or least recently (``lru``)."""
+    if replace not in ("belady", "lru"):
+        raise ValueError(f"replace {replace!r} (valid: belady, lru)")
     psum = elem if psum is None else psum
     ops = trace(m, k, n, tile, order, nest_x, nest_w, skip_x, skip_w, partition, parts, lockstep)
     dims = {"dY": (m, n), "W": (k, n), "X": (m, k), "dX": (m, k), "dW": (k, n)}
@@ -200,10 +205,16 @@ def tile_walk(
                         p = touches[v]
                         return p[cursor[v]] if cursor[v] < len(p) else never
 
-                    victim = max(
-                        victims,
-                        key=lambda v: (next_use(v), TENSORS.index(v[0]), v[1]),
-                    )
+                    def last_use(v: Tile) -> int:
+                        return touches[v][cursor[v] - 1]
+
+                    if replace == "lru":
+                        victim = min(victims, key=last_use)
+                    else:
+                        victim = max(
+                            victims,
+                            key=lambda v: (next_use(v), TENSORS.index(v[0]), v[1]),
+                        )
                     used -= resident.pop(victim)
                     if victim in dirty:
                         dirty.discard(victim)

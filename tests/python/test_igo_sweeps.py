@@ -87,3 +87,15 @@ def test_beyond_scratchpad_has_both_caches(results: dict) -> None:
     assert set(df["cache"]) == {"none", "lookahead"} and set(df["npu"]) == {"small", "large"}
     none = df[df["cache"] == "none"]
     assert (none["reduction_pct"] == none["vs_none_seq_pct"]).all()
+
+
+def test_ladder_with_the_simpler_baseline_tiler() -> None:
+    # Every rung under output-stationary nests with LRU replacement; the GEMM-only columns too.
+    sys.path.insert(0, str(SWEEPS))
+    try:
+        df = importlib.import_module("fig12_ladder").compute(small=True, tiler="simple")
+    finally:
+        sys.path.remove(str(SWEEPS))
+    assert set(df["tiler"]) == {"simple"}
+    base = df[df["rung"] == "Baseline"]
+    assert (base[["change_pct", "gemm_change_pct", "gemm_bytes_change_pct"]] == 0).all().all()

@@ -174,3 +174,59 @@ def test_partitioned_walk_equals_the_reference(
         m, k, n, order, tile, 1 << 30, 1, 1, partition=partition, parts=parts, lockstep=lockstep
     )
     assert _same(full, unpartitioned)  # a share that holds everything: compulsory either way
+
+
+# ---- the simpler baseline tiler: LRU replacement (the page's "Reading (baseline tiler)") --------
+
+
+def test_lru_reads_dy_twice_where_belady_reads_it_once_by_hand() -> None:
+    # seq, M = K = 1, N = 3, tile 1, 1-byte elements, a share of 5 tiles. The dX half (ijk) walks
+    # dY0 W0 | dY1 W1 | dY2 W2 (dX accumulated each time), the dW half (jik) X dY0 | X dY1 | X dY2.
+    # Bélády keeps the dY tiles (their next use is near) and evicts W and the finished outputs:
+    # compulsory traffic, 11 B. LRU evicts the oldest: every dY tile is gone when the dW half
+    # wants it, so dY is read twice: 6 + 3 (W) + 1 (X) read, dX 1 + dW 3 written = 14 B.
+    belady = _core.tile_walk(1, 1, 3, "seq", 1, 5, 1, 1)
+    lru = _core.tile_walk(1, 1, 3, "seq", 1, 5, 1, 1, replace="lru")
+    assert belady["read"] == {"dY": 3, "W": 3, "X": 1, "dX": 0, "dW": 0}
+    assert lru["read"] == {"dY": 6, "W": 3, "X": 1, "dX": 0, "dW": 0}
+    for w in (belady, lru):
+        assert w["written"] == {"dY": 0, "W": 0, "X": 0, "dX": 1, "dW": 3}
+        assert sum(w["psum_written"].values()) == sum(w["psum_read"].values()) == 0
+    assert tile_walk(1, 1, 3, 1, "seq", 5, elem=1, replace="lru").read == lru["read"]
+    with pytest.raises(ValueError, match="no LRU"):
+        _core.tile_estimate(1, 1, 3, "seq", 1, 5, replace="lru")
+    with pytest.raises(ValueError, match="replace: unknown 'fifo'"):
+        _core.tile_walk(1, 1, 3, "seq", 1, 5, replace="fifo")
+
+
+@settings(max_examples=max(EXAMPLES // 2, 5), deadline=None)
+@given(
+    shapes,
+    st.integers(0, 60),
+    st.sampled_from(ORDERS),
+    nests,
+    st.sampled_from((None, "m", "n", "k")),
+    st.booleans(),
+)
+def test_lru_walk_equals_the_reference(
+    shape: tuple[int, int, int, int],
+    c_eff: int,
+    order: str,
+    nest: tuple[str, str],
+    partition: str | None,
+    lockstep: bool,
+) -> None:
+    m, k, n, tile = shape
+    ref = tile_walk(
+        m, k, n, tile, order, c_eff, elem=1, psum=2, nest_x=nest[0], nest_w=nest[1],
+        partition=partition, parts=2, lockstep=lockstep and partition is not None, replace="lru",
+    )  # fmt: skip
+    core = _core.tile_walk(
+        m, k, n, order, tile, c_eff, 1, 2, nest_x=nest[0], nest_w=nest[1],
+        partition=partition or "none", parts=2, lockstep=lockstep and partition is not None,
+        replace="lru",
+    )  # fmt: skip
+    for f in FIELDS:
+        assert core[f] == getattr(ref, f)
+    # Compulsory traffic (each input read once, each output written once) bounds LRU too.
+    assert _total(core) >= (m * n + k * n + m * k) + (m * k + k * n)

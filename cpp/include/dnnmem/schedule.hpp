@@ -133,6 +133,8 @@ struct TileModelOptions {
   std::string partition = "none";  // none, m, n, k, best, rule
   std::int64_t parts = 1;        // parts on one core
   int cores = 1;                 // arrays sharing the scratchpad: one part each, in lock step
+  bool fixed_nests = false;      // the simpler baseline tiler: output-stationary nests ikj / kji
+  bool lru = false;              // the simpler baseline tiler: LRU replacement, not Bélády
 };
 
 struct Schedule {

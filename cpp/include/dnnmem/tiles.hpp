@@ -1,6 +1,7 @@
 // The intra-layer tile model of the interleaved-gradient-order system (docs/model/interleaved.md):
 // the bytes one backward GEMM step moves under an order of its tile operations, over a scratchpad
-// share of c_eff bytes with farthest-next-use (Bélády) replacement at tile granularity.
+// share of c_eff bytes with farthest-next-use (Bélády) replacement at tile granularity (or, as an
+// option, least recently used).
 //
 // The GEMM is the paper's forward X(M, K) . W(K, N) -> Y(M, N); its backward products dX = dY . W^T
 // and dW = X^T . dY share one grid of tiles (i, j, k) of size tile x tile:
@@ -47,6 +48,10 @@ struct TileWalkOptions {
   int partition = -1;
   std::int64_t parts = 1;
   bool lockstep = false;
+  // Replacement (docs/model/interleaved.md, "Reading (replacement)"): false, farthest next use
+  // (Bélády, rule 4); true, least recently used (the simpler baseline tiler's reading). The walk
+  // only: the closed form models compiler pinning and refuses it.
+  bool lru = false;
 };
 
 struct TileTraffic {

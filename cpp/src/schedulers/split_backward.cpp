@@ -27,7 +27,11 @@ extern const SchedulerPart scheduler_split_backward{
      choice_option("partition", "tile model: the GEMM dimension cut into parts (best: least traffic)",
                    "none", {"none", "m", "n", "k", "best", "rule"}),
      integer_option("parts", "tile model: parts of the partition, one after another", 1, 1, 64),
-     integer_option("cores", "tile model: arrays sharing the scratchpad, one part each", 1, 1, 8)},
+     integer_option("cores", "tile model: arrays sharing the scratchpad, one part each", 1, 1, 8),
+     choice_option("nest", "tile model: each family's loop nest (best: least traffic; fixed: output-stationary ikj / kji)",
+                   "best", {"best", "fixed"}),
+     choice_option("replace", "tile model: the walk's tile replacement (farthest next use or LRU)",
+                   "belady", {"belady", "lru"})},
     [](const Network& net, const ScheduleOptions& options, const Options& own, Schedule& out) {
       const std::string& order = own.choice("order");
       detail::StepRules rules;
@@ -43,6 +47,8 @@ extern const SchedulerPart scheduler_split_backward{
       out.tile_model.partition = own.choice("partition");
       out.tile_model.parts = own.integer("parts");
       out.tile_model.cores = static_cast<int>(own.integer("cores"));
+      out.tile_model.fixed_nests = own.choice("nest") == "fixed";
+      out.tile_model.lru = own.choice("replace") == "lru";
     }};
 
 }  // namespace dnnmem
