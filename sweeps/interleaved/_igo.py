@@ -65,7 +65,7 @@ PAPER_LADDER = {
 # The baseline tiler every rung of a run uses (docs/model/interleaved.md, "Reading (baseline
 # tiler)"): dnnmem's default (each family's least-traffic nest, farthest-next-use replacement),
 # or the simpler tiler a simulator plausibly has (output-stationary nests, LRU), and each half.
-TILERS = {
+TILERS: dict[str, dict[str, str]] = {
     "best": {},
     "fixed": {"nest": "fixed"},
     "lru": {"replace": "lru"},

@@ -73,6 +73,19 @@ def test_a_scratchpad_that_holds_every_operand_reads_dy_once(order: str) -> None
     assert (r.traffic_in, r.traffic_out) == (thesis.traffic_in, thesis.traffic_out)
 
 
+def test_the_simpler_baseline_tiler_walks_output_stationary_nests_under_lru() -> None:
+    # nest=fixed takes ikj / kji whatever the shape; at a scratchpad that holds everything LRU and
+    # Bélády agree (every operand once); at a tight one nothing falls below the compulsory bytes.
+    doc = _chain(3, 5, first=2)
+    for order in ("seq", "dx-major"):
+        simple = f"split-backward(order={order}, tile=2, nest=fixed, replace=lru) + none"
+        row = _row(_run(doc, simple, 1 << 30, batch=3), "d")
+        assert (row["nest_x"], row["nest_w"], row["dy_reads"], row["spill"]) == ("ikj", "kji", 1, 0)
+        tight = _row(_run(doc, simple, 40, batch=3), "d")
+        assert tight["dy_reads"] >= 1.0 and tight["bytes"] >= row["bytes"]
+    assert "nest=fixed, replace=lru" in igo.policy("seq", tile=2, nest="fixed", replace="lru")
+
+
 def test_off_by_default_and_order_none_is_the_split_scheduler() -> None:
     doc = _chain(3, 5, first=2)
     a = _run(doc, "split-backward + lookahead", 64)
