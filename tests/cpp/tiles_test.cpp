@@ -77,3 +77,16 @@ TEST_CASE("partitioning: two cores in lock step need both parts on chip, by hand
   CHECK(t.psum_written[4] == 1);
   CHECK(t.operations == 1);
 }
+
+TEST_CASE("LRU replacement: seq reads dY twice where Bélády reads it once, by hand", "[tiles]") {
+  // tests/python/test_tiles_closed.py spells the case out: M = K = 1, N = 3, a share of 5 tiles.
+  TileWalkOptions o{1, 5, 1, 1, "ijk", "jik"};
+  const TileTraffic belady = tile_walk(1, 1, 3, BackwardOrder::Seq, o);
+  o.lru = true;
+  const TileTraffic lru = tile_walk(1, 1, 3, BackwardOrder::Seq, o);
+  CHECK(belady.read[0] == 3);
+  CHECK(lru.read[0] == 6);
+  CHECK(belady.total() == 11);
+  CHECK(lru.total() == 14);
+  CHECK_THROWS_AS(tile_estimate(1, 1, 3, BackwardOrder::Seq, o), std::invalid_argument);
+}
