@@ -3,15 +3,11 @@ interleaved.md has the full numbers)."""
 
 from __future__ import annotations
 
-import importlib
-import sys
-from pathlib import Path
-
 import pytest
+from sweep_scripts import import_script, run_small
 
 pytest.importorskip("matplotlib")
 
-SWEEPS = Path(__file__).resolve().parents[2] / "sweeps" / "interleaved"
 SCRIPTS = [
     "fig12_ladder",
     "fig5_dy_share",
@@ -26,22 +22,7 @@ SCRIPTS = [
 
 @pytest.fixture(scope="module")
 def results() -> dict:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    sys.path.insert(0, str(SWEEPS))
-    try:
-        out = {}
-        for name in SCRIPTS:
-            mod = importlib.import_module(name)
-            df = mod.compute(small=True)
-            plt.close(mod.plot(df))
-            out[name] = df
-        return out
-    finally:
-        sys.path.remove(str(SWEEPS))
+    return run_small("interleaved", SCRIPTS)
 
 
 def test_ladder_has_every_rung_and_the_papers_averages(results: dict) -> None:
@@ -91,11 +72,7 @@ def test_beyond_scratchpad_has_both_caches(results: dict) -> None:
 
 def test_ladder_with_the_simpler_baseline_tiler() -> None:
     # Every rung under output-stationary nests with LRU replacement; the GEMM-only columns too.
-    sys.path.insert(0, str(SWEEPS))
-    try:
-        df = importlib.import_module("fig12_ladder").compute(small=True, tiler="simple")
-    finally:
-        sys.path.remove(str(SWEEPS))
+    df = import_script("interleaved", "fig12_ladder").compute(small=True, tiler="simple")
     assert set(df["tiler"]) == {"simple"}
     base = df[df["rung"] == "Baseline"]
     assert (base[["change_pct", "gemm_change_pct", "gemm_bytes_change_pct"]] == 0).all().all()

@@ -3,15 +3,11 @@ relations that the small mode already shows (docs/seeds/mbs.md has the full numb
 
 from __future__ import annotations
 
-import importlib
-import sys
-from pathlib import Path
-
 import pytest
+from sweep_scripts import run_small
 
 pytest.importorskip("matplotlib")
 
-SWEEPS = Path(__file__).resolve().parents[2] / "sweeps" / "mbs"
 SCRIPTS = [
     "fig3_motivation",
     "fig10_configs",
@@ -26,22 +22,7 @@ SCRIPTS = [
 
 @pytest.fixture(scope="module")
 def results() -> dict:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    sys.path.insert(0, str(SWEEPS))
-    try:
-        out = {}
-        for name in SCRIPTS:
-            mod = importlib.import_module(name)
-            df = mod.compute(small=True)
-            plt.close(mod.plot(df))
-            out[name] = df
-        return out
-    finally:
-        sys.path.remove(str(SWEEPS))
+    return run_small("mbs", SCRIPTS)
 
 
 def test_fig10_orders_of_the_configurations(results: dict) -> None:
