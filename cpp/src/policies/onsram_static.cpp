@@ -14,10 +14,33 @@
 namespace dnnmem {
 namespace {
 
+// A candidate for pinning (rule O6): a tensor's full uses [f0, f1) over steps [start, end].
 struct Candidate {
   double fom = 0;
-  int start = 0, end = 0, tensor = -1;
+  int start = 0, end = 0, tensor = -1, f0 = 0, f1 = 0;
 };
+
+// Rule O6's figure of merit: the ticks pinning saves per byte, discounted by the steps of the
+// interval with no use of the tensor.
+double figure_of_merit(Ticks saved, std::int64_t size, double alpha, int start, int end, int uses) {
+  const double unused = static_cast<double>((end - start + 1) - uses);
+  return size == 0 ? std::numeric_limits<double>::infinity()
+                   : static_cast<double>(saved) / (static_cast<double>(size) * (1.0 + alpha * unused));
+}
+
+// Rule O7's order: decreasing figure of merit, then start step, then tensor.
+bool by_fom(const Candidate& a, const Candidate& b) {
+  if (a.fom != b.fom) return a.fom > b.fom;
+  if (a.start != b.start) return a.start < b.start;
+  return a.tensor < b.tensor;
+}
+
+// Rule O7: pins c when it fits at every step of its interval in `room`.
+bool try_pin(detail::RangeTree& occ, const Candidate& c, std::int64_t size, std::int64_t room) {
+  if (occ.max(c.start, c.end) + size > room) return false;
+  occ.add(c.start, c.end, size);
+  return true;
+}
 
 void plan_onsram_static_split(const PlanInput& in, PlanScratch& w, Plan& plan);
 
@@ -30,16 +53,8 @@ void plan_onsram_static(const PlanInput& in, PlanScratch& w, Plan& plan) {
   const std::int64_t room = in.capacity - static_cast<std::int64_t>(in.options->number("reserve"));
 
   // The baseline's streamed ticks per step (every access streamed) and its step times.
-  std::vector<Ticks> streamed(n, 0), base(n, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const Step& st = s.steps[i];
-    for (int k = 0; k < st.num_accesses; ++k) {
-      const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
-      streamed[i] += (a.read ? in.transfer_ticks(a.tensor, a.bytes, true) : 0) +
-                     (a.write ? in.transfer_ticks(a.tensor, a.bytes, false) : 0);
-    }
-    base[i] = std::max(in.compute[i], streamed[i]);
-  }
+  std::vector<Ticks> streamed, base;
+  detail::streamed_baseline(in, streamed, base);
 
   std::vector<Candidate> cands;
   for (std::size_t t = 0; t < nt; ++t) {
@@ -57,26 +72,16 @@ void plan_onsram_static(const PlanInput& in, PlanScratch& w, Plan& plan) {
     }
     if (saved <= 0) continue;  // compute-bound at every use: pinning saves nothing
     const int start = detail::pin_start(s, t), end = detail::pin_end(s, t);
-    const double unused = static_cast<double>((end - start + 1) - (f1 - f0));
-    const double fom = size == 0 ? std::numeric_limits<double>::infinity()
-                                 : static_cast<double>(saved) /
-                                       (static_cast<double>(size) * (1.0 + alpha * unused));
-    cands.push_back({fom, start, end, static_cast<int>(t)});
+    cands.push_back({figure_of_merit(saved, size, alpha, start, end, f1 - f0), start, end,
+                     static_cast<int>(t), f0, f1});
   }
-  std::sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
-    if (a.fom != b.fom) return a.fom > b.fom;
-    if (a.start != b.start) return a.start < b.start;
-    return a.tensor < b.tensor;
-  });
+  std::sort(cands.begin(), cands.end(), by_fom);
 
   detail::RangeTree occ(n, w.tree);
   w.cached.assign(nt, 0);
-  for (const Candidate& c : cands) {
-    const std::int64_t size = s.tensors[static_cast<std::size_t>(c.tensor)].bytes;
-    if (occ.max(c.start, c.end) + size > room) continue;
-    occ.add(c.start, c.end, size);
-    w.cached[static_cast<std::size_t>(c.tensor)] = 1;
-  }
+  for (const Candidate& c : cands)
+    if (try_pin(occ, c, s.tensors[static_cast<std::size_t>(c.tensor)].bytes, room))
+      w.cached[static_cast<std::size_t>(c.tensor)] = 1;
   detail::plan_pinned(s, w.cached, w.resident_diff, plan);
 }
 
@@ -95,21 +100,9 @@ void plan_onsram_static_split(const PlanInput& in, PlanScratch& w, Plan& plan) {
   const std::int64_t room = in.capacity - static_cast<std::int64_t>(in.options->number("reserve"));
   const auto fs = [](int f) { return static_cast<std::size_t>(f); };
 
-  std::vector<Ticks> streamed(n, 0), base(n, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    const Step& st = s.steps[i];
-    for (int k = 0; k < st.num_accesses; ++k) {
-      const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
-      streamed[i] += (a.read ? in.transfer_ticks(a.tensor, a.bytes, true) : 0) +
-                     (a.write ? in.transfer_ticks(a.tensor, a.bytes, false) : 0);
-    }
-    base[i] = std::max(in.compute[i], streamed[i]);
-  }
+  std::vector<Ticks> streamed, base;
+  detail::streamed_baseline(in, streamed, base);
 
-  struct Segment {
-    double fom = 0;
-    int start = 0, end = 0, tensor = -1, f0 = 0, f1 = 0;
-  };
   // Per full use of a pinned segment: 1 = on chip, |2 = loads, |4 = stores after it.
   std::vector<std::uint8_t>& how = w.state;
   how.assign(x.full_step.size(), 0);
@@ -138,33 +131,22 @@ void plan_onsram_static_split(const PlanInput& in, PlanScratch& w, Plan& plan) {
       const Ticks added = (h & 4) ? store : 0;
       saved += base[i] - std::max(in.compute[i], streamed[i] - avoided + added);
     }
-    Segment c{0, x.full_step[fs(f0)], x.full_step[fs(f1 - 1)], static_cast<int>(t), f0, f1};
-    if (saved <= 0) return c;
-    const double unused = static_cast<double>((c.end - c.start + 1) - (f1 - f0));
-    c.fom = size == 0 ? std::numeric_limits<double>::infinity()
-                      : static_cast<double>(saved) /
-                            (static_cast<double>(size) * (1.0 + alpha * unused));
+    Candidate c{0, x.full_step[fs(f0)], x.full_step[fs(f1 - 1)], static_cast<int>(t), f0, f1};
+    if (saved > 0) c.fom = figure_of_merit(saved, size, alpha, c.start, c.end, f1 - f0);
     return c;
   };
-  const auto by_fom = [](const Segment& a, const Segment& b) {
-    if (a.fom != b.fom) return a.fom > b.fom;
-    if (a.start != b.start) return a.start < b.start;
-    return a.tensor < b.tensor;
-  };
   detail::RangeTree occ(n, w.tree);
-  std::vector<Segment> cands, chosen;
+  std::vector<Candidate> cands, chosen;
   // Pass 1: whole live intervals, O6-O7 exactly.
   for (std::size_t t = 0; t < nt; ++t) {
     if (!detail::pin_candidate(s, t)) continue;
-    const Segment c = segment(t, x.full_begin[t], x.full_begin[t + 1]);
+    const Candidate c = segment(t, x.full_begin[t], x.full_begin[t + 1]);
     if (c.fom > 0) cands.push_back(c);
   }
   std::sort(cands.begin(), cands.end(), by_fom);
   w.cached.assign(nt, 0);
-  for (const Segment& c : cands) {
-    const std::int64_t size = s.tensors[static_cast<std::size_t>(c.tensor)].bytes;
-    if (occ.max(c.start, c.end) + size > room) continue;
-    occ.add(c.start, c.end, size);
+  for (const Candidate& c : cands) {
+    if (!try_pin(occ, c, s.tensors[static_cast<std::size_t>(c.tensor)].bytes, room)) continue;
     chosen.push_back(c);
     w.cached[static_cast<std::size_t>(c.tensor)] = 1;
   }
@@ -177,26 +159,20 @@ void plan_onsram_static_split(const PlanInput& in, PlanScratch& w, Plan& plan) {
     int cut = f0;
     while (cut < f1 && s.steps[fs(x.full_step[fs(cut)])].phase == Phase::Forward) ++cut;
     if (cut == f0 || cut == f1) continue;  // one segment: the whole interval, already decided
-    for (const Segment& c : {segment(t, f0, cut), segment(t, cut, f1)})
+    for (const Candidate& c : {segment(t, f0, cut), segment(t, cut, f1)})
       if (c.fom > 0) cands.push_back(c);
   }
   std::sort(cands.begin(), cands.end(), by_fom);
-  for (const Segment& c : cands) {
-    const std::int64_t size = s.tensors[static_cast<std::size_t>(c.tensor)].bytes;
-    if (occ.max(c.start, c.end) + size > room) continue;
-    occ.add(c.start, c.end, size);
-    chosen.push_back(c);
-  }
+  for (const Candidate& c : cands)
+    if (try_pin(occ, c, s.tensors[static_cast<std::size_t>(c.tensor)].bytes, room))
+      chosen.push_back(c);
   std::sort(chosen.begin(), chosen.end(),
-            [](const Segment& a, const Segment& b) { return a.f0 < b.f0; });  // tensor, then use
+            [](const Candidate& a, const Candidate& b) { return a.f0 < b.f0; });  // tensor, then use
 
-  plan.transfers.clear();
-  plan.pins.clear();
-  plan.counts = {};
   std::vector<std::int64_t>& diff = w.resident_diff;
-  diff.assign(n + 1, 0);
+  detail::start_pin_plan(n, diff, plan);
   int last = -1;
-  for (const Segment& c : chosen) {
+  for (const Candidate& c : chosen) {
     const auto t = static_cast<std::size_t>(c.tensor);
     for (int f = c.f0; f < c.f1; ++f) how[fs(f)] = flags(t, c.f0, c.f1, f);
     diff[static_cast<std::size_t>(c.start)] += s.tensors[t].bytes;
@@ -206,25 +182,13 @@ void plan_onsram_static_split(const PlanInput& in, PlanScratch& w, Plan& plan) {
     if (c.tensor != last) ++plan.counts.born;
     last = c.tensor;
   }
-  plan.resident.assign(n, 0);
-  std::int64_t level = 0;
-  for (std::size_t i = 0; i < n; ++i) plan.resident[i] = level += diff[i];
-  for (std::size_t i = 0; i < n; ++i) {
-    const Step& st = s.steps[i];
-    const int step = static_cast<int>(i);
-    for (int pass = 0; pass < 2; ++pass) {
-      for (int k = 0; k < st.num_accesses; ++k) {
-        const auto ai = static_cast<std::size_t>(st.first_access + k);
-        const Access& a = s.accesses[ai];
-        const int f = x.access_full[ai];
-        const std::uint8_t h = f < 0 ? 0 : how[fs(f)];
-        const bool load = h ? (h & 2) != 0 : a.read;
-        const bool store = h ? (h & 4) != 0 : a.write;
-        if (pass == 0 && load) plan.transfers.push_back({a.tensor, TransferKind::StreamLoad, a.bytes, step, step});
-        if (pass == 1 && store) plan.transfers.push_back({a.tensor, TransferKind::StreamStore, a.bytes, step, step});
-      }
-    }
-  }
+  detail::emit_pin_plan(s, diff, plan, [&](std::size_t ai, int) {
+    const Access& a = s.accesses[ai];
+    const int f = x.access_full[ai];
+    const std::uint8_t h = f < 0 ? 0 : how[fs(f)];
+    if (!h) return (a.read ? detail::kLoads : 0) | (a.write ? detail::kStores : 0);
+    return ((h & 2) ? detail::kLoads : 0) | ((h & 4) ? detail::kStores : 0);
+  });
 }
 
 }  // namespace
