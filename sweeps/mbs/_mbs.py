@@ -66,6 +66,47 @@ def configurations(buffer: float, encodings: str = "") -> dict[str, str]:
     }
 
 
+def beyond_configurations(buffer: float) -> dict[str, str]:
+    """The configurations of the "beyond the paper" scripts: the Baseline, dnnmem's
+    ``lookahead`` on the unserialized schedule, and the MBS2 schedule for ``buffer`` under the
+    paper's strict accounting and under ``lookahead``."""
+    mbs = f"mbs(variant=mbs2, buffer={int(buffer)})"
+    return {
+        "Baseline": "default + none",
+        "lookahead": "default + lookahead",
+        "MBS2 strict": f"{mbs} + mbs-strict",
+        "MBS2 + lookahead": f"{mbs} + lookahead",
+    }
+
+
+def vs_baseline(df: pd.DataFrame, key: list[str]) -> pd.DataFrame:
+    """Adds ``traffic_ratio`` (traffic / the Baseline's) and ``speedup`` (the Baseline's time /
+    time), the Baseline being the row of configuration ``Baseline`` with the same ``key``."""
+    base = df[df["config"] == "Baseline"].set_index(key)
+    at = pd.MultiIndex.from_frame(df[key])
+    df["traffic_ratio"] = df["traffic"].to_numpy() / base["traffic"].reindex(at).to_numpy()
+    df["speedup"] = base["time"].reindex(at).to_numpy() / df["time"].to_numpy()
+    return df
+
+
+def bars(
+    df: pd.DataFrame, index: str, columns: str, values: str, ylabel: str, title: str
+) -> Figure:
+    """``values`` as bars, one group per ``index`` and one bar per ``columns`` (in the order of
+    appearance), with a line at 1."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 4))
+    df.pivot(index=index, columns=columns, values=values)[df[columns].unique()].plot.bar(
+        ax=ax, rot=0
+    )
+    ax.axhline(1, color="k", lw=0.5)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    fig.tight_layout()
+    return fig
+
+
 def load(name: str, batch: int) -> dnnmem.Network:
     return dnnmem.network(name, batch=batch, bytes_per_element=2)
 

@@ -33,14 +33,7 @@ def compute(small: bool = False) -> pd.DataFrame:
         net = dnnmem.network(name, batch=32, bytes_per_element=4)
         for gpu in gpus:
             hw = dnnmem.hardware(gpu, precision="fp32")
-            mbs = f"mbs(variant=mbs2, buffer={hw.capacity})"
-            policies = {
-                "Baseline": "default + none",
-                "lookahead": "default + lookahead",
-                "MBS2 strict": f"{mbs} + mbs-strict",
-                "MBS2 + lookahead": f"{mbs} + lookahead",
-            }
-            for config, policy in policies.items():
+            for config, policy in C.beyond_configurations(hw.capacity).items():
                 row = {
                     "network": name,
                     "gpu": gpu,
@@ -52,13 +45,7 @@ def compute(small: bool = False) -> pd.DataFrame:
                 except ValueError as e:  # the cache is smaller than one sample of a layer
                     row["error"] = str(e)
                 rows.append(row)
-    df = pd.DataFrame(rows)
-    key = ["network", "gpu"]
-    base = df[df["config"] == "Baseline"].set_index(key)
-    at = pd.MultiIndex.from_frame(df[key])
-    df["traffic_ratio"] = df["traffic"].to_numpy() / base["traffic"].reindex(at).to_numpy()
-    df["speedup"] = base["time"].reindex(at).to_numpy() / df["time"].to_numpy()
-    return df
+    return C.vs_baseline(pd.DataFrame(rows), ["network", "gpu"])
 
 
 def plot(df: pd.DataFrame) -> Figure:

@@ -26,23 +26,11 @@ def compute(small: bool = False) -> pd.DataFrame:
         net = C.load(name, 32)
         for mib in (10, 20) if small else (10, 20, 40):
             hw = C.core(capacity=mib * C.MiB)
-            mbs = f"mbs(variant=mbs2, buffer={hw.capacity})"
-            policies = {
-                "Baseline": "default + none",
-                "lookahead": "default + lookahead",
-                "MBS2 strict": f"{mbs} + mbs-strict",
-                "MBS2 + lookahead": f"{mbs} + lookahead",
-            }
-            for config, policy in policies.items():
+            for config, policy in C.beyond_configurations(hw.capacity).items():
                 rows.append(
                     {"network": name, "buffer_mib": mib, "config": config, **C.run(net, hw, policy)}
                 )
-    df = pd.DataFrame(rows)
-    base = df[df["config"] == "Baseline"].set_index(["network", "buffer_mib"])
-    key = pd.MultiIndex.from_frame(df[["network", "buffer_mib"]])
-    df["traffic_ratio"] = df["traffic"].to_numpy() / base["traffic"].reindex(key).to_numpy()
-    df["speedup"] = base["time"].reindex(key).to_numpy() / df["time"].to_numpy()
-    return df
+    return C.vs_baseline(pd.DataFrame(rows), ["network", "buffer_mib"])
 
 
 def plot(df: pd.DataFrame) -> Figure:

@@ -36,17 +36,14 @@ def compute(small: bool = False) -> pd.DataFrame:
 
 def plot(df: pd.DataFrame) -> Figure:
     """Speedup over Baseline on HBM2 x 2, bars per memory and configuration."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, 4))
-    df.pivot(index="memory", columns="config", values="speedup")[df["config"].unique()].plot.bar(
-        ax=ax, rot=0
+    return C.bars(
+        df,
+        "memory",
+        "config",
+        "speedup",
+        "speedup vs Baseline on HBM2 x 2",
+        "MBS Fig. 12 analogue: ResNet-50, 64 samples per core",
     )
-    ax.axhline(1, color="k", lw=0.5)
-    ax.set_ylabel("speedup vs Baseline on HBM2 x 2")
-    ax.set_title("MBS Fig. 12 analogue: ResNet-50, 64 samples per core")
-    fig.tight_layout()
-    return fig
 
 
 if __name__ == "__main__":

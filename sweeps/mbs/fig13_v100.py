@@ -80,17 +80,14 @@ def compute(small: bool = False) -> pd.DataFrame:
 
 def plot(df: pd.DataFrame) -> Figure:
     """Throughput relative to the V100 (layer by layer, nothing kept), per network."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, 4))
-    df.pivot(index="network", columns="system", values="vs_v100")[df["system"].unique()].plot.bar(
-        ax=ax, rot=0
+    return C.bars(
+        df,
+        "network",
+        "system",
+        "vs_v100",
+        "training throughput / V100 (none)",
+        "MBS Fig. 13 analogue: WaveCore (LPDDR4) vs V100 (FP16 peak)",
     )
-    ax.axhline(1, color="k", lw=0.5)
-    ax.set_ylabel("training throughput / V100 (none)")
-    ax.set_title("MBS Fig. 13 analogue: WaveCore (LPDDR4) vs V100 (FP16 peak)")
-    fig.tight_layout()
-    return fig
 
 
 if __name__ == "__main__":
