@@ -13,10 +13,11 @@ and bind the name to a :class:`LazyModule` at run time::
 from __future__ import annotations
 
 import importlib
+import sys
 import types
 from typing import Any
 
-__all__ = ["LazyModule"]
+__all__ = ["LazyModule", "is_integer"]
 
 
 class LazyModule(types.ModuleType):
@@ -28,3 +29,12 @@ class LazyModule(types.ModuleType):
 
     def __repr__(self) -> str:
         return f"<lazy module {self.__name__!r}>"
+
+
+def is_integer(x: object) -> bool:
+    """``isinstance(x, (int, numpy.integer))`` without importing NumPy: a NumPy integer exists
+    only once NumPy is imported. ``bool`` counts, as for isinstance."""
+    if isinstance(x, int):
+        return True
+    numpy = sys.modules.get("numpy")
+    return numpy is not None and isinstance(x, numpy.integer)

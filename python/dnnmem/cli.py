@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 from . import __version__
 from ._lazy import LazyModule
 from ._optional import MissingDependency, install_hint, require
-from .estimate import estimate, policies
 from .hardware import (
     DEFAULT_BANDWIDTH,
     DEFAULT_CAPACITY,
@@ -30,6 +29,8 @@ from .network import Network, NetworkError, load_network
 from .units import format_bandwidth, format_bytes, format_throughput, format_time
 from .zoo import network, networks, unknown_network_message
 
+# Each command imports what it needs (the estimator, the sweep, the plots) when it runs, so
+# that `dnnmem --help` or a one-point estimate does not pay for the rest.
 if TYPE_CHECKING:
     import pandas as pd
 else:
@@ -298,6 +299,8 @@ def _sweep(args: argparse.Namespace) -> None:
 
 
 def _estimate(args: argparse.Namespace) -> None:
+    from .estimate import estimate
+
     hw = _hardware(args)
     size = args.bytes_per_element
     if size is None:
@@ -327,6 +330,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "networks":
             print("\n".join(networks()))
         elif args.command == "policies":
+            from .estimate import policies
+
             table = policies()
             for kind, rows in table.groupby("kind", sort=False):
                 print(f"{kind}:")

@@ -288,21 +288,7 @@ class Result:
         self.sparsity_source: str = ""
         #: compressing links: the largest whole-tensor compression ratio among activations
         self.max_link_ratio: float = 1.0
-        t = core.step_table()
-        self.traffic_in_by_role: dict[str, int] = {r: int(t[f"bytes_in_{r}"].sum()) for r in ROLES}
-        self.traffic_out_by_role: dict[str, int] = {
-            r: int(t[f"bytes_out_{r}"].sum()) for r in ROLES
-        }
-        sc = schedule_columns(network)
-        self.groups: int = sc["groups"]
-        self.sub_batches: str = sc["sub_batches"]
-        self.gb_bytes: int = sc["gb_bytes"]
-        self.macs: int = sc["macs"]
         self.energy_model = energy
-        self.energy: float = energy.total(self.traffic, self.gb_bytes, self.macs)
-        self.energy_dram_share: float = (
-            energy.dram * self.traffic / self.energy if self.energy else math.nan
-        )
         self._sparsity: SparsityLike = None
         self._init_pins(core)
 
@@ -310,6 +296,62 @@ class Result:
     def traffic(self) -> int:
         """traffic_in + traffic_out, bytes."""
         return self.traffic_in + self.traffic_out
+
+    # The columns below are derived when first read, and kept: a point whose caller reads only
+    # the totals (a loop over estimate(), a one-point command) does not build the step table
+    # or scan the schedule for them.
+
+    @cached_property
+    def traffic_in_by_role(self) -> dict[str, int]:
+        """traffic_in split by the role of the tensor moved, bytes."""
+        t = self._core.step_table()
+        return {r: int(t[f"bytes_in_{r}"].sum()) for r in ROLES}
+
+    @cached_property
+    def traffic_out_by_role(self) -> dict[str, int]:
+        """traffic_out split by the role of the tensor moved, bytes."""
+        t = self._core.step_table()
+        return {r: int(t[f"bytes_out_{r}"].sum()) for r in ROLES}
+
+    @cached_property
+    def _schedule_columns(self) -> dict[str, Any]:
+        return schedule_columns(self.network)
+
+    @cached_property
+    def groups(self) -> int:
+        """Layer groups of a serialized schedule (scheduler ``mbs``); 0 for the others."""
+        groups: int = self._schedule_columns["groups"]
+        return groups
+
+    @cached_property
+    def sub_batches(self) -> str:
+        """Each group's sub-batch sizes (:func:`dnnmem.energy.sub_batch_string`), ``""``
+        without groups."""
+        sub_batches: str = self._schedule_columns["sub_batches"]
+        return sub_batches
+
+    @cached_property
+    def gb_bytes(self) -> int:
+        """Bytes the steps read and write (the global-buffer bytes of the energy model)."""
+        gb_bytes: int = self._schedule_columns["gb_bytes"]
+        return gb_bytes
+
+    @cached_property
+    def macs(self) -> int:
+        """MACs of the iteration."""
+        macs: int = self._schedule_columns["macs"]
+        return macs
+
+    @cached_property
+    def energy(self) -> float:
+        """DRAM-byte units (:class:`dnnmem.EnergyModel`)."""
+        energy: float = self.energy_model.total(self.traffic, self.gb_bytes, self.macs)
+        return energy
+
+    @cached_property
+    def energy_dram_share(self) -> float:
+        """The DRAM term's fraction of :attr:`energy`."""
+        return self.energy_model.dram * self.traffic / self.energy if self.energy else math.nan
 
     @cached_property
     def steps(self) -> pd.DataFrame:

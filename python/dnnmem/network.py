@@ -16,7 +16,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Union
 
 from . import _core
-from ._lazy import LazyModule
+from ._lazy import LazyModule, is_integer
 from .units import format_bytes, format_count
 
 if TYPE_CHECKING:
@@ -80,17 +80,13 @@ _MAX_BATCH = 2**24  # the core's limit (cpp/src/schedule.cpp)
 
 
 def _check_batch(batch: Any) -> int:
-    if (
-        isinstance(batch, bool)
-        or not isinstance(batch, (int, np.integer))
-        or not 1 <= batch <= _MAX_BATCH
-    ):
+    if isinstance(batch, bool) or not is_integer(batch) or not 1 <= batch <= _MAX_BATCH:
         raise ValueError(f"batch: must be an integer from 1 to {_MAX_BATCH}, got {batch!r}")
     return int(batch)
 
 
 def _check_element_size(n: Any) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= n <= 16:
+    if isinstance(n, bool) or not is_integer(n) or not 1 <= n <= 16:
         raise ValueError(f"bytes_per_element: must be an integer from 1 to 16, got {n!r}")
     return int(n)
 

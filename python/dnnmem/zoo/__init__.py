@@ -7,73 +7,87 @@ Each network is defined once, by a builder returning the JSON document of
 from __future__ import annotations
 
 import difflib
-from typing import Any, Callable
+import importlib
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..network import Network, load_network
-from .attention_block import mha_block
-from .bert import bert_base
-from .bert_sizes import bert_large, bert_tiny
-from .classic import nin, overfeat
-from .densenet import densenet121
-from .efficientnet import efficientnet_b0
-from .faster_rcnn import faster_rcnn
-from .gnmt import gnmt, gnmt_thesis
-from .googlenet import googlenet
-from .gpt2 import gpt2
-from .inception import inception_v3
-from .inception_v4 import inception_v4
-from .lstm_lm import ptb_lstm
-from .mobilenet import mobilenet_v1, mobilenet_v2
-from .recommenders import dlrm, ncf
-from .resnet import resnet50, resnet101
-from .resnext import resnext50_32x4d
-from .squeezenet import squeezenet
-from .ssd import ssd300
-from .t5 import t5_large, t5_small
-from .torchvision_nets import alexnet, resnet18
-from .transformer import transformer, transformer_thesis
-from .vgg import vgg16
-from .vit import vit_b16
+
+if TYPE_CHECKING:  # the builders, for the type checker (imported on first use below)
+    from .attention_block import mha_block as mha_block
+    from .bert import bert_base as bert_base
+    from .bert_sizes import bert_large as bert_large
+    from .bert_sizes import bert_tiny as bert_tiny
+    from .classic import nin as nin
+    from .classic import overfeat as overfeat
+    from .densenet import densenet121 as densenet121
+    from .efficientnet import efficientnet_b0 as efficientnet_b0
+    from .faster_rcnn import faster_rcnn as faster_rcnn
+    from .gnmt import gnmt as gnmt
+    from .gnmt import gnmt_thesis as gnmt_thesis
+    from .googlenet import googlenet as googlenet
+    from .gpt2 import gpt2 as gpt2
+    from .inception import inception_v3 as inception_v3
+    from .inception_v4 import inception_v4 as inception_v4
+    from .lstm_lm import ptb_lstm as ptb_lstm
+    from .mobilenet import mobilenet_v1 as mobilenet_v1
+    from .mobilenet import mobilenet_v2 as mobilenet_v2
+    from .recommenders import dlrm as dlrm
+    from .recommenders import ncf as ncf
+    from .resnet import resnet50 as resnet50
+    from .resnet import resnet101 as resnet101
+    from .resnext import resnext50_32x4d as resnext50_32x4d
+    from .squeezenet import squeezenet as squeezenet
+    from .ssd import ssd300 as ssd300
+    from .t5 import t5_large as t5_large
+    from .t5 import t5_small as t5_small
+    from .torchvision_nets import alexnet as alexnet
+    from .torchvision_nets import resnet18 as resnet18
+    from .transformer import transformer as transformer
+    from .transformer import transformer_thesis as transformer_thesis
+    from .vgg import vgg16 as vgg16
+    from .vit import vit_b16 as vit_b16
 
 __all__ = ["network", "networks", "network_document", "unknown_network_message"]
 
-_BUILDERS: dict[str, Callable[..., dict]] = {
-    "resnet50": resnet50,
+# Built-in name -> (module of this package, builder function): a builder's module is imported
+# when the network is first built, so that listing the names imports none of them.
+_BUILDERS: dict[str, tuple[str, str]] = {
+    "resnet50": ("resnet", "resnet50"),
     # keras.applications CNNs (docs/networks.md)
-    "mobilenet_v1": mobilenet_v1,
-    "mobilenet_v2": mobilenet_v2,
-    "efficientnet_b0": efficientnet_b0,
-    "densenet121": densenet121,
-    "inception_v3": inception_v3,
-    "resnet101": resnet101,
-    "vgg16": vgg16,
-    "transformer": transformer,
-    "gnmt": gnmt,
+    "mobilenet_v1": ("mobilenet", "mobilenet_v1"),
+    "mobilenet_v2": ("mobilenet", "mobilenet_v2"),
+    "efficientnet_b0": ("efficientnet", "efficientnet_b0"),
+    "densenet121": ("densenet", "densenet121"),
+    "inception_v3": ("inception", "inception_v3"),
+    "resnet101": ("resnet", "resnet101"),
+    "vgg16": ("vgg", "vgg16"),
+    "transformer": ("transformer", "transformer"),
+    "gnmt": ("gnmt", "gnmt"),
     # the thesis's reading of its Table 5.1 workloads (dnnmem.thesis_reading())
-    "gnmt_thesis": gnmt_thesis,
-    "transformer_thesis": transformer_thesis,
-    "bert_base": bert_base,
-    "gpt2": gpt2,
-    "vit_b16": vit_b16,
-    "resnet18": resnet18,
-    "alexnet": alexnet,
+    "gnmt_thesis": ("gnmt", "gnmt_thesis"),
+    "transformer_thesis": ("transformer", "transformer_thesis"),
+    "bert_base": ("bert", "bert_base"),
+    "gpt2": ("gpt2", "gpt2"),
+    "vit_b16": ("vit", "vit_b16"),
+    "resnet18": ("torchvision_nets", "resnet18"),
+    "alexnet": ("torchvision_nets", "alexnet"),
     # networks of the seed papers (docs/networks.md, "Networks of the seed papers")
-    "googlenet": googlenet,
-    "inception_v4": inception_v4,
-    "squeezenet": squeezenet,
-    "nin": nin,
-    "overfeat": overfeat,
-    "resnext50_32x4d": resnext50_32x4d,
-    "ssd300": ssd300,
-    "ptb_lstm": ptb_lstm,
-    "mha_block": mha_block,
-    "bert_large": bert_large,
-    "bert_tiny": bert_tiny,
-    "t5_small": t5_small,
-    "t5_large": t5_large,
-    "ncf": ncf,
-    "dlrm": dlrm,
-    "faster_rcnn": faster_rcnn,
+    "googlenet": ("googlenet", "googlenet"),
+    "inception_v4": ("inception_v4", "inception_v4"),
+    "squeezenet": ("squeezenet", "squeezenet"),
+    "nin": ("classic", "nin"),
+    "overfeat": ("classic", "overfeat"),
+    "resnext50_32x4d": ("resnext", "resnext50_32x4d"),
+    "ssd300": ("ssd", "ssd300"),
+    "ptb_lstm": ("lstm_lm", "ptb_lstm"),
+    "mha_block": ("attention_block", "mha_block"),
+    "bert_large": ("bert_sizes", "bert_large"),
+    "bert_tiny": ("bert_sizes", "bert_tiny"),
+    "t5_small": ("t5", "t5_small"),
+    "t5_large": ("t5", "t5_large"),
+    "ncf": ("recommenders", "ncf"),
+    "dlrm": ("recommenders", "dlrm"),
+    "faster_rcnn": ("faster_rcnn", "faster_rcnn"),
 }
 
 
@@ -105,10 +119,31 @@ def unknown_network_message(name: str, files: bool = True) -> str:
 def network_document(name: str, **options: Any) -> dict:
     """The JSON document (a dict) of a built-in network; options go to its builder."""
     try:
-        builder = _BUILDERS[name.lower()]
+        module, function = _BUILDERS[name.lower()]
     except KeyError:
         raise ValueError(unknown_network_message(name, files=False)) from None
-    return builder(**options)
+    return _load_builder(module, function)(**options)
+
+
+def _load_builder(module: str, function: str) -> Callable[..., dict]:
+    """Imports a builder's module on first use. Its builders are bound in this package under
+    their names, over a module of the same name (``gnmt``), as an eager import would."""
+    loaded = importlib.import_module(f".{module}", __name__)
+    for m, f in _BUILDERS.values():
+        if m == module:
+            globals()[f] = getattr(loaded, f)
+    builder: Callable[..., dict] = getattr(loaded, function)
+    return builder
+
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> Any:
+        """The builders by their function names (``dnnmem.zoo.resnet50``), on first use."""
+        for module, function in _BUILDERS.values():
+            if function == name:
+                return _load_builder(module, function)
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def network(name: str, batch: int = 1, bytes_per_element: int = 4, **options: Any) -> Network:
