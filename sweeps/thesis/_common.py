@@ -26,7 +26,7 @@ import hashlib
 import json
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -277,6 +277,16 @@ def per_network_figure(df: pd.DataFrame, draw: Callable[..., Any], title: str) -
         ax.set_title(f"{name} (N={int(df.loc[df.network == name, 'batch'].iloc[0])})", fontsize=10)
     fig.suptitle(title)
     return fig
+
+
+def markdown_table(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:
+    """A markdown table (first column left-aligned, the others right-aligned)."""
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|",
+    ]
+    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(lines)
 
 
 def use_agg() -> None:

@@ -216,13 +216,7 @@ def elsewhere(force: bool = False) -> pd.DataFrame:
 
 def markdown(df: pd.DataFrame) -> str:
     """``df`` as a markdown table (first column left-aligned, the others right-aligned)."""
-    header = [str(c) for c in df.columns]
-    lines = [
-        "| " + " | ".join(header) + " |",
-        "|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|",
-    ]
-    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in df.itertuples(index=False)]
-    return "\n".join(lines)
+    return C.markdown_table([str(c) for c in df.columns], df.itertuples(index=False))
 
 
 def elsewhere_table(df: pd.DataFrame) -> pd.DataFrame:

@@ -58,14 +58,7 @@ def _fixed(x: float, digits: int = 1) -> str:
     return "—" if x is None or not np.isfinite(x) else f"{x:,.{digits}f}"
 
 
-def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """A markdown table (first column left-aligned, the others right-aligned)."""
-    lines = [
-        "| " + " | ".join(header) + " |",
-        "|" + "|".join([":---"] + ["---:"] * (len(header) - 1)) + "|",
-    ]
-    lines += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
-    return "\n".join(lines)
+table = C.markdown_table
 
 
 def _at(df: pd.DataFrame, network: str, capacity_mib: float, col: str, **filters: float) -> float:
