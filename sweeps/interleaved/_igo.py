@@ -58,6 +58,9 @@ LADDER = {
     "+ Rearrangement (Alg. 1)": {"order": "alg1"},
     "+ Rearrangement (ideal)": {"order": "best"},
     "+ Partitioning": {"order": "alg1", "partition": "best", "parts": 2},
+    # Beyond the paper's ladder: order and partition searched together per layer (the best
+    # (order, partition) pair, unpartitioned included), docs/model/interleaved.md.
+    "+ Partitioning (joint)": {"order": "best", "partition": "joint", "parts": 2},
 }
 PAPER_LADDER = {
     "small": {"Interleaving": -0.8, "+ Rearrangement (Alg. 1)": -23.8,
@@ -75,7 +78,19 @@ TILERS: dict[str, dict[str, str]] = {
     "fixed": {"nest": "fixed"},
     "lru": {"replace": "lru"},
     "simple": {"nest": "fixed", "replace": "lru"},
+    "handicap": {},  # the baseline alone gets fixed nests: see tiler_options
 }
+# ``handicap``: only the sequential baseline has the weak tiler (fixed output-stationary nests),
+# every fused rung keeps the best nests: the upper bound of how much of the paper's gap a weak
+# baseline can explain.
+HANDICAP_BASELINE = {"nest": "fixed"}
+
+
+def tiler_options(tiler: str, rung: str) -> dict[str, str]:
+    """The tile-model options of ``tiler`` (one of :data:`TILERS`) for the ladder rung ``rung``."""
+    if tiler == "handicap" and rung == "Baseline":
+        return HANDICAP_BASELINE
+    return TILERS[tiler]
 
 
 # The sensitivity figures (Fig. 14-16) run on a subset of the models (the large NPU at 8 cores
