@@ -82,14 +82,20 @@ class KnnPartition:
 
 
 def random_shapes(
-    count: int, tile: int, seed: int = 0, max_tiles: int = 24
+    count: int, tile: int, seed: int = 0, max_tiles: int = 1024, max_ops: int = 1 << 17
 ) -> list[tuple[int, int, int]]:
     """``count`` GEMM shapes ``(M, K, N)``, each dimension log-uniform between half a tile and
-    ``max_tiles`` tiles (the range the paper's layers cover on its NPUs' scratchpads)."""
+    ``max_tiles`` tiles, redrawn while the tile grid has more than ``max_ops`` operations (the
+    paper's workloads on its NPUs span 1 to about 700 tiles a dimension and up to about 10^5 tile
+    operations a product)."""
     rng = np.random.default_rng(seed)
     lo, hi = np.log2(max(tile // 2, 1)), np.log2(tile * max_tiles)
-    dims = np.round(2 ** rng.uniform(lo, hi, size=(count, 3))).astype(int)
-    return [(int(m), int(k), int(n)) for m, k, n in dims]
+    out: list[tuple[int, int, int]] = []
+    while len(out) < count:
+        m, k, n = (int(round(2.0**v)) for v in rng.uniform(lo, hi, size=3))
+        if -(-m // tile) * -(-k // tile) * -(-n // tile) <= max_ops:
+            out.append((m, k, n))
+    return out
 
 
 def _alg1(m: int, k: int, n: int) -> str:

@@ -155,7 +155,14 @@ def run(network: str, npu: str, **options: Any) -> dict[str, Any]:
     """One estimate on one of the paper's NPUs under a tile-model policy; ``gemm_time`` is the
     time of the tiled backward GEMM steps alone (``gemm_bytes`` their traffic)."""
     key, batch = NPUS[npu]
-    hw = dnnmem.hardware(key)
+    return run_on(network, dnnmem.hardware(key), batch, npu, **options)
+
+
+def run_on(
+    network: str, hw: dnnmem.Hardware, batch: int, label: str, **options: Any
+) -> dict[str, Any]:
+    """:func:`run` on any hardware ``hw`` (``label`` names it in the row)."""
+    npu = label
     policy = igo.policy(hardware=hw, **options)
     r = dnnmem.estimate(load(network, batch), hw, policy, batch=batch)
     tiled = {s for t in r._core.tile_table() for s in (t["step"], t["step2"]) if s >= 0}

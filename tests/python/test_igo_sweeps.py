@@ -18,6 +18,7 @@ SCRIPTS = [
     "partition_rule",
     "beyond_scratchpad",
     "knn_partition",
+    "gpu_whatif",
 ]
 
 
@@ -106,7 +107,19 @@ def test_ladder_with_the_baseline_alone_handicapped(results: dict) -> None:
 def test_knn_partition_against_best(results: dict) -> None:
     df = results["knn_partition"]
     assert ((df["agree_knn"] >= 0) & (df["agree_knn"] <= 1)).all()
-    nets = df[df["network"] != "held-out"]
+    nets = df[~df["network"].isin(["held-out", "80/20 layers"])]
     assert (nets["oracle_check"] == 1).all()  # the Python labels are the C++ pass's best
     assert (nets["compose_check_pct"].abs() < 1e-9).all()  # composing best's choices: best
     assert (nets["bytes_knn"] >= nets["bytes_best"]).all()
+
+
+def test_gpu_whatif_levels(results: dict) -> None:
+    df = results["gpu_whatif"]
+    nets = df[df["network"] != "average"].set_index(["capacity", "rung"])
+    assert set(df["capacity"]) == {"L2", "L2+L1", "SM"}
+    # The 6 MiB L2 holds BERT-tiny's operands at batch 4: every order reads dY once, no change.
+    assert (nets.loc["L2", "dy_reads"] == 1).all()
+    assert (nets.loc["L2", "gemm_change_pct"].abs() < 1e-9).all()
+    # One SM's 128 KiB does not: the orders move different bytes there.
+    assert (nets.loc["SM", "dy_reads"] > 1).all()
+    assert nets.loc[("SM", "Interleaving"), "gemm_change_pct"].iloc[0] != 0

@@ -55,9 +55,10 @@ def test_bad_input_is_an_error() -> None:
 
 
 def test_random_shapes_stay_in_range_and_repeat_with_the_seed() -> None:
-    a = pk.random_shapes(50, tile=16, seed=3)
-    assert a == pk.random_shapes(50, tile=16, seed=3)
+    a = pk.random_shapes(50, tile=16, seed=3, max_tiles=24, max_ops=1000)
+    assert a == pk.random_shapes(50, tile=16, seed=3, max_tiles=24, max_ops=1000)
     assert all(8 <= d <= 16 * 24 for s in a for d in s)
+    assert all(-(-m // 16) * -(-k // 16) * -(-n // 16) <= 1000 for m, k, n in a)
     assert np.asarray(a).shape == (50, 3)
 
 
