@@ -92,7 +92,7 @@ def random_shapes(
     lo, hi = np.log2(max(tile // 2, 1)), np.log2(tile * max_tiles)
     out: list[tuple[int, int, int]] = []
     while len(out) < count:
-        m, k, n = (int(round(2.0**v)) for v in rng.uniform(lo, hi, size=3))
+        m, k, n = (int(np.rint(2.0**v)) for v in rng.uniform(lo, hi, size=3))
         if -(-m // tile) * -(-k // tile) * -(-n // tile) <= max_ops:
             out.append((m, k, n))
     return out

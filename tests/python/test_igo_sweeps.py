@@ -97,11 +97,9 @@ def test_ladder_with_the_baseline_alone_handicapped(results: dict) -> None:
     ref = best[best["network"] != "average"].set_index(key)["time"]
     fused = [k for k in rows.index if k[2] != "Baseline"]
     assert list(rows.loc[fused]) == list(ref.loc[fused])
-    fixed = script.compute(small=True, tiler="fixed")
-    fixed_base = fixed[(fixed["rung"] == "Baseline") & (fixed["network"] != "average")]
-    assert list(df[(df["rung"] == "Baseline") & (df["network"] != "average")]["time"]) == list(
-        fixed_base["time"]
-    )
+    for (npu, net, rung), time in rows.items():
+        if rung == "Baseline":
+            assert time == script.C.run(net, npu, order="seq", nest="fixed")["time"]
 
 
 def test_knn_partition_against_best(results: dict) -> None:
@@ -117,9 +115,11 @@ def test_gpu_whatif_levels(results: dict) -> None:
     df = results["gpu_whatif"]
     nets = df[df["network"] != "average"].set_index(["capacity", "rung"])
     assert set(df["capacity"]) == {"L2", "L2+L1", "SM"}
-    # The 6 MiB L2 holds BERT-tiny's operands at batch 4: every order reads dY once, no change.
-    assert (nets.loc["L2", "dy_reads"] == 1).all()
+    # L2 + L1 (16.25 MiB) holds BERT-tiny's operands at batch 4: every order reads dY once; on
+    # the 6 MiB L2 dY is re-read a little (1.04x) but the steps stay compute-bound: no change.
+    assert (nets.loc["L2+L1", "dy_reads"] == 1).all()
+    assert (nets.loc["L2", "dy_reads"] < 1.1).all()
     assert (nets.loc["L2", "gemm_change_pct"].abs() < 1e-9).all()
     # One SM's 128 KiB does not: the orders move different bytes there.
     assert (nets.loc["SM", "dy_reads"] > 1).all()
-    assert nets.loc[("SM", "Interleaving"), "gemm_change_pct"].iloc[0] != 0
+    assert float(nets.loc[("SM", "Interleaving"), "gemm_change_pct"]) > 10  # half shares: +35 %
