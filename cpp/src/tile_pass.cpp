@@ -115,6 +115,7 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
   const TileModelOptions& tm = s.tile_model;
   if (tm.order.empty()) return;
   const bool fused = tm.order != "seq" && tm.order != "dy-oracle";
+  const bool joint = tm.partition == "joint";
   const std::vector<Unit> units = find_units(s, fused);
   if (units.empty()) return;
 
@@ -187,6 +188,8 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
           order = m > n ? BackwardOrder::DxMajor : BackwardOrder::DwMajor;
           rec.reason = m > n ? "|dX| > |dW|" : "|dX| <= |dW|";
         }
+      } else if (tm.order == "best" && joint) {
+        order = BackwardOrder::Interleave;  // searched with the partition below
       } else if (tm.order == "best") {
         std::int64_t least = -1;
         for (BackwardOrder c : {BackwardOrder::Interleave, BackwardOrder::DxMajor, BackwardOrder::DwMajor}) {
@@ -213,7 +216,43 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
       rec.order = std::string(backward_order_name(order));
       rec.nest_x = std::string(o.nest_x);
       rec.nest_w = std::string(o.nest_w);
-      if (tm.partition != "none" && (tm.parts > 1 || tm.cores > 1)) {
+      if (joint) {
+        // `partition=joint` (the page's "Partitioning", joint search): the least-traffic pair
+        // of order (the three fused orders under `best`, else the order's own pick) and
+        // partition (unpartitioned, or M, N or K in `parts` parts; on several cores one part
+        // each, so never unpartitioned), each with its family's nests.
+        const int parts = tm.cores > 1 ? tm.cores : static_cast<int>(tm.parts);
+        std::vector<BackwardOrder> orders{order};
+        if (tm.order == "best") orders = {BackwardOrder::Interleave, BackwardOrder::DxMajor, BackwardOrder::DwMajor};
+        std::int64_t least = -1;
+        best.reset();
+        for (BackwardOrder c : orders) {
+          TileWalkOptions base = o;
+          pick_nests(m, k, n, c, base, tm.fixed_nests);
+          for (int d = tm.cores > 1 ? 0 : -1; d < 3; ++d) {
+            if (d >= 0 && parts <= 1) break;
+            TileWalkOptions trial = base;
+            trial.partition = d;
+            trial.parts = d < 0 ? 1 : parts;
+            trial.lockstep = d >= 0 && tm.cores > 1;
+            const TileTraffic t = run(tm, m, k, n, c, trial);
+            if (least < 0 || t.total() < least) {
+              least = t.total();
+              order = c;
+              best = t;
+              o = trial;
+            }
+          }
+        }
+        if (tm.order == "best") rec.reason = "least traffic (order x partition)";
+        rec.order = std::string(backward_order_name(order));
+        rec.nest_x = std::string(o.nest_x);
+        rec.nest_w = std::string(o.nest_w);
+        if (o.partition >= 0) {
+          rec.partition = std::string(1, "mnk"[o.partition]);
+          rec.parts = o.parts;
+        }
+      } else if (tm.partition != "none" && (tm.parts > 1 || tm.cores > 1)) {
         // Partitioning (the page's "Partitioning"): one dimension cut into parts, one after
         // another on one core or one per core in lock step.
         o.parts = tm.cores > 1 ? tm.cores : tm.parts;

@@ -67,7 +67,8 @@ def policy(
         The cache manager (default ``none``: the paper's NPUs keep nothing between layers).
     first, method, psum_bytes, buffer_fraction, partition, parts, cores
         The ``split-backward`` scheduler's options (docs/policies.md): ``partition`` one of
-        ``none``, ``m``, ``n``, ``k``, ``best``, ``rule``; ``parts`` on one core, or ``cores``
+        ``none``, ``m``, ``n``, ``k``, ``best``, ``rule``, ``joint`` (the least-traffic (order,
+        partition) pair per layer, unpartitioned included); ``parts`` on one core, or ``cores``
         arrays sharing the scratchpad, one part each.
     nest, replace
         The baseline tiler: ``nest="best"`` ranks each family's loop nests, ``"fixed"`` takes the

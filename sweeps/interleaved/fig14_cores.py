@@ -23,7 +23,7 @@ def compute(small: bool = False) -> pd.DataFrame:
     """One row per (cores, network) and a mean row per core count, with the paper's."""
     rows = []
     for cores in (1, 2) if small else (1, 2, 4, 8):
-        for net in C.sensitivity_networks(small):
+        for net in C.networks(small):
             rows.append({"cores": cores, **C.reduction(net, C.large_npu(cores), 8 * cores, cores)})
     df = pd.DataFrame(rows)
     avg = df.groupby("cores")["reduction_pct"].mean().reset_index()

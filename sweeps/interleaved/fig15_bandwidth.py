@@ -22,7 +22,7 @@ def compute(small: bool = False) -> pd.DataFrame:
     """One row per (bandwidth scale, network) and a mean row per scale, with the paper's."""
     rows = []
     for scale in list(PAPER)[:2] if small else PAPER:
-        for net in C.sensitivity_networks(small):
+        for net in C.networks(small):
             hw = C.large_npu(bandwidth_scale=scale)
             rows.append({"bandwidth_scale": scale, **C.reduction(net, hw, 8)})
     df = pd.DataFrame(rows)

@@ -21,7 +21,7 @@ def compute(small: bool = False) -> pd.DataFrame:
     """One row per (batch, network) and a mean row per batch."""
     rows = []
     for batch in (4, 8) if small else (4, 8, 16, 32):
-        for net in C.sensitivity_networks(small):
+        for net in C.networks(small):
             rows.append({"batch": batch, **C.reduction(net, C.large_npu(), batch)})
     df = pd.DataFrame(rows)
     avg = df.groupby("batch")["reduction_pct"].mean().reset_index()

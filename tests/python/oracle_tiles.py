@@ -248,3 +248,29 @@ def tile_walk(
         walk.written[t] += elements(t, idx) * elem
     walk.dy_passes = walk.read["dY"] / (m * n * elem)
     return walk
+
+
+def joint_search(
+    m: int,
+    k: int,
+    n: int,
+    tile: int,
+    c_eff: int,
+    nests: dict[str, tuple[str, str]],
+    parts: int,
+    elem: int = 2,
+) -> tuple[str, str | None, int]:
+    """The page's joint search (``partition = joint``) on one core: the least-traffic pair of an
+    order of ``nests`` (order -> its (nest_x, nest_w), in the tie-break order) and a partition
+    (None, then M, N, K in ``parts`` parts); returns (order, partition, bytes)."""
+    best: tuple[str, str | None, int] | None = None
+    for order, (nx, nw) in nests.items():
+        for part in (None, "m", "n", "k"):
+            if part is not None and parts <= 1:
+                break
+            w = tile_walk(m, k, n, tile, order, c_eff, elem, None, nx, nw,
+                          partition=part, parts=parts if part else 1)  # fmt: skip
+            if best is None or w.total() < best[2]:
+                best = (order, part, w.total())
+    assert best is not None
+    return best

@@ -161,3 +161,34 @@ def test_compute_is_the_same_for_every_order_and_partition() -> None:
     for r in times.values():
         assert r.flops == base.flops
         assert r.compute_time == pytest.approx(base.compute_time, rel=1e-9)
+
+
+def test_joint_search_is_the_least_pair_and_matches_the_oracle() -> None:
+    # partition=joint: the least-traffic (order, partition) of the three fused orders x
+    # (whole, M, N, K in two parts); never more bytes than best-order-then-best-partition nor
+    # than the best order alone; the Python reference's joint search picks the same pair.
+    from oracle_tiles import joint_search
+
+    doc = _chain(64, 96, first=8)
+    cap, batch = 4096, 16
+
+    def row(options: str) -> dict:
+        return _row(_run(doc, f"split-backward(tile=8, {options}) + none", cap, batch), "d")
+
+    joint = row("order=best, partition=joint, parts=2")
+    pairs = {
+        (o, p): row(f"order={o}, partition={p or 'none'}, parts=2")
+        for o in ("interleave", "dx-major", "dw-major")
+        for p in (None, "m", "n", "k")
+    }
+    assert joint["bytes"] == min(r["bytes"] for r in pairs.values())
+    assert joint["reason"] == "least traffic (order x partition)"
+    assert joint["bytes"] <= row("order=best, partition=best, parts=2")["bytes"]
+    assert joint["bytes"] <= row("order=best")["bytes"]
+    nests = {o: (pairs[(o, None)]["nest_x"], pairs[(o, None)]["nest_w"]) for o in
+             ("interleave", "dx-major", "dw-major")}  # fmt: skip
+    order, part, total = joint_search(16, 64, 96, 8, joint["c_eff"], nests, 2, elem=1)
+    assert (joint["order"], joint["partition"] or None, joint["bytes"]) == (order, part, total)
+    # parts=1 on one core leaves the layer whole: the best order alone.
+    whole = row("order=best, partition=joint")
+    assert (whole["partition"], whole["bytes"]) == ("", row("order=best")["bytes"])

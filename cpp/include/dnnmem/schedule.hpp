@@ -130,7 +130,7 @@ struct TileModelOptions {
   double buffer_fraction = 0.5;  // the share of the free scratchpad the step's tiles may use
   int psum_bytes = 0;            // a partial sum's bytes per element; 0 = the element size
   bool exact = true;             // the tile walk; false: the closed form
-  std::string partition = "none";  // none, m, n, k, best, rule
+  std::string partition = "none";  // none, m, n, k, best, rule, joint
   std::int64_t parts = 1;        // parts on one core
   int cores = 1;                 // arrays sharing the scratchpad: one part each, in lock step
   bool fixed_nests = false;      // the simpler baseline tiler: output-stationary nests ikj / kji

@@ -1,0 +1,95 @@
+"""Interleaved-gradient paper §6.6 (Fig. 17) as a what-if: the ablation ladder on a GPU-class
+preset, the RTX 3090 (``rtx3090``: 6 MiB L2, 936 GB/s, 35.58 TFLOP/s FP32), batch 4 (the paper:
+"the same batch size as small NPU"), FP32 (its kernels derive from an SGEMM worklog), tiles of
+128 (that worklog's 128 x 128 block tiles), the `none` manager. Two on-chip capacities: the L2
+alone (``L2``, the preset) and L2 plus the 82 SMs' 128 KiB of L1 / shared memory (``L2+L1``,
+16.25 MiB: everything a fused kernel could keep); and one SM's level (``SM``): its 128 KiB of L1 /
+shared memory as the scratchpad with 1/82 of the bandwidth and of the peak (each SM a small NPU
+working on its share; the times are 82x, the changes are what count), 32-element tiles — the
+level where the paper's SMEM-tiled kernels reuse dY. The paper measures the backward pass only
+(``gemm_change_pct``: the tiled backward GEMM steps' time) and reports 8.6 / 20.3 / 30.3 % for
+Interleaving / + Rearrangement / + Partitioning.
+
+    python sweeps/interleaved/gpu_whatif.py [--small] [--no-plot]
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import _igo as C
+import pandas as pd
+
+import dnnmem
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+NAME = "igo_gpu_whatif"
+BATCH = 4
+TILE = 128
+SM_TILE = 32  # one SM's level: 4 KiB FP32 tiles, 16 in the 64 KiB share of its 128 KiB
+L1_PER_SM, SMS = 128 * 1024, 82  # GA102: 128 KiB of L1 / shared memory per SM, 82 SMs
+PAPER = {"Interleaving": -8.6, "+ Rearrangement (Alg. 1)": -20.3, "+ Partitioning": -30.3}
+
+
+def gpus() -> dict[str, tuple[dnnmem.Hardware, int]]:
+    """The what-if levels of the RTX 3090 preset and their tile edges."""
+    hw = dnnmem.hardware("rtx3090")
+    sm = hw.replace(
+        capacity=L1_PER_SM, bandwidth=hw.bandwidth / SMS, throughput=hw.throughput / SMS
+    )
+    return {
+        "L2": (hw, TILE),
+        "L2+L1": (hw.replace(capacity=hw.capacity + L1_PER_SM * SMS), TILE),
+        "SM": (sm, SM_TILE),
+    }
+
+
+def compute(small: bool = False) -> pd.DataFrame:
+    """One row per (capacity, network, rung): time and its change vs the sequential baseline
+    (%), whole iteration and backward GEMM steps alone; "average" rows hold the means and the
+    paper's."""
+    rows = []
+    ladder = {k: v for k, v in C.LADDER.items() if k != "+ Partitioning (joint)"}
+    for label, (hw, tile) in gpus().items():
+        for net in C.sensitivity_networks(small):
+            for rung, options in ladder.items():
+                r = C.run_on(net, hw, BATCH, label, tile=tile, **options)
+                rows.append({"rung": rung, **r})
+    df = pd.DataFrame(rows).rename(columns={"npu": "capacity"})
+    base = df[df["rung"] == "Baseline"].set_index(["capacity", "network"])
+    for column, source in (("change_pct", "time"), ("gemm_change_pct", "gemm_time")):
+        df[column] = [
+            100 * (v / base[source][(c, w)] - 1) if base[source][(c, w)] else 0.0
+            for c, w, v in zip(df["capacity"], df["network"], df[source])
+        ]
+    means = ["change_pct", "gemm_change_pct"]
+    avg = df.groupby(["capacity", "rung"], sort=False)[means].mean().reset_index()
+    avg["network"] = "average"
+    avg["paper_pct"] = [PAPER.get(r, 0.0 if r == "Baseline" else float("nan")) for r in avg["rung"]]
+    return pd.concat([df, avg], ignore_index=True)[
+        ["capacity", "network", "rung", "time", *means, "dy_reads", "paper_pct"]
+    ]
+
+
+def plot(df: pd.DataFrame) -> Figure:
+    """Average change of the backward GEMM steps per rung, dnnmem beside the paper."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4), sharey=True)
+    for ax, cap in zip(axes, gpus()):
+        a = df[(df["network"] == "average") & (df["capacity"] == cap)].set_index("rung")
+        a[["gemm_change_pct", "paper_pct"]].rename(
+            columns={"gemm_change_pct": "dnnmem (backward GEMMs)", "paper_pct": "paper"}
+        ).plot.bar(ax=ax, rot=20)
+        ax.axhline(0, color="k", lw=0.5)
+        ax.set_title(f"RTX 3090, {cap}")
+        ax.set_ylabel("time vs baseline (%)")
+    fig.suptitle("Interleaved-gradient §6.6 what-if: the ladder on a GPU")
+    fig.tight_layout()
+    return fig
+
+
+if __name__ == "__main__":
+    C.main(NAME, compute, plot)
