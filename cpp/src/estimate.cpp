@@ -43,6 +43,27 @@ PinTotals pin_totals(const Schedule& s, const TimeBase& time, const Plan& plan) 
   return p;
 }
 
+namespace {
+
+// Whether two plans give the timeline the same input: the transfers, the resident bytes and the
+// recomputed ticks (all it reads of a plan). Counts first: they differ for most pairs.
+bool same_timeline_input(const Plan& a, const Plan& b) {
+  if (a.counts.kept != b.counts.kept || a.counts.prefetched != b.counts.prefetched ||
+      a.counts.born != b.counts.born || a.counts.offloads != b.counts.offloads ||
+      a.transfers.size() != b.transfers.size() || a.resident != b.resident || a.recompute != b.recompute)
+    return false;
+  for (std::size_t i = 0; i < a.transfers.size(); ++i) {
+    const Transfer& x = a.transfers[i];
+    const Transfer& y = b.transfers[i];
+    if (x.tensor != y.tensor || x.kind != y.kind || x.bytes != y.bytes || x.issue_step != y.issue_step ||
+        x.deadline != y.deadline)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const PreparedPolicy& policy,
                            PointWorkspace& ws) {
   // Points of a sweep that differ only in capacity share everything derived from the rest.
@@ -56,9 +77,12 @@ PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Prepared
   ws.last_policy = nullptr;  // (until this point is done: a throw leaves nothing to reuse)
   ws.plan.recompute.clear();  // only the managers that re-execute steps fill it
   ws.plan.pins.clear();       // only the pinning managers fill it
+  std::swap(ws.plan, ws.last_plan);  // (the buffers of the plan before it are reused)
   policy.cache->plan(in, ws.planner, ws.plan);
   apply_tile_model(in, ws.plan);
-  const TimelineTotals tl = simulate(in, ws.plan, ws.timeline, nullptr);
+  if (!(same && hw.capacity >= ws.last_totals.wait_free_from && same_timeline_input(ws.plan, ws.last_plan)))
+    ws.last_totals = simulate(in, ws.plan, ws.timeline, nullptr);
+  const TimelineTotals& tl = ws.last_totals;
   PointTotals t = totals(in.time, tl, ws.plan.counts);
   t.pins = pin_totals(s, in.time, ws.plan);
   ws.compute = std::move(in.compute);  // keep the buffer for the next point

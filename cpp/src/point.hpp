@@ -28,6 +28,14 @@ struct PointWorkspace {
   // compute times are reused and the planner told so (PlanScratch::same_input).
   const PreparedPolicy* last_policy = nullptr;
   TimeBase last_time;
+  // The previous point's plan and timeline totals, valid when last_policy is set. A point of
+  // the same input whose plan equals it, at a capacity from last_totals.wait_free_from on, has
+  // the same timeline (only the capacity wait reads the capacity): its totals are reused
+  // instead of simulated. Across a sweep's capacities this skips the timeline wherever the
+  // plan does not change (e.g. `none`, and the capacities where the thesis planners keep the
+  // same intervals).
+  Plan last_plan;
+  TimelineTotals last_totals;
 };
 
 // Throws std::invalid_argument unless ops_per_mac is 1 or 2 (estimate() and sweep() alike).

@@ -11,6 +11,24 @@
 #include "range_tree.hpp"
 
 namespace dnnmem {
+
+#ifdef DNNMEM_DECISION_TRACE
+// Measurement only (benchmarks/decision_trace.cpp, docs/performance.md "Third round"): every
+// decision of the planner in order, to find where two capacities first disagree. Never built
+// into the library.
+namespace detail {
+thread_local std::vector<int>* decision_trace = nullptr;
+}
+#define DNNMEM_TRACE(x) \
+  do {                  \
+    if (detail::decision_trace) detail::decision_trace->push_back(x); \
+  } while (0)
+#else
+#define DNNMEM_TRACE(x) \
+  do {                  \
+  } while (0)
+#endif
+
 namespace {
 
 enum class Prefetch { None, LatencyAware, NextStep };
@@ -210,6 +228,7 @@ class ThesisPlanner {
           occ_.add(u + 1, v - 1, bytes);
           occupy_resident(lo, v, bytes);
         }
+        DNNMEM_TRACE(keep ? 1 : 0);
         if (keep) {
           set(f, Kept);
           ++plan_.counts.kept;
@@ -257,6 +276,7 @@ class ThesisPlanner {
         const int tree_end = through_ ? v - 1 : end;  // through-cache: v's working set holds v
         const int blocked = occ_.last_above(p_star, tree_end, in_.capacity - bytes);
         const int p = blocked < 0 ? p_star : blocked + 1;
+        DNNMEM_TRACE(2 + p);
         if (p > v - 1) continue;  // fits nowhere: streamed
         if (through_) {
           occ_.add(p, tree_end, bytes);
@@ -294,7 +314,9 @@ class ThesisPlanner {
           if (over(step)) continue;
           occupy_resident(step, step, bytes);  // in its step's working set
         } else {
-          if (!fits(step, step, bytes)) continue;
+          const bool fit = fits(step, step, bytes);
+          DNNMEM_TRACE(fit ? 1 : 0);
+          if (!fit) continue;
           occupy(step, step, bytes, false);
         }
         set(f, Born);
