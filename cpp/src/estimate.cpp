@@ -65,7 +65,7 @@ bool same_timeline_input(const Plan& a, const Plan& b) {
 }  // namespace
 
 PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const PreparedPolicy& policy,
-                           PointWorkspace& ws) {
+                           PointWorkspace& ws, std::int64_t next_capacity) {
   // Points of a sweep that differ only in capacity share everything derived from the rest.
   const TimeBase time = time_base(hw);
   const bool same = ws.last_policy == &policy && ws.last_time.bandwidth == time.bandwidth &&
@@ -75,12 +75,26 @@ PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Prepared
                       : make_plan_input(s, hw, policy, std::move(ws.compute));
   ws.planner.same_input = same;
   ws.last_policy = nullptr;  // (until this point is done: a throw leaves nothing to reuse)
-  ws.plan.recompute.clear();  // only the managers that re-execute steps fill it
-  ws.plan.pins.clear();       // only the pinning managers fill it
-  std::swap(ws.plan, ws.last_plan);  // (the buffers of the plan before it are reused)
-  policy.cache->plan(in, ws.planner, ws.plan);
-  apply_tile_model(in, ws.plan);
-  if (!(same && hw.capacity >= ws.last_totals.wait_free_from && same_timeline_input(ws.plan, ws.last_plan)))
+  // The previous point's plan holds here when its planner probed this capacity.
+  const bool reuse_plan = same && ws.reuse_lo <= hw.capacity && hw.capacity <= ws.reuse_hi;
+  if (!reuse_plan) {
+    std::swap(ws.plan, ws.last_plan);  // the previous plan is kept to compare (its buffers reused)
+    ws.plan.recompute.clear();  // only the managers that re-execute steps fill it
+    ws.plan.pins.clear();       // only the pinning managers fill it
+    // The tile model reads the capacity: no probing under it.
+    ws.planner.probe_capacity = s.tile_model.order.empty() ? next_capacity : -1;
+    ws.planner.probe_same = false;
+    ws.reuse_lo = 1;
+    ws.reuse_hi = 0;
+    policy.cache->plan(in, ws.planner, ws.plan);
+    apply_tile_model(in, ws.plan);
+    if (ws.planner.probe_same && next_capacity > hw.capacity) {
+      ws.reuse_lo = hw.capacity;
+      ws.reuse_hi = next_capacity;
+    }
+  }
+  if (!(same && hw.capacity >= ws.last_totals.wait_free_from &&
+        (reuse_plan || same_timeline_input(ws.plan, ws.last_plan))))
     ws.last_totals = simulate(in, ws.plan, ws.timeline, nullptr);
   const TimelineTotals& tl = ws.last_totals;
   PointTotals t = totals(in.time, tl, ws.plan.counts);
