@@ -94,17 +94,18 @@ std::int64_t sweep(const Schedule& s, std::span<const PreparedPolicy> policies,
   std::atomic<std::int64_t> next{0};  // the first point not yet handed out
   const std::int64_t chunk = options.chunk > 0 ? options.chunk : 1;
   const int threads = sweep_threads(options.threads, n);
-  // Guided scheduling: a thread takes a 1/(2·threads) share of the points left, at least
-  // `chunk`. Early ranges are long and contiguous, so a thread walks consecutive points (the
-  // capacity axis of a grid: shared input, unchanged plans, and no output cache line written
-  // by both threads), and the last ones short, so the threads finish together. (Fixed chunks of
-  // 4 interleaved the threads' points, and a few expensive points, e.g. GNMT's, left one
-  // thread idle for up to a chunk.)
+  // Guided scheduling: a thread takes a 1/(2·threads) share of the points left while that is
+  // at least `chunk`, then one point at a time. Early ranges are long and contiguous, so a
+  // thread walks consecutive points (the capacity axis of a grid: shared input, unchanged
+  // plans, no output cache line written by both threads), and the last ones single, so the
+  // threads finish together. (Fixed chunks of 4 interleaved the threads' points, and with few
+  // expensive points, e.g. GNMT's, left one thread idle for up to a chunk at the end.)
   const auto grab = [&](std::int64_t& end) {
     std::int64_t begin = next.load(std::memory_order_relaxed);
     for (;;) {
       if (begin >= n) return begin;
-      const std::int64_t take = std::max(chunk, (n - begin) / (2 * static_cast<std::int64_t>(threads)));
+      const std::int64_t share = (n - begin) / (2 * static_cast<std::int64_t>(threads));
+      const std::int64_t take = share >= chunk ? share : 1;
       end = std::min(n, begin + take);
       if (next.compare_exchange_weak(begin, end, std::memory_order_relaxed)) return begin;
     }
