@@ -4,10 +4,8 @@
 
 #include <algorithm>
 #include <limits>
-#include <set>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 #include <vector>
 
 namespace dnnmem {
@@ -21,6 +19,52 @@ struct Touch {
   std::int64_t tile = 0;   // global tile id: offset of its tensor + row * columns + column
   bool accumulate = false;
   bool by_dw = false;      // a dW-op's touch
+};
+
+// A set of integers in [0, size) as bits, with a summary level per 64 words, so that the
+// largest member at most i is a few count-leading-zeros away (the walk's victim search).
+class Bitmap {
+ public:
+  explicit Bitmap(std::int64_t size) {
+    std::int64_t n = std::max<std::int64_t>(size, 1);
+    do {
+      n = (n + 63) / 64;
+      levels_.emplace_back(static_cast<std::size_t>(n), 0);
+    } while (n > 1);
+  }
+  void insert(std::int64_t i) {
+    for (auto& words : levels_) {
+      std::uint64_t& w = words[static_cast<std::size_t>(i >> 6)];
+      const bool was_empty = w == 0;
+      w |= std::uint64_t{1} << (i & 63);
+      if (!was_empty) return;
+      i >>= 6;
+    }
+  }
+  void erase(std::int64_t i) {
+    for (auto& words : levels_) {
+      std::uint64_t& w = words[static_cast<std::size_t>(i >> 6)];
+      w &= ~(std::uint64_t{1} << (i & 63));
+      if (w != 0) return;
+      i >>= 6;
+    }
+  }
+  // The largest member <= i, or -1.
+  std::int64_t prev(std::int64_t i) const { return prev(0, i); }
+
+ private:
+  std::vector<std::vector<std::uint64_t>> levels_;
+  std::int64_t prev(std::size_t level, std::int64_t i) const {
+    if (i < 0) return -1;
+    const auto& words = levels_[level];
+    std::int64_t w = i >> 6;
+    const std::uint64_t m = words[static_cast<std::size_t>(w)] & (~std::uint64_t{0} >> (63 - (i & 63)));
+    if (m != 0) return (w << 6) | (63 - __builtin_clzll(m));
+    if (level + 1 == levels_.size()) return -1;
+    w = prev(level + 1, w - 1);  // the last non-empty word before w
+    if (w < 0) return -1;
+    return (w << 6) | (63 - __builtin_clzll(words[static_cast<std::size_t>(w)]));
+  }
 };
 
 struct Grid {
@@ -224,24 +268,31 @@ TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOr
   const auto priority = [&](std::size_t q) {
     return o.lru ? static_cast<std::int64_t>(touches.size() - q) : next[q];
   };
-  using Key = std::tuple<std::int64_t, int, std::int64_t>;
-  std::set<Key> resident;
+  // The set is kept as two bitmaps: the priorities other than kNever are distinct touch
+  // positions in [1, touches] (a tile's next touch, or touches - its last), so a bitmap over
+  // positions with the tile at each orders them; the tiles never touched again (kNever) tie on
+  // the priority and are ordered by (tensor, tile), which is the tile id's order (ids are
+  // offset by tensor). The largest key is then the largest never-again tile, else the tile at
+  // the largest position. (A std::set of tuples was 60-70 % of a walk.)
   std::vector<std::int64_t> key_next(static_cast<std::size_t>(tiles), -1);  // -1: not resident
-  // Each resident tile's node (valid where key_next >= 0), and the nodes of evicted tiles kept
-  // for reuse: a touch re-keys its node in place (extract, change, insert) instead of a search,
-  // a free and an allocation; the set and its order are the same. (The allocator was about
-  // 40 % of a walk.)
-  std::vector<std::set<Key>::iterator> where(static_cast<std::size_t>(tiles));
-  std::vector<std::set<Key>::node_type> spare;
-  const auto place = [&](std::size_t x, Key key) {
-    if (spare.empty()) {
-      where[x] = resident.insert(key).first;
+  const auto positions = static_cast<std::int64_t>(touches.size()) + 1;
+  Bitmap by_priority(positions), never_again(tiles);
+  std::vector<std::int64_t> tile_at(static_cast<std::size_t>(positions), -1);
+  const auto place = [&](std::size_t x, std::int64_t key) {
+    key_next[x] = key;
+    if (key == kNever) {
+      never_again.insert(static_cast<std::int64_t>(x));
     } else {
-      std::set<Key>::node_type node = std::move(spare.back());
-      spare.pop_back();
-      node.value() = key;
-      where[x] = resident.insert(std::move(node)).position;
+      by_priority.insert(key);
+      tile_at[static_cast<std::size_t>(key)] = static_cast<std::int64_t>(x);
     }
+  };
+  const auto unplace = [&](std::size_t x) {
+    if (key_next[x] == kNever)
+      never_again.erase(static_cast<std::int64_t>(x));
+    else
+      by_priority.erase(key_next[x]);
+    key_next[x] = -1;
   };
   std::vector<std::uint8_t> dirty(static_cast<std::size_t>(tiles), 0), seen(static_cast<std::size_t>(tiles), 0);
   std::vector<std::int64_t> done(static_cast<std::size_t>(tiles), 0);
@@ -249,8 +300,7 @@ TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOr
   const auto elem_bytes = [&](std::int64_t tile, std::int64_t per) { return elems[static_cast<std::size_t>(tile)] * per; };
   const auto evict = [&](std::int64_t tile) {
     const auto x = static_cast<std::size_t>(tile);
-    spare.push_back(resident.extract(where[x]));
-    key_next[x] = -1;
+    unplace(x);
     used -= on_chip(tile);
     if (dirty[x]) {
       dirty[x] = 0;
@@ -288,18 +338,21 @@ TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOr
         if (fits) {
           const std::int64_t bytes = on_chip(tc.tile);
           while (used + bytes > o.c_eff) {
-            auto it = resident.end();
-            do --it; while (in_op(std::get<2>(*it)));
-            evict(std::get<2>(*it));
+            // Rule 4's victim: the largest key whose tile this operation does not touch.
+            std::int64_t victim = -1;
+            for (std::int64_t v = never_again.prev(tiles - 1); v >= 0 && victim < 0; v = never_again.prev(v - 1))
+              if (!in_op(v)) victim = v;
+            for (std::int64_t p = by_priority.prev(positions - 1); p >= 0 && victim < 0; p = by_priority.prev(p - 1))
+              if (!in_op(tile_at[static_cast<std::size_t>(p)])) victim = tile_at[static_cast<std::size_t>(p)];
+            if (victim < 0) throw std::logic_error("tile walk: no tile to evict");
+            evict(victim);
           }
           used += bytes;
-          key_next[x] = priority(q);
-          place(x, Key{key_next[x], tc.tensor, tc.tile});
+          place(x, priority(q));
         }
       } else {
-        spare.push_back(resident.extract(where[x]));
-        key_next[x] = priority(q);
-        place(x, Key{key_next[x], tc.tensor, tc.tile});
+        unplace(x);
+        place(x, priority(q));
       }
       if (tc.accumulate) {
         seen[x] = 1;
