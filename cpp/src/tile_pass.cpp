@@ -34,9 +34,9 @@ std::int64_t scale(std::int64_t walked, std::int64_t tensor_bytes, std::int64_t 
   return static_cast<std::int64_t>((q + gemm_bytes / 2) / gemm_bytes);
 }
 
-// A walk's input, as the memo below keys it.
+// A walk's input but c_eff, as the memo below keys it.
 struct WalkKey {
-  std::int64_t m, k, n, tile, c_eff, elem_bytes, psum_bytes, parts;
+  std::int64_t m, k, n, tile, elem_bytes, psum_bytes, parts;
   int order, partition;
   unsigned skip_x, skip_w;
   bool lockstep, lru;
@@ -46,7 +46,7 @@ struct WalkKey {
 struct WalkKeyHash {
   std::size_t operator()(const WalkKey& w) const {
     std::uint64_t h = 1469598103934665603ULL;
-    for (std::int64_t v : {w.m, w.k, w.n, w.tile, w.c_eff, w.elem_bytes, w.psum_bytes, w.parts,
+    for (std::int64_t v : {w.m, w.k, w.n, w.tile, w.elem_bytes, w.psum_bytes, w.parts,
                            static_cast<std::int64_t>(w.order), static_cast<std::int64_t>(w.partition),
                            static_cast<std::int64_t>(w.skip_x), static_cast<std::int64_t>(w.skip_w),
                            static_cast<std::int64_t>(w.lockstep) * 2 + w.lru,
@@ -64,25 +64,35 @@ std::array<char, 3> nest_chars(std::string_view nest) {
 }
 
 // The tile walk is a pure function of its input, and the points of a sweep walk the same GEMMs
-// again and again (repeated layers; every capacity). Its only use of c_eff is to compare the
-// bytes on chip with it, and those never exceed every tile of the five matrices (dY M×N, W K×N,
-// X M×K, dX M×K, dW K×N) at the larger element size: above that bound the walk never evicts,
-// so its result is the same for every larger c_eff and the key takes the bound. Results are
-// memoised per thread (a sweep's threads share nothing), forgotten when the table grows large.
+// again and again (repeated layers; every capacity). It reads c_eff only through comparisons,
+// and reports the range of c_eff values that compare alike (detail::tile_walk_range), for which
+// the walk and its result are the same. Results are memoised per thread (a sweep's threads
+// share nothing) by the rest of the input, each with its range: a later c_eff inside one hits.
+// The table is forgotten when it grows large.
+struct WalkRange {
+  std::int64_t lo, hi;  // c_eff in [lo, hi)
+  TileTraffic traffic;
+};
+
 TileTraffic memo_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                       const TileWalkOptions& o) {
   if (o.nest_x.size() != 3 || o.nest_w.size() != 3) return tile_walk(m, k, n, order, o);  // (it throws)
-  const Ticks elems = static_cast<Ticks>(m) * n + 2 * static_cast<Ticks>(k) * n + 2 * static_cast<Ticks>(m) * k;
-  const Ticks bound = elems * std::max(o.elem_bytes, o.psum_bytes);
-  const std::int64_t c_eff = static_cast<Ticks>(o.c_eff) >= bound ? static_cast<std::int64_t>(bound) : o.c_eff;
-  const WalkKey key{m, k, n, o.tile, c_eff, o.elem_bytes, o.psum_bytes, o.parts,
+  const WalkKey key{m, k, n, o.tile, o.elem_bytes, o.psum_bytes, o.parts,
                     static_cast<int>(order), o.partition, o.skip_x, o.skip_w, o.lockstep, o.lru,
                     nest_chars(o.nest_x), nest_chars(o.nest_w)};
-  thread_local std::unordered_map<WalkKey, TileTraffic, WalkKeyHash> memo;
-  if (const auto it = memo.find(key); it != memo.end()) return it->second;
-  const TileTraffic t = tile_walk(m, k, n, order, o);  // (throws before anything is stored)
-  if (memo.size() >= 4096) memo.clear();
-  memo.emplace(key, t);
+  thread_local std::unordered_map<WalkKey, std::vector<WalkRange>, WalkKeyHash> memo;
+  thread_local std::size_t stored = 0;
+  std::vector<WalkRange>& ranges = memo[key];
+  for (const WalkRange& r : ranges)
+    if (r.lo <= o.c_eff && o.c_eff < r.hi) return r.traffic;
+  std::int64_t lo = 0, hi = 0;
+  const TileTraffic t = detail::tile_walk_range(m, k, n, order, o, &lo, &hi);  // (throws first)
+  if (stored >= 4096) {
+    memo.clear();
+    stored = 0;
+  }
+  memo[key].push_back({lo, hi, t});  // (`ranges` may be gone after a clear)
+  ++stored;
   return t;
 }
 

@@ -149,7 +149,23 @@ std::int64_t TileTraffic::total() const {
 
 TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                       const TileWalkOptions& o) {
+  std::int64_t lo = 0, hi = 0;
+  return detail::tile_walk_range(m, k, n, order, o, &lo, &hi);
+}
+
+TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
+                                    const TileWalkOptions& o, std::int64_t* range_lo, std::int64_t* range_hi) {
   detail::check_tile_input(m, k, n, o, true);
+  // Every comparison with c_eff below narrows [c_lo, c_hi): the c_eff values that decide alike.
+  std::int64_t c_lo = 0, c_hi = std::numeric_limits<std::int64_t>::max();
+  const auto at_most_c_eff = [&](std::int64_t x) {  // x <= c_eff, recording the range
+    if (x <= o.c_eff) {
+      c_lo = std::max(c_lo, x);
+      return true;
+    }
+    c_hi = std::min(c_hi, x);
+    return false;
+  };
   const Grid g{m, k, n, o.tile, (m + o.tile - 1) / o.tile, (n + o.tile - 1) / o.tile,
                (k + o.tile - 1) / o.tile};
 
@@ -323,7 +339,7 @@ TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOr
       for (std::size_t r = b; r < q; ++r) first = first && touches[r].tile != touches[q].tile;
       if (first) need += on_chip(touches[q].tile);
     }
-    const bool fits = need <= o.c_eff;
+    const bool fits = at_most_c_eff(need);
     for (std::size_t q = b; q < e; ++q) {
       const Touch& tc = touches[q];
       const auto x = static_cast<std::size_t>(tc.tile);
@@ -337,7 +353,7 @@ TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOr
           out.psum_read[t] += elem_bytes(tc.tile, o.psum_bytes);
         if (fits) {
           const std::int64_t bytes = on_chip(tc.tile);
-          while (used + bytes > o.c_eff) {
+          while (!at_most_c_eff(used + bytes)) {
             // Rule 4's victim: the largest key whose tile this operation does not touch.
             std::int64_t victim = -1;
             for (std::int64_t v = never_again.prev(tiles - 1); v >= 0 && victim < 0; v = never_again.prev(v - 1))
@@ -377,6 +393,8 @@ TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOr
   for (std::int64_t tile = 0; tile < tiles; ++tile)
     if (dirty[static_cast<std::size_t>(tile)])
       out.written[static_cast<std::size_t>(tensor_of[static_cast<std::size_t>(tile)])] += elem_bytes(tile, o.elem_bytes);
+  *range_lo = c_lo;
+  *range_hi = c_hi;
   return out;
 }
 
