@@ -230,6 +230,12 @@ TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t
   // after another; several (lockstep) run operation t of every part as one operation.
   std::vector<Touch> touches;
   std::vector<std::size_t> op_begin;
+  {  // at most 3 touches per product, 2 products per unit: no reallocation while emitting
+    std::size_t all = 0;
+    for (const auto& units : part_units) all += units.size();
+    touches.reserve(6 * all);
+    op_begin.reserve(all + 1);
+  }
   const auto emit = [&](const Unit& u) {
     if (u.dx) dx_op(u.x, touches);
     if (u.dw) dw_op(u.w, touches);
