@@ -1,7 +1,12 @@
 // A small C++ driver for profiling and timing the sweep engine without Python (valgrind
 // --tool=callgrind, perf):
 //
-//   sweep_driver NETWORK.json BATCH POLICY POINTS [THREADS [REPEAT]]
+//   sweep_driver NETWORK.json BATCH POLICY POINTS [THREADS [REPEAT [SCHEDULER [COMPUTE]]]]
+//
+// SCHEDULER and COMPUTE are a part's name with options, `name:key=value,key=value` (e.g.
+// `split-backward:order=alg1`, `mbs`, `systolic`), so that the seed issues' compositions get a
+// line of their own; `default` and `peak` are the defaults. With COMPUTE the driver prepares the
+// policies itself (each with that compute model), else the convenience sweep() does.
 //
 // POLICY is a cache manager or `all` (every one of cache_parts(), one line each). Capacities
 // cycle over 24–1000 MiB (step 2 MiB) at 616 GB/s and 13.45 TFLOPS. Each line gives µs per
@@ -17,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -25,6 +31,30 @@
 #include "dnnmem/sweep.hpp"
 
 namespace {
+
+// "name:key=value,key=value" -> the part's name and options (a value that reads as a number is
+// one).
+dnnmem::PartSpec parse_part(const std::string& text) {
+  dnnmem::PartSpec spec;
+  const std::size_t colon = text.find(':');
+  spec.name = text.substr(0, colon);
+  std::size_t at = colon == std::string::npos ? text.size() : colon + 1;
+  while (at < text.size()) {
+    std::size_t end = text.find(',', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string kv = text.substr(at, end - at);
+    const std::size_t eq = kv.find('=');
+    const std::string key = kv.substr(0, eq), value = eq == std::string::npos ? "" : kv.substr(eq + 1);
+    char* rest = nullptr;
+    const double number = std::strtod(value.c_str(), &rest);
+    if (!value.empty() && rest != nullptr && *rest == '\0')
+      spec.options.emplace_back(key, number);
+    else
+      spec.options.emplace_back(key, value);
+    at = end + 1;
+  }
+  return spec;
+}
 
 double cpu_seconds() {
   timespec ts{};
@@ -45,12 +75,19 @@ void mix(std::uint64_t& h, const T& v) {
 int main(int argc, char** argv) {
   using namespace dnnmem;
   if (argc < 5) {
-    std::fprintf(stderr, "usage: %s NETWORK.json BATCH POLICY|all POINTS [THREADS [REPEAT]]\n", argv[0]);
+    std::fprintf(stderr,
+                 "usage: %s NETWORK.json BATCH POLICY|all POINTS [THREADS [REPEAT [SCHEDULER [COMPUTE]]]]\n",
+                 argv[0]);
     return 2;
   }
   const Network net = load_network_file(argv[1]);
   ScheduleOptions so;
   so.batch = std::atoll(argv[2]);
+  if (argc > 7) {
+    const PartSpec sched = parse_part(argv[7]);
+    so.scheduler = sched.name;
+    so.scheduler_options = sched.options;
+  }
   const Schedule s = build_schedule(net, so);
   const std::string which = argv[3];
   std::vector<int> policies;
@@ -88,11 +125,26 @@ int main(int argc, char** argv) {
   const auto n = static_cast<std::size_t>(std::atoll(argv[4]));
   const int threads = argc > 5 ? std::atoi(argv[5]) : 1;
   const int repeat = argc > 6 ? std::max(1, std::atoi(argv[6])) : 1;
+  std::vector<PreparedPolicy> prepared;  // with COMPUTE: every cache manager, that compute model
+  if (argc > 8) {
+    PolicySpec spec;
+    spec.compute = parse_part(argv[8]);
+    for (const int policy : policies) {
+      spec.cache.name = std::string(cache_parts()[static_cast<std::size_t>(policy)]->name);
+      try {
+        prepared.push_back(prepare_policy(s, spec, 2));
+      } catch (const std::exception&) {
+        prepared.push_back(PreparedPolicy{});  // (its sweep below says why)
+      }
+    }
+  }
   std::uint64_t all = 1469598103934665603ULL;
-  for (const int policy : policies) {
+  for (std::size_t k = 0; k < policies.size(); ++k) {
+    const int policy = policies[k];
     std::vector<SweepPoint> pts(n);
+    const int index = prepared.empty() ? policy : static_cast<int>(k);
     for (std::size_t i = 0; i < n; ++i)
-      pts[i] = {static_cast<std::int64_t>(24 + 2 * (i % 489)) << 20, 616e9, 13.45e12, policy};
+      pts[i] = {static_cast<std::int64_t>(24 + 2 * (i % 489)) << 20, 616e9, 13.45e12, index};
     std::vector<double> sec(n), comp(n), stall(n), cap(n), drain(n);
     std::vector<std::int64_t> tin(n), tout(n), win(n), wout(n), kept(n), pre(n), born(n), off(n);
     SweepColumns out;
@@ -112,12 +164,27 @@ int main(int argc, char** argv) {
     SweepOptions o;
     o.threads = threads;
     double wall = 1e300, cpu = 1e300;
-    for (int r = 0; r < repeat; ++r) {
-      const double c0 = cpu_seconds();
-      const auto t0 = std::chrono::steady_clock::now();
-      sweep(s, pts, out, o);
-      wall = std::min(wall, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-      cpu = std::min(cpu, cpu_seconds() - c0);
+    try {
+      if (!prepared.empty() && prepared[k].cache == nullptr) {  // prepare again, to throw its reason
+        PolicySpec spec;
+        spec.compute = parse_part(argv[8]);
+        spec.cache.name = std::string(cache_parts()[static_cast<std::size_t>(policy)]->name);
+        (void)prepare_policy(s, spec, 2);
+      }
+      for (int r = 0; r < repeat; ++r) {
+        const double c0 = cpu_seconds();
+        const auto t0 = std::chrono::steady_clock::now();
+        if (prepared.empty())
+          sweep(s, pts, out, o);
+        else
+          sweep(s, prepared, pts, out, o);
+        wall = std::min(wall, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        cpu = std::min(cpu, cpu_seconds() - c0);
+      }
+    } catch (const std::exception& e) {  // e.g. a cache manager that needs another scheduler
+      std::printf("%s %s: not evaluated (%s)\n", argv[1],
+                  std::string(cache_parts()[static_cast<std::size_t>(policy)]->name).c_str(), e.what());
+      continue;
     }
     double check = 0;
     std::uint64_t h = 1469598103934665603ULL;

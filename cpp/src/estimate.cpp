@@ -43,8 +43,29 @@ PinTotals pin_totals(const Schedule& s, const TimeBase& time, const Plan& plan) 
   return p;
 }
 
+namespace {
+
+// Whether two plans give the timeline the same input: the transfers, the resident bytes and the
+// recomputed ticks (all it reads of a plan). Counts first: they differ for most pairs.
+bool same_timeline_input(const Plan& a, const Plan& b) {
+  if (a.counts.kept != b.counts.kept || a.counts.prefetched != b.counts.prefetched ||
+      a.counts.born != b.counts.born || a.counts.offloads != b.counts.offloads ||
+      a.transfers.size() != b.transfers.size() || a.resident != b.resident || a.recompute != b.recompute)
+    return false;
+  for (std::size_t i = 0; i < a.transfers.size(); ++i) {
+    const Transfer& x = a.transfers[i];
+    const Transfer& y = b.transfers[i];
+    if (x.tensor != y.tensor || x.kind != y.kind || x.bytes != y.bytes || x.issue_step != y.issue_step ||
+        x.deadline != y.deadline)
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const PreparedPolicy& policy,
-                           PointWorkspace& ws) {
+                           PointWorkspace& ws, std::int64_t next_capacity) {
   // Points of a sweep that differ only in capacity share everything derived from the rest.
   const TimeBase time = time_base(hw);
   const bool same = ws.last_policy == &policy && ws.last_time.bandwidth == time.bandwidth &&
@@ -54,11 +75,28 @@ PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Prepared
                       : make_plan_input(s, hw, policy, std::move(ws.compute));
   ws.planner.same_input = same;
   ws.last_policy = nullptr;  // (until this point is done: a throw leaves nothing to reuse)
-  ws.plan.recompute.clear();  // only the managers that re-execute steps fill it
-  ws.plan.pins.clear();       // only the pinning managers fill it
-  policy.cache->plan(in, ws.planner, ws.plan);
-  apply_tile_model(in, ws.plan);
-  const TimelineTotals tl = simulate(in, ws.plan, ws.timeline, nullptr);
+  // The previous point's plan holds here when its planner probed this capacity.
+  const bool reuse_plan = same && ws.reuse_lo <= hw.capacity && hw.capacity <= ws.reuse_hi;
+  if (!reuse_plan) {
+    std::swap(ws.plan, ws.last_plan);  // the previous plan is kept to compare (its buffers reused)
+    ws.plan.recompute.clear();  // only the managers that re-execute steps fill it
+    ws.plan.pins.clear();       // only the pinning managers fill it
+    // The tile model reads the capacity: no probing under it.
+    ws.planner.probe_capacity = s.tile_model.order.empty() ? next_capacity : -1;
+    ws.planner.probe_same = false;
+    ws.reuse_lo = 1;
+    ws.reuse_hi = 0;
+    policy.cache->plan(in, ws.planner, ws.plan);
+    apply_tile_model(in, ws.plan);
+    if (ws.planner.probe_same && next_capacity > hw.capacity) {
+      ws.reuse_lo = hw.capacity;
+      ws.reuse_hi = next_capacity;
+    }
+  }
+  if (!(same && hw.capacity >= ws.last_totals.wait_free_from &&
+        (reuse_plan || same_timeline_input(ws.plan, ws.last_plan))))
+    ws.last_totals = simulate(in, ws.plan, ws.timeline, nullptr);
+  const TimelineTotals& tl = ws.last_totals;
   PointTotals t = totals(in.time, tl, ws.plan.counts);
   t.pins = pin_totals(s, in.time, ws.plan);
   ws.compute = std::move(in.compute);  // keep the buffer for the next point

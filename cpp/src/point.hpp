@@ -28,6 +28,17 @@ struct PointWorkspace {
   // compute times are reused and the planner told so (PlanScratch::same_input).
   const PreparedPolicy* last_policy = nullptr;
   TimeBase last_time;
+  // The previous point's plan and timeline totals, valid when last_policy is set. A point of
+  // the same input whose plan equals it, at a capacity from last_totals.wait_free_from on, has
+  // the same timeline (only the capacity wait reads the capacity): its totals are reused
+  // instead of simulated. Across a sweep's capacities this skips the timeline wherever the
+  // plan does not change (e.g. `none`, and the capacities where the thesis planners keep the
+  // same intervals).
+  Plan last_plan;
+  TimelineTotals last_totals;
+  // The capacities [reuse_lo, reuse_hi] at which the last plan (in `plan`) is known to be the
+  // plan (PlanScratch::probe_capacity); empty when reuse_lo > reuse_hi.
+  std::int64_t reuse_lo = 1, reuse_hi = 0;
 };
 
 // Throws std::invalid_argument unless ops_per_mac is 1 or 2 (estimate() and sweep() alike).
@@ -36,8 +47,10 @@ void validate_ops_per_mac(int ops_per_mac);
 // Seconds from the exact tick totals of a timeline (SPEC §7).
 PointTotals totals(const TimeBase& time, const TimelineTotals& tl, const PlanCounts& counts);
 
-// Throws std::invalid_argument for bad hardware.
+// Throws std::invalid_argument for bad hardware. `next_capacity`: the capacity of the point
+// this workspace evaluates next if it shares this one's input and is larger (a sweep's next
+// point on the capacity axis), else -1; the planner then checks whether its plan holds there.
 PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const PreparedPolicy& policy,
-                           PointWorkspace& ws);
+                           PointWorkspace& ws, std::int64_t next_capacity = -1);
 
 }  // namespace dnnmem

@@ -91,8 +91,25 @@ std::int64_t sweep(const Schedule& s, std::span<const PreparedPolicy> policies,
   std::mutex error_mutex;
   std::atomic<bool> failed{false};
   std::atomic<std::int64_t> evaluated{0};
-  std::atomic<std::int64_t> next{0};  // the next chunk of points to hand out
+  std::atomic<std::int64_t> next{0};  // the first point not yet handed out
   const std::int64_t chunk = options.chunk > 0 ? options.chunk : 1;
+  const int threads = sweep_threads(options.threads, n);
+  // Guided scheduling: a thread takes a 1/(2·threads) share of the points left while that is
+  // at least `chunk`, then one point at a time. Early ranges are long and contiguous, so a
+  // thread walks consecutive points (the capacity axis of a grid: shared input, unchanged
+  // plans, no output cache line written by both threads), and the last ones single, so the
+  // threads finish together. (Fixed chunks of 4 interleaved the threads' points, and with few
+  // expensive points, e.g. GNMT's, left one thread idle for up to a chunk at the end.)
+  const auto grab = [&](std::int64_t& end) {
+    std::int64_t begin = next.load(std::memory_order_relaxed);
+    for (;;) {
+      if (begin >= n) return begin;
+      const std::int64_t share = (n - begin) / (2 * static_cast<std::int64_t>(threads));
+      const std::int64_t take = share >= chunk ? share : 1;
+      end = std::min(n, begin + take);
+      if (next.compare_exchange_weak(begin, end, std::memory_order_relaxed)) return begin;
+    }
+  };
   const auto stop = [&] {
     return failed.load(std::memory_order_relaxed) ||
            (options.cancel && options.cancel->load(std::memory_order_relaxed));
@@ -103,19 +120,30 @@ std::int64_t sweep(const Schedule& s, std::span<const PreparedPolicy> policies,
     failed.store(true, std::memory_order_relaxed);
   };
 
-  // One team member: takes chunks of points until none is left (dynamic scheduling), with its
+  // One team member: takes ranges of points until none is left (guided scheduling), with its
   // own scratch reused from point to point, so nothing mutable is shared.
   const auto work = [&] {
     try {
       PointWorkspace ws;
       for (;;) {
-        const std::int64_t begin = next.fetch_add(chunk, std::memory_order_relaxed);
+        std::int64_t end = 0;
+        const std::int64_t begin = grab(end);
         if (begin >= n) return;
-        for (std::int64_t i = begin; i < std::min(n, begin + chunk); ++i) {
+        for (std::int64_t i = begin; i < end; ++i) {
           if (stop()) return;
           const SweepPoint& p = points[static_cast<std::size_t>(i)];
+          // The next point of this range, when only a larger capacity sets it apart: the
+          // planner checks whether its plan holds there (evaluate_point).
+          std::int64_t next_capacity = -1;
+          if (i + 1 < end) {
+            const SweepPoint& q = points[static_cast<std::size_t>(i) + 1];
+            if (q.policy == p.policy && q.bandwidth == p.bandwidth && q.throughput == p.throughput &&
+                q.capacity > p.capacity)
+              next_capacity = q.capacity;
+          }
           const PointTotals t = evaluate_point(s, {p.capacity, p.bandwidth, p.throughput},
-                                               policies[static_cast<std::size_t>(p.policy)], ws);
+                                               policies[static_cast<std::size_t>(p.policy)], ws,
+                                               next_capacity);
           if (out.seconds) out.seconds[i] = t.seconds;
           if (out.compute_seconds) out.compute_seconds[i] = t.compute_seconds;
           if (out.stall_seconds) out.stall_seconds[i] = t.stall_seconds;
@@ -155,7 +183,6 @@ std::int64_t sweep(const Schedule& s, std::span<const PreparedPolicy> policies,
   // The team: the calling thread and threads - 1 std::threads. Not an OpenMP parallel region:
   // libgomp ends the process when it cannot create a thread, whereas std::thread throws, and
   // the sweep then stops cleanly and reports it.
-  const int threads = sweep_threads(options.threads, n);
   std::vector<std::thread> team;
   team.reserve(static_cast<std::size_t>(threads - 1));
   for (int t = 1; t < threads && !stop(); ++t) {

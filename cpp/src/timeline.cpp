@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <stdexcept>
 
 namespace dnnmem {
@@ -250,6 +251,7 @@ TimelineTotals simulate(const PlanInput& in, const Plan& plan, TimelineScratch& 
   const auto& xs = plan.transfers;
   const std::size_t nx = xs.size();
   const bool recompute = !plan.recompute.empty();
+  std::int64_t wait_level = 0;  // see TimelineTotals::wait_free_from
   for (std::size_t i = 0; i < n; ++i) {
     if (steps) st = &steps->steps[i];
     bytes_in = bytes_out = wire_in = wire_out = 0;
@@ -262,6 +264,8 @@ TimelineTotals simulate(const PlanInput& in, const Plan& plan, TimelineScratch& 
       count(xs[next]);
     }
     // Wait until the step's resident data and the data still being written out fit.
+    if (ch.offloads_pending() && plan.resident[i] + ch.offload_bytes_in_flight > wait_level)
+      wait_level = plan.resident[i] + ch.offload_bytes_in_flight;
     while (plan.resident[i] + ch.offload_bytes_in_flight > in.capacity && ch.offloads_pending())
       ch.finish_one_offload();
     const Ticks start = ch.now;
@@ -304,6 +308,7 @@ TimelineTotals simulate(const PlanInput& in, const Plan& plan, TimelineScratch& 
     tl.capacity_stall += capacity_stall;
   }
   tl.steps_end = ch.now;
+  tl.wait_free_from = wait_level <= in.capacity ? wait_level : std::numeric_limits<std::int64_t>::max();
   ch.drain();
   tl.total = ch.now;
   if (steps) {

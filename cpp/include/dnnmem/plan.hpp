@@ -121,6 +121,13 @@ struct PlanScratch {
   // manager that calls others with inputs of its own makes them derive afresh. false (the
   // default) is always correct.
   bool same_input = false;
+  // A larger capacity to probe (a sweep's next point of the same input), or -1. A planner that
+  // supports it sets probe_same when its plan at probe_capacity would equal this one (no
+  // decision would change); the sweep then reuses the plan there. Every other planner leaves
+  // probe_same false (the caller clears it), which is always correct. A cache manager that
+  // calls a planner with inputs of its own clears probe_capacity first.
+  std::int64_t probe_capacity = -1;
+  bool probe_same = false;
   // The thesis's planners (policies/thesis.cpp).
   std::vector<std::int64_t> tree, resident_diff;  // tree: RangeTree's nodes
   std::vector<Ticks> prefix;

@@ -56,7 +56,9 @@ struct SweepOptions {
   // Threads; 0 = the OpenMP default (OMP_NUM_THREADS, else one per processor). Capped by
   // sweep_threads(). Ignored (1) without OpenMP.
   int threads = 0;
-  int chunk = 4;         // points handed to a thread at a time (dynamic scheduling)
+  // Guided scheduling: a thread takes 1/(2·threads) of the points left while that is at least
+  // `chunk`, then one point at a time.
+  int chunk = 4;
   int ops_per_mac = 2;   // SPEC §2: 2 or 1 (only for the overload that prepares the policies)
   // Polled by the caller: set *cancel to stop early (points not yet started are skipped);
   // *done counts the points finished so far.

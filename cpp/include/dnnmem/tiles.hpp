@@ -79,6 +79,11 @@ namespace detail {
 // tile_walk's input checks (walk = false: the closed form, which has no grid limit but n_i·n_j).
 void check_tile_input(std::int64_t m, std::int64_t k, std::int64_t n, const TileWalkOptions& o,
                       bool walk);
+// tile_walk, also giving the c_eff values [*lo, *hi) for which every comparison the walk makes
+// with c_eff comes out the same: the walk, and so its result, is the same for all of them (the
+// tile model memoises walks by it).
+TileTraffic tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
+                            const TileWalkOptions& options, std::int64_t* lo, std::int64_t* hi);
 }  // namespace detail
 
 std::string_view backward_order_name(BackwardOrder o);  // "seq", "seq-dw-first", "interleave", ...

@@ -39,6 +39,11 @@ struct TimelineTotals {
   Ticks compute = 0, capacity_stall = 0;  // summed over the steps
   std::int64_t traffic_in = 0, traffic_out = 0;  // bytes that leave / enter the cache
   std::int64_t wire_in = 0, wire_out = 0;        // bytes on the link (= traffic for `raw`)
+  // The capacity is read only by the capacity wait. When no step waited, every capacity at
+  // least this one (the largest resident + in-flight bytes checked while offloads were
+  // pending) runs the same plan through the same events, to the same totals; a sweep reuses
+  // them (evaluate_point). INT64_MAX when some step waited.
+  std::int64_t wait_free_from = 0;
 };
 
 // The DMA channel's buffers, reused from one design point to the next (one per thread in a

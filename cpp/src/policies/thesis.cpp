@@ -11,6 +11,24 @@
 #include "range_tree.hpp"
 
 namespace dnnmem {
+
+#ifdef DNNMEM_DECISION_TRACE
+// Measurement only (benchmarks/decision_trace.cpp, docs/performance.md "Third round"): every
+// decision of the planner in order, to find where two capacities first disagree. Never built
+// into the library.
+namespace detail {
+thread_local std::vector<int>* decision_trace = nullptr;
+}
+#define DNNMEM_TRACE(x) \
+  do {                  \
+    if (detail::decision_trace) detail::decision_trace->push_back(x); \
+  } while (0)
+#else
+#define DNNMEM_TRACE(x) \
+  do {                  \
+  } while (0)
+#endif
+
 namespace {
 
 enum class Prefetch { None, LatencyAware, NextStep };
@@ -37,6 +55,15 @@ class ThesisPlanner {
       prefetch_from_.assign(x_.reads.size(), -1);
     }
     w.same_input = false;  // consumed: a second planner in the same call derives afresh
+    // Probing (PlanScratch::probe_capacity): every decision compares a threshold with the
+    // capacity, and the occupancy before it depends only on the decisions before it, so the
+    // plan at a larger capacity C' is this one unless some decision flips at C'. Only a
+    // rejection can flip as the capacity grows (a kept interval still fits; a prefetch window
+    // can only widen), so each rejection asks once more at C' until one flips. Off where the
+    // capacity enters otherwise: through-cache reservations, no-lookahead's lingering.
+    probe_ = w.probe_capacity > in.capacity && !through_ && lookahead_offload_ ? w.probe_capacity : -1;
+    w.probe_capacity = -1;
+    w.probe_same = false;
     state_.assign(nf, 0);
     prefetches_.clear();
     offloads_.clear();
@@ -51,6 +78,7 @@ class ThesisPlanner {
     place_outputs();
     assemble();
     if (!lookahead_offload_) linger_offloads(plan_, in_, w_);
+    w_.probe_same = probe_ >= 0;
   }
 
  private:
@@ -67,6 +95,7 @@ class ThesisPlanner {
   // streamed access needs no capacity.
   bool through_;
   int n_;
+  std::int64_t probe_ = -1;  // the capacity probed, -1 once some decision flips there (or off)
   // The working state lives in the caller's PlanScratch (reused from point to point).
   detail::RangeTree occ_;                     // plan occupancy, reservations included
   std::vector<std::int64_t>& resident_diff_;  // resident bytes, without reservations
@@ -137,6 +166,11 @@ class ThesisPlanner {
     return occ_.max_all() + bytes <= in_.capacity || !occ_.any_above(lo, hi, in_.capacity - bytes);
   }
 
+  // A rejection of [lo, hi] (fits() false): would the probed capacity keep it?
+  void probe_rejected(int lo, int hi, std::int64_t bytes) {
+    if (probe_ >= 0 && (occ_.max_all() + bytes <= probe_ || !occ_.any_above(lo, hi, probe_ - bytes))) probe_ = -1;
+  }
+
   // Rule 3's deadline: the first step w > u with compute of u+1 … w-1 >= the write time; n when
   // no step qualifies.
   int write_deadline(int u, int tensor, std::int64_t bytes) const {
@@ -204,12 +238,16 @@ class ThesisPlanner {
         bool keep = false;
         if (!through_) {
           keep = fits(lo, v, bytes);
-          if (keep) occupy(lo, v, bytes, false);
+          if (keep)
+            occupy(lo, v, bytes, false);
+          else
+            probe_rejected(lo, v, bytes);
         } else if (!over(u) && !over(v) && (u + 1 > v - 1 || fits(u + 1, v - 1, bytes))) {
           keep = true;  // its ends are in their steps' working sets: the tree holds u+1 … v-1
           occ_.add(u + 1, v - 1, bytes);
           occupy_resident(lo, v, bytes);
         }
+        DNNMEM_TRACE(keep ? 1 : 0);
         if (keep) {
           set(f, Kept);
           ++plan_.counts.kept;
@@ -256,7 +294,11 @@ class ThesisPlanner {
         if (through_ && over(v)) continue;  // v's working set does not fit: streamed
         const int tree_end = through_ ? v - 1 : end;  // through-cache: v's working set holds v
         const int blocked = occ_.last_above(p_star, tree_end, in_.capacity - bytes);
+        // At the probed capacity the window starts elsewhere iff step `blocked` (the last one
+        // above the level: those after it are below it already) falls below the higher level.
+        if (probe_ >= 0 && blocked >= 0 && !occ_.any_above(blocked, blocked, probe_ - bytes)) probe_ = -1;
         const int p = blocked < 0 ? p_star : blocked + 1;
+        DNNMEM_TRACE(2 + p);
         if (p > v - 1) continue;  // fits nowhere: streamed
         if (through_) {
           occ_.add(p, tree_end, bytes);
@@ -294,7 +336,12 @@ class ThesisPlanner {
           if (over(step)) continue;
           occupy_resident(step, step, bytes);  // in its step's working set
         } else {
-          if (!fits(step, step, bytes)) continue;
+          const bool fit = fits(step, step, bytes);
+          DNNMEM_TRACE(fit ? 1 : 0);
+          if (!fit) {
+            probe_rejected(step, step, bytes);
+            continue;
+          }
           occupy(step, step, bytes, false);
         }
         set(f, Born);
