@@ -177,6 +177,34 @@ def run_on(
     }
 
 
+def ladder_bars(
+    df: pd.DataFrame,
+    panel: str,
+    panels: list[str],
+    column: str,
+    label: str,
+    title: Callable[[str], str],
+    ylabel: str,
+    suptitle: str,
+) -> Figure:
+    """One bar panel per value of ``panel``: the average row's ``column`` (labelled ``label``)
+    beside the paper's ``paper_pct`` for every rung of the ladder."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), sharey=True)
+    for ax, value in zip(axes, panels):
+        a = df[(df["network"] == "average") & (df[panel] == value)].set_index("rung")
+        a[[column, "paper_pct"]].rename(columns={column: label, "paper_pct": "paper"}).plot.bar(
+            ax=ax, rot=20
+        )
+        ax.axhline(0, color="k", lw=0.5)
+        ax.set_title(title(value))
+        ax.set_ylabel(ylabel)
+    fig.suptitle(suptitle)
+    fig.tight_layout()
+    return fig
+
+
 def main(
     name: str,
     compute: Callable[..., pd.DataFrame],

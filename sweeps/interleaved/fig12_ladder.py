@@ -62,20 +62,11 @@ def compute(small: bool = False, tiler: str = "best") -> pd.DataFrame:
 
 def plot(df: pd.DataFrame) -> Figure:
     """Average change per rung, dnnmem beside the paper, one panel per NPU."""
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
-    for ax, npu in zip(axes, C.NPUS):
-        a = df[(df["network"] == "average") & (df["npu"] == npu)].set_index("rung")
-        a[["change_pct", "paper_pct"]].rename(
-            columns={"change_pct": "dnnmem", "paper_pct": "paper"}
-        ).plot.bar(ax=ax, rot=20)
-        ax.axhline(0, color="k", lw=0.5)
-        ax.set_title(f"{npu} NPU")
-        ax.set_ylabel("execution time vs baseline (%)")
-    fig.suptitle("Interleaved-gradient Fig. 12 analogue: the ablation ladder")
-    fig.tight_layout()
-    return fig
+    return C.ladder_bars(
+        df, "npu", list(C.NPUS), "change_pct", "dnnmem", lambda npu: f"{npu} NPU",
+        "execution time vs baseline (%)",
+        "Interleaved-gradient Fig. 12 analogue: the ablation ladder",
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -75,20 +75,11 @@ def compute(small: bool = False) -> pd.DataFrame:
 
 def plot(df: pd.DataFrame) -> Figure:
     """Average change of the backward GEMM steps per rung, dnnmem beside the paper."""
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 3, figsize=(14, 4), sharey=True)
-    for ax, cap in zip(axes, gpus()):
-        a = df[(df["network"] == "average") & (df["capacity"] == cap)].set_index("rung")
-        a[["gemm_change_pct", "paper_pct"]].rename(
-            columns={"gemm_change_pct": "dnnmem (backward GEMMs)", "paper_pct": "paper"}
-        ).plot.bar(ax=ax, rot=20)
-        ax.axhline(0, color="k", lw=0.5)
-        ax.set_title(f"RTX 3090, {cap}")
-        ax.set_ylabel("time vs baseline (%)")
-    fig.suptitle("Interleaved-gradient §6.6 what-if: the ladder on a GPU")
-    fig.tight_layout()
-    return fig
+    return C.ladder_bars(
+        df, "capacity", list(gpus()), "gemm_change_pct", "dnnmem (backward GEMMs)",
+        lambda cap: f"RTX 3090, {cap}", "time vs baseline (%)",
+        "Interleaved-gradient §6.6 what-if: the ladder on a GPU",
+    )  # fmt: skip
 
 
 if __name__ == "__main__":
