@@ -30,6 +30,9 @@ if TYPE_CHECKING:  # keep import dnnmem light
 __all__ = ["ORDERS", "layer_table", "policy", "totals"]
 
 ORDERS = ("seq", "interleave", "dx-major", "dw-major", "alg1", "alg1-size", "best", "dy-oracle")
+"""The backward tile orders of ``split-backward(order=...)`` (docs/model/interleaved.md): the
+sequential baseline, the fused orders, Algorithm 1 (as printed and by size), the per-layer best
+and the dY oracle."""
 OPERANDS = ("dY", "W", "X", "dX", "dW")
 
 

@@ -26,7 +26,8 @@ import numpy.typing as npt
 
 __all__ = ["LABELS", "KnnPartition", "features", "oracle_label", "oracle_labels", "random_shapes"]
 
-LABELS = ("m", "n", "k")  # the partitioned GEMM dimension (the tile model's ``partition``)
+LABELS = ("m", "n", "k")
+"""The classes: the partitioned GEMM dimension (the tile model's ``partition`` values)."""
 _ROW_NESTS = ("ijk", "ikj", "kij")
 _COL_NESTS = ("jik", "jki", "kji")
 
