@@ -1,5 +1,6 @@
 // The planners' occupancy structure (cpp/src/policies/range_tree.hpp) against a plain array:
-// random adds (v >= 0, as the planners make them) and queries, sizes around the block size.
+// random adds (v >= 0, as the planners make them) and queries, sizes around the block size and
+// of several levels of blocks.
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -12,7 +13,7 @@ using dnnmem::detail::RangeTree;
 
 TEST_CASE("range tree: add, max, max_all, last_above and any_above match a plain array") {
   std::mt19937_64 rng(12345);
-  for (const int n : {1, 2, 31, 32, 33, 63, 64, 65, 100, 1000, 1500}) {
+  for (const int n : {1, 2, 31, 32, 33, 63, 64, 65, 100, 1000, 1500, 5000}) {
     std::vector<std::int64_t> nodes(7, 3);  // reused, stale contents must not matter
     RangeTree tree(static_cast<std::size_t>(n), nodes);
     std::vector<std::int64_t> ref(static_cast<std::size_t>(n), 0);
@@ -47,6 +48,11 @@ TEST_CASE("range tree: add, max, max_all, last_above and any_above match a plain
             }
           REQUIRE(tree.last_above(lo, hi, level) == last);
           REQUIRE(tree.any_above(lo, hi, level) == (last >= 0));
+          if (lo <= hi) {  // just below and at the range's maximum: yes, then no (any_above's early stop)
+            const std::int64_t m = *std::max_element(ref.begin() + lo, ref.begin() + hi + 1);
+            REQUIRE(tree.any_above(lo, hi, m - 1));
+            REQUIRE(!tree.any_above(lo, hi, m));
+          }
         }
       }
       REQUIRE(tree.max_all() == *std::max_element(ref.begin(), ref.end()));

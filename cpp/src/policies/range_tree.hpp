@@ -104,7 +104,7 @@ class RangeTree {
       if (last_in_block(bl, lo, (bl << kShift) + kMask, level) >= 0) return true;
       ++fl;
     }
-    return fl <= fh && tree_max(fl, fh) > level;
+    return fl <= fh && tree_any_above(fl, fh, level);
   }
 
   // The last index in [lo, hi] whose value is > level, or -1.
@@ -272,6 +272,46 @@ class RangeTree {
     if (right)
       for (std::size_t a = r >> 1; a >= 1; a >>= 1) mr += add_at(a);
     return left ? ml : mr;
+  }
+
+  // tree_max(lo, hi) > level, stopping at the first node that proves it. Adds are >= 0, so a
+  // node's maximum plus only some of its ancestors' adds is a lower bound of its value: once
+  // that exceeds `level`, the answer is yes without climbing to the root. (GNMT: a fifth of
+  // rule 2's queries span more than a block, and most of the long ones are rejected.)
+  bool tree_any_above(int lo, int hi, std::int64_t level) const {
+    std::size_t l = static_cast<std::size_t>(lo) + size_, r = static_cast<std::size_t>(hi) + size_ + 1;
+    std::int64_t ml = std::numeric_limits<std::int64_t>::min(), mr = ml;
+    bool left = false, right = false;
+    while (l < r) {
+      if (l & 1) {
+        ml = std::max(ml, max_at(l++));
+        left = true;
+      }
+      if (r & 1) {
+        mr = std::max(mr, max_at(--r));
+        right = true;
+      }
+      if (ml > level || mr > level) return true;
+      l >>= 1;
+      r >>= 1;
+      if (left) ml += add_at(l - 1);
+      if (right) mr += add_at(r);
+    }
+    // Above the last nodes read only their common ancestors' adds remain (see tree_max).
+    if (left && right) {
+      std::size_t a = (l - 1) >> 1, b = r >> 1;
+      for (; a != b; a >>= 1, b >>= 1) {
+        ml += add_at(a);
+        mr += add_at(b);
+        if (ml > level || mr > level) return true;
+      }
+      std::int64_t m = std::max(ml, mr);
+      for (; a >= 1 && m <= level; a >>= 1) m += add_at(a);
+      return m > level;
+    }
+    std::int64_t m = left ? ml : mr;
+    for (std::size_t a = left ? (l - 1) >> 1 : r >> 1; a >= 1 && m <= level; a >>= 1) m += add_at(a);
+    return m > level;
   }
 
   // The last block in [lo, hi] whose maximum is > level, or -1. `above` = the adds of the
