@@ -66,6 +66,27 @@ class RangeTree {
     if (fl <= fh) tree_add(fl, fh, v);
   }
 
+  // add(lo, hi, v) unless some index in [lo, hi] is above `level`; whether it added. Rule 2
+  // asks and then adds the same range, mostly within one block: one visit of the block.
+  bool add_unless_above(int lo, int hi, std::int64_t level, std::int64_t v) {
+    if (lo > hi) return true;
+    const int j = lo >> kShift;
+    if (j != hi >> kShift) {
+      if (max_all() > level && any_above(lo, hi, level)) return false;
+      add(lo, hi, v);
+      return true;
+    }
+    const std::size_t p = size_ + static_cast<std::size_t>(j);
+    const std::int64_t above = offset(j);
+    if (max_at(p) - add_at(p) + above > level) {
+      const std::int64_t rest = level - above;
+      for (int i = hi; i >= lo; --i)
+        if (leaf_[i] > rest) return false;
+    }
+    raise(j, add_leaves(lo, hi, v));
+    return true;
+  }
+
   // The maximum over [lo, hi] (0 if empty).
   std::int64_t max(int lo, int hi) const {
     if (lo > hi) return 0;
