@@ -1,5 +1,6 @@
-// Occupancy per step for the planners: range add, range max, and "last step in [a, b] above a
-// level" (SPEC §6 note: one pass over the intervals with a range tree). The planners only ever
+// Occupancy per step for the planners: range add, range max, "last step in [a, b] above a
+// level" and "add unless a step of the range is above a level" (SPEC §6 note: one pass over the
+// intervals with a range tree). The planners only ever
 // add bytes (never remove them), and most reuse intervals are short (ResNet-50: 57 % span at
 // most one step; GNMT: 69 % at most 16 steps), so the structure has two levels:
 //
