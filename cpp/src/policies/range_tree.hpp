@@ -1,8 +1,8 @@
 // Occupancy per step for the planners: range add, range max, "last step in [a, b] above a
 // level" and "add unless a step of the range is above a level" (SPEC §6 note: one pass over the
-// intervals with a range tree). The planners only ever
-// add bytes (never remove them), and most reuse intervals are short (ResNet-50: 57 % span at
-// most one step; GNMT: 69 % at most 16 steps), so the structure has two levels:
+// intervals with a range tree). The planners only ever add bytes (never remove them), and
+// most reuse intervals are short (ResNet-50: 57 % span at most one step; GNMT: 69 % at most 16
+// steps), so the structure has two levels:
 //
 // - the steps in blocks of kBlock, each step's value held flat (`leaf_`): an add or a query
 //   within one block touches only the steps it covers, plus the block's total (below);
