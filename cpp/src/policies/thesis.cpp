@@ -160,13 +160,14 @@ class ThesisPlanner {
     resident_diff_[static_cast<std::size_t>(lo)] += bytes;
     resident_diff_[static_cast<std::size_t>(hi) + 1] -= bytes;
   }
-  // occ_.max(lo, hi) + bytes <= capacity (lo <= hi), asked as "no step above capacity - bytes",
-  // which passes over blocks below that level. (Below it everywhere: no range query.)
-  bool fits(int lo, int hi, std::int64_t bytes) {
-    return occ_.max_all() + bytes <= in_.capacity || !occ_.any_above(lo, hi, in_.capacity - bytes);
+  // If occ_.max(lo, hi) + bytes <= capacity (or lo > hi), adds bytes to [lo, hi] of the tree;
+  // whether it did. Asked as "no step above capacity - bytes", which passes over blocks below
+  // that level, in the same visit of the block as the add (rules 2 and 6 ask, then add).
+  bool claim(int lo, int hi, std::int64_t bytes) {
+    return occ_.add_unless_above(lo, hi, in_.capacity - bytes, bytes);
   }
 
-  // A rejection of [lo, hi] (fits() false): would the probed capacity keep it?
+  // A rejection of [lo, hi] (claim() false): would the probed capacity keep it?
   void probe_rejected(int lo, int hi, std::int64_t bytes) {
     if (probe_ >= 0 && (occ_.max_all() + bytes <= probe_ || !occ_.any_above(lo, hi, probe_ - bytes))) probe_ = -1;
   }
@@ -237,14 +238,13 @@ class ThesisPlanner {
         const std::int64_t bytes = use.bytes;
         bool keep = false;
         if (!through_) {
-          keep = fits(lo, v, bytes);
+          keep = claim(lo, v, bytes);
           if (keep)
-            occupy(lo, v, bytes, false);
+            occupy_resident(lo, v, bytes);
           else
             probe_rejected(lo, v, bytes);
-        } else if (!over(u) && !over(v) && (u + 1 > v - 1 || fits(u + 1, v - 1, bytes))) {
+        } else if (!over(u) && !over(v) && claim(u + 1, v - 1, bytes)) {
           keep = true;  // its ends are in their steps' working sets: the tree holds u+1 … v-1
-          occ_.add(u + 1, v - 1, bytes);
           occupy_resident(lo, v, bytes);
         }
         DNNMEM_TRACE(keep ? 1 : 0);
@@ -336,13 +336,13 @@ class ThesisPlanner {
           if (over(step)) continue;
           occupy_resident(step, step, bytes);  // in its step's working set
         } else {
-          const bool fit = fits(step, step, bytes);
+          const bool fit = claim(step, step, bytes);
           DNNMEM_TRACE(fit ? 1 : 0);
           if (!fit) {
             probe_rejected(step, step, bytes);
             continue;
           }
-          occupy(step, step, bytes, false);
+          occupy_resident(step, step, bytes);
         }
         set(f, Born);
         ++plan_.counts.born;
