@@ -69,3 +69,38 @@ TEST_CASE("range tree: add, add_unless_above, max, max_all, last_above and any_a
     }
   }
 }
+
+// onsram-eager gives a pinned tensor's bytes back (an add of v < 0) when it dies early; its
+// queries are max and max_all, which must stay exact. Before settle(), a block's stored maximum
+// stayed at its old height after such an add, so a later max over whole blocks came out high.
+TEST_CASE("range tree: max and max_all stay exact after adds of v < 0") {
+  std::mt19937_64 rng(777);
+  for (const int n : {1, 33, 64, 100, 1000, 5000}) {
+    std::vector<std::int64_t> nodes;
+    RangeTree tree(static_cast<std::size_t>(n), nodes);
+    std::vector<std::int64_t> ref(static_cast<std::size_t>(n), 0);
+    for (int op = 0; op < 3000; ++op) {
+      const int lo = static_cast<int>(rng() % static_cast<unsigned>(n));
+      const int span = rng() % 4 == 0 ? n : 1 + static_cast<int>(rng() % 40);
+      const int hi = std::min(n - 1, lo + static_cast<int>(rng() % static_cast<unsigned>(span)));
+      if (rng() % 2 == 0) {
+        const std::int64_t v = static_cast<std::int64_t>(rng() % 1500) - 500;
+        tree.add(lo, hi, v);
+        for (int i = lo; i <= hi; ++i) ref[static_cast<std::size_t>(i)] += v;
+      } else {
+        REQUIRE(tree.max(lo, hi) == *std::max_element(ref.begin() + lo, ref.begin() + hi + 1));
+        REQUIRE(tree.max_all() == *std::max_element(ref.begin(), ref.end()));
+      }
+    }
+  }
+  SECTION("by hand: a removal inside one block lowers the maximum over whole blocks") {
+    std::vector<std::int64_t> nodes;
+    RangeTree tree(128, nodes);
+    tree.add(0, 127, 10);
+    tree.add(40, 40, 90);   // step 40 reaches 100
+    REQUIRE(tree.max(32, 95) == 100);
+    tree.add(40, 40, -90);  // and gives it back
+    REQUIRE(tree.max(32, 95) == 10);
+    REQUIRE(tree.max_all() == 10);
+  }
+}

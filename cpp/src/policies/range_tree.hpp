@@ -1,6 +1,7 @@
 // Occupancy per step for the planners: range add, range max, "last step in [a, b] above a
 // level" and "add unless a step of the range is above a level" (SPEC §6 note: one pass over the
-// intervals with a range tree). The planners only ever add bytes (never remove them), and
+// intervals with a range tree). The planners only ever add bytes (onsram-eager alone removes
+// some, see add()), and
 // most reuse intervals are short (ResNet-50: 57 % span at most one step; GNMT: 69 % at most 16
 // steps), so the structure has two levels:
 //
@@ -47,21 +48,24 @@ class RangeTree {
     super_off_ = block_off_ + blocks;
   }
 
-  // Adds v >= 0 to every index of [lo, hi].
+  // Adds v to every index of [lo, hi]. The planners add v >= 0; a v < 0 (onsram-eager gives a
+  // pinned tensor's bytes back when it dies early) keeps add, max and max_all exact, but
+  // any_above and add_unless_above stop early on partial sums that are lower bounds only
+  // while every add is >= 0: a tree that has had a v < 0 must not use them.
   void add(int lo, int hi, std::int64_t v) {
     if (lo > hi) return;
     const int bl = lo >> kShift, bh = hi >> kShift;
     if (bl == bh) {
-      raise(bl, add_leaves(lo, hi, v));
+      settle(bl, add_leaves(lo, hi, v), v);
       return;
     }
     int fl = bl, fh = bh;  // the blocks covered whole
     if (lo & kMask) {
-      raise(bl, add_leaves(lo, (bl << kShift) + kMask, v));
+      settle(bl, add_leaves(lo, (bl << kShift) + kMask, v), v);
       ++fl;
     }
     if ((hi & kMask) != kMask) {
-      raise(bh, add_leaves(bh << kShift, hi, v));
+      settle(bh, add_leaves(bh << kShift, hi, v), v);
       --fh;
     }
     if (fl <= fh) tree_add(fl, fh, v);
@@ -218,6 +222,22 @@ class RangeTree {
       v += add_at(p);
       if (v <= t_[2 * p]) return;
       t_[2 * p] = v;
+    }
+  }
+
+  // Block j's part-range add of v left its changed steps at most m: a v >= 0 can only raise
+  // its maximum (raise); a v < 0 may lower it, so the block's maximum is recomputed from its
+  // steps and its ancestors pulled until one does not change.
+  void settle(int j, std::int64_t m, std::int64_t v) {
+    if (v >= 0) {
+      raise(j, m);
+      return;
+    }
+    std::size_t p = size_ + static_cast<std::size_t>(j);
+    const std::int64_t top = max_leaves(j << kShift, (j << kShift) + kMask) + add_at(p);
+    if (top == t_[2 * p]) return;
+    t_[2 * p] = top;
+    for (p >>= 1; p >= 1 && pull(p); p >>= 1) {
     }
   }
 
