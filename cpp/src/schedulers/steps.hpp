@@ -45,4 +45,8 @@ void build_steps(const Network& net, const ScheduleOptions& options, const StepR
 // steps, accesses and tensors itself (mbs_builder.cpp).
 void finish_tensors(Schedule& s);
 
+// The index of full uses of a finished schedule (schedule_uses.cpp): what build_schedule stores
+// in Schedule::index.
+UseIndex index_uses(const Schedule& s);
+
 }  // namespace dnnmem::detail

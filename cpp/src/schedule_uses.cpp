@@ -1,0 +1,161 @@
+// Stage 2, second half: the tensors in the order of SPEC §3 with their use lists
+// (finish_tensors), and the index of full uses every cache manager derives its decisions from
+// (index_uses: reuse intervals keyed by their end, reads and writes per step, each in the order
+// the planners take them). Split from schedule.cpp, which builds the steps.
+#include <algorithm>
+#include <tuple>
+#include <vector>
+
+#include "dnnmem/schedule.hpp"
+#include "schedulers/steps.hpp"
+
+namespace dnnmem::detail {
+
+// Drops tensors nobody uses, orders the rest as SPEC §3 says, and builds the use lists.
+void finish_tensors(Schedule& s) {
+  const std::size_t nt = s.tensors.size();
+  std::vector<std::vector<Use>> uses(nt);
+  std::vector<std::tuple<int, int, int>> key(nt, {-1, 0, 0});  // first full use, role, position
+  std::vector<std::tuple<int, int, int>> any_key(nt, {-1, 0, 0});
+  for (std::size_t si = 0; si < s.steps.size(); ++si) {
+    const Step& st = s.steps[si];
+    for (int k = 0; k < st.num_accesses; ++k) {
+      const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
+      const auto t = static_cast<std::size_t>(a.tensor);
+      uses[t].push_back({static_cast<int>(si), a.read, a.write, a.partial, a.bytes});
+      const auto role = static_cast<int>(s.tensors[t].role);
+      if (std::get<0>(any_key[t]) < 0) any_key[t] = {static_cast<int>(si), role, k};
+      if (!a.partial && std::get<0>(key[t]) < 0) key[t] = {static_cast<int>(si), role, k};
+    }
+  }
+  std::vector<int> order;
+  for (std::size_t t = 0; t < nt; ++t) {
+    if (uses[t].empty()) continue;  // e.g. a weight-less layer's gradient nobody reads
+    if (std::get<0>(key[t]) < 0) key[t] = any_key[t];  // only partial uses: order by the first
+    order.push_back(static_cast<int>(t));
+  }
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    return key[static_cast<std::size_t>(a)] < key[static_cast<std::size_t>(b)];
+  });
+  std::vector<int> new_id(nt, -1);
+  std::vector<Tensor> sorted;
+  sorted.reserve(order.size());
+  for (int t : order) {
+    new_id[static_cast<std::size_t>(t)] = static_cast<int>(sorted.size());
+    Tensor T = std::move(s.tensors[static_cast<std::size_t>(t)]);
+    const auto& u = uses[static_cast<std::size_t>(t)];
+    T.use_begin = static_cast<int>(s.uses.size());
+    s.uses.insert(s.uses.end(), u.begin(), u.end());
+    T.use_end = static_cast<int>(s.uses.size());
+    T.first_use = u.front().step;
+    T.last_use = u.back().step;
+    for (const auto& x : u)
+      if (!x.partial) {
+        T.first_full_use = x.step;
+        break;
+      }
+    sorted.push_back(std::move(T));
+  }
+  s.tensors = std::move(sorted);
+  for (auto& a : s.accesses) a.tensor = new_id[static_cast<std::size_t>(a.tensor)];
+}
+
+
+UseIndex index_uses(const Schedule& s) {
+  UseIndex x;
+  const std::size_t nt = s.tensors.size(), ns = s.steps.size();
+  x.full_begin.assign(nt + 1, 0);
+  std::vector<int> use_full(s.uses.size(), -1);
+  for (std::size_t t = 0; t < nt; ++t) {
+    x.full_begin[t] = static_cast<int>(x.full_step.size());
+    for (int u = s.tensors[t].use_begin; u < s.tensors[t].use_end; ++u) {
+      const Use& use = s.uses[static_cast<std::size_t>(u)];
+      if (use.partial) continue;
+      use_full[static_cast<std::size_t>(u)] = static_cast<int>(x.full_step.size());
+      x.full_tensor.push_back(static_cast<int>(t));
+      x.full_step.push_back(use.step);
+      x.full_read.push_back(use.read);
+      x.full_write.push_back(use.write);
+    }
+  }
+  x.full_begin[nt] = static_cast<int>(x.full_step.size());
+  x.full.resize(x.full_step.size());
+  for (std::size_t t = 0; t < nt; ++t) {
+    const auto b = static_cast<std::size_t>(x.full_begin[t]), e = static_cast<std::size_t>(x.full_begin[t + 1]);
+    for (std::size_t f = b; f < e; ++f) {
+      FullUse& u = x.full[f];
+      u.bytes = s.tensors[t].bytes;
+      u.tensor = static_cast<int>(t);
+      u.step = x.full_step[f];
+      u.prev_step = f > b ? x.full_step[f - 1] : -1;
+      u.flags = static_cast<std::uint8_t>((x.full_read[f] ? FullUse::Read : 0) | (x.full_write[f] ? FullUse::Write : 0) |
+                                          (f > b ? FullUse::HasPrev : 0) | (f + 1 < e ? FullUse::HasNext : 0) |
+                                          (s.tensors[t].must_end_offchip ? FullUse::MustEndOffchip : 0));
+    }
+  }
+  // Accesses and uses are in the same step order per tensor: match them up by (tensor, step).
+  x.access_full.assign(s.accesses.size(), -1);
+  std::vector<int> cursor(nt, 0);
+  for (std::size_t t = 0; t < nt; ++t) cursor[t] = x.full_begin[t];
+  for (std::size_t i = 0; i < ns; ++i) {
+    const Step& st = s.steps[i];
+    for (int k = 0; k < st.num_accesses; ++k) {
+      const auto a = static_cast<std::size_t>(st.first_access + k);
+      const Access& acc = s.accesses[a];
+      if (acc.partial) continue;
+      const auto t = static_cast<std::size_t>(acc.tensor);
+      x.access_full[a] = cursor[t]++;
+    }
+  }
+  const auto size_of = [&](int f) { return s.tensors[static_cast<std::size_t>(x.full_tensor[static_cast<std::size_t>(f)])].bytes; };
+  const auto step_of = [&](int f) { return x.full_step[static_cast<std::size_t>(f)]; };
+  // later start first, then smaller, then tensor order
+  const auto static_order = [&](int a, int b) {
+    if (step_of(a) != step_of(b)) return step_of(a) > step_of(b);
+    if (size_of(a) != size_of(b)) return size_of(a) < size_of(b);
+    return x.full_tensor[static_cast<std::size_t>(a)] < x.full_tensor[static_cast<std::size_t>(b)];
+  };
+  auto group = [&](std::vector<int>& begin, std::vector<int>& items, auto key_step, auto select) {
+    std::vector<std::vector<int>> by(ns);
+    for (int f = 0; f < static_cast<int>(x.full_step.size()); ++f)
+      if (select(f)) by[static_cast<std::size_t>(key_step(f))].push_back(f);
+    begin.assign(ns + 1, 0);
+    for (std::size_t v = 0; v < ns; ++v) {
+      begin[v] = static_cast<int>(items.size());
+      items.insert(items.end(), by[v].begin(), by[v].end());
+    }
+    begin[ns] = static_cast<int>(items.size());
+  };
+  const auto next_is_same_tensor = [&](int f) {
+    return f + 1 < x.full_begin[static_cast<std::size_t>(x.full_tensor[static_cast<std::size_t>(f)]) + 1];
+  };
+  // Intervals: keyed by their end (the next full use), ordered by the previous use.
+  group(x.interval_begin, x.intervals, [&](int f) { return step_of(f + 1); }, next_is_same_tensor);
+  for (std::size_t v = 0; v < ns; ++v)
+    std::sort(x.intervals.begin() + x.interval_begin[v], x.intervals.begin() + x.interval_begin[v + 1], static_order);
+  // Reads: the previous use is what "start" means for rule 4 (-1 for a first use).
+  const auto prev_step = [&](int f) {
+    return f > x.full_begin[static_cast<std::size_t>(x.full_tensor[static_cast<std::size_t>(f)])] ? step_of(f - 1) : -1;
+  };
+  group(x.read_begin, x.reads, step_of, [&](int f) { return x.full_read[static_cast<std::size_t>(f)] != 0; });
+  for (std::size_t v = 0; v < ns; ++v)
+    std::sort(x.reads.begin() + x.read_begin[v], x.reads.begin() + x.read_begin[v + 1], [&](int a, int b) {
+      if (prev_step(a) != prev_step(b)) return prev_step(a) > prev_step(b);
+      if (size_of(a) != size_of(b)) return size_of(a) < size_of(b);
+      return x.full_tensor[static_cast<std::size_t>(a)] < x.full_tensor[static_cast<std::size_t>(b)];
+    });
+  group(x.write_begin, x.writes, step_of, [&](int f) { return x.full_write[static_cast<std::size_t>(f)] != 0; });
+  // (full uses are numbered tensor by tensor, so each step's writes are already in tensor order)
+  const auto records = [&x](const std::vector<int>& fs, std::vector<FullUse>& out) {
+    out.clear();
+    out.reserve(fs.size());
+    for (int f : fs) out.push_back(x.full[static_cast<std::size_t>(f)]);
+  };
+  records(x.intervals, x.interval_uses);
+  records(x.reads, x.read_uses);
+  records(x.writes, x.write_uses);
+  return x;
+}
+
+
+}  // namespace dnnmem::detail
