@@ -1,4 +1,5 @@
-// Graph validation, macro expansion and shape / weight / operation-count inference (SPEC §2).
+// Graph validation and shape / weight / operation-count inference (SPEC §2); the LSTM cell's
+// expansion and the topological order are in network_graph.cpp.
 #include "dnnmem/network.hpp"
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <unordered_map>
 
 #include "dnnmem/errors.hpp"
+#include "network_graph.hpp"
 
 namespace dnnmem {
 
@@ -507,54 +509,6 @@ struct Builder {
   }
 };
 
-// lstm_cell(x[, h_prev[, c_prev]]) → its FC and point-wise parts (SPEC §2, thesis 3.3.4). The
-// cell's own name is h; "<name>/c" is the cell state. The four gate FCs read weights named
-// "<weights>/W_i" etc., so cells of one LSTM layer that give the same `weights` share them and
-// the recurrent weight reuse of the unrolled timesteps is visible to the cache.
-void expand_lstm(const LayerSpec& cell, std::vector<LayerSpec>& out, const std::string& source) {
-  if (cell.inputs.empty() || cell.inputs.size() > 3)
-    throw NetworkError(source, cell.name, "inputs",
-                       "an lstm_cell takes [x], [x, h_prev] or [x, h_prev, c_prev], got " +
-                           std::to_string(cell.inputs.size()) + " inputs");
-  if (cell.params.units <= 0)
-    throw NetworkError(source, cell.name, "units", "must be a positive integer");
-  const std::string& n = cell.name;
-  const std::string wp = cell.params.weights.empty() ? n : cell.params.weights;
-  auto make = [&](std::string name, Kind k, std::vector<std::string> ins) {
-    LayerSpec s;
-    s.name = std::move(name);
-    s.kind = k;
-    s.inputs = std::move(ins);
-    s.params.trainable = cell.params.trainable;
-    return s;
-  };
-  std::string gate_in = cell.inputs[0];
-  if (cell.inputs.size() >= 2) {
-    out.push_back(make(n + "/xh", Kind::Concat, {cell.inputs[0], cell.inputs[1]}));
-    gate_in = n + "/xh";
-  }
-  const bool has_c = cell.inputs.size() == 3;
-  for (const char* g : {"i", "f", "g", "o"}) {
-    if (!has_c && std::string(g) == "f") continue;  // f·c_prev is zero without a cell state
-    LayerSpec d = make(n + "/" + g, Kind::Dense, {gate_in});
-    d.params.units = cell.params.units;
-    d.params.use_bias = cell.params.use_bias;
-    d.params.weights = wp + "/W_" + g;
-    out.push_back(d);
-    out.push_back(make(n + "/" + g + "_act", std::string(g) == "g" ? Kind::Tanh : Kind::Sigmoid,
-                       {n + "/" + g}));
-  }
-  if (has_c) {
-    out.push_back(make(n + "/fc", Kind::Multiply, {n + "/f_act", cell.inputs[2]}));
-    out.push_back(make(n + "/ig", Kind::Multiply, {n + "/i_act", n + "/g_act"}));
-    out.push_back(make(n + "/c", Kind::Add, {n + "/fc", n + "/ig"}));
-  } else {
-    out.push_back(make(n + "/c", Kind::Multiply, {n + "/i_act", n + "/g_act"}));
-  }
-  out.push_back(make(n + "/c_act", Kind::Tanh, {n + "/c"}));
-  out.push_back(make(n, Kind::Multiply, {n + "/o_act", n + "/c_act"}));
-}
-
 }  // namespace
 
 Network build_network(std::vector<LayerSpec> specs, std::string name, std::string source) {
@@ -562,7 +516,7 @@ Network build_network(std::vector<LayerSpec> specs, std::string name, std::strin
   std::vector<LayerSpec> flat;
   flat.reserve(specs.size());
   for (auto& s : specs) {
-    if (s.kind == Kind::LSTMCell) expand_lstm(s, flat, source);
+    if (s.kind == Kind::LSTMCell) detail::expand_lstm(s, flat, source);
     else flat.push_back(std::move(s));
   }
 
@@ -592,58 +546,8 @@ Network build_network(std::vector<LayerSpec> specs, std::string name, std::strin
     }
   }
 
-  // Topological order (Kahn, ties by file order) for inference; a leftover layer is on a cycle.
   const std::size_t n = net.layers.size();
-  net.consumers.assign(n, {});
-  std::vector<int> pending(n, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    std::vector<int> seen;
-    for (int in : net.layers[i].inputs) {
-      if (in == static_cast<int>(i))
-        throw NetworkError(source, net.layers[i].name, "inputs", "the layer reads its own output");
-      if (std::find(seen.begin(), seen.end(), in) != seen.end()) continue;
-      seen.push_back(in);
-      net.consumers[static_cast<std::size_t>(in)].push_back(static_cast<int>(i));
-      ++pending[i];
-    }
-  }
-  std::priority_queue<int, std::vector<int>, std::greater<>> ready;
-  for (std::size_t i = 0; i < n; ++i)
-    if (pending[i] == 0) ready.push(static_cast<int>(i));
-  std::vector<int> topo;
-  while (!ready.empty()) {
-    const int i = ready.top();
-    ready.pop();
-    topo.push_back(i);
-    for (int c : net.consumers[static_cast<std::size_t>(i)])
-      if (--pending[static_cast<std::size_t>(c)] == 0) ready.push(c);
-  }
-  if (topo.size() != n) {
-    // Every unfinished layer has an unfinished input; walking those must repeat a layer, and
-    // the layers from its first visit on are a cycle.
-    int at = 0;
-    while (pending[static_cast<std::size_t>(at)] == 0) ++at;
-    std::vector<int> path, seen_at(n, -1);
-    while (seen_at[static_cast<std::size_t>(at)] < 0) {
-      seen_at[static_cast<std::size_t>(at)] = static_cast<int>(path.size());
-      path.push_back(at);
-      for (int in : net.layers[static_cast<std::size_t>(at)].inputs)
-        if (pending[static_cast<std::size_t>(in)] > 0) {
-          at = in;
-          break;
-        }
-    }
-    // The walk went from consumer to input; reverse it to read in the direction data flows,
-    // starting at the cycle's earliest layer in the file.
-    std::vector<int> cycle(path.begin() + seen_at[static_cast<std::size_t>(at)], path.end());
-    std::reverse(cycle.begin(), cycle.end());
-    std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
-    std::string names;
-    for (int c : cycle) names += "'" + net.layers[static_cast<std::size_t>(c)].name + "' -> ";
-    names += "'" + net.layers[static_cast<std::size_t>(cycle.front())].name + "'";
-    throw NetworkError(source, net.layers[static_cast<std::size_t>(cycle.front())].name, "inputs",
-                       "the graph has a cycle: " + names);
-  }
+  const std::vector<int> topo = detail::topological_order(net);
   for (int i : topo) b.infer(net.layers[static_cast<std::size_t>(i)]);
   // Network::parameters() sums every weight and state (each < 2^46): keep the sum exact. In
   // file order, a shared weight at the first layer using it, to name where the sum overflows.
