@@ -10,11 +10,9 @@ and the derived columns are computed here with the same arithmetic as :class:`dn
 
 from __future__ import annotations
 
-import itertools
 import math
 import os
 import warnings
-from collections.abc import Iterable
 from concurrent.futures import Executor
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable
@@ -22,11 +20,21 @@ from typing import TYPE_CHECKING, Any, Callable
 from . import _core
 from ._lazy import LazyModule
 from ._optional import require
+from ._sweep_args import (
+    INPUT_COLUMNS,
+    _check_threads,
+    _explicit,
+    _grid,
+    _Networks,
+    _parse_field,
+    _Policies,
+    _values,
+)
 from .energy import WAVECORE, EnergyModel, schedule_columns
-from .estimate import ROLES, NetworkLike, _check_has_steps, _network
+from .estimate import ROLES, _check_has_steps
 from .hardware import Hardware, check_element_size
 from .network import Network, _check_batch
-from .policy import KINDS, Policy
+from .policy import KINDS
 from .policy import policy as as_policy
 from .presets import as_hardware
 
@@ -39,8 +47,6 @@ else:
 
 __all__ = ["sweep", "SweepInterrupted", "INPUT_COLUMNS", "RESULT_COLUMNS"]
 
-#: The columns that name a point (the key of ``out=`` resume).
-INPUT_COLUMNS = ["network", "batch", "policy", "capacity", "bandwidth", "throughput"]
 #: The totals of :meth:`dnnmem.Result.to_dict` (same names, SI units) and the plan counts.
 RESULT_COLUMNS = [
     "time",
@@ -115,212 +121,6 @@ _INT_ENGINE = (
 class SweepInterrupted(UserWarning):
     """A sweep stopped early (Ctrl-C or an exception from the progress display); the
     DataFrame returned holds only the points that finished."""
-
-
-# -- arguments ----------------------------------------------------------------------------------
-
-
-def _values(name: str, value: Any) -> list:
-    """A scalar or a sequence of values of one axis, as a non-empty list."""
-    if isinstance(value, (str, bytes, int, float, np.number)) or value is None:
-        return [value]
-    if isinstance(value, Hardware):
-        raise TypeError(
-            f"{name}: expected a value or a list of values, got a Hardware (pass it as hardware=)"
-        )
-    try:
-        out = list(value)
-    except TypeError:
-        raise TypeError(
-            f"{name}: expected a value or a list of values, got {type(value).__name__}"
-        ) from None
-    if not out:
-        raise ValueError(f"{name}: no values given")
-    return out
-
-
-def _parse_field(name: str, values: Iterable[Any]) -> list | np.ndarray:
-    """Parse and validate capacity / bandwidth / throughput values the way Hardware does (unit
-    strings, rounding to whole bytes/s and FLOP/s), so a row equals estimate() exactly."""
-    values = list(values)
-    if (
-        name == "capacity"
-        and values
-        and all(
-            isinstance(v, (int, np.integer))
-            and not isinstance(v, (bool, np.bool_))
-            and 0 <= v <= 2**62
-            for v in values
-        )
-    ):
-        # Whole bytes, valid: exact (through float64, a capacity above 2^53 would round).
-        return np.array([int(v) for v in values], dtype=np.int64)
-    if values and all(
-        isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
-        for v in values
-    ):
-        # Plain numbers, all valid: Hardware's checks and rounding (half to even), vectorised.
-        # Any invalid value takes the path below, for Hardware's own message.
-        a = np.asarray(values, dtype=np.float64)
-        if (np.isfinite(a) & (a >= (0 if name == "capacity" else 1)) & (a <= 2.0**62)).all():
-            return np.rint(a).astype(np.int64) if name == "capacity" else np.rint(a)
-    cache: dict[Any, Any] = {}
-    out = []
-    for v in values:
-        key = (type(v), v) if not (isinstance(v, float) and math.isnan(v)) else ("nan",)
-        if key not in cache:
-            if isinstance(v, np.generic):
-                v = v.item()
-            cache[key] = getattr(Hardware(**{name: v}), name)
-        out.append(cache[key])
-    return out
-
-
-class _Policies:
-    """The policies of a sweep by their string form (the ``policy`` column), each parsed once,
-    its compute model the hardware's when it names none."""
-
-    def __init__(self, hardware_compute: str) -> None:
-        self.compute = hardware_compute
-        self.by_label: dict[str, Policy] = {}
-        self._seen: dict[Any, str] = {}
-
-    def label(self, p: Any) -> str:
-        key = p if isinstance(p, (str, Policy)) else id(p)
-        if key not in self._seen:
-            composition = as_policy(p).with_compute(self.compute)
-            label = str(composition)
-            self.by_label[label] = composition
-            self._seen[key] = label
-        return self._seen[key]
-
-
-def _check_threads(threads: int | None) -> int:
-    """`threads` as the engine takes it (0: its default), capped with a warning at
-    ``_core.max_sweep_threads()`` (4 per processor): more only add overhead, and thousands can
-    exhaust the process's memory. (The engine also never starts more threads than points.)"""
-    if threads is None:
-        return 0
-    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
-        raise ValueError(
-            f"threads: must be an integer >= 1 (or None for all cores), got {threads!r}"
-        )
-    limit = int(_core.max_sweep_threads())
-    if threads > limit:
-        warnings.warn(
-            f"threads: {int(threads)} requested, using {limit} (at most 4 per processor)",
-            RuntimeWarning,
-            stacklevel=3,
-        )
-        return limit
-    return int(threads)
-
-
-class _Networks:
-    """The networks of a sweep by label, each resolved once per batch."""
-
-    def __init__(self, network: Any, bytes_per_element: int | None = None) -> None:
-        # Names, files and documents are loaded at this element size (None: 4 bytes).
-        self.bytes_per_element = bytes_per_element
-        self.sources: dict[str, NetworkLike] = {}
-        # The batches of Network objects given under one name (None: a name, file or dict):
-        # [resnet50 at N=8, resnet50 at N=16] is one network at two batches, not one.
-        self.batches: dict[str, list[int | None]] = {}
-        self._cache: dict[tuple[str, int | None], Network] = {}
-        items = (
-            []
-            if network is None
-            else (list(network) if isinstance(network, (list, tuple)) else [network])
-        )
-        for item in items:
-            net = _network(item, None, bytes_per_element)  # a Network as given, at its batch
-            label = net.name
-            if label in self.sources and not self._same(label, net):
-                raise ValueError(f"network: two different networks are both named {label!r}")
-            own = self.batches.setdefault(label, [])
-            b = item.batch if isinstance(item, Network) else None
-            if b not in own:
-                own.append(b)
-            if label not in self.sources:
-                self.sources[label] = item
-                self._cache[(label, None)] = net
-
-    def _same(self, label: str, net: Network) -> bool:
-        return self._cache[(label, None)].to_dict() == net.to_dict()
-
-    def get(self, label: Any, batch: int | None) -> Network:
-        """The network called `label` (or, if none is, the network `label` names) at `batch`."""
-        if not isinstance(label, str):
-            raise TypeError(
-                f"points: column 'network' holds names (str), got "
-                f"{type(label).__name__}; pass networks as network="
-            )
-        if label not in self.sources:
-            net = _network(label, None, self.bytes_per_element)
-            self.sources[label] = label
-            self._cache[(label, None)] = net
-        key = (label, batch)
-        base = self._cache[(label, None)]
-        _check_has_steps(base)
-        if key not in self._cache:
-            self._cache[key] = _network(base, batch)
-        return self._cache[key]
-
-
-def _grid(
-    networks: _Networks,
-    batch: list,
-    policy: list,
-    capacity: list,
-    bandwidth: list,
-    throughput: list,
-) -> pd.DataFrame:
-    """The Cartesian product, capacity varying fastest (one curve per row block); without a
-    batch, each network at its own batch(es)."""
-    rows: list[tuple] = []
-    for label in networks.sources:
-        batches = networks.batches.get(label, [None]) if batch == [None] else batch
-        rows += itertools.product([label], batches, policy, bandwidth, throughput, capacity)
-    df = pd.DataFrame(
-        rows, columns=["network", "batch", "policy", "bandwidth", "throughput", "capacity"]
-    )
-    return df[INPUT_COLUMNS]
-
-
-def _explicit(points: Any, defaults: dict[str, list]) -> pd.DataFrame:
-    """Explicit points: a DataFrame or a list of dicts with some of INPUT_COLUMNS; a missing
-    column takes the single value of the keyword argument of that name."""
-    if isinstance(points, pd.DataFrame):
-        df = points.copy()
-    else:
-        try:
-            rows = list(points)
-        except TypeError:
-            raise TypeError(
-                f"points: expected a DataFrame or a list of dicts, got {type(points).__name__}"
-            ) from None
-        if not all(isinstance(r, dict) for r in rows):
-            raise TypeError("points: expected a DataFrame or a list of dicts")
-        df = pd.DataFrame(rows)
-    unknown = [c for c in df.columns if c not in INPUT_COLUMNS]
-    if unknown:
-        raise ValueError(f"points: unknown column(s) {unknown} (valid: {', '.join(INPUT_COLUMNS)})")
-    if df.empty:
-        raise ValueError("points: no points given")
-    for c in INPUT_COLUMNS:
-        if c not in df.columns:
-            df[c] = None
-        df[c] = df[c].astype(object)
-        missing = df[c].isna().to_numpy()
-        if missing.any():  # a point without this field takes the keyword argument's value
-            vals = defaults[c]
-            if len(vals) != 1:
-                raise ValueError(
-                    f"points: no {c!r} for {int(missing.sum())} point(s), and "
-                    f"{c}= has {len(vals)} values (give one, or fill the column)"
-                )
-            df.loc[missing, c] = vals[0]
-    return df[INPUT_COLUMNS].reset_index(drop=True)
 
 
 # -- evaluation ---------------------------------------------------------------------------------
