@@ -66,4 +66,18 @@ def test_runs_in_small_mode(path: Path, tmp_path: Path, monkeypatch: pytest.Monk
     ]
     if path.name == "quickstart.ipynb":
         assert len(images) >= 4
+    if path.name == "seeds.ipynb":
+        # One image per plot cell: its figures are matplotlib Figures, not pyplot's (which the
+        # inline backend would draw a second time).
+        assert len(images) == 5
+        # The nonsensical compositions print their ValueError, which names both parts.
+        printed = "".join(
+            o.get("text", "")
+            for c in nb.cells
+            if c.cell_type == "code"
+            for o in c.get("outputs", [])
+            if o.get("output_type") == "stream"
+        )
+        assert "cache manager 'vdnn-all' needs a training schedule" in printed
+        assert "scheduler 'inference' has none" in printed
     assert os.environ["DNNMEM_NOTEBOOK_SMALL"] == "1"
