@@ -6,9 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <numeric>
 #include <stdexcept>
-#include <type_traits>
 
 namespace dnnmem {
 namespace {
@@ -76,15 +74,10 @@ class BucketQueue {
   std::size_t low_ = 0;               // no summary word below it is non-zero
 };
 
-// T: the tick type: int64 when narrow_ticks() proved the run fits it (then in units of
-// `unit` ticks), Ticks (__int128, unit 1) otherwise.
-template <class T>
 class Channel {
  public:
-  Channel(const PlanInput& in, const Plan& plan, TimelineScratch& w, std::vector<T>& remaining,
-          std::int64_t unit)
-      : in_(in), plan_(plan), per_byte_(in.time.throughput / unit), remaining_(remaining),
-        done_(w.done), waiting_(w.waiting),
+  Channel(const PlanInput& in, const Plan& plan, TimelineScratch& w)
+      : in_(in), plan_(plan), remaining_(w.remaining), done_(w.done), waiting_(w.waiting),
         queue_(w.head, w.tail, w.next, w.bits, 2 * (in.schedule.steps.size() + 1), plan.transfers.size()),
         offload_queue_(w.offload_head, w.offload_tail, w.offload_next, w.offload_bits,
                        in.schedule.steps.size() + 1, plan.transfers.size()),
@@ -106,16 +99,13 @@ class Channel {
     po_next_.resize(plan.transfers.size());
   }
 
-  T now = 0;
+  Ticks now = 0;
   std::int64_t offload_bytes_in_flight = 0;
 
   void issue(int id) {
     const Transfer& x = plan_.transfers[static_cast<std::size_t>(id)];
-    if constexpr (!kNarrow)
-      remaining_[static_cast<std::size_t>(id)] =
-          raw_link_ ? in_.time.transfer(x.bytes) : in_.transfer_ticks(x.tensor, x.bytes, x.is_load());
-    else if (raw_link_)  // (other links: set by narrow_ticks)
-      remaining_[static_cast<std::size_t>(id)] = x.bytes * per_byte_;
+    remaining_[static_cast<std::size_t>(id)] =
+        raw_link_ ? in_.time.transfer(x.bytes) : in_.transfer_ticks(x.tensor, x.bytes, x.is_load());
     const auto d = static_cast<std::size_t>(x.deadline);
     if (d > last_deadline_) throw std::logic_error("timeline: a transfer's deadline lies outside 0 … n");
     queue_.push(2 * d + (x.is_load() ? 0 : 1), id);
@@ -142,7 +132,7 @@ class Channel {
   bool offloads_pending() const { return pending_offload_count_ > 0; }
 
   // Serves in priority order until `limit` (or until idle).
-  void run_until(T limit) {
+  void run_until(Ticks limit) {
     while (now < limit && !idle()) serve(pick(), limit);
     if (now < limit) now = limit;
   }
@@ -157,13 +147,11 @@ class Channel {
   }
 
  private:
-  static constexpr bool kNarrow = std::is_same_v<T, std::int64_t>;
   const PlanInput& in_;
   const Plan& plan_;
   const bool raw_link_ = in_.link->identity();
-  const std::int64_t per_byte_;  // a raw transfer's time per byte, in the run's unit
   // In the caller's TimelineScratch:
-  std::vector<T>& remaining_;
+  std::vector<Ticks>& remaining_;
   std::vector<std::uint8_t>& done_;
   std::vector<int>& waiting_;  // per deadline step: pending loads / streamed transfers
   BucketQueue queue_;          // bucket 2·deadline + (store ? 1 : 0)
@@ -201,9 +189,9 @@ class Channel {
   }
 
   // Serves transfer `id` until it completes or until `limit` (limit < 0: to completion).
-  void serve(int id, T limit) {
-    T& rem = remaining_[static_cast<std::size_t>(id)];
-    const T dt = (limit < 0 || limit - now >= rem) ? rem : limit - now;
+  void serve(int id, Ticks limit) {
+    Ticks& rem = remaining_[static_cast<std::size_t>(id)];
+    const Ticks dt = (limit < 0 || limit - now >= rem) ? rem : limit - now;
     rem -= dt;
     now += dt;
     if (rem > 0) return;
@@ -219,88 +207,17 @@ class Channel {
   }
 };
 
-// Whether the run fits int64 ticks; if so, fills `compute` and `ticks` with every step's compute
-// and every transfer's time in units of g = gcd(bandwidth, throughput) ticks. Exact time
-// (hardware.hpp) makes a second of a real design point about 10^25 ticks (616 GB/s × 13.45
-// TFLOP/s), far past int64; but compute (FLOPs · bandwidth) and raw transfers (bytes ·
-// throughput) are multiples of g, and then so is every value of the run (sums, differences and
-// minima of them): the run in units of g is the same run, exactly (scaled by 1/g), and there
-// a second is bandwidth · throughput / g ticks (4·10^15 at that point). A value that is not a
-// multiple of g (a compute model or link that rounds) keeps __int128. The clock only moves by
-// serving a transfer (at most its time, each transfer issued once) or by waiting out a step's
-// compute, so every tick value (now, a step's start + compute, a remaining time, a difference
-// of two of them, the summed compute and stalls) is at most Σ compute + Σ transfer times:
-// at most 2^62 leaves int64 a factor 2 of margin. On the raw link the transfer times need only
-// their bytes' sum here (the channel multiplies at issue); other links' are computed here,
-// into `ticks`.
-__extension__ typedef unsigned __int128 UTicks;
+}  // namespace
 
-// Exact division by g without a machine division (tens of cycles each; GNMT has 26k steps):
-// g = 2^k · m with m odd, and m's inverse modulo 2^64 turns c / g into a multiplication.
-class ExactDivider {
- public:
-  explicit ExactDivider(std::int64_t g)
-      : k_(__builtin_ctzll(static_cast<std::uint64_t>(g))), m_(static_cast<std::uint64_t>(g) >> k_) {
-    // Newton's iteration: m·m ≡ 1 (mod 8) for odd m, and each step doubles the correct bits.
-    inv_ = m_;
-    for (int i = 0; i < 5; ++i) inv_ *= 2 - m_ * inv_;
-  }
-  // c / g when g divides c and the quotient is below 2^64; false otherwise. If q · m equals
-  // c / 2^k, c = q · g exactly; when the quotient exists, q is it (q ≡ c/2^k · m^-1 mod 2^64).
-  bool divide(Ticks c, std::int64_t& q) const {
-    if (c < 0 || (static_cast<UTicks>(c) & ((UTicks{1} << k_) - 1)) != 0) return false;
-    const UTicks d = static_cast<UTicks>(c) >> k_;
-    const std::uint64_t u = static_cast<std::uint64_t>(d) * inv_;
-    q = static_cast<std::int64_t>(u);
-    return static_cast<UTicks>(u) * m_ == d && q >= 0;
-  }
-
- private:
-  int k_;
-  std::uint64_t m_, inv_ = 0;
-};
-
-bool narrow_ticks(const PlanInput& in, const Plan& plan, std::int64_t g,
-                  std::vector<std::int64_t>& compute, std::vector<std::int64_t>& ticks) {
-  constexpr Ticks kLimit = Ticks{1} << 62;
-  const ExactDivider div(g);
-  const std::size_t n = in.schedule.steps.size();
-  const bool recompute = !plan.recompute.empty();
-  compute.resize(n);
-  Ticks sum = 0;  // each term < 2^63 and the sum checked after each: no overflow
-  for (std::size_t i = 0; i < n; ++i) {
-    const Ticks c = in.compute[i] + (recompute ? plan.recompute[i] : 0);
-    std::int64_t q;
-    if (!div.divide(c, q)) return false;
-    sum += q;
-    if (sum > kLimit) return false;
-    compute[i] = static_cast<std::int64_t>(q);
-  }
-  const auto& xs = plan.transfers;
-  if (in.link->identity()) {  // bytes · throughput / g each: the channel computes them at issue
-    Ticks bytes = 0;          // each term < 2^63: no overflow
-    for (const Transfer& x : xs) bytes += x.bytes;
-    // (bytes ≤ 2^62 first: the product then stays below 2^125.)
-    return bytes <= kLimit && sum + bytes * (in.time.throughput / g) <= kLimit;
-  }
-  ticks.resize(xs.size());
-  for (std::size_t id = 0; id < xs.size(); ++id) {
-    const Transfer& x = xs[id];
-    std::int64_t q;
-    if (!div.divide(in.transfer_ticks(x.tensor, x.bytes, x.is_load()), q)) return false;
-    sum += q;
-    if (sum > kLimit) return false;
-    ticks[id] = static_cast<std::int64_t>(q);
-  }
-  return true;
+Timeline simulate(const PlanInput& in, const Plan& plan) {
+  TimelineScratch scratch;
+  Timeline tl;
+  simulate(in, plan, scratch, &tl);
+  return tl;
 }
 
-template <class T>
-TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& scratch,
-                   Timeline* steps, std::vector<T>& remaining, std::int64_t unit) {
-  constexpr bool kNarrow = std::is_same_v<T, std::int64_t>;
-  // Back to ticks: the narrow run counts in units of `unit` ticks (narrow_ticks).
-  const auto ticks = [unit](T x) { return kNarrow ? static_cast<Ticks>(x) * unit : static_cast<Ticks>(x); };
+TimelineTotals simulate(const PlanInput& in, const Plan& plan, TimelineScratch& scratch,
+                        Timeline* steps) {
   const Schedule& s = in.schedule;
   // Bytes belong to the step at whose start or end they are issued (SPEC §6). The split by role
   // is kept only with `steps`: a sweep needs the totals, and looking up each transfer's tensor
@@ -329,18 +246,17 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& scrat
     if (st && x.kind == TransferKind::StreamLoad) st->streamed_in += x.bytes;
     if (st && x.kind == TransferKind::StreamStore) st->streamed_out += x.bytes;
   };
-  Channel<T> ch(in, plan, scratch, remaining, unit);
+  Channel ch(in, plan, scratch);
   std::size_t next = 0;  // next transfer to issue, in issue order
   const auto& xs = plan.transfers;
   const std::size_t nx = xs.size();
   const bool recompute = !plan.recompute.empty();
   std::int64_t wait_level = 0;  // see TimelineTotals::wait_free_from
-  T compute_sum = 0, stall_sum = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (steps) st = &steps->steps[i];
     bytes_in = bytes_out = wire_in = wire_out = 0;
     const int step = static_cast<int>(i);
-    const T ready = ch.now;
+    const Ticks ready = ch.now;
     // Evictions forced by this step (no-lookahead, lru) are issued as it wants to start, before
     // its capacity wait: it then waits for the space they free.
     for (; next < nx && xs[next].issue_step == step && xs[next].kind == TransferKind::Evict; ++next) {
@@ -352,27 +268,23 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& scrat
       wait_level = plan.resident[i] + ch.offload_bytes_in_flight;
     while (plan.resident[i] + ch.offload_bytes_in_flight > in.capacity && ch.offloads_pending())
       ch.finish_one_offload();
-    const T start = ch.now;
-    const T capacity_stall = start - ready;
+    const Ticks start = ch.now;
+    const Ticks capacity_stall = start - ready;
     if (st) {
-      st->start = ticks(start);
-      st->capacity_stall = ticks(capacity_stall);
+      st->start = start;
+      st->capacity_stall = capacity_stall;
       st->resident = plan.resident[i] + ch.offload_bytes_in_flight;
     }
     for (; next < nx && xs[next].issue_step == step && !xs[next].at_end(); ++next) {
       ch.issue(static_cast<int>(next));
       count(xs[next]);
     }
-    T compute;
-    if constexpr (kNarrow)
-      compute = scratch.compute[i];
-    else
-      compute = in.compute[i] + (recompute ? plan.recompute[i] : 0);
+    const Ticks compute = in.compute[i] + (recompute ? plan.recompute[i] : 0);
     ch.run_until(start + compute);
     ch.run_until_done(step);
     if (st) {
-      st->compute = ticks(compute);
-      st->end = ticks(ch.now);
+      st->compute = compute;
+      st->end = ch.now;
     }
     for (; next < nx && xs[next].issue_step == step && xs[next].at_end(); ++next) {
       ch.issue(static_cast<int>(next));
@@ -392,15 +304,13 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& scrat
     tl.traffic_out += bytes_out;
     tl.wire_in += wire_in;
     tl.wire_out += wire_out;
-    compute_sum += compute;
-    stall_sum += capacity_stall;
+    tl.compute += compute;
+    tl.capacity_stall += capacity_stall;
   }
-  tl.compute = ticks(compute_sum);
-  tl.capacity_stall = ticks(stall_sum);
-  tl.steps_end = ticks(ch.now);
+  tl.steps_end = ch.now;
   tl.wait_free_from = wait_level <= in.capacity ? wait_level : std::numeric_limits<std::int64_t>::max();
   ch.drain();
-  tl.total = ticks(ch.now);
+  tl.total = ch.now;
   if (steps) {
     steps->steps_end = tl.steps_end;
     steps->total = tl.total;
@@ -410,25 +320,6 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& scrat
     steps->wire_out = tl.wire_out;
   }
   return tl;
-}
-
-}  // namespace
-
-Timeline simulate(const PlanInput& in, const Plan& plan) {
-  TimelineScratch scratch;
-  Timeline tl;
-  simulate(in, plan, scratch, &tl);
-  return tl;
-}
-
-// 64-bit ticks halve the channel's arithmetic and its per-transfer times; the results are the
-// same either way (exact integers, scaled back), so the choice only costs the bound's pass.
-TimelineTotals simulate(const PlanInput& in, const Plan& plan, TimelineScratch& scratch,
-                        Timeline* steps) {
-  const std::int64_t g = std::gcd(in.time.bandwidth, in.time.throughput);
-  scratch.narrow = !scratch.force_wide && narrow_ticks(in, plan, g, scratch.compute, scratch.ticks);
-  return scratch.narrow ? run<std::int64_t>(in, plan, scratch, steps, scratch.ticks, g)
-                        : run<Ticks>(in, plan, scratch, steps, scratch.remaining, 1);
 }
 
 }  // namespace dnnmem

@@ -49,13 +49,7 @@ struct TimelineTotals {
 // The DMA channel's buffers, reused from one design point to the next (one per thread in a
 // sweep). What they hold between calls means nothing.
 struct TimelineScratch {
-  // Per transfer, the time left: `ticks` when the run fits int64 (simulate checks a bound
-  // first; then in units of gcd(bandwidth, throughput) ticks, like `compute`, per step),
-  // `remaining` (__int128, in ticks) otherwise.
   std::vector<Ticks> remaining;
-  std::vector<std::int64_t> ticks, compute;
-  bool force_wide = false;  // test hook: always count in __int128
-  bool narrow = false;      // set by each call: whether it counted in int64 (tests read it)
   std::vector<std::uint8_t> done;
   std::vector<int> waiting;
   // Two bucket queues by deadline (all transfers; offloads and evictions): per bucket the first
