@@ -320,27 +320,23 @@ class Result:
     @cached_property
     def groups(self) -> int:
         """Layer groups of a serialized schedule (scheduler ``mbs``); 0 for the others."""
-        groups: int = self._schedule_columns["groups"]
-        return groups
+        return int(self._schedule_columns["groups"])
 
     @cached_property
     def sub_batches(self) -> str:
         """Each group's sub-batch sizes (:func:`dnnmem.energy.sub_batch_string`), ``""``
         without groups."""
-        sub_batches: str = self._schedule_columns["sub_batches"]
-        return sub_batches
+        return str(self._schedule_columns["sub_batches"])
 
     @cached_property
     def gb_bytes(self) -> int:
         """Bytes the steps read and write (the global-buffer bytes of the energy model)."""
-        gb_bytes: int = self._schedule_columns["gb_bytes"]
-        return gb_bytes
+        return int(self._schedule_columns["gb_bytes"])
 
     @cached_property
     def macs(self) -> int:
         """MACs of the iteration."""
-        macs: int = self._schedule_columns["macs"]
-        return macs
+        return int(self._schedule_columns["macs"])
 
     @cached_property
     def energy(self) -> float:

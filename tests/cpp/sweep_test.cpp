@@ -60,6 +60,29 @@ struct Columns {
 
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
+// Point i of a sweep against estimate() at that point, every column bit for bit; returns the
+// estimate for the caller's own counts.
+Estimate check_equals_estimate(const Schedule& s, const std::vector<SweepPoint>& pts,
+                               const Columns& c, std::size_t i) {
+  EstimateOptions eo;
+  eo.policy = std::string(cache_parts()[static_cast<std::size_t>(pts[i].policy)]->name);
+  Estimate e = estimate(s, {pts[i].capacity, pts[i].bandwidth, pts[i].throughput}, eo);
+  INFO("point " << i << " policy " << eo.policy << " capacity " << pts[i].capacity);
+  CHECK(c.done[i] == 1);
+  CHECK(same_bits(c.seconds[i], e.seconds));
+  CHECK(same_bits(c.compute[i], e.compute_seconds));
+  CHECK(same_bits(c.stall[i], e.stall_seconds));
+  CHECK(same_bits(c.capacity_stall[i], e.capacity_stall_seconds));
+  CHECK(same_bits(c.drain[i], e.drain_seconds));
+  CHECK(c.in[i] == e.traffic_in);
+  CHECK(c.out[i] == e.traffic_out);
+  CHECK(c.kept[i] == e.plan.counts.kept);
+  CHECK(c.prefetched[i] == e.plan.counts.prefetched);
+  CHECK(c.born[i] == e.plan.counts.born);
+  CHECK(c.offloads[i] == e.plan.counts.offloads);
+  return e;
+}
+
 }  // namespace
 
 TEST_CASE("sweep: every point equals estimate() at that point") {
@@ -72,22 +95,7 @@ TEST_CASE("sweep: every point equals estimate() at that point") {
   REQUIRE(sweep(s, pts, c.view(), o) == static_cast<std::int64_t>(pts.size()));
   int with_kept = 0, with_prefetch = 0, with_stall = 0;
   for (std::size_t i = 0; i < pts.size(); ++i) {
-    EstimateOptions eo;
-    eo.policy = std::string(cache_parts()[static_cast<std::size_t>(pts[i].policy)]->name);
-    const Estimate e = estimate(s, {pts[i].capacity, pts[i].bandwidth, pts[i].throughput}, eo);
-    INFO("point " << i << " policy " << eo.policy << " capacity " << pts[i].capacity);
-    CHECK(c.done[i] == 1);
-    CHECK(same_bits(c.seconds[i], e.seconds));
-    CHECK(same_bits(c.compute[i], e.compute_seconds));
-    CHECK(same_bits(c.stall[i], e.stall_seconds));
-    CHECK(same_bits(c.capacity_stall[i], e.capacity_stall_seconds));
-    CHECK(same_bits(c.drain[i], e.drain_seconds));
-    CHECK(c.in[i] == e.traffic_in);
-    CHECK(c.out[i] == e.traffic_out);
-    CHECK(c.kept[i] == e.plan.counts.kept);
-    CHECK(c.prefetched[i] == e.plan.counts.prefetched);
-    CHECK(c.born[i] == e.plan.counts.born);
-    CHECK(c.offloads[i] == e.plan.counts.offloads);
+    const Estimate e = check_equals_estimate(s, pts, c, i);
     with_kept += e.plan.counts.kept > 0;
     with_prefetch += e.plan.counts.prefetched > 0;
     with_stall += e.capacity_stall_seconds > 0;
@@ -117,17 +125,7 @@ TEST_CASE("sweep: capacity as the fastest axis, up and down, equals estimate() a
   REQUIRE(sweep(s, pts, c.view(), o) == static_cast<std::int64_t>(pts.size()));
   int unchanged = 0, with_stall = 0;
   for (std::size_t i = 0; i < pts.size(); ++i) {
-    EstimateOptions eo;
-    eo.policy = std::string(cache_parts()[static_cast<std::size_t>(pts[i].policy)]->name);
-    const Estimate e = estimate(s, {pts[i].capacity, pts[i].bandwidth, pts[i].throughput}, eo);
-    INFO("point " << i << " policy " << eo.policy << " capacity " << pts[i].capacity);
-    CHECK(same_bits(c.seconds[i], e.seconds));
-    CHECK(same_bits(c.stall[i], e.stall_seconds));
-    CHECK(same_bits(c.capacity_stall[i], e.capacity_stall_seconds));
-    CHECK(same_bits(c.drain[i], e.drain_seconds));
-    CHECK(c.in[i] == e.traffic_in);
-    CHECK(c.out[i] == e.traffic_out);
-    CHECK(c.offloads[i] == e.plan.counts.offloads);
+    const Estimate e = check_equals_estimate(s, pts, c, i);
     with_stall += e.capacity_stall_seconds > 0;
     unchanged += i > 0 && pts[i].policy == pts[i - 1].policy && c.kept[i] == c.kept[i - 1] &&
                  c.in[i] == c.in[i - 1] && c.out[i] == c.out[i - 1];
