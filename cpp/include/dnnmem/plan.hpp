@@ -3,6 +3,7 @@
 // timeline (stage 4) then times the plan; it knows nothing about how the plan was made.
 #pragma once
 
+#include <any>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -142,6 +143,9 @@ struct PlanScratch {
   std::vector<int> last_full, last_access, prev, next, used_now;
   std::vector<std::uint8_t> cached, dirty_now, listed;
   std::vector<Transfer> evicts, loads, stores;  // and `offloads` above
+  // A planner's own tables derived from the schedule and its options alone (onsram-eager's
+  // predictions), valid while same_input; the planner checks the type it stored.
+  std::any derived;
 };
 
 // Transfers every step makes when nothing is kept (policy `none`, capacity 0): each access

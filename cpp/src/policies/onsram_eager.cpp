@@ -5,6 +5,7 @@
 // a read after a dropped output's predicted lifetime re-executes its producer (recursively, for
 // inputs lost too). The two parts share this file: they differ in one rule (E6).
 #include <algorithm>
+#include <any>
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -16,6 +17,23 @@
 namespace dnnmem {
 namespace {
 
+// What OnSRAM-Eager decides without the capacity: which tensors are candidates (rule E2) and,
+// for each candidate at its producing step, the liveness and stability its history buffer
+// predicts (rules E3-E4). The buffer's lookups, LRU evictions and learning depend only on the
+// steps' signatures and on when tensors die, never on what was pinned, so the whole sequence of
+// predictions is a function of the schedule and the options: derived once and kept while the
+// input is the same (PlanScratch::same_input, a sweep's capacity axis). Before, every point
+// rebuilt the signatures, the contexts and a std::map keyed by them (GNMT: 12.7 ms a point).
+struct EagerTables {
+  std::vector<std::uint8_t> candidate;  // per tensor
+  std::vector<int> start, last;         // per candidate: producing step, last use
+  // Per step i, its candidates' predictions in output order: [born_begin[i], born_begin[i + 1]).
+  std::vector<int> born_begin, born_tensor, born_live;
+  std::vector<std::uint8_t> born_stable;
+  // Per step i, the candidates whose last use it is: [death_begin[i], death_begin[i + 1]).
+  std::vector<int> death_begin, death_tensor;
+};
+
 using Signature = std::vector<std::int64_t>;
 
 struct Entry {            // one history-buffer entry (rule E3)
@@ -24,58 +42,16 @@ struct Entry {            // one history-buffer entry (rule E3)
   std::vector<std::uint8_t> stable;  // per output: the last two observations agreed
 };
 
-struct Eager {
-  const PlanInput& in;
-  const Schedule& s;
-  bool write_back_always;
-  std::vector<std::uint8_t> candidate, pinned, copy;  // copy: a valid DRAM copy exists
-  std::vector<int> start, last, pred_end, stamp;
-  std::vector<Ticks> recompute;
-  std::vector<Transfer> loads, stores;
-
-  Eager(const PlanInput& input, bool wb) : in(input), s(input.schedule), write_back_always(wb) {}
-
-  // Whether tensor t's data is on chip at step u (rule E5).
-  bool on_chip(std::size_t t, int u) const { return pinned[t] && u <= pred_end[t] && u <= last[t]; }
-
-  // Re-executes the producer of tensor t at step u (rule E7): its compute, and its reads from
-  // DRAM, or re-executed in turn when lost too. Each tensor at most once per step.
-  void reexecute(std::size_t t, int u) {
-    if (stamp[t] == u) return;
-    stamp[t] = u;
-    const auto p = static_cast<std::size_t>(start[t]);
-    recompute[static_cast<std::size_t>(u)] += in.compute[p];
-    const Step& st = s.steps[p];
-    for (int k = 0; k < st.num_accesses; ++k) {
-      const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
-      if (!a.read) continue;
-      const auto i = static_cast<std::size_t>(a.tensor);
-      if (!a.partial && candidate[i] && on_chip(i, u)) continue;
-      if (!a.partial && candidate[i] && !copy[i]) {
-        reexecute(i, u);
-        continue;
-      }
-      loads.push_back({a.tensor, TransferKind::StreamLoad, a.bytes, u, u});
-    }
-  }
-};
-
-void plan_eager(const PlanInput& in, PlanScratch& w, Plan& plan, bool write_back_always) {
+void derive_tables(const PlanInput& in, EagerTables& d) {
   const Schedule& s = in.schedule;
   const UseIndex& x = s.index;
   const std::size_t nt = s.tensors.size(), n = s.steps.size();
   const int window = static_cast<int>(in.options->integer("window"));
   const std::size_t entries = static_cast<std::size_t>(in.options->integer("entries"));
   const bool by_shape = in.options->choice("similar") == "shape";
-  Eager e(in, write_back_always);
-  e.candidate.assign(nt, 0);
-  e.pinned.assign(nt, 0);
-  e.copy.assign(nt, 0);
-  e.start.assign(nt, -1);
-  e.last.assign(nt, -1);
-  e.pred_end.assign(nt, -1);
-  e.stamp.assign(nt, -1);
-  e.recompute.assign(n, 0);
+  d.candidate.assign(nt, 0);
+  d.start.assign(nt, -1);
+  d.last.assign(nt, -1);
   // Rule E2: candidates of rule O2 that are made on chip and only read after that.
   std::vector<std::vector<int>> outputs(n), deaths(n);
   for (std::size_t t = 0; t < nt; ++t) {
@@ -84,11 +60,11 @@ void plan_eager(const PlanInput& in, PlanScratch& w, Plan& plan, bool write_back
     for (int f = x.full_begin[t] + 1; f < x.full_begin[t + 1]; ++f)
       reads_only = reads_only && !x.full_write[static_cast<std::size_t>(f)];
     if (!reads_only) continue;
-    e.candidate[t] = 1;
-    e.start[t] = detail::pin_start(s, t);
-    e.last[t] = detail::pin_end(s, t);
-    outputs[static_cast<std::size_t>(e.start[t])].push_back(static_cast<int>(t));
-    deaths[static_cast<std::size_t>(e.last[t])].push_back(static_cast<int>(t));
+    d.candidate[t] = 1;
+    d.start[t] = detail::pin_start(s, t);
+    d.last[t] = detail::pin_end(s, t);
+    outputs[static_cast<std::size_t>(d.start[t])].push_back(static_cast<int>(t));
+    deaths[static_cast<std::size_t>(d.last[t])].push_back(static_cast<int>(t));
   }
 
   // Rule E3: a step's signature, the context of the last `window` signatures, the buffer.
@@ -108,13 +84,12 @@ void plan_eager(const PlanInput& in, PlanScratch& w, Plan& plan, bool write_back
   std::map<Signature, Entry> buffer;
   std::vector<Signature> context(n);
   std::vector<int> slot(nt, -1);  // output index k of each candidate in its step
-
-  detail::RangeTree occ(n, w.tree);
-  plan.transfers.clear();
-  plan.pins.clear();
-  plan.counts = {};
-  std::vector<std::int64_t>& diff = w.resident_diff;
-  diff.assign(n + 1, 0);
+  d.born_begin.assign(1, 0);
+  d.born_tensor.clear();
+  d.born_live.clear();
+  d.born_stable.clear();
+  d.death_begin.assign(1, 0);
+  d.death_tensor.clear();
   for (std::size_t i = 0; i < n; ++i) {
     const int step = static_cast<int>(i);
     Signature& ctx = context[i];
@@ -141,14 +116,101 @@ void plan_eager(const PlanInput& in, PlanScratch& w, Plan& plan, bool write_back
     for (std::size_t k = 0; k < outputs[i].size(); ++k) {
       const auto t = static_cast<std::size_t>(outputs[i][k]);
       slot[t] = static_cast<int>(k);
-      const int live = k < entry.live.size() ? entry.live[k] : -1;
+      d.born_tensor.push_back(static_cast<int>(t));
+      d.born_live.push_back(k < entry.live.size() ? entry.live[k] : -1);
+      d.born_stable.push_back(k < entry.stable.size() ? entry.stable[k] : 0);
+    }
+    d.born_begin.push_back(static_cast<int>(d.born_tensor.size()));
+    // Rule E4, learning: a tensor dies after its last use; its entry, if still buffered,
+    // learns the liveness.
+    for (const int ti : deaths[i]) {
+      const auto t = static_cast<std::size_t>(ti);
+      auto found = buffer.find(context[static_cast<std::size_t>(d.start[t])]);
+      const auto k = static_cast<std::size_t>(slot[t]);
+      if (found != buffer.end() && k < found->second.live.size()) {
+        const int live = step - d.start[t];
+        found->second.stable[k] = found->second.live[k] == live;
+        found->second.live[k] = live;
+      }
+      d.death_tensor.push_back(ti);
+    }
+    d.death_begin.push_back(static_cast<int>(d.death_tensor.size()));
+  }
+}
+
+struct Eager {
+  const PlanInput& in;
+  const Schedule& s;
+  const EagerTables& d;
+  std::vector<std::uint8_t> pinned, copy;  // copy: a valid DRAM copy exists
+  std::vector<int> pred_end, stamp;
+  std::vector<Ticks> recompute;
+  std::vector<Transfer> loads, stores;
+
+  Eager(const PlanInput& input, const EagerTables& tables) : in(input), s(input.schedule), d(tables) {}
+
+  // Whether tensor t's data is on chip at step u (rule E5).
+  bool on_chip(std::size_t t, int u) const { return pinned[t] && u <= pred_end[t] && u <= d.last[t]; }
+
+  // Re-executes the producer of tensor t at step u (rule E7): its compute, and its reads from
+  // DRAM, or re-executed in turn when lost too. Each tensor at most once per step.
+  void reexecute(std::size_t t, int u) {
+    if (stamp[t] == u) return;
+    stamp[t] = u;
+    const auto p = static_cast<std::size_t>(d.start[t]);
+    recompute[static_cast<std::size_t>(u)] += in.compute[p];
+    const Step& st = s.steps[p];
+    for (int k = 0; k < st.num_accesses; ++k) {
+      const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
+      if (!a.read) continue;
+      const auto i = static_cast<std::size_t>(a.tensor);
+      if (!a.partial && d.candidate[i] && on_chip(i, u)) continue;
+      if (!a.partial && d.candidate[i] && !copy[i]) {
+        reexecute(i, u);
+        continue;
+      }
+      loads.push_back({a.tensor, TransferKind::StreamLoad, a.bytes, u, u});
+    }
+  }
+};
+
+void plan_eager(const PlanInput& in, PlanScratch& w, Plan& plan, bool write_back_always) {
+  const Schedule& s = in.schedule;
+  const std::size_t nt = s.tensors.size(), n = s.steps.size();
+  auto* tables = std::any_cast<EagerTables>(&w.derived);
+  if (!w.same_input || tables == nullptr) {
+    w.derived = EagerTables{};
+    tables = std::any_cast<EagerTables>(&w.derived);
+    derive_tables(in, *tables);
+  }
+  w.same_input = false;  // consumed (PlanScratch)
+  const EagerTables& d = *tables;
+  Eager e(in, d);
+  e.pinned.assign(nt, 0);
+  e.copy.assign(nt, 0);
+  e.pred_end.assign(nt, -1);
+  e.stamp.assign(nt, -1);
+  e.recompute.assign(n, 0);
+
+  detail::RangeTree occ(n, w.tree);
+  plan.transfers.clear();
+  plan.pins.clear();
+  plan.counts = {};
+  std::vector<std::int64_t>& diff = w.resident_diff;
+  diff.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int step = static_cast<int>(i);
+    // Rule E4's predictions for the step's outputs: pin for the predicted liveness if it fits.
+    for (int b = d.born_begin[i]; b < d.born_begin[i + 1]; ++b) {
+      const auto t = static_cast<std::size_t>(d.born_tensor[static_cast<std::size_t>(b)]);
+      const int live = d.born_live[static_cast<std::size_t>(b)];
       const std::int64_t size = s.tensors[t].bytes;
       const int end = std::min(step + live, static_cast<int>(n) - 1);
       if (live >= 1 && occ.max(step, end) + size <= in.capacity) {
         e.pinned[t] = 1;
         e.pred_end[t] = end;
         occ.add(step, end, size);
-        e.copy[t] = write_back_always || !entry.stable[k];  // rule E6
+        e.copy[t] = write_back_always || !d.born_stable[static_cast<std::size_t>(b)];  // rule E6
         ++plan.counts.born;
       } else {
         e.copy[t] = 1;
@@ -161,7 +223,7 @@ void plan_eager(const PlanInput& in, PlanScratch& w, Plan& plan, bool write_back
     for (int k = 0; k < st.num_accesses; ++k) {
       const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
       const auto t = static_cast<std::size_t>(a.tensor);
-      if (a.partial || !e.candidate[t]) {
+      if (a.partial || !d.candidate[t]) {
         if (a.read) e.loads.push_back({a.tensor, TransferKind::StreamLoad, a.bytes, step, step});
         if (a.write) e.stores.push_back({a.tensor, TransferKind::StreamStore, a.bytes, step, step});
         continue;
@@ -180,22 +242,16 @@ void plan_eager(const PlanInput& in, PlanScratch& w, Plan& plan, bool write_back
     }
     plan.transfers.insert(plan.transfers.end(), e.loads.begin(), e.loads.end());
     plan.transfers.insert(plan.transfers.end(), e.stores.begin(), e.stores.end());
-    // Rule E4, learning: a tensor dies after its last use; its entry, if still buffered,
-    // learns the liveness; a pinned tensor that dies early gives its space back.
-    for (const int ti : deaths[i]) {
+    // A tensor dies after its last use (the buffer learnt its liveness in derive_tables); a
+    // pinned tensor that dies early gives its space back.
+    for (int j = d.death_begin[i]; j < d.death_begin[i + 1]; ++j) {
+      const int ti = d.death_tensor[static_cast<std::size_t>(j)];
       const auto t = static_cast<std::size_t>(ti);
-      auto found = buffer.find(context[static_cast<std::size_t>(e.start[t])]);
-      const auto k = static_cast<std::size_t>(slot[t]);
-      if (found != buffer.end() && k < found->second.live.size()) {
-        const int live = step - e.start[t];
-        found->second.stable[k] = found->second.live[k] == live;
-        found->second.live[k] = live;
-      }
       if (e.pinned[t]) {
         if (step < e.pred_end[t]) occ.add(step + 1, e.pred_end[t], -s.tensors[t].bytes);
-        diff[static_cast<std::size_t>(e.start[t])] += s.tensors[t].bytes;
+        diff[static_cast<std::size_t>(d.start[t])] += s.tensors[t].bytes;
         diff[static_cast<std::size_t>(std::min(step, e.pred_end[t])) + 1] -= s.tensors[t].bytes;
-        plan.pins.push_back({ti, e.start[t], std::min(step, e.pred_end[t])});
+        plan.pins.push_back({ti, d.start[t], std::min(step, e.pred_end[t])});
       }
     }
   }
