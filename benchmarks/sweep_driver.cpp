@@ -8,7 +8,8 @@
 // line of their own; `default` and `peak` are the defaults. With COMPUTE the driver prepares the
 // policies itself (each with that compute model), else the convenience sweep() does.
 //
-// POLICY is a cache manager or `all` (every one of cache_parts(), one line each). Capacities
+// POLICY is a cache manager, with options as for SCHEDULER (`onsram-static:split=phase`,
+// `lookahead:streaming=through-cache`), or `all` (every one of cache_parts(), one line each). Capacities
 // cycle over 24–1000 MiB (step 2 MiB) at 616 GB/s and 13.45 TFLOPS. Each line gives µs per
 // point by the wall clock and by the process's CPU time (the better figure on a shared machine;
 // with THREADS > 1 the CPU time is that of all threads), the best of REPEAT runs, and two
@@ -89,7 +90,8 @@ int main(int argc, char** argv) {
     so.scheduler_options = sched.options;
   }
   const Schedule s = build_schedule(net, so);
-  const std::string which = argv[3];
+  const PartSpec cache_spec = parse_part(argv[3]);
+  const std::string which = cache_spec.name;
   std::vector<int> policies;
   for (std::size_t i = 0; i < cache_parts().size(); ++i)
     if (which == "all" || cache_parts()[i]->name == which) policies.push_back(static_cast<int>(i));
@@ -125,10 +127,12 @@ int main(int argc, char** argv) {
   const auto n = static_cast<std::size_t>(std::atoll(argv[4]));
   const int threads = argc > 5 ? std::atoi(argv[5]) : 1;
   const int repeat = argc > 6 ? std::max(1, std::atoi(argv[6])) : 1;
-  std::vector<PreparedPolicy> prepared;  // with COMPUTE: every cache manager, that compute model
-  if (argc > 8) {
-    PolicySpec spec;
-    spec.compute = parse_part(argv[8]);
+  // With COMPUTE or cache options: every cache manager, with them.
+  std::vector<PreparedPolicy> prepared;
+  PolicySpec spec;
+  if (argc > 8) spec.compute = parse_part(argv[8]);
+  spec.cache.options = cache_spec.options;
+  if (argc > 8 || !cache_spec.options.empty()) {
     for (const int policy : policies) {
       spec.cache.name = std::string(cache_parts()[static_cast<std::size_t>(policy)]->name);
       try {
@@ -166,8 +170,6 @@ int main(int argc, char** argv) {
     double wall = 1e300, cpu = 1e300;
     try {
       if (!prepared.empty() && prepared[k].cache == nullptr) {  // prepare again, to throw its reason
-        PolicySpec spec;
-        spec.compute = parse_part(argv[8]);
         spec.cache.name = std::string(cache_parts()[static_cast<std::size_t>(policy)]->name);
         (void)prepare_policy(s, spec, 2);
       }
