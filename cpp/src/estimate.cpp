@@ -1,5 +1,6 @@
 #include "dnnmem/estimate.hpp"
 
+#include <limits>
 #include <stdexcept>
 
 #include "dnnmem/policies.hpp"
@@ -88,7 +89,10 @@ PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Prepared
     ws.reuse_hi = 0;
     policy.cache->plan(in, ws.planner, ws.plan);
     apply_tile_model(in, ws.plan);
-    if (ws.planner.probe_same && next_capacity > hw.capacity) {
+    if (policy.cache->capacity_free && s.tile_model.order.empty()) {  // the plan at any capacity
+      ws.reuse_lo = std::numeric_limits<std::int64_t>::min();
+      ws.reuse_hi = std::numeric_limits<std::int64_t>::max();
+    } else if (ws.planner.probe_same && next_capacity > hw.capacity) {
       ws.reuse_lo = hw.capacity;
       ws.reuse_hi = next_capacity;
     }

@@ -785,10 +785,12 @@ def _finish(
     parts = _part_columns(df["policy"], pols)
     at = INPUT_COLUMNS.index("policy") + 1
     df = pd.concat([df.iloc[:, :at], parts, df.iloc[:, at:]], axis=1)
+    # pd.unique keeps the order of first appearance, as dict.fromkeys would, without iterating
+    # the (Arrow-backed) column in Python: 35,000 rows took 40 ms that way.
     for c in ("network", "policy"):
-        df[c] = pd.Categorical(df[c], categories=list(dict.fromkeys(grid[c])))
+        df[c] = pd.Categorical(df[c], categories=list(pd.unique(grid[c])))
     for c in KINDS:
-        df[c] = pd.Categorical(df[c], categories=list(dict.fromkeys(df[c])))
+        df[c] = pd.Categorical(df[c], categories=list(pd.unique(df[c])))
     df.attrs["evaluated"] = len(new)
     return df
 

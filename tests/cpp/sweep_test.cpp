@@ -6,6 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "catch.hpp"
@@ -132,6 +133,64 @@ TEST_CASE("sweep: capacity as the fastest axis, up and down, equals estimate() a
   }
   CHECK(with_stall > 0);
   CHECK(unchanged > 0);
+}
+
+// Planners that keep capacity-free tables while the input is the same (onsram-static's
+// candidate order, onsram-eager's predictions: PlanScratch::derived) and managers whose plan
+// never reads the capacity (CachePart::capacity_free, the plan shared by every capacity), with
+// non-default options, policies alternating and capacities up and down: every point equals
+// estimate() of the same prepared policy.
+TEST_CASE("sweep: plans and tables shared along the capacity axis equal estimate() at every point") {
+  // Eight identical blocks, so that OnSRAM-Eager's history buffer sees repeated contexts and
+  // predicts (the two Eager policies below then predict differently).
+  std::string layers = R"({"name":"b0","kind":"input","shape":[16]})";
+  for (int b = 1; b <= 8; ++b)
+    layers += ",{\"name\":\"d" + std::to_string(b) + "\",\"kind\":\"dense\",\"inputs\":[\"b" +
+              std::to_string(b - 1) + "\"],\"units\":16},{\"name\":\"b" + std::to_string(b) +
+              "\",\"kind\":\"relu\",\"inputs\":[\"d" + std::to_string(b) + "\"]}";
+  const auto n = net(layers);
+  const Schedule s = schedule_of(n);
+  std::vector<PreparedPolicy> policies;
+  for (const auto& [name, options] : std::vector<std::pair<std::string, OptionMap>>{
+           {"onsram-static", {}},
+           {"onsram-static", {{"split", std::string("phase")}, {"alpha", 0.25}}},
+           {"onsram-eager-spec", {{"window", 2.0}, {"similar", std::string("shape")}}},
+           {"onsram-eager-wb", {}},
+           {"none", {}},
+           {"vdnn-conv", {}},
+           {"infinite-spm", {}}}) {
+    PolicySpec spec;
+    spec.cache = {name, options};
+    policies.push_back(prepare_policy(s, spec, 2));
+  }
+  std::vector<SweepPoint> pts;
+  for (int round = 0; round < 2; ++round)
+    for (int p = 0; p < static_cast<int>(policies.size()); ++p)
+      for (const auto& [bw, thr] : {std::pair{1e9, 5e9}, {1e9, 3e11}, {4e10, 5e9}}) {
+        for (std::int64_t c = 0; c <= 12288; c += 512) pts.push_back({c, bw, thr, p});
+        for (std::int64_t c = 12288; c >= 0; c -= 1024) pts.push_back({c, bw, thr, p});
+        pts.push_back({4096, bw, thr, (p + 1) % static_cast<int>(policies.size())});
+      }
+  Columns c(pts.size());
+  SweepOptions o;
+  o.threads = 1;
+  REQUIRE(sweep(s, policies, pts, c.view(), o) == static_cast<std::int64_t>(pts.size()));
+  std::vector<int> pinned(policies.size(), 0);
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    const SweepPoint& p = pts[i];
+    const Estimate e = estimate(s, {p.capacity, p.bandwidth, p.throughput},
+                                policies[static_cast<std::size_t>(p.policy)]);
+    INFO("point " << i << " policy " << p.policy << " capacity " << p.capacity);
+    CHECK(same_bits(c.seconds[i], e.seconds));
+    CHECK(same_bits(c.stall[i], e.stall_seconds));
+    CHECK(same_bits(c.capacity_stall[i], e.capacity_stall_seconds));
+    CHECK(c.in[i] == e.traffic_in);
+    CHECK(c.out[i] == e.traffic_out);
+    CHECK(c.kept[i] == e.plan.counts.kept);
+    CHECK(c.born[i] == e.plan.counts.born);
+    pinned[static_cast<std::size_t>(p.policy)] += e.plan.counts.born > 0;
+  }
+  for (std::size_t p : {0, 1, 2, 3, 6}) CHECK(pinned[p] > 0);  // the pinning managers pin
 }
 
 TEST_CASE("sweep: 1 and 2 threads, forward and reversed order, give the same bits") {

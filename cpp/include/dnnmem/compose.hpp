@@ -39,6 +39,9 @@ struct CachePart {
   // Writes the plan into `out` (its storage reused), with `scratch` for working buffers; its
   // options are in in.options.
   void (*plan)(const PlanInput& in, PlanScratch& scratch, Plan& out);
+  // The plan never reads in.capacity (none, vDNN, the oracle, the infinite scratchpad): a
+  // sweep's points that differ only in capacity share one plan (evaluate_point).
+  bool capacity_free = false;
 };
 
 struct LinkPart {

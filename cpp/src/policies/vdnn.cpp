@@ -108,12 +108,12 @@ extern const CachePart cache_vdnn_all{
     "vdnn-all",
     "vDNN: every layer's input activation offloaded during its forward step, prefetched one "
     "step ahead of its backward use; weights stay on chip (cDMA paper's baseline)",
-    {}, kTraining, &plan_vdnn_all};
+    {}, kTraining, &plan_vdnn_all, /*capacity_free=*/true};
 extern const CachePart cache_vdnn_conv{
     "vdnn-conv", "vDNN: as vdnn-all, offloading only the inputs of convolution layers", {},
-    kTraining, &plan_vdnn_conv};
+    kTraining, &plan_vdnn_conv, /*capacity_free=*/true};
 extern const CachePart cache_oracle{
     "oracle", "every transfer hidden: no transfers, time = compute time (the cDMA paper's "
-    "oracular baseline; residency = every tensor alive)", {}, 0, &plan_oracle};
+    "oracular baseline; residency = every tensor alive)", {}, 0, &plan_oracle, /*capacity_free=*/true};
 
 }  // namespace dnnmem
