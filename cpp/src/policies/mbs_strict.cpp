@@ -29,6 +29,7 @@
 // Transfers are streamed with their step; resident = bytes of the kept intervals spanning each
 // step. Counts: kept = intervals kept.
 #include <algorithm>
+#include <any>
 
 #include "dnnmem/compose.hpp"
 #include "dnnmem/policies.hpp"
@@ -38,20 +39,33 @@ namespace dnnmem {
 
 namespace {
 
-void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
+// Candidate keeps (S2) of one use to the next.
+struct Keep {
+  int from, to, use;
+  std::int64_t bytes;
+};
+
+// What mbs-strict derives from the schedule and its options alone, once per input
+// (PlanScratch::same_input: a sweep's capacity axis): each step's activation and gradient bytes,
+// the use of each access, and the candidate keeps of S2 in S5's order. With reuse=fits the
+// candidates are those that pass every test but the capacity's; a point skips the ones whose
+// steps' bytes exceed its capacity, which leaves the order of the rest what a stable sort of
+// those alone would give.
+struct MbsTables {
+  std::vector<std::int64_t> act;
+  std::vector<int> access_use;
+  std::vector<Keep> keeps;
+};
+
+void derive_tables(const PlanInput& in, MbsTables& d) {
   const Schedule& s = in.schedule;
   const std::string& reuse = in.options->choice("reuse");
-  const auto norm_passes = static_cast<std::int64_t>(in.options->number("norm_passes"));
-  const bool relu_mask = in.options->choice("relu_mask") == "on";
   const std::size_t ns = s.steps.size(), nt = s.tensors.size();
-  plan.transfers.clear();
-  plan.counts = {};
-  plan.resident.assign(ns, 0);
-
   // Segment of each step, the next step with accesses, and each step's activation bytes.
   std::vector<long long> segment(ns, 0);
   std::vector<int> next_busy(ns + 1, static_cast<int>(ns));
-  std::vector<std::int64_t> act(ns, 0), resident_diff(ns + 1, 0);
+  std::vector<std::int64_t>& act = d.act;
+  act.assign(ns, 0);
   for (std::size_t i = 0; i < ns; ++i) {
     const Step& st = s.steps[i];
     const long long pass = st.phase == Phase::Forward ? 0 : 1;
@@ -66,38 +80,61 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
   }
   for (std::size_t i = ns; i-- > 0;)
     next_busy[i] = s.steps[i].num_accesses > 0 ? static_cast<int>(i) : next_busy[i + 1];
-  const auto kept = [&](const Tensor& T, int a, int b) {
+  // Every test of S2 but reuse=fits' capacity test.
+  const auto candidate = [&](const Tensor& T, int a, int b) {
     if (reuse == "none") return false;
     if (T.role != Role::Activation && T.role != Role::Gradient) return false;
     if (segment[static_cast<std::size_t>(a)] != segment[static_cast<std::size_t>(b)]) return false;
     if (reuse == "group") return true;
-    if (next_busy[static_cast<std::size_t>(a) + 1] != b) return false;
-    return reuse == "adjacent" ||
-           (act[static_cast<std::size_t>(a)] <= in.capacity && act[static_cast<std::size_t>(b)] <= in.capacity);
+    return next_busy[static_cast<std::size_t>(a) + 1] == b;
   };
-
-  // Candidate keeps (S2), admitted in order of their start step (then tensor order) while the
-  // kept bytes fit the capacity at every step they span (S5).
-  struct Keep {
-    int from, to, use;
-    std::int64_t bytes;
-  };
-  std::vector<Keep> keeps;
+  d.keeps.clear();
   for (std::size_t t = 0; t < nt; ++t) {
     const Tensor& T = s.tensors[t];
     int prev = -1;  // previous full use
     for (int u = T.use_begin; u < T.use_end; ++u) {
       const Use& U = s.uses[static_cast<std::size_t>(u)];
       if (U.partial) continue;
-      if (prev >= 0 && kept(T, s.uses[static_cast<std::size_t>(prev)].step, U.step))
-        keeps.push_back({s.uses[static_cast<std::size_t>(prev)].step, U.step, u, T.bytes});
+      if (prev >= 0 && candidate(T, s.uses[static_cast<std::size_t>(prev)].step, U.step))
+        d.keeps.push_back({s.uses[static_cast<std::size_t>(prev)].step, U.step, u, T.bytes});
       prev = u;
     }
   }
-  std::stable_sort(keeps.begin(), keeps.end(), [](const Keep& a, const Keep& b) { return a.from < b.from; });
+  std::stable_sort(d.keeps.begin(), d.keeps.end(), [](const Keep& a, const Keep& b) { return a.from < b.from; });
+  // The use of each access: a tensor's accesses are its uses, in step order.
+  std::vector<int> cursor(nt);
+  for (std::size_t t = 0; t < nt; ++t) cursor[t] = s.tensors[t].use_begin;
+  d.access_use.assign(s.accesses.size(), -1);
+  for (std::size_t a = 0; a < s.accesses.size(); ++a)
+    d.access_use[a] = cursor[static_cast<std::size_t>(s.accesses[a].tensor)]++;
+}
+
+void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
+  const Schedule& s = in.schedule;
+  const bool fits = in.options->choice("reuse") == "fits";
+  const auto norm_passes = static_cast<std::int64_t>(in.options->number("norm_passes"));
+  const bool relu_mask = in.options->choice("relu_mask") == "on";
+  const std::size_t ns = s.steps.size(), nt = s.tensors.size();
+  auto* tables = std::any_cast<MbsTables>(&scratch.derived);
+  if (!scratch.same_input || tables == nullptr) {
+    scratch.derived = MbsTables{};
+    tables = std::any_cast<MbsTables>(&scratch.derived);
+    derive_tables(in, *tables);
+  }
+  scratch.same_input = false;  // consumed (PlanScratch)
+  const std::vector<std::int64_t>& act = tables->act;
+  plan.transfers.clear();
+  plan.counts = {};
+  plan.resident.assign(ns, 0);
+  std::vector<std::int64_t> resident_diff(ns + 1, 0);
+
+  // The candidates admitted in order of their start step (then tensor order) while the kept
+  // bytes fit the capacity at every step they span (S5).
   detail::RangeTree tree(ns, scratch.tree);
   std::vector<std::uint8_t> keep(s.uses.size(), 0);
-  for (const Keep& k : keeps) {
+  for (const Keep& k : tables->keeps) {
+    if (fits && (act[static_cast<std::size_t>(k.from)] > in.capacity || act[static_cast<std::size_t>(k.to)] > in.capacity))
+      continue;  // reuse=fits: both steps' bytes must fit (S2)
     if (tree.max(k.from, k.to) + k.bytes > in.capacity) continue;
     tree.add(k.from, k.to, k.bytes);
     keep[static_cast<std::size_t>(k.use)] = 1;
@@ -162,18 +199,13 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
   for (std::size_t i = 0; i < ns; ++i) plan.resident[i] = r += resident_diff[i];
 
   // Transfers, step by step: loads then stores, in access order.
-  std::vector<int> cursor(nt);
-  for (std::size_t t = 0; t < nt; ++t) cursor[t] = s.tensors[t].use_begin;
-  std::vector<int> use_of;
+  const std::vector<int>& access_use = tables->access_use;
   for (std::size_t i = 0; i < ns; ++i) {
     const Step& st = s.steps[i];
-    use_of.assign(static_cast<std::size_t>(st.num_accesses), -1);
-    for (int k = 0; k < st.num_accesses; ++k)
-      use_of[static_cast<std::size_t>(k)] = cursor[static_cast<std::size_t>(s.accesses[static_cast<std::size_t>(st.first_access + k)].tensor)]++;
     const int step = static_cast<int>(i);
     for (int k = 0; k < st.num_accesses; ++k) {
       const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
-      const auto u = static_cast<std::size_t>(use_of[static_cast<std::size_t>(k)]);
+      const auto u = static_cast<std::size_t>(access_use[static_cast<std::size_t>(st.first_access + k)]);
       if (!load[u]) continue;
       const Tensor& T = s.tensors[static_cast<std::size_t>(a.tensor)];
       std::int64_t bytes = mask[u] ? mask_bytes(a.bytes) : a.bytes;
@@ -184,7 +216,7 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
     }
     for (int k = 0; k < st.num_accesses; ++k) {
       const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
-      const auto u = static_cast<std::size_t>(use_of[static_cast<std::size_t>(k)]);
+      const auto u = static_cast<std::size_t>(access_use[static_cast<std::size_t>(st.first_access + k)]);
       if (store[u]) {
         plan.transfers.push_back({a.tensor, TransferKind::StreamStore, a.bytes, step, step});
         ++plan.counts.offloads;
