@@ -128,6 +128,11 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
   plan.resident.assign(ns, 0);
   std::vector<std::int64_t> resident_diff(ns + 1, 0);
 
+  // Probing (PlanScratch::probe_capacity): the admissions are the only decisions that read the
+  // capacity (but for reuse=fits and norm_passes, where probing is off), each compares the kept
+  // bytes before it with the capacity, and only a rejection can flip at a larger one; so the plan
+  // at probe_capacity is this one unless some rejected keep would fit there.
+  std::int64_t probe = scratch.probe_capacity > in.capacity && !fits && norm_passes == 1 ? scratch.probe_capacity : -1;
   // The candidates admitted in order of their start step (then tensor order) while the kept
   // bytes fit the capacity at every step they span (S5).
   detail::RangeTree tree(ns, scratch.tree);
@@ -135,7 +140,11 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
   for (const Keep& k : tables->keeps) {
     if (fits && (act[static_cast<std::size_t>(k.from)] > in.capacity || act[static_cast<std::size_t>(k.to)] > in.capacity))
       continue;  // reuse=fits: both steps' bytes must fit (S2)
-    if (tree.max(k.from, k.to) + k.bytes > in.capacity) continue;
+    const std::int64_t need = tree.max(k.from, k.to) + k.bytes;
+    if (need > in.capacity) {
+      if (need <= probe) probe = -1;  // admitted at the probed capacity: the plans differ
+      continue;
+    }
     tree.add(k.from, k.to, k.bytes);
     keep[static_cast<std::size_t>(k.use)] = 1;
     ++plan.counts.kept;
@@ -227,6 +236,7 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
       }
     }
   }
+  scratch.probe_same = probe >= 0;
 }
 
 }  // namespace
