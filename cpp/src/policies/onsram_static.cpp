@@ -99,11 +99,22 @@ void plan_onsram_static(const PlanInput& in, PlanScratch& w, Plan& plan) {
     derive_candidates(in, tables->cands);
   }
 
+  // Probing (PlanScratch::probe_capacity): a pin is the only decision that reads the capacity,
+  // the occupancy before it depends only on the pins before it, and only a rejection can flip at
+  // a larger capacity; so the plan there is this one unless a rejected candidate would fit.
+  bool probe = w.probe_capacity > in.capacity;
+  const std::int64_t probe_room = room + (w.probe_capacity - in.capacity);
   detail::RangeTree occ(n, w.tree);
   w.cached.assign(nt, 0);
-  for (const Candidate& c : tables->cands)
-    if (try_pin(occ, c, room)) w.cached[static_cast<std::size_t>(c.tensor)] = 1;
+  for (const Candidate& c : tables->cands) {
+    if (try_pin(occ, c, room)) {
+      w.cached[static_cast<std::size_t>(c.tensor)] = 1;
+    } else if (probe && !occ.any_above(c.start, c.end, probe_room - c.size)) {
+      probe = false;  // pinned at the probed capacity: the plans differ
+    }
+  }
   detail::plan_pinned(s, w.cached, w.resident_diff, plan);
+  w.probe_same = probe;
 }
 
 // split=phase (docs/model/onsram.md, rule O10): first O6-O7 exactly (whole live intervals); then,
