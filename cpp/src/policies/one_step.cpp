@@ -24,17 +24,25 @@ void plan_one_step(const PlanInput& in, PlanScratch& w, Plan& plan) {
   std::vector<std::int64_t>& occ = w.tree;
   occ.assign(s.steps.size(), 0);
   w.cached.assign(nt, 0);
+  // Probing (PlanScratch::probe_capacity), as in onsram-static: the plan at a larger capacity
+  // is this one unless a rejected candidate would fit there.
+  bool probe = w.probe_capacity > in.capacity;
+  const std::int64_t probe_room = room + (w.probe_capacity - in.capacity);
   for (int ti : order) {
     const auto t = static_cast<std::size_t>(ti);
     const auto a = static_cast<std::size_t>(detail::pin_start(s, t));
     const auto b = static_cast<std::size_t>(detail::pin_end(s, t));
     const std::int64_t size = s.tensors[t].bytes;
-    if (occ[a] + size > room || occ[b] + size > room) continue;
+    if (occ[a] + size > room || occ[b] + size > room) {
+      if (probe && occ[a] + size <= probe_room && occ[b] + size <= probe_room) probe = false;
+      continue;
+    }
     occ[a] += size;
     if (b != a) occ[b] += size;
     w.cached[t] = 1;
   }
   detail::plan_pinned(s, w.cached, w.resident_diff, plan);
+  w.probe_same = probe;
 }
 
 }  // namespace
