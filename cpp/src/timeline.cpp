@@ -70,6 +70,16 @@ class BucketQueue {
     }
   }
 
+  // Drops `id` (done) from the front of bucket b if it is there; top() skips it otherwise.
+  void pop_if_head(Slot* slots, std::size_t b, int id) {
+    if (head_[b] != id) return;
+    head_[b] = slots[id].*Next;
+    if (head_[b] < 0) {
+      word_[b >> 6] &= ~(1ULL << (b & 63));
+      if (word_[b >> 6] == 0) summary_[b >> 12] &= ~(1ULL << ((b >> 6) & 63));
+    }
+  }
+
   // Empties every bucket (their entries are all done), touching only the non-empty ones.
   void clear() {
     for (std::size_t k = 0; k < summary_words_; ++k) {
@@ -193,6 +203,7 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
     slots[id].done = 1;
     --pending;
     current = -1;
+    queue.pop_if_head(slots, 2 * static_cast<std::size_t>(x.deadline) + (x.is_load() ? 0 : 1), id);
     if (x.writes_out()) {
       offload_bytes_in_flight -= x.bytes;
       --pending_offloads;
@@ -274,20 +285,21 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
     tl.compute += compute;
     // Serve in priority order until the compute ends (or until idle), then until no transfer
     // is waited on by this step.
-    const Ticks limit = start + compute;
-    while (pending > 0 && now < limit) {
+    // The channel serves until the compute ends: `budget` is the time left to it, and the step's
+    // compute ends at start + compute (at start when compute <= 0, as no time passes).
+    Ticks budget = compute > 0 ? compute : 0;
+    now += budget;
+    while (pending > 0 && budget > 0) {
       if (current < 0) current = pick();
       Ticks& rem = slots[current].remaining;
-      if (limit - now < rem) {
-        rem -= limit - now;
-        now = limit;
+      if (budget < rem) {
+        rem -= budget;
         break;
       }
-      now += rem;
+      budget -= rem;
       rem = 0;
       complete(current);
     }
-    if (now < limit) now = limit;
     while (waiting[i] > 0) serve_one();
     if constexpr (kTable) {
       st->compute = compute;
