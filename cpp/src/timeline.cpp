@@ -152,6 +152,58 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
   // The step's byte counts (with the table: per step; else added to the totals directly).
   std::int64_t bytes_in = 0, bytes_out = 0, wire_in = 0, wire_out = 0;
   StepTiming* st = nullptr;
+  // While at most kSmall transfers are pending (nearly always: GNMT's points keep fewer than 64,
+  // mostly under 8), the queues are one array of keys (bucket << 32 | id), sorted with the most
+  // urgent last: a push shifts the few more urgent keys, the top is the last key, a completion
+  // removes its key (nearly always the last). The order is the bucket queues' own: by bucket,
+  // then issue order. The first push beyond kSmall moves every key into the bucket queues (in
+  // key order, so each bucket stays in issue order); they serve until the channel is idle
+  // again, when they are emptied and the array takes over.
+  constexpr int kSmall = 64;
+  std::uint64_t small_keys[kSmall];
+  int small_n = 0;
+  bool small = !w.bucket_queues_only;
+  const auto enqueue = [&](int id, std::size_t b) __attribute__((always_inline)) {
+    if (small) {
+      if (small_n < kSmall) {
+        const std::uint64_t key = static_cast<std::uint64_t>(b) << 32 | static_cast<std::uint32_t>(id);
+        int j = small_n++;
+        for (; j > 0 && small_keys[j - 1] < key; --j) small_keys[j] = small_keys[j - 1];
+        small_keys[j] = key;
+        return;
+      }
+      small = false;
+      for (int j = small_n - 1; j >= 0; --j) {
+        const auto q = static_cast<int>(static_cast<std::uint32_t>(small_keys[j]));
+        queue.push(slots, static_cast<std::size_t>(small_keys[j] >> 32), q);
+        if (xs[q].writes_out()) offload_queue.push(slots, static_cast<std::size_t>(xs[q].deadline), q);
+      }
+      small_n = 0;
+    }
+    queue.push(slots, b, id);
+    if (xs[id].writes_out()) offload_queue.push(slots, static_cast<std::size_t>(xs[id].deadline), id);
+  };
+  // Drops completed transfer `id` (bucket b) from the queues.
+  const auto dequeue = [&](int id, std::size_t b) __attribute__((always_inline)) {
+    if (small) {
+      int j = small_n - 1;
+      while (static_cast<std::uint32_t>(small_keys[j]) != static_cast<std::uint32_t>(id)) --j;
+      for (--small_n; j < small_n; ++j) small_keys[j] = small_keys[j + 1];
+    } else if (pending > 0) {
+      queue.pop_if_head(slots, b, id);  // (else dropped when it reaches its bucket's front)
+    } else {
+      queue.clear();
+      offload_queue.clear();
+      small = !w.bucket_queues_only;
+    }
+  };
+  // The first pending offload or eviction in (deadline, issue) order (one must be pending).
+  const auto first_in_offload_order = [&]() {
+    if (!small) return offload_queue.top(slots);
+    int j = small_n - 1;
+    while (!xs[static_cast<std::uint32_t>(small_keys[j])].writes_out()) --j;
+    return static_cast<int>(static_cast<std::uint32_t>(small_keys[j]));
+  };
   const auto issue = [&](std::size_t id) __attribute__((always_inline)) {
     const Transfer& x = xs[id];
     Slot& e = slots[id];
@@ -163,11 +215,10 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
     const auto d = static_cast<std::size_t>(x.deadline);
     if (d > n) throw std::logic_error("timeline: a transfer's deadline lies outside 0 … n");
     const bool load = x.is_load();
-    queue.push(slots, 2 * d + (load ? 0 : 1), static_cast<int>(id));
+    enqueue(static_cast<int>(id), 2 * d + (load ? 0 : 1));
     ++pending;
     current = -1;
     if (x.writes_out()) {
-      offload_queue.push(slots, d, static_cast<int>(id));
       const auto t = static_cast<std::size_t>(x.tensor);
       e.tensor_next = -1;
       if (po_stamp[t] != epoch || po_head[t] < 0) {
@@ -201,9 +252,9 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
   const auto complete = [&](int id) __attribute__((always_inline)) {
     const Transfer& x = xs[id];
     slots[id].done = 1;
-    --pending;
+    --pending;  // (before dequeue(): it empties the bucket queues when none is left)
     current = -1;
-    queue.pop_if_head(slots, 2 * static_cast<std::size_t>(x.deadline) + (x.is_load() ? 0 : 1), id);
+    dequeue(id, 2 * static_cast<std::size_t>(x.deadline) + (x.is_load() ? 0 : 1));
     if (x.writes_out()) {
       offload_bytes_in_flight -= x.bytes;
       --pending_offloads;
@@ -214,7 +265,7 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
   // The transfer to serve: the most urgent, unless a pending offload of its tensor was issued
   // before it (every transfer of a tensor is ordered after a pending offload of the tensor).
   const auto pick = [&]() __attribute__((always_inline)) {
-    const int id = queue.top(slots);
+    const int id = small ? static_cast<int>(static_cast<std::uint32_t>(small_keys[small_n - 1])) : queue.top(slots);
     const Transfer& x = xs[id];
     if (pending_offloads > 0 && !x.writes_out()) {
       const auto t = static_cast<std::size_t>(x.tensor);
@@ -263,7 +314,7 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
     if (pending_offloads > 0) {
       if (resident[i] + offload_bytes_in_flight > wait_level) wait_level = resident[i] + offload_bytes_in_flight;
       while (resident[i] + offload_bytes_in_flight > in.capacity && pending_offloads > 0) {
-        const int id = offload_queue.top(slots);
+        const int id = first_in_offload_order();
         Ticks& rem = slots[id].remaining;
         now += rem;
         rem = 0;

@@ -69,6 +69,8 @@ struct TimelineScratch {
   std::vector<std::uint32_t> tensor_stamp;
   std::uint32_t epoch = 0;
   bool clean = false;
+  // Test hook: serve from the bucket queues from the start (no small sorted array first).
+  bool bucket_queues_only = false;
 };
 
 Timeline simulate(const PlanInput& in, const Plan& plan);
