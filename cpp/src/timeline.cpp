@@ -385,9 +385,8 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
   tl.wait_free_from = wait_level <= in.capacity ? wait_level : std::numeric_limits<std::int64_t>::max();
   while (pending > 0) serve_one();  // the drain: off-chip writes still running
   tl.total = now;
-  // Every transfer issued is done: every waiting count is back to 0; empty the buckets.
-  queue.clear();
-  offload_queue.clear();
+  // Every transfer issued is done: every waiting count is back to 0, and the last completion
+  // emptied the bucket queues (dequeue()), so the next call clears nothing.
   w.clean = true;
   if constexpr (kTable) {
     table->steps_end = tl.steps_end;
