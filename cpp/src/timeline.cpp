@@ -160,7 +160,9 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
   // key order, so each bucket stays in issue order); they serve until the channel is idle
   // again, when they are emptied and the array takes over.
   constexpr int kSmall = 64;
-  std::uint64_t small_keys[kSmall];
+  std::uint64_t small_buffer[kSmall + 1];
+  small_buffer[0] = UINT64_MAX;  // a sentinel above every key: a push's shift stops there
+  std::uint64_t* const small_keys = small_buffer + 1;
   int small_n = 0;
   bool small = !w.bucket_queues_only;
   const auto enqueue = [&](int id, std::size_t b) __attribute__((always_inline)) {
@@ -168,7 +170,7 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
       if (small_n < kSmall) {
         const std::uint64_t key = static_cast<std::uint64_t>(b) << 32 | static_cast<std::uint32_t>(id);
         int j = small_n++;
-        for (; j > 0 && small_keys[j - 1] < key; --j) small_keys[j] = small_keys[j - 1];
+        for (; small_keys[j - 1] < key; --j) small_keys[j] = small_keys[j - 1];
         small_keys[j] = key;
         return;
       }
