@@ -304,12 +304,12 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
     }
     const int step = static_cast<int>(i);
     const Ticks ready = now;
+    const bool issues = next_issue == step;  // (the loops below check each transfer's step)
     // Evictions forced by this step (no-lookahead, lru) are issued as it wants to start, before
     // its capacity wait: it then waits for the space they free.
-    if (next_issue == step) {
+    if (issues) {
       for (; next < nx && xs[next].issue_step == step && xs[next].kind == TransferKind::Evict; ++next)
         issue(next);
-      next_issue = next_step();
     }
     // Wait until the step's resident data and the data still being written out fit. Pending
     // offloads go first, in (deadline, issue) order; each is served to its end.
@@ -330,9 +330,8 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
       st->capacity_stall = start - ready;
       st->resident = resident[i] + offload_bytes_in_flight;
     }
-    if (next_issue == step) {
+    if (issues) {
       for (; next < nx && xs[next].issue_step == step && !xs[next].at_end(); ++next) issue(next);
-      next_issue = next_step();
     }
     const Ticks compute = compute_of[i] + (recompute ? plan.recompute[i] : 0);
     tl.compute += compute;
@@ -358,7 +357,7 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
       st->compute = compute;
       st->end = now;
     }
-    if (next_issue == step) {
+    if (issues) {
       for (; next < nx && xs[next].issue_step == step && xs[next].at_end(); ++next) issue(next);
       next_issue = next_step();
     }
