@@ -336,7 +336,6 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
       for (; next < nx && xs[next].issue_step == step && !xs[next].at_end(); ++next) issue(next);
     }
     const Ticks compute = compute_of[i] + (recompute ? plan.recompute[i] : 0);
-    tl.compute += compute;
     // Serve in priority order until the compute ends (or until idle), then until no transfer
     // is waited on by this step.
     // The channel serves until the compute ends: `budget` is the time left to it, and the step's
@@ -385,6 +384,8 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
     tl.wire_out = raw ? bytes_out : wire_out;
   }
   tl.steps_end = now;
+  // The compute summed apart from the loop (which keeps one value less then).
+  for (std::size_t i = 0; i < n; ++i) tl.compute += compute_of[i] + (recompute ? plan.recompute[i] : 0);
   tl.wait_free_from = wait_level <= in.capacity ? wait_level : std::numeric_limits<std::int64_t>::max();
   while (pending > 0) serve_one();  // the drain: off-chip writes still running
   tl.total = now;
