@@ -19,7 +19,8 @@ using Slot = TimelineScratch::Slot;
 // issue order) for capacity waits. Transfers are issued in id order, so each bucket is a FIFO
 // list threaded through the transfers (Slot::*Next); a bitmap of non-empty buckets (two levels)
 // finds the most urgent one. Completed entries are dropped lazily, when they reach the front of
-// their list. A call starts with every bucket empty and leaves them so (clear()).
+// their list. They start empty, and are emptied (clear()) whenever the channel goes idle, so a
+// call leaves them empty for the next. They serve only past the small array's size (run()).
 template <int Slot::*Next>
 class BucketQueue {
  public:
