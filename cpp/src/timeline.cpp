@@ -4,6 +4,7 @@
 #include "dnnmem/timeline.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
@@ -11,48 +12,57 @@
 namespace dnnmem {
 namespace {
 
+using Slot = TimelineScratch::Slot;
+
 // Pending transfers in two bucket queues keyed by deadline step (deadlines are steps 0 … n):
 // every transfer by (deadline, loads before stores, issue order), and the offloads by (deadline,
 // issue order) for capacity waits. Transfers are issued in id order, so each bucket is a FIFO
-// list threaded through the transfers; a bitmap of non-empty buckets (two levels) finds the most
-// urgent one. Completed entries are dropped lazily, when they reach the front of their list.
-// (Before: two binary heaps of packed keys, O(log n) per push and pop.)
+// list threaded through the transfers (Slot::*Next); a bitmap of non-empty buckets (two levels)
+// finds the most urgent one. Completed entries are dropped lazily, when they reach the front of
+// their list. They start empty, and are emptied (clear()) whenever the channel goes idle, so a
+// call leaves them empty for the next. They serve only past the small array's size (run()).
+template <int Slot::*Next>
 class BucketQueue {
  public:
-  BucketQueue(std::vector<int>& head, std::vector<int>& tail, std::vector<int>& next,
-              std::vector<std::uint64_t>& bits, std::size_t buckets, std::size_t ids)
-      : head_(head), tail_(tail), next_(next), bits_(bits) {
-    head_.assign(buckets, -1);
-    tail_.resize(buckets);
-    next_.resize(ids);
-    words_ = (buckets + 63) / 64;
-    summary_words_ = (words_ + 63) / 64;
-    bits_.assign(words_ + summary_words_, 0);
-    word_ = bits_.data();
-    summary_ = word_ + words_;
+  BucketQueue(std::vector<int>& head, std::vector<int>& tail, std::vector<std::uint64_t>& bits,
+              std::size_t buckets, bool clean) {
+    const std::size_t words = (buckets + 63) / 64;
+    const std::size_t summary_words = (words + 63) / 64;
+    if (!clean || head.size() != buckets || bits.size() != words + summary_words) {
+      head.assign(buckets, -1);
+      bits.assign(words + summary_words, 0);
+    }
+    tail.resize(buckets);
+    head_ = head.data();
+    tail_ = tail.data();
+    word_ = bits.data();
+    summary_ = word_ + words;
+    summary_words_ = summary_words;
   }
 
-  void push(std::size_t b, int id) {
-    next_[static_cast<std::size_t>(id)] = -1;
+  // (Out of line: the small array serves nearly every call, and the loop that inlines these keeps
+  // fewer values in memory without them.)
+  __attribute__((noinline)) void push(Slot* slots, std::size_t b, int id) {
+    slots[id].*Next = -1;
     if (head_[b] < 0) {
       head_[b] = id;
       word_[b >> 6] |= 1ULL << (b & 63);
       summary_[b >> 12] |= 1ULL << ((b >> 6) & 63);
       if ((b >> 12) < low_) low_ = b >> 12;
     } else {
-      next_[static_cast<std::size_t>(tail_[b])] = id;
+      slots[tail_[b]].*Next = id;
     }
     tail_[b] = id;
   }
 
   // The first transfer not done of the first non-empty bucket (one must exist).
-  int top(const std::vector<std::uint8_t>& done) {
+  __attribute__((noinline)) int top(Slot* slots) {
     for (;;) {
       while (summary_[low_] == 0) ++low_;
       const std::size_t w = (low_ << 6) | static_cast<std::size_t>(__builtin_ctzll(summary_[low_]));
       const std::size_t b = (w << 6) | static_cast<std::size_t>(__builtin_ctzll(word_[w]));
       int id = head_[b];
-      while (id >= 0 && done[static_cast<std::size_t>(id)]) id = next_[static_cast<std::size_t>(id)];
+      while (id >= 0 && slots[id].done) id = slots[id].*Next;
       if (id >= 0) {
         head_[b] = id;
         return id;
@@ -63,149 +73,336 @@ class BucketQueue {
     }
   }
 
+  // Drops `id` (done) from the front of bucket b if it is there; top() skips it otherwise.
+  __attribute__((noinline)) void pop_if_head(Slot* slots, std::size_t b, int id) {
+    if (head_[b] != id) return;
+    head_[b] = slots[id].*Next;
+    if (head_[b] < 0) {
+      word_[b >> 6] &= ~(1ULL << (b & 63));
+      if (word_[b >> 6] == 0) summary_[b >> 12] &= ~(1ULL << ((b >> 6) & 63));
+    }
+  }
+
+  // Empties every bucket (their entries are all done), touching only the non-empty ones.
+  __attribute__((noinline)) void clear() {
+    for (std::size_t k = 0; k < summary_words_; ++k) {
+      for (std::uint64_t sw = summary_[k]; sw; sw &= sw - 1) {
+        const std::size_t w = (k << 6) | static_cast<std::size_t>(__builtin_ctzll(sw));
+        for (std::uint64_t bw = word_[w]; bw; bw &= bw - 1)
+          head_[(w << 6) | static_cast<std::size_t>(__builtin_ctzll(bw))] = -1;
+        word_[w] = 0;
+      }
+      summary_[k] = 0;
+    }
+  }
+
  private:
-  std::vector<int>& head_;  // per bucket: its first entry, -1 when empty
-  std::vector<int>& tail_;  // per bucket: its last entry (valid while head_ >= 0)
-  std::vector<int>& next_;  // per transfer: the next entry of its bucket, -1 at the end
-  std::vector<std::uint64_t>& bits_;
-  std::size_t words_ = 0, summary_words_ = 0;
+  int* head_ = nullptr;  // per bucket: its first entry, -1 when empty
+  int* tail_ = nullptr;  // per bucket: its last entry (valid while head_ >= 0)
   std::uint64_t* word_ = nullptr;     // bit b: bucket b is non-empty
   std::uint64_t* summary_ = nullptr;  // bit w: word w is non-zero
-  std::size_t low_ = 0;               // no summary word below it is non-zero
+  std::size_t summary_words_ = 0;
+  std::size_t low_ = 0;  // no summary word below it is non-zero
 };
 
-class Channel {
- public:
-  Channel(const PlanInput& in, const Plan& plan, TimelineScratch& w)
-      : in_(in), plan_(plan), remaining_(w.remaining), done_(w.done), waiting_(w.waiting),
-        queue_(w.head, w.tail, w.next, w.bits, 2 * (in.schedule.steps.size() + 1), plan.transfers.size()),
-        offload_queue_(w.offload_head, w.offload_tail, w.offload_next, w.offload_bits,
-                       in.schedule.steps.size() + 1, plan.transfers.size()),
-        po_head_(w.tensor_head), po_tail_(w.tensor_tail), po_next_(w.tensor_next),
-        po_stamp_(w.tensor_stamp) {
-    remaining_.resize(plan.transfers.size());
-    done_.assign(plan.transfers.size(), 0);
-    waiting_.assign(in.schedule.steps.size() + 1, 0);
-    // Pending offloads per tensor: lists valid only where stamped with this call's epoch (no
-    // pass over every tensor per call; GNMT has 24k).
-    const std::size_t nt = in.schedule.tensors.size();
-    if (po_stamp_.size() != nt || ++w.epoch == 0) {
-      po_stamp_.assign(nt, 0);
-      w.epoch = 1;
-    }
-    epoch_ = w.epoch;
-    po_head_.resize(nt);
-    po_tail_.resize(nt);
-    po_next_.resize(plan.transfers.size());
+// The event pass; kTable: fill the per-step table too. Everything the loop updates lives in
+// locals (stores into the scratch arrays cannot alias them), the buffers in raw pointers.
+// kRaw: the link is the identity (a transfer takes bytes · throughput ticks, its bytes all on the
+// wire).
+template <bool kTable, bool kRaw>
+TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Timeline* table) {
+  const Schedule& s = in.schedule;
+  const LinkModel& link = *in.link;
+  constexpr bool raw = kRaw;
+  const std::size_t n = s.steps.size();
+  const Transfer* xs = plan.transfers.data();
+  const std::size_t nx = plan.transfers.size();
+  TimelineTotals tl;
+  if constexpr (kTable) table->steps.assign(n, {});
+
+  // Buffers: empty from the previous call unless it threw (clean), else cleared here.
+  const bool clean = w.clean && w.waiting.size() == n + 1;
+  w.clean = false;
+  if (!clean) w.waiting.assign(n + 1, 0);
+  BucketQueue<&Slot::next> queue(w.head, w.tail, w.bits, 2 * (n + 1), clean);  // 2·deadline + store
+  BucketQueue<&Slot::offload_next> offload_queue(w.offload_head, w.offload_tail, w.offload_bits, n + 1,
+                                                 clean);  // deadline; offloads and evictions only
+  w.slots.resize(nx);
+  Slot* const slots = w.slots.data();
+  int* const waiting = w.waiting.data();
+  // Pending offloads per tensor: lists valid only where stamped with this call's epoch (no pass
+  // over every tensor per call; GNMT has 24k). Entries done are dropped when they reach the front.
+  const std::size_t nt = s.tensors.size();
+  if (w.tensor_stamp.size() != nt || ++w.epoch == 0) {
+    w.tensor_stamp.assign(nt, 0);
+    w.epoch = 1;
   }
+  const std::uint32_t epoch = w.epoch;
+  w.tensor_head.resize(nt);
+  w.tensor_tail.resize(nt);
+  int* const po_head = w.tensor_head.data();
+  int* const po_tail = w.tensor_tail.data();
+  std::uint32_t* const po_stamp = w.tensor_stamp.data();
 
   Ticks now = 0;
   std::int64_t offload_bytes_in_flight = 0;
+  int pending = 0, pending_offloads = 0;
+  // The transfer the channel serves: pick()'s answer, kept while no transfer is issued or
+  // completes (nothing else changes it), -1 when it must be picked again.
+  int current = -1;
+  const std::int64_t throughput = in.time.throughput;
 
-  void issue(int id) {
-    const Transfer& x = plan_.transfers[static_cast<std::size_t>(id)];
-    remaining_[static_cast<std::size_t>(id)] =
-        raw_link_ ? in_.time.transfer(x.bytes) : in_.transfer_ticks(x.tensor, x.bytes, x.is_load());
-    const auto d = static_cast<std::size_t>(x.deadline);
-    if (d > last_deadline_) throw std::logic_error("timeline: a transfer's deadline lies outside 0 … n");
-    queue_.push(2 * d + (x.is_load() ? 0 : 1), id);
-    ++pending_;
-    if (x.writes_out()) {
-      offload_queue_.push(d, id);
-      const auto t = static_cast<std::size_t>(x.tensor);
-      po_next_[static_cast<std::size_t>(id)] = -1;
-      if (po_stamp_[t] != epoch_ || po_head_[t] < 0) {
-        po_stamp_[t] = epoch_;
-        po_head_[t] = id;
-      } else {
-        po_next_[static_cast<std::size_t>(po_tail_[t])] = id;
+  // The step's byte counts (with the table: per step; else added to the totals directly).
+  std::int64_t bytes_in = 0, bytes_out = 0, wire_in = 0, wire_out = 0;
+  StepTiming* st = nullptr;
+  // While at most kSmall transfers are pending (nearly always: GNMT's points keep fewer than 64,
+  // mostly under 8), the queues are one array of keys (bucket << 32 | id), sorted with the most
+  // urgent last: a push shifts the few more urgent keys, the top is the last key, a completion
+  // removes its key (nearly always the last). The order is the bucket queues' own: by bucket,
+  // then issue order. The first push beyond kSmall moves every key into the bucket queues (in
+  // key order, so each bucket stays in issue order); they serve until the channel is idle
+  // again, when they are emptied and the array takes over.
+  constexpr int kSmall = 64;
+  std::uint64_t small_buffer[kSmall + 1];
+  small_buffer[0] = UINT64_MAX;  // a sentinel above every key: a push's shift stops there
+  std::uint64_t* const small_keys = small_buffer + 1;
+  int small_n = 0;
+  bool small = !w.bucket_queues_only;
+  const auto enqueue = [&](int id, std::size_t b) __attribute__((always_inline)) {
+    if (small) {
+      if (small_n < kSmall) {
+        const std::uint64_t key = static_cast<std::uint64_t>(b) << 32 | static_cast<std::uint32_t>(id);
+        int j = small_n++;
+        for (; small_keys[j - 1] < key; --j) small_keys[j] = small_keys[j - 1];
+        small_keys[j] = key;
+        return;
       }
-      po_tail_[t] = id;
-      offload_bytes_in_flight += x.bytes;
-      ++pending_offload_count_;
+      small = false;
+      for (int j = small_n - 1; j >= 0; --j) {
+        const auto q = static_cast<int>(static_cast<std::uint32_t>(small_keys[j]));
+        queue.push(slots, static_cast<std::size_t>(small_keys[j] >> 32), q);
+        if (xs[q].writes_out()) offload_queue.push(slots, static_cast<std::size_t>(xs[q].deadline), q);
+      }
+      small_n = 0;
+    }
+    queue.push(slots, b, id);
+    if (xs[id].writes_out()) offload_queue.push(slots, static_cast<std::size_t>(xs[id].deadline), id);
+  };
+  // Drops completed transfer `id` (bucket b) from the queues.
+  const auto dequeue = [&](int id, std::size_t b) __attribute__((always_inline)) {
+    if (small) {
+      int j = small_n - 1;
+      while (static_cast<std::uint32_t>(small_keys[j]) != static_cast<std::uint32_t>(id)) --j;
+      for (--small_n; j < small_n; ++j) small_keys[j] = small_keys[j + 1];
+    } else if (pending > 0) {
+      queue.pop_if_head(slots, b, id);  // (else dropped when it reaches its bucket's front)
     } else {
-      ++waiting_[d];
+      queue.clear();
+      offload_queue.clear();
+      small = !w.bucket_queues_only;
     }
-  }
-
-  bool idle() const { return pending_ == 0; }
-  bool offloads_pending() const { return pending_offload_count_ > 0; }
-
-  // Serves in priority order until `limit` (or until idle).
-  void run_until(Ticks limit) {
-    while (now < limit && !idle()) serve(pick(), limit);
-    if (now < limit) now = limit;
-  }
-  // Serves until no transfer is waited on by `step`.
-  void run_until_done(int step) {
-    while (waiting_[static_cast<std::size_t>(step)] > 0) serve(pick(), -1);
-  }
-  // Capacity wait: pending offloads go first, in (deadline, issue) order; serve one to the end.
-  void finish_one_offload() { serve(offload_queue_.top(done_), -1); }
-  void drain() {
-    while (!idle()) serve(pick(), -1);
-  }
-
- private:
-  const PlanInput& in_;
-  const Plan& plan_;
-  const bool raw_link_ = in_.link->identity();
-  // In the caller's TimelineScratch:
-  std::vector<Ticks>& remaining_;
-  std::vector<std::uint8_t>& done_;
-  std::vector<int>& waiting_;  // per deadline step: pending loads / streamed transfers
-  BucketQueue queue_;          // bucket 2·deadline + (store ? 1 : 0)
-  BucketQueue offload_queue_;  // bucket deadline, offloads and evictions only
-  // Per tensor, its offloads and evictions in issue order (a list through po_next_; entries
-  // done are dropped when they reach the front): valid where po_stamp_ == epoch_.
-  std::vector<int>& po_head_;
-  std::vector<int>& po_tail_;
-  std::vector<int>& po_next_;
-  std::vector<std::uint32_t>& po_stamp_;
-  std::uint32_t epoch_ = 0;
-  std::size_t last_deadline_ = in_.schedule.steps.size();  // n, the end of the iteration
-  int pending_ = 0;
-  int pending_offload_count_ = 0;
-
-  // The tensor's first pending offload or eviction, or -1.
-  int first_offload(int tensor) {
-    const auto t = static_cast<std::size_t>(tensor);
-    if (po_stamp_[t] != epoch_) return -1;
-    int id = po_head_[t];
-    while (id >= 0 && done_[static_cast<std::size_t>(id)]) id = po_next_[static_cast<std::size_t>(id)];
-    po_head_[t] = id;
-    return id;
-  }
-
-  int pick() {
-    const int id = queue_.top(done_);
-    const Transfer& x = plan_.transfers[static_cast<std::size_t>(id)];
-    // Every transfer of a tensor is ordered after a pending offload of the same tensor.
-    if (pending_offload_count_ > 0 && !x.writes_out()) {
-      const int first = first_offload(x.tensor);
-      if (first >= 0 && first < id) return first;
+  };
+  // The first pending offload or eviction in (deadline, issue) order (one must be pending).
+  const auto first_in_offload_order = [&]() {
+    if (!small) return offload_queue.top(slots);
+    int j = small_n - 1;
+    while (!xs[static_cast<std::uint32_t>(small_keys[j])].writes_out()) --j;
+    return static_cast<int>(static_cast<std::uint32_t>(small_keys[j]));
+  };
+  const auto issue = [&](std::size_t id) __attribute__((always_inline)) {
+    const Transfer& x = xs[id];
+    Slot& e = slots[id];
+    if constexpr (raw)
+      e.remaining = static_cast<Ticks>(x.bytes) * throughput;
+    else
+      e.remaining = in.transfer_ticks(x.tensor, x.bytes, x.is_load());
+    e.done = 0;
+    const auto d = static_cast<std::size_t>(x.deadline);
+    if (d > n) throw std::logic_error("timeline: a transfer's deadline lies outside 0 … n");
+    const bool load = x.is_load();
+    enqueue(static_cast<int>(id), 2 * d + (load ? 0 : 1));
+    ++pending;
+    current = -1;
+    if (x.writes_out()) {
+      const auto t = static_cast<std::size_t>(x.tensor);
+      e.tensor_next = -1;
+      if (po_stamp[t] != epoch || po_head[t] < 0) {
+        po_stamp[t] = epoch;
+        po_head[t] = static_cast<int>(id);
+      } else {
+        slots[po_tail[t]].tensor_next = static_cast<int>(id);
+      }
+      po_tail[t] = static_cast<int>(id);
+      offload_bytes_in_flight += x.bytes;
+      ++pending_offloads;
+    } else {
+      ++waiting[d];
     }
-    return id;
-  }
-
-  // Serves transfer `id` until it completes or until `limit` (limit < 0: to completion).
-  void serve(int id, Ticks limit) {
-    Ticks& rem = remaining_[static_cast<std::size_t>(id)];
-    const Ticks dt = (limit < 0 || limit - now >= rem) ? rem : limit - now;
-    rem -= dt;
-    now += dt;
-    if (rem > 0) return;
-    const Transfer& x = plan_.transfers[static_cast<std::size_t>(id)];
-    done_[static_cast<std::size_t>(id)] = 1;
-    --pending_;
+    std::int64_t wire = 0;
+    if constexpr (!raw) wire = link.wire_bytes(x.tensor, x.bytes);
+    if (load) {
+      bytes_in += x.bytes;
+      wire_in += wire;
+    } else {
+      bytes_out += x.bytes;
+      wire_out += wire;
+    }
+    if constexpr (kTable) {
+      const auto role = static_cast<std::size_t>(s.tensors[static_cast<std::size_t>(x.tensor)].role);
+      (load ? st->in_by_role : st->out_by_role)[role] += x.bytes;
+      if (x.kind == TransferKind::StreamLoad) st->streamed_in += x.bytes;
+      if (x.kind == TransferKind::StreamStore) st->streamed_out += x.bytes;
+    }
+  };
+  const auto complete = [&](int id) __attribute__((always_inline)) {
+    const Transfer& x = xs[id];
+    slots[id].done = 1;
+    --pending;  // (before dequeue(): it empties the bucket queues when none is left)
+    current = -1;
+    dequeue(id, 2 * static_cast<std::size_t>(x.deadline) + (x.is_load() ? 0 : 1));
     if (x.writes_out()) {
       offload_bytes_in_flight -= x.bytes;
-      --pending_offload_count_;
+      --pending_offloads;
     } else {
-      --waiting_[static_cast<std::size_t>(x.deadline)];
+      --waiting[x.deadline];
+    }
+  };
+  // The transfer to serve: the most urgent, unless a pending offload of its tensor was issued
+  // before it (every transfer of a tensor is ordered after a pending offload of the tensor).
+  const auto pick = [&]() __attribute__((always_inline)) {
+    const int id = small ? static_cast<int>(static_cast<std::uint32_t>(small_keys[small_n - 1])) : queue.top(slots);
+    const Transfer& x = xs[id];
+    if (pending_offloads > 0 && !x.writes_out()) {
+      const auto t = static_cast<std::size_t>(x.tensor);
+      if (po_stamp[t] == epoch) {
+        int first = po_head[t];
+        while (first >= 0 && slots[first].done) first = slots[first].tensor_next;
+        po_head[t] = first;
+        if (first >= 0 && first < id) return first;
+      }
+    }
+    return id;
+  };
+  // Serves the picked transfer to its end.
+  const auto serve_one = [&]() __attribute__((always_inline)) {
+    if (current < 0) current = pick();
+    Ticks& rem = slots[current].remaining;
+    now += rem;
+    rem = 0;
+    complete(current);
+  };
+
+  std::size_t next = 0;  // next transfer to issue, in issue order
+  // Its issue step (INT_MIN past the last: no step equals it).
+  const auto next_step = [&]() __attribute__((always_inline)) { return next < nx ? xs[next].issue_step : INT_MIN; };
+  int next_issue = next_step();
+  const bool recompute = !plan.recompute.empty();
+  const std::int64_t* const resident = plan.resident.data();
+  const Ticks* const compute_of = in.compute.data();
+  std::int64_t wait_level = 0;  // see TimelineTotals::wait_free_from
+  for (std::size_t i = 0; i < n; ++i) {
+    if constexpr (kTable) {
+      st = &table->steps[i];
+      bytes_in = bytes_out = wire_in = wire_out = 0;
+    }
+    const int step = static_cast<int>(i);
+    const Ticks ready = now;
+    const bool issues = next_issue == step;  // (the loops below check each transfer's step)
+    // Evictions forced by this step (no-lookahead, lru) are issued as it wants to start, before
+    // its capacity wait: it then waits for the space they free.
+    if (issues) {
+      for (; next < nx && xs[next].issue_step == step && xs[next].kind == TransferKind::Evict; ++next)
+        issue(next);
+    }
+    // Wait until the step's resident data and the data still being written out fit. Pending
+    // offloads go first, in (deadline, issue) order; each is served to its end.
+    if (pending_offloads > 0) {
+      if (resident[i] + offload_bytes_in_flight > wait_level) wait_level = resident[i] + offload_bytes_in_flight;
+      while (resident[i] + offload_bytes_in_flight > in.capacity && pending_offloads > 0) {
+        const int id = first_in_offload_order();
+        Ticks& rem = slots[id].remaining;
+        now += rem;
+        rem = 0;
+        complete(id);
+      }
+      tl.capacity_stall += now - ready;
+    }
+    const Ticks start = now;
+    if constexpr (kTable) {
+      st->start = start;
+      st->capacity_stall = start - ready;
+      st->resident = resident[i] + offload_bytes_in_flight;
+    }
+    if (issues) {
+      for (; next < nx && xs[next].issue_step == step && !xs[next].at_end(); ++next) issue(next);
+    }
+    const Ticks compute = compute_of[i] + (recompute ? plan.recompute[i] : 0);
+    // Serve in priority order until the compute ends (or until idle), then until no transfer
+    // is waited on by this step.
+    // The channel serves until the compute ends: `budget` is the time left to it, and the step's
+    // compute ends at start + compute (at start when compute <= 0, as no time passes).
+    Ticks budget = compute > 0 ? compute : 0;
+    now += budget;
+    while (pending > 0 && budget > 0) {
+      if (current < 0) current = pick();
+      Ticks& rem = slots[current].remaining;
+      if (budget < rem) {
+        rem -= budget;
+        break;
+      }
+      budget -= rem;
+      rem = 0;
+      complete(current);
+    }
+    while (waiting[i] > 0) serve_one();
+    if constexpr (kTable) {
+      st->compute = compute;
+      st->end = now;
+    }
+    if (issues) {
+      for (; next < nx && xs[next].issue_step == step && xs[next].at_end(); ++next) issue(next);
+      next_issue = next_step();
+    }
+    if constexpr (kTable) {
+      if (raw) {
+        wire_in = bytes_in;
+        wire_out = bytes_out;
+      }
+      st->bytes_in = bytes_in;
+      st->bytes_out = bytes_out;
+      st->wire_in = wire_in;
+      st->wire_out = wire_out;
+      tl.traffic_in += bytes_in;
+      tl.traffic_out += bytes_out;
+      tl.wire_in += wire_in;
+      tl.wire_out += wire_out;
     }
   }
-};
+  if constexpr (!kTable) {
+    tl.traffic_in = bytes_in;
+    tl.traffic_out = bytes_out;
+    tl.wire_in = raw ? bytes_in : wire_in;
+    tl.wire_out = raw ? bytes_out : wire_out;
+  }
+  tl.steps_end = now;
+  // The compute summed apart from the loop (which keeps one value less then).
+  for (std::size_t i = 0; i < n; ++i) tl.compute += compute_of[i] + (recompute ? plan.recompute[i] : 0);
+  tl.wait_free_from = wait_level <= in.capacity ? wait_level : std::numeric_limits<std::int64_t>::max();
+  while (pending > 0) serve_one();  // the drain: off-chip writes still running
+  tl.total = now;
+  // Every transfer issued is done: every waiting count is back to 0, and the last completion
+  // emptied the bucket queues (dequeue()), so the next call clears nothing.
+  w.clean = true;
+  if constexpr (kTable) {
+    table->steps_end = tl.steps_end;
+    table->total = tl.total;
+    table->traffic_in = tl.traffic_in;
+    table->traffic_out = tl.traffic_out;
+    table->wire_in = tl.wire_in;
+    table->wire_out = tl.wire_out;
+  }
+  return tl;
+}
 
 }  // namespace
 
@@ -218,108 +415,13 @@ Timeline simulate(const PlanInput& in, const Plan& plan) {
 
 TimelineTotals simulate(const PlanInput& in, const Plan& plan, TimelineScratch& scratch,
                         Timeline* steps) {
-  const Schedule& s = in.schedule;
   // Bytes belong to the step at whose start or end they are issued (SPEC §6). The split by role
   // is kept only with `steps`: a sweep needs the totals, and looking up each transfer's tensor
   // misses the cache on large networks (GNMT: 24k tensors). Without `steps` a step's figures
   // live in a few locals (no StepTiming of ~200 bytes cleared per step).
-  const LinkModel& link = *in.link;
-  const bool raw = link.identity();
-  const std::size_t n = s.steps.size();
-  TimelineTotals tl;
-  if (steps) steps->steps.assign(n, {});
-  // The step's byte counts: in, out, and on the wire (the raw link puts every byte on the wire:
-  // its wire totals are the byte totals, set per step instead of added per transfer).
-  std::int64_t bytes_in = 0, bytes_out = 0, wire_in = 0, wire_out = 0;
-  StepTiming* st = nullptr;
-  const auto count = [&](const Transfer& x) {
-    const std::int64_t wire = raw ? 0 : link.wire_bytes(x.tensor, x.bytes);
-    if (x.is_load()) {
-      bytes_in += x.bytes;
-      wire_in += wire;
-      if (st) st->in_by_role[static_cast<std::size_t>(s.tensors[static_cast<std::size_t>(x.tensor)].role)] += x.bytes;
-    } else {
-      bytes_out += x.bytes;
-      wire_out += wire;
-      if (st) st->out_by_role[static_cast<std::size_t>(s.tensors[static_cast<std::size_t>(x.tensor)].role)] += x.bytes;
-    }
-    if (st && x.kind == TransferKind::StreamLoad) st->streamed_in += x.bytes;
-    if (st && x.kind == TransferKind::StreamStore) st->streamed_out += x.bytes;
-  };
-  Channel ch(in, plan, scratch);
-  std::size_t next = 0;  // next transfer to issue, in issue order
-  const auto& xs = plan.transfers;
-  const std::size_t nx = xs.size();
-  const bool recompute = !plan.recompute.empty();
-  std::int64_t wait_level = 0;  // see TimelineTotals::wait_free_from
-  for (std::size_t i = 0; i < n; ++i) {
-    if (steps) st = &steps->steps[i];
-    bytes_in = bytes_out = wire_in = wire_out = 0;
-    const int step = static_cast<int>(i);
-    const Ticks ready = ch.now;
-    // Evictions forced by this step (no-lookahead, lru) are issued as it wants to start, before
-    // its capacity wait: it then waits for the space they free.
-    for (; next < nx && xs[next].issue_step == step && xs[next].kind == TransferKind::Evict; ++next) {
-      ch.issue(static_cast<int>(next));
-      count(xs[next]);
-    }
-    // Wait until the step's resident data and the data still being written out fit.
-    if (ch.offloads_pending() && plan.resident[i] + ch.offload_bytes_in_flight > wait_level)
-      wait_level = plan.resident[i] + ch.offload_bytes_in_flight;
-    while (plan.resident[i] + ch.offload_bytes_in_flight > in.capacity && ch.offloads_pending())
-      ch.finish_one_offload();
-    const Ticks start = ch.now;
-    const Ticks capacity_stall = start - ready;
-    if (st) {
-      st->start = start;
-      st->capacity_stall = capacity_stall;
-      st->resident = plan.resident[i] + ch.offload_bytes_in_flight;
-    }
-    for (; next < nx && xs[next].issue_step == step && !xs[next].at_end(); ++next) {
-      ch.issue(static_cast<int>(next));
-      count(xs[next]);
-    }
-    const Ticks compute = in.compute[i] + (recompute ? plan.recompute[i] : 0);
-    ch.run_until(start + compute);
-    ch.run_until_done(step);
-    if (st) {
-      st->compute = compute;
-      st->end = ch.now;
-    }
-    for (; next < nx && xs[next].issue_step == step && xs[next].at_end(); ++next) {
-      ch.issue(static_cast<int>(next));
-      count(xs[next]);
-    }
-    if (raw) {
-      wire_in = bytes_in;
-      wire_out = bytes_out;
-    }
-    if (st) {
-      st->bytes_in = bytes_in;
-      st->bytes_out = bytes_out;
-      st->wire_in = wire_in;
-      st->wire_out = wire_out;
-    }
-    tl.traffic_in += bytes_in;
-    tl.traffic_out += bytes_out;
-    tl.wire_in += wire_in;
-    tl.wire_out += wire_out;
-    tl.compute += compute;
-    tl.capacity_stall += capacity_stall;
-  }
-  tl.steps_end = ch.now;
-  tl.wait_free_from = wait_level <= in.capacity ? wait_level : std::numeric_limits<std::int64_t>::max();
-  ch.drain();
-  tl.total = ch.now;
-  if (steps) {
-    steps->steps_end = tl.steps_end;
-    steps->total = tl.total;
-    steps->traffic_in = tl.traffic_in;
-    steps->traffic_out = tl.traffic_out;
-    steps->wire_in = tl.wire_in;
-    steps->wire_out = tl.wire_out;
-  }
-  return tl;
+  if (in.link->identity())
+    return steps ? run<true, true>(in, plan, scratch, steps) : run<false, true>(in, plan, scratch, nullptr);
+  return steps ? run<true, false>(in, plan, scratch, steps) : run<false, false>(in, plan, scratch, nullptr);
 }
 
 }  // namespace dnnmem

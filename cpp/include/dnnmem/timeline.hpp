@@ -47,19 +47,30 @@ struct TimelineTotals {
 };
 
 // The DMA channel's buffers, reused from one design point to the next (one per thread in a
-// sweep). What they hold between calls means nothing.
+// sweep). A call leaves them empty (every bucket and count back at its initial value) so that the
+// next call of the same size clears nothing; `clean` says so (false after a throw: the next call
+// then clears them).
 struct TimelineScratch {
-  std::vector<Ticks> remaining;
-  std::vector<std::uint8_t> done;
-  std::vector<int> waiting;
+  // Per transfer: what the channel reads and writes while it is pending.
+  struct Slot {
+    Ticks remaining;
+    int next, offload_next, tensor_next;  // the next entry of its bucket / offload bucket /
+                                          // tensor's pending offloads, -1 at the end
+    int done;
+  };
+  std::vector<Slot> slots;
+  std::vector<int> waiting;  // per deadline step: pending loads / streamed transfers
   // Two bucket queues by deadline (all transfers; offloads and evictions): per bucket the first
-  // and last entry, per transfer the next, and a bitmap of the non-empty buckets.
-  std::vector<int> head, tail, next, offload_head, offload_tail, offload_next;
+  // and last entry, and a bitmap of the non-empty buckets.
+  std::vector<int> head, tail, offload_head, offload_tail;
   std::vector<std::uint64_t> bits, offload_bits;
   // Pending offloads per tensor, valid where tensor_stamp == epoch (one epoch per call).
-  std::vector<int> tensor_head, tensor_tail, tensor_next;
+  std::vector<int> tensor_head, tensor_tail;
   std::vector<std::uint32_t> tensor_stamp;
   std::uint32_t epoch = 0;
+  bool clean = false;
+  // Test hook: serve from the bucket queues from the start (no small sorted array first).
+  bool bucket_queues_only = false;
 };
 
 Timeline simulate(const PlanInput& in, const Plan& plan);
