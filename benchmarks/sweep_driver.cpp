@@ -3,6 +3,8 @@
 //
 //   sweep_driver NETWORK.json BATCH POLICY POINTS [THREADS [REPEAT [SCHEDULER [COMPUTE]]]]
 //
+// POLICY may carry options like a part (`lookahead:streaming=through-cache`); then, as with
+// COMPUTE, the driver prepares the policies itself.
 // SCHEDULER and COMPUTE are a part's name with options, `name:key=value,key=value` (e.g.
 // `split-backward:order=alg1`, `mbs`, `systolic`), so that the seed issues' compositions get a
 // line of their own; `default` and `peak` are the defaults. With COMPUTE the driver prepares the
@@ -89,7 +91,10 @@ int main(int argc, char** argv) {
     so.scheduler_options = sched.options;
   }
   const Schedule s = build_schedule(net, so);
-  const std::string which = argv[3];
+  const PartSpec which_spec = parse_part(argv[3]);  // POLICY may carry options: `lookahead:streaming=through-cache`
+  const std::string which = which_spec.name;
+  const bool custom = argc > 8 || !which_spec.options.empty();  // prepare the policies here
+  const PartSpec compute_spec = argc > 8 ? parse_part(argv[8]) : PartSpec{"peak", {}};
   std::vector<int> policies;
   for (std::size_t i = 0; i < cache_parts().size(); ++i)
     if (which == "all" || cache_parts()[i]->name == which) policies.push_back(static_cast<int>(i));
@@ -126,9 +131,10 @@ int main(int argc, char** argv) {
   const int threads = argc > 5 ? std::atoi(argv[5]) : 1;
   const int repeat = argc > 6 ? std::max(1, std::atoi(argv[6])) : 1;
   std::vector<PreparedPolicy> prepared;  // with COMPUTE: every cache manager, that compute model
-  if (argc > 8) {
+  if (custom) {
     PolicySpec spec;
-    spec.compute = parse_part(argv[8]);
+    spec.compute = compute_spec;
+    spec.cache.options = which_spec.options;
     for (const int policy : policies) {
       spec.cache.name = std::string(cache_parts()[static_cast<std::size_t>(policy)]->name);
       try {
@@ -167,7 +173,8 @@ int main(int argc, char** argv) {
     try {
       if (!prepared.empty() && prepared[k].cache == nullptr) {  // prepare again, to throw its reason
         PolicySpec spec;
-        spec.compute = parse_part(argv[8]);
+        spec.compute = compute_spec;
+        spec.cache.options = which_spec.options;
         spec.cache.name = std::string(cache_parts()[static_cast<std::size_t>(policy)]->name);
         (void)prepare_policy(s, spec, 2);
       }

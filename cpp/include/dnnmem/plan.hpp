@@ -133,9 +133,10 @@ struct PlanScratch {
   std::vector<Ticks> prefix;
   std::vector<int> deadline, prefetch_from;  // capacity-free: rule 3's deadline per full use,
                                              // rule 4's p* per read (-1: not derived yet)
-  std::vector<std::uint8_t> state;  // per full use: kept / dirty / loaded / born bits
-  std::vector<Transfer> prefetches, offloads, pending, sorted;
+  std::vector<std::uint8_t> state;  // per full use (+ 1): kept / kept in / dirty in / loaded / born bits
+  std::vector<Transfer> prefetches, offloads, pending;
   std::vector<int> group, bucket;
+  std::vector<std::uint8_t> group_first;
   // no-lookahead's lingering tensors.
   std::vector<int> lingering, entries, touched, left;
   // lru.
