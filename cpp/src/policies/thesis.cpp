@@ -192,34 +192,41 @@ class ThesisPlanner {
     return (flags & FullUse::HasNext) ? !kept(f) : (flags & FullUse::MustEndOffchip) != 0;
   }
 
-  // Calls fn(i, in_first) for the positions i = b + k of `keep` (bit k, k < 64), those also in
-  // `first` (a subset of keep) before the others, each part in position order: rules 2 and 4's
-  // "dirty first" (a stable partition). Most groups already have their dirty members first.
-  template <class Fn>
-  static void in_rule_order(int b, std::uint64_t keep, std::uint64_t first, Fn fn) {
-    const std::uint64_t rest = keep & ~first;
-    if (first < (rest & (~rest + 1)) || rest == 0) {  // every first one before every other
-      for (std::uint64_t m = keep; m != 0; m &= m - 1) {
-        const int k = __builtin_ctzll(m);
-        fn(b + k, ((first >> k) & 1) != 0);
-      }
-      return;
-    }
-    for (std::uint64_t m = first; m != 0; m &= m - 1) fn(b + __builtin_ctzll(m), true);
-    for (std::uint64_t m = rest; m != 0; m &= m - 1) fn(b + __builtin_ctzll(m), false);
-  }
-  // The same for a group of any size (more than 64: rare), with bit functions keep(i), first(i).
+  // Calls fn(i, in_first) for the positions i of [b, e) where keep(i), those where also
+  // first(i) before the others, each part in position order: rules 2 and 4's "dirty first" (a
+  // stable partition). Every keep / first is asked before the first fn. Groups of up to 64
+  // (all but a few) go by bit masks, and most already have their first members first.
   template <class Keep, class First, class Fn>
   void in_rule_order(int b, int e, Keep keep, First first, Fn fn) {
-    if (e - b <= 64) {
-      std::uint64_t kb = 0, fb = 0;
-      for (int i = b; i < e; ++i) {
-        kb |= std::uint64_t{keep(i)} << (i - b);
-        fb |= std::uint64_t{first(i)} << (i - b);
-      }
-      in_rule_order(b, kb, fb & kb, fn);
+    if (e - b > 64) {
+      in_rule_order_long(b, e, keep, first, fn);
       return;
     }
+    std::uint64_t kb = 0, fb = 0;
+    for (int i = b; i < e; ++i) {
+      kb |= std::uint64_t{keep(i)} << (i - b);
+      fb |= std::uint64_t{first(i)} << (i - b);
+    }
+    fb &= kb;
+    const std::uint64_t rest = kb & ~fb;
+    std::uint64_t now = kb, then = 0;  // the positions to visit, in two runs
+    if (rest != 0 && fb > (rest & (~rest + 1))) {  // some other one before a first one
+      now = fb;
+      then = rest;
+    }
+    for (;;) {
+      if (now == 0) {
+        if (then == 0) return;
+        now = then;
+        then = 0;
+      }
+      const int k = __builtin_ctzll(now);
+      now &= now - 1;
+      fn(b + k, ((fb >> k) & 1) != 0);
+    }
+  }
+  template <class Keep, class First, class Fn>
+  [[gnu::noinline]] void in_rule_order_long(int b, int e, Keep keep, First first, Fn fn) {
     std::vector<int>& group = w_.group;
     std::vector<std::uint8_t>& is_first = w_.group_first;
     group.clear();
@@ -247,11 +254,11 @@ class ThesisPlanner {
           [&](int i) {
             return (rec[i].flags & FullUse::Write) || (st_[rec[i].f] & (KeptIn | DirtyIn)) == (KeptIn | DirtyIn);
           },
-          [&](int i, bool dirty) { keep_interval(rec[i], v, dirty); });
+          [&](int i, bool dirty) __attribute__((always_inline)) { keep_interval(rec[i], v, dirty); });
     }
   }
 
-  void keep_interval(const PlanUse& r, int v, bool dirty) {
+  [[gnu::always_inline]] inline void keep_interval(const PlanUse& r, int v, bool dirty) {
     const int f = r.f;
     const int u = r.step;
     const bool into_kept = is(f, KeptIn);
@@ -293,11 +300,11 @@ class ThesisPlanner {
       if (b == e) continue;
       in_rule_order(
           b, e, [&](int i) { return !is(rec[i].f, KeptIn); },
-          [&](int i) { return is(rec[i].f, DirtyIn); }, [&](int i, bool) { prefetch_one(rec[i], i, v); });
+          [&](int i) { return is(rec[i].f, DirtyIn); }, [&](int i, bool) __attribute__((always_inline)) { prefetch_one(rec[i], i, v); });
     }
   }
 
-  void prefetch_one(const PlanUse& r, int i, int v) {
+  [[gnu::always_inline]] void prefetch_one(const PlanUse& r, int i, int v) {
     const int f = r.f;
     const int u = r.step;
     const std::int64_t bytes = r.bytes;
