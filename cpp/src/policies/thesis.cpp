@@ -43,7 +43,7 @@ class ThesisPlanner {
         lookahead_offload_(lookahead_offload),
         through_(in.options != nullptr && in.options->choice("streaming") == "through-cache"),
         n_(static_cast<int>(s_.steps.size())), occ_(s_.steps.size(), w.tree), prefix_(w.prefix),
-        deadline_(w.deadline), prefetch_from_(w.prefetch_from), plan_(out), state_(w.state),
+        deadline_(w.deadline), prefetch_from_(w.prefetch_from), plan_(out), state_(w.use_state),
         prefetches_(w.prefetches), offloads_(w.offloads) {
     // plan_.resident holds the resident bytes' differences step to step (one more entry, for
     // the end of the last step) until assemble() sums them.
@@ -65,7 +65,7 @@ class ThesisPlanner {
     probe_ = w.probe_capacity > in.capacity && !through_ && lookahead_offload_ ? w.probe_capacity : -1;
     w.probe_capacity = -1;
     w.probe_same = false;
-    state_.assign(nf + 1, 0);  // (entry nf: the partial accesses' state, always 0)
+    state_.assign(nf + 1, UseState{});  // (entry nf: the partial accesses' state, always 0)
     st_ = state_.data();
     prefetches_.clear();
     offloads_.clear();
@@ -114,12 +114,14 @@ class ThesisPlanner {
   static constexpr std::uint8_t DirtyIn = 4;  // interval f-1 -> f dirty
   static constexpr std::uint8_t Loaded = 8;   // prefetched for use f (rule 4)
   static constexpr std::uint8_t Born = 16;    // the output of use f is on chip (rule 6)
-  std::vector<std::uint8_t>& state_;
-  std::uint8_t* st_ = nullptr;  // state_.data()
+  std::vector<UseState>& state_;
+  UseState* st_ = nullptr;  // state_.data()
   std::vector<Transfer>& prefetches_;
   std::vector<Transfer>& offloads_;
 
-  bool is(int f, std::uint8_t bit) const { return (st_[f] & bit) != 0; }
+  std::uint8_t bits(int f) const { return static_cast<std::uint8_t>(st_[f]); }
+  void set(int f, std::uint8_t bit) { st_[f] = static_cast<UseState>(bits(f) | bit); }
+  bool is(int f, std::uint8_t bit) const { return (bits(f) & bit) != 0; }
   bool kept(int f) const { return is(f, Kept); }  // f -> f+1
   bool resident_before(int f) const { return is(f, KeptIn | Loaded); }
 
@@ -252,7 +254,7 @@ class ThesisPlanner {
       in_rule_order(
           b, e, [](int) { return true; },
           [&](int i) {
-            return (rec[i].flags & FullUse::Write) || (st_[rec[i].f] & (KeptIn | DirtyIn)) == (KeptIn | DirtyIn);
+            return (rec[i].flags & FullUse::Write) || (bits(rec[i].f) & (KeptIn | DirtyIn)) == (KeptIn | DirtyIn);
           },
           [&](int i, bool dirty) __attribute__((always_inline)) { keep_interval(rec[i], v, dirty); });
     }
@@ -276,9 +278,9 @@ class ThesisPlanner {
       occupy_resident(lo, v, bytes);
     }
     DNNMEM_TRACE(keep ? 1 : 0);
-    st_[f + 1] |= static_cast<std::uint8_t>((keep ? KeptIn : 0) | (dirty ? DirtyIn : 0));
+    set(f + 1, static_cast<std::uint8_t>((keep ? KeptIn : 0) | (dirty ? DirtyIn : 0)));
     if (keep) {
-      st_[f] |= Kept;
+      set(f, Kept);
       ++plan_.counts.kept;
       // Kept into its last use, dirty, and due off-chip: the final write-out (rule 7).
       if ((r.flags & FullUse::MustEndOffchip) && (r.flags & PlanUse::NextLast) && (dirty || (r.flags & PlanUse::NextWrite))) {
@@ -339,7 +341,7 @@ class ThesisPlanner {
     } else {
       occupy(p, end, bytes, false);
     }
-    st_[f] |= Loaded;
+    set(f, Loaded);
     prefetches_.push_back({r.tensor, TransferKind::Prefetch, bytes, p, v});
     ++plan_.counts.prefetched;
     if ((r.flags & FullUse::Write) && leaves_dirty(f, r.flags))
@@ -357,7 +359,7 @@ class ThesisPlanner {
         const int f = r.f;
         if (resident_before(f)) continue;
         if (kept(f)) {  // the kept interval from this step holds it (not "born")
-          st_[f] |= Born;
+          set(f, Born);
           continue;
         }
         const std::int64_t bytes = r.bytes;
@@ -376,7 +378,7 @@ class ThesisPlanner {
           }
           occupy_resident(step, step, bytes);
         }
-        st_[f] |= Born;
+        set(f, Born);
         ++plan_.counts.born;
         if (leaves_dirty(f, r.flags)) offload_after(f, step, r.tensor, bytes);
       }
