@@ -164,6 +164,14 @@ UseIndex index_uses(const Schedule& s) {
   records(intervals, x.interval_uses, 0);
   records(reads, x.read_uses, 1);
   records(writes, x.write_uses, 2);
+  std::vector<int> read_pos(x.full.size(), -1);
+  for (std::size_t i = 0; i < reads.size(); ++i) read_pos[static_cast<std::size_t>(reads[i])] = static_cast<int>(i);
+  x.interval_read.resize(intervals.size());
+  for (std::size_t i = 0; i < intervals.size(); ++i)
+    x.interval_read[i] = read_pos[static_cast<std::size_t>(intervals[i]) + 1];
+  for (std::size_t v = 0; v < ns; ++v)
+    for (int i = x.read_begin[v]; i < x.read_begin[v + 1]; ++i)
+      if (x.read_uses[static_cast<std::size_t>(i)].step < 0) x.first_reads.push_back({static_cast<int>(v), i});
   const int nf = static_cast<int>(x.full.size());
   x.load_begin.assign(ns + 1, 0);
   x.store_begin.assign(ns + 1, 0);

@@ -143,6 +143,7 @@ struct PlanScratch {
   std::vector<Transfer> prefetches, offloads, pending;
   std::vector<int> group, bucket;
   std::vector<std::uint8_t> group_first;
+  std::vector<ReadAt> candidates;  // rule 4's, in its order
   // no-lookahead's lingering tensors.
   std::vector<int> lingering, entries, touched, left;
   // lru.

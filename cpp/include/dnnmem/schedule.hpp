@@ -108,6 +108,12 @@ struct StreamUse {
   int f = 0;
 };
 
+// A full read at a step: its position in UseIndex::read_uses (rule 4's candidates).
+struct ReadAt {
+  int step = 0;
+  int pos = 0;
+};
+
 // What every cache manager derives from the use lists, computed once per schedule so that a
 // design point pays only for its own decisions (SPEC §6 note). A "full use" is a use that is not
 // partial; full uses are numbered globally, tensor by tensor, in step order, and a reuse
@@ -126,6 +132,11 @@ struct UseIndex {
   // Full reads grouped by step in the same static order (rule 4's candidates).
   std::vector<int> read_begin;
   std::vector<PlanUse> read_uses;
+  // Per interval (position in interval_uses): the position in read_uses of its end, -1 if the
+  // end does not read. The reads of a step that end an interval are in that interval group's
+  // order; those without a previous full use come after them.
+  std::vector<int> interval_read;
+  std::vector<ReadAt> first_reads;  // the reads without a previous full use, in read_uses order
   // Full writes grouped by step, in tensor order (rule 6's candidates).
   std::vector<int> write_begin;
   std::vector<PlanUse> write_uses;

@@ -44,7 +44,7 @@ class ThesisPlanner {
         through_(in.options != nullptr && in.options->choice("streaming") == "through-cache"),
         n_(static_cast<int>(s_.steps.size())), occ_(s_.steps.size(), w.tree), prefix_(w.prefix),
         deadline_(w.deadline), prefetch_from_(w.prefetch_from), plan_(out), state_(w.use_state),
-        prefetches_(w.prefetches), offloads_(w.offloads) {
+        prefetches_(w.prefetches), offloads_(w.offloads), candidates_(w.candidates) {
     // plan_.resident holds the resident bytes' differences step to step (one more entry, for
     // the end of the last step) until assemble() sums them.
     plan_.resident.assign(s_.steps.size() + 1, 0);
@@ -118,6 +118,7 @@ class ThesisPlanner {
   UseState* st_ = nullptr;  // state_.data()
   std::vector<Transfer>& prefetches_;
   std::vector<Transfer>& offloads_;
+  std::vector<ReadAt>& candidates_;  // rule 4's, in its order
 
   std::uint8_t bits(int f) const { return static_cast<std::uint8_t>(st_[f]); }
   void set(int f, std::uint8_t bit) { st_[f] = static_cast<UseState>(bits(f) | bit); }
@@ -245,22 +246,38 @@ class ThesisPlanner {
   // Rule 2 (Bélády): intervals by end, dirty first, later start first, smaller, tensor order.
   // An interval is dirty if its start writes, or if it continues a kept dirty interval; each
   // group's dirty bits are read before any of its decisions.
+  //
+  // It also lists rule 4's candidates, the reads not resident before their step, in rule 4's
+  // order: per step v, the rejected intervals that end in a read, as visited here (dirty ones
+  // first, each part in the static order, which is the reads' static order: later previous use
+  // first, smaller, tensor order), then the reads without a previous use (clean, and last in
+  // that order). Rule 4 then visits only those.
   void keep_intervals() {
     const PlanUse* rec = x_.interval_uses.data();
     const int* begin = x_.interval_begin.data();
+    const bool list = prefetch_ != Prefetch::None;
+    candidates_.clear();
+    const ReadAt* first_read = x_.first_reads.data();
+    const ReadAt* first_end = first_read + x_.first_reads.size();
     for (int v = 0; v < n_; ++v) {
       const int b = begin[v], e = begin[v + 1];
-      if (b == e) continue;
-      in_rule_order(
-          b, e, [](int) { return true; },
-          [&](int i) {
-            return (rec[i].flags & FullUse::Write) || (bits(rec[i].f) & (KeptIn | DirtyIn)) == (KeptIn | DirtyIn);
-          },
-          [&](int i, bool dirty) __attribute__((always_inline)) { keep_interval(rec[i], v, dirty); });
+      if (b != e)
+        in_rule_order(
+            b, e, [](int) { return true; },
+            [&](int i) {
+              return (rec[i].flags & FullUse::Write) || (bits(rec[i].f) & (KeptIn | DirtyIn)) == (KeptIn | DirtyIn);
+            },
+            [&](int i, bool dirty) __attribute__((always_inline)) {
+              if (!keep_interval(rec[i], v, dirty) && list && x_.interval_read[static_cast<std::size_t>(i)] >= 0)
+                candidates_.push_back({v, x_.interval_read[static_cast<std::size_t>(i)]});
+            });
+      if (list)
+        for (; first_read != first_end && first_read->step == v; ++first_read) candidates_.push_back(*first_read);
     }
   }
 
-  [[gnu::always_inline]] inline void keep_interval(const PlanUse& r, int v, bool dirty) {
+  // Whether it kept the interval.
+  [[gnu::always_inline]] inline bool keep_interval(const PlanUse& r, int v, bool dirty) {
     const int f = r.f;
     const int u = r.step;
     const bool into_kept = is(f, KeptIn);
@@ -290,20 +307,14 @@ class ThesisPlanner {
     } else if (into_kept && dirty) {
       offload_after(r);  // rule 3: leaves right after u
     }
+    return keep;
   }
 
   // Rule 4: a read not resident before its step is loaded from p* = max(v - k, u + 1); those
-  // whose previous interval was dirty first.
+  // whose previous interval was dirty first (the candidates, listed by keep_intervals()).
   void prefetch() {
     const PlanUse* rec = x_.read_uses.data();
-    const int* begin = x_.read_begin.data();
-    for (int v = 0; v < n_; ++v) {
-      const int b = begin[v], e = begin[v + 1];
-      if (b == e) continue;
-      in_rule_order(
-          b, e, [&](int i) { return !is(rec[i].f, KeptIn); },
-          [&](int i) { return is(rec[i].f, DirtyIn); }, [&](int i, bool) __attribute__((always_inline)) { prefetch_one(rec[i], i, v); });
-    }
+    for (const ReadAt& c : candidates_) prefetch_one(rec[c.pos], c.pos, c.step);
   }
 
   [[gnu::always_inline]] void prefetch_one(const PlanUse& r, int i, int v) {
