@@ -436,12 +436,16 @@ class ThesisPlanner {
     const StreamUse* stores = x_.stores.data();
     const int* load_begin = x_.load_begin.data();
     const int* store_begin = x_.store_begin.data();
+    const StreamUse* load = loads;  // (pointers in locals: the pushes store ints, which could
+    const StreamUse* store = stores;  // alias the tables' ints)
+    const UseState* st = st_;
     for (int step = 0; step < n_; ++step) {
-      for (int j = load_begin[step]; j < load_begin[step + 1]; ++j)
-        if (!resident_before(loads[j].f)) out.push_back({loads[j].tensor, TransferKind::StreamLoad, loads[j].bytes, step, step});
-      for (int j = store_begin[step]; j < store_begin[step + 1]; ++j)
-        if (!is(stores[j].f, KeptIn | Loaded | Born))
-          out.push_back({stores[j].tensor, TransferKind::StreamStore, stores[j].bytes, step, step});
+      for (const StreamUse* end = loads + load_begin[step + 1]; load != end; ++load)
+        if (!(static_cast<std::uint8_t>(st[load->f]) & (KeptIn | Loaded)))
+          out.push_back({load->tensor, TransferKind::StreamLoad, load->bytes, step, step});
+      for (const StreamUse* end = stores + store_begin[step + 1]; store != end; ++store)
+        if (!(static_cast<std::uint8_t>(st[store->f]) & (KeptIn | Loaded | Born)))
+          out.push_back({store->tensor, TransferKind::StreamStore, store->bytes, step, step});
       for (int k = head[step]; k >= 0; k = link[k]) out.push_back(pre[k]);
       for (int k = off_head[step]; k >= 0; k = off_link[k]) out.push_back(off[k]);
     }
