@@ -11,7 +11,7 @@
 
 using dnnmem::detail::RangeTree;
 
-TEST_CASE("range tree: add, add_unless_above, max, max_all, last_above, any_above, find_above and at match a plain array") {
+TEST_CASE("range tree: add, add_up, add_unless_above, max, max_all, last_above, any_above, find_above and at match a plain array") {
   std::mt19937_64 rng(12345);
   for (const int n : {1, 2, 31, 32, 33, 63, 64, 65, 100, 1000, 1500, 5000}) {
     std::vector<std::int64_t> nodes(7, 3);  // reused, stale contents must not matter
@@ -26,7 +26,10 @@ TEST_CASE("range tree: add, add_unless_above, max, max_all, last_above, any_abov
       switch (rng() % 4) {
         case 0: {
           const std::int64_t v = static_cast<std::int64_t>(rng() % 1000);
-          tree.add(lo, hi, v);
+          if (rng() % 2 == 0)
+            tree.add(lo, hi, v);
+          else
+            tree.add_up(lo, hi, v);
           for (int i = lo; i <= hi; ++i) ref[static_cast<std::size_t>(i)] += v;
           break;
         }

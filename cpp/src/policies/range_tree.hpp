@@ -71,6 +71,15 @@ class RangeTree {
     if (fl <= fh) tree_add(fl, fh, v);
   }
 
+  // add(lo, hi, v) for a v >= 0 (the planners'), the range within one block inline.
+  void add_up(int lo, int hi, std::int64_t v) {
+    if (lo > hi) return;
+    if ((lo >> kShift) == (hi >> kShift))
+      raise(lo >> kShift, add_leaves(lo, hi, v));
+    else
+      add(lo, hi, v);
+  }
+
   // add(lo, hi, v) unless some index in [lo, hi] is above `level`; whether it added. Rule 2
   // asks and then adds the same range, mostly within one block: one visit of the block.
   bool add_unless_above(int lo, int hi, std::int64_t level, std::int64_t v) {

@@ -144,7 +144,7 @@ class ThesisPlanner {
 
   void occupy(int lo, int hi, std::int64_t bytes, bool reservation) {
     if (lo > hi) return;
-    occ_.add(lo, hi, bytes);
+    occ_.add_up(lo, hi, bytes);
     if (!reservation) occupy_resident(lo, hi, bytes);
   }
   void occupy_resident(int lo, int hi, std::int64_t bytes) {
@@ -347,7 +347,7 @@ class ThesisPlanner {
     DNNMEM_TRACE(2 + p);
     if (p > v - 1) return;  // fits nowhere: streamed
     if (through_) {
-      occ_.add(p, tree_end, bytes);
+      occ_.add_up(p, tree_end, bytes);
       occupy_resident(p, end, bytes);
     } else {
       occupy(p, end, bytes, false);
