@@ -196,7 +196,7 @@ class ThesisPlanner {
   }
 
   // Calls fn(i, in_first) for the positions i of [b, e) where keep(i), those where also
-  // first(i) before the others, each part in position order: rules 2 and 4's "dirty first" (a
+  // first(i) before the others, each part in position order: rule 2's "dirty first" (a
   // stable partition). Every keep / first is asked before the first fn. Groups of up to 64
   // (all but a few) go by bit masks, and most already have their first members first.
   template <class Keep, class First, class Fn>
