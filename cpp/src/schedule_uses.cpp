@@ -130,30 +130,65 @@ UseIndex index_uses(const Schedule& s) {
     return f + 1 < x.full_begin[static_cast<std::size_t>(x.full_tensor[static_cast<std::size_t>(f)]) + 1];
   };
   // Intervals: keyed by their end (the next full use), ordered by the previous use.
-  group(x.interval_begin, x.intervals, [&](int f) { return step_of(f + 1); }, next_is_same_tensor);
+  std::vector<int> intervals, reads, writes;
+  group(x.interval_begin, intervals, [&](int f) { return step_of(f + 1); }, next_is_same_tensor);
   for (std::size_t v = 0; v < ns; ++v)
-    std::sort(x.intervals.begin() + x.interval_begin[v], x.intervals.begin() + x.interval_begin[v + 1], static_order);
+    std::sort(intervals.begin() + x.interval_begin[v], intervals.begin() + x.interval_begin[v + 1], static_order);
   // Reads: the previous use is what "start" means for rule 4 (-1 for a first use).
   const auto prev_step = [&](int f) {
     return f > x.full_begin[static_cast<std::size_t>(x.full_tensor[static_cast<std::size_t>(f)])] ? step_of(f - 1) : -1;
   };
-  group(x.read_begin, x.reads, step_of, [&](int f) { return x.full_read[static_cast<std::size_t>(f)] != 0; });
+  group(x.read_begin, reads, step_of, [&](int f) { return x.full_read[static_cast<std::size_t>(f)] != 0; });
   for (std::size_t v = 0; v < ns; ++v)
-    std::sort(x.reads.begin() + x.read_begin[v], x.reads.begin() + x.read_begin[v + 1], [&](int a, int b) {
+    std::sort(reads.begin() + x.read_begin[v], reads.begin() + x.read_begin[v + 1], [&](int a, int b) {
       if (prev_step(a) != prev_step(b)) return prev_step(a) > prev_step(b);
       if (size_of(a) != size_of(b)) return size_of(a) < size_of(b);
       return x.full_tensor[static_cast<std::size_t>(a)] < x.full_tensor[static_cast<std::size_t>(b)];
     });
-  group(x.write_begin, x.writes, step_of, [&](int f) { return x.full_write[static_cast<std::size_t>(f)] != 0; });
+  group(x.write_begin, writes, step_of, [&](int f) { return x.full_write[static_cast<std::size_t>(f)] != 0; });
   // (full uses are numbered tensor by tensor, so each step's writes are already in tensor order)
-  const auto records = [&x](const std::vector<int>& fs, std::vector<FullUse>& out) {
+  const auto records = [&x](const std::vector<int>& fs, std::vector<PlanUse>& out, int which) {
     out.clear();
     out.reserve(fs.size());
-    for (int f : fs) out.push_back(x.full[static_cast<std::size_t>(f)]);
+    for (int f : fs) {
+      const FullUse& u = x.full[static_cast<std::size_t>(f)];
+      PlanUse r{u.bytes, f, which == 1 ? u.prev_step : u.step, u.tensor, u.flags};
+      if (which == 0) {  // an interval: what rule 2 asks of its end f + 1
+        const FullUse& next = x.full[static_cast<std::size_t>(f) + 1];
+        if (!(next.flags & FullUse::HasNext)) r.flags |= PlanUse::NextLast;
+        if (next.flags & FullUse::Write) r.flags |= PlanUse::NextWrite;
+      }
+      out.push_back(r);
+    }
   };
-  records(x.intervals, x.interval_uses);
-  records(x.reads, x.read_uses);
-  records(x.writes, x.write_uses);
+  records(intervals, x.interval_uses, 0);
+  records(reads, x.read_uses, 1);
+  records(writes, x.write_uses, 2);
+  std::vector<int> read_pos(x.full.size(), -1);
+  for (std::size_t i = 0; i < reads.size(); ++i) read_pos[static_cast<std::size_t>(reads[i])] = static_cast<int>(i);
+  x.interval_read.resize(intervals.size());
+  for (std::size_t i = 0; i < intervals.size(); ++i)
+    x.interval_read[i] = read_pos[static_cast<std::size_t>(intervals[i]) + 1];
+  for (std::size_t v = 0; v < ns; ++v)
+    for (int i = x.read_begin[v]; i < x.read_begin[v + 1]; ++i)
+      if (x.read_uses[static_cast<std::size_t>(i)].step < 0) x.first_reads.push_back({static_cast<int>(v), i});
+  const int nf = static_cast<int>(x.full.size());
+  x.load_begin.assign(ns + 1, 0);
+  x.store_begin.assign(ns + 1, 0);
+  for (std::size_t i = 0; i < ns; ++i) {
+    const Step& st = s.steps[i];
+    x.load_begin[i] = static_cast<int>(x.loads.size());
+    x.store_begin[i] = static_cast<int>(x.stores.size());
+    for (int k = 0; k < st.num_accesses; ++k) {
+      const auto a = static_cast<std::size_t>(st.first_access + k);
+      const Access& acc = s.accesses[a];
+      const StreamUse u{acc.bytes, acc.tensor, x.access_full[a] < 0 ? nf : x.access_full[a]};
+      if (acc.read) x.loads.push_back(u);
+      if (acc.write) x.stores.push_back(u);
+    }
+  }
+  x.load_begin[ns] = static_cast<int>(x.loads.size());
+  x.store_begin[ns] = static_cast<int>(x.stores.size());
   return x;
 }
 

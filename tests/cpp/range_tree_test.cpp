@@ -11,7 +11,7 @@
 
 using dnnmem::detail::RangeTree;
 
-TEST_CASE("range tree: add, add_unless_above, max, max_all, last_above and any_above match a plain array") {
+TEST_CASE("range tree: add, add_up, add_unless_above, max, max_all, last_above, any_above, find_above and at match a plain array") {
   std::mt19937_64 rng(12345);
   for (const int n : {1, 2, 31, 32, 33, 63, 64, 65, 100, 1000, 1500, 5000}) {
     std::vector<std::int64_t> nodes(7, 3);  // reused, stale contents must not matter
@@ -26,7 +26,10 @@ TEST_CASE("range tree: add, add_unless_above, max, max_all, last_above and any_a
       switch (rng() % 4) {
         case 0: {
           const std::int64_t v = static_cast<std::int64_t>(rng() % 1000);
-          tree.add(lo, hi, v);
+          if (rng() % 2 == 0)
+            tree.add(lo, hi, v);
+          else
+            tree.add_up(lo, hi, v);
           for (int i = lo; i <= hi; ++i) ref[static_cast<std::size_t>(i)] += v;
           break;
         }
@@ -58,6 +61,12 @@ TEST_CASE("range tree: add, add_unless_above, max, max_all, last_above and any_a
             }
           REQUIRE(tree.last_above(lo, hi, level) == last);
           REQUIRE(tree.any_above(lo, hi, level) == (last >= 0));
+          if (lo <= hi && (lo >> RangeTree::kShift) != (hi >> RangeTree::kShift)) {  // (spans blocks only)
+            const int r = tree.find_above(lo, hi, level);  // -1, or a witness, or -2 (above, unnamed)
+            REQUIRE((r == -1) == (last < 0));
+            if (r >= 0) REQUIRE((r >= lo && r <= hi && ref[static_cast<std::size_t>(r)] > level));
+          }
+          if (lo <= hi) REQUIRE(tree.at(lo) == ref[static_cast<std::size_t>(lo)]);
           if (lo <= hi) {  // just below and at the range's maximum: yes, then no (any_above's early stop)
             const std::int64_t m = *std::max_element(ref.begin() + lo, ref.begin() + hi + 1);
             REQUIRE(tree.any_above(lo, hi, m - 1));

@@ -200,3 +200,81 @@ TEST_CASE("bad schedule options are rejected with a clear message") {
   o.bytes_per_element = 0;
   CHECK_THROWS_WITH(build_schedule(n, o), Catch::Matchers::Contains("bytes_per_element"));
 }
+
+namespace {
+
+// The thesis planners' records (UseIndex) against the accesses and full uses they come from,
+// and the order rule 4's candidate list relies on: per step, the ends of its interval group that
+// read (in the group's order), then the reads without a previous use, are its reads in order.
+void check_planner_records(const Schedule& s) {
+  const UseIndex& x = s.index;
+  const int nf = static_cast<int>(x.full.size());
+  std::size_t loads = 0, stores = 0;
+  for (std::size_t i = 0; i < s.steps.size(); ++i) {
+    const Step& st = s.steps[i];
+    REQUIRE(x.load_begin[i] == static_cast<int>(loads));
+    REQUIRE(x.store_begin[i] == static_cast<int>(stores));
+    for (int k = 0; k < st.num_accesses; ++k) {
+      const auto a = static_cast<std::size_t>(st.first_access + k);
+      const int f = x.access_full[a] < 0 ? nf : x.access_full[a];
+      for (const bool is_load : {true, false}) {
+        if (!(is_load ? s.accesses[a].read : s.accesses[a].write)) continue;
+        const StreamUse& u = is_load ? x.loads[loads++] : x.stores[stores++];
+        CHECK(u.tensor == s.accesses[a].tensor);
+        CHECK(u.bytes == s.accesses[a].bytes);
+        CHECK(u.f == f);
+      }
+    }
+  }
+  CHECK(loads == x.loads.size());
+  CHECK(stores == x.stores.size());
+  std::size_t first = 0;
+  for (std::size_t v = 0; v < s.steps.size(); ++v) {
+    std::vector<int> reads;
+    for (int i = x.interval_begin[v]; i < x.interval_begin[v + 1]; ++i) {
+      const PlanUse& r = x.interval_uses[static_cast<std::size_t>(i)];
+      const FullUse& end = x.full[static_cast<std::size_t>(r.f) + 1];
+      CHECK(end.step == static_cast<int>(v));
+      CHECK(end.tensor == r.tensor);
+      CHECK(r.step == x.full[static_cast<std::size_t>(r.f)].step);
+      CHECK(((r.flags & PlanUse::NextLast) != 0) == ((end.flags & FullUse::HasNext) == 0));
+      CHECK(((r.flags & PlanUse::NextWrite) != 0) == ((end.flags & FullUse::Write) != 0));
+      const int pos = x.interval_read[static_cast<std::size_t>(i)];
+      CHECK((pos >= 0) == ((end.flags & FullUse::Read) != 0));
+      if (pos >= 0) reads.push_back(pos);
+    }
+    for (; first < x.first_reads.size() && x.first_reads[first].step == static_cast<int>(v); ++first)
+      reads.push_back(x.first_reads[first].pos);
+    std::vector<int> expected;
+    for (int i = x.read_begin[v]; i < x.read_begin[v + 1]; ++i) expected.push_back(i);
+    CHECK(reads == expected);
+    for (int i : expected) {
+      const PlanUse& r = x.read_uses[static_cast<std::size_t>(i)];
+      CHECK(r.step == x.full[static_cast<std::size_t>(r.f)].prev_step);
+    }
+  }
+  CHECK(first == x.first_reads.size());
+}
+
+}  // namespace
+
+TEST_CASE("the thesis planners' records match the accesses and full uses") {
+  check_planner_records(build_schedule(net(R"({"name":"x","kind":"input","shape":[4,4,2]},
+    {"name":"c0","kind":"conv2d","inputs":["x"],"filters":2,"kernel_size":1},
+    {"name":"a","kind":"conv2d","inputs":["c0"],"filters":2,"kernel_size":3,"padding":"same"},
+    {"name":"b","kind":"relu","inputs":["a"]},
+    {"name":"add","kind":"add","inputs":["c0","b"]},
+    {"name":"out","kind":"relu","inputs":["add"]})"), {}));
+  check_planner_records(build_schedule(net(R"({"name":"x","kind":"input","shape":[4,4,2]},
+    {"name":"b1","kind":"conv2d","inputs":["x"],"filters":2,"kernel_size":1},
+    {"name":"b2a","kind":"conv2d","inputs":["x"],"filters":2,"kernel_size":1},
+    {"name":"b2b","kind":"relu","inputs":["b2a"]},
+    {"name":"cat","kind":"concat","inputs":["b1","b2b"]},
+    {"name":"b1r","kind":"relu","inputs":["b1"]},
+    {"name":"out","kind":"multiply","inputs":["cat","cat"]})"), {}));
+  ScheduleOptions o;
+  o.batch = 2;
+  check_planner_records(build_schedule(net(R"({"name":"ids","kind":"input","shape":[3],"dtype":"int32"},
+    {"name":"emb","kind":"embedding","inputs":["ids"],"input_dim":10,"output_dim":4,"weights":"table"},
+    {"name":"out","kind":"dense","inputs":["emb"],"units":10,"use_bias":false,"weights":"table"})"), o));
+}

@@ -111,6 +111,11 @@ struct PlanInput {
 PlanInput make_plan_input(const Schedule& s, const Hardware& hw, const PreparedPolicy& policy,
                           std::vector<Ticks>&& compute = {});
 
+// A thesis planner's bits about one full use. An enum, not std::uint8_t: a store through a
+// character type may alias any object, so the compiler would reload the planner's other state
+// after every update of these bits.
+enum class UseState : std::uint8_t {};
+
 // Buffers the policies reuse from one design point to the next (one per thread in a sweep,
 // so a warm point allocates nothing). What they hold between calls means nothing: every policy
 // sizes and fills what it uses. A fresh one is always correct, only slower.
@@ -134,9 +139,12 @@ struct PlanScratch {
   std::vector<Ticks> prefix;
   std::vector<int> deadline, prefetch_from;  // capacity-free: rule 3's deadline per full use,
                                              // rule 4's p* per read (-1: not derived yet)
-  std::vector<std::uint8_t> state;  // per full use: kept / dirty / loaded / born bits
-  std::vector<Transfer> prefetches, offloads, pending, sorted;
+  std::vector<UseState> use_state;  // per full use (+ 1): kept / kept in / dirty in / loaded / born
+  std::vector<std::uint8_t> state;  // (onsram-static)
+  std::vector<Transfer> prefetches, offloads, pending;
   std::vector<int> group, bucket;
+  std::vector<std::uint8_t> group_first;
+  std::vector<ReadAt> candidates;  // rule 4's, in its order
   // no-lookahead's lingering tensors.
   std::vector<int> lingering, entries, touched, left;
   // lru.

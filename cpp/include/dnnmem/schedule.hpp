@@ -87,6 +87,33 @@ struct FullUse {
   static constexpr std::uint8_t Read = 1, Write = 2, HasPrev = 4, HasNext = 8, MustEndOffchip = 16;
 };
 
+// One candidate of a thesis planner's rule (a reuse interval, a full read or a full write),
+// packed with what the rule reads of it, so that each rule walks one array front to back.
+struct PlanUse {
+  std::int64_t bytes = 0;  // the tensor's size
+  int f = 0;               // the full use (an interval: the one it starts at)
+  int step = 0;            // interval: its start step; read: the previous full use's step (-1
+                           // none); write: its step
+  int tensor = -1;
+  std::uint8_t flags = 0;  // FullUse's flags of f; intervals also NextLast / NextWrite (of f + 1)
+  static constexpr std::uint8_t NextLast = 32;   // f + 1 is the tensor's last full use
+  static constexpr std::uint8_t NextWrite = 64;  // f + 1 writes
+};
+
+// An access of a step that may be streamed: its tensor, bytes and full use (f = the number of
+// full uses for a partial access, whose state the planner keeps 0: always streamed).
+struct StreamUse {
+  std::int64_t bytes = 0;
+  int tensor = -1;
+  int f = 0;
+};
+
+// A full read at a step: its position in UseIndex::read_uses (rule 4's candidates).
+struct ReadAt {
+  int step = 0;
+  int pos = 0;
+};
+
 // What every cache manager derives from the use lists, computed once per schedule so that a
 // design point pays only for its own decisions (SPEC §6 note). A "full use" is a use that is not
 // partial; full uses are numbered globally, tensor by tensor, in step order, and a reuse
@@ -101,16 +128,22 @@ struct UseIndex {
   // Reuse intervals grouped by end step, each group in the static part of rule 2's order
   // (later start first, then smaller, then tensor order); "dirty first" is decided per point.
   std::vector<int> interval_begin;  // per step + 1: [interval_begin[v], interval_begin[v+1])
-  std::vector<int> intervals;       // start full use of each interval
+  std::vector<PlanUse> interval_uses;
   // Full reads grouped by step in the same static order (rule 4's candidates).
   std::vector<int> read_begin;
-  std::vector<int> reads;
+  std::vector<PlanUse> read_uses;
+  // Per interval (position in interval_uses): the position in read_uses of its end, -1 if the
+  // end does not read. The reads of a step that end an interval are in that interval group's
+  // order; those without a previous full use come after them.
+  std::vector<int> interval_read;
+  std::vector<ReadAt> first_reads;  // the reads without a previous full use, in read_uses order
   // Full writes grouped by step, in tensor order (rule 6's candidates).
   std::vector<int> write_begin;
-  std::vector<int> writes;
-  // full[f] for each f of intervals / reads / writes, in the same order: the planners walk these
-  // lists front to back, so their records stream from memory instead of being looked up.
-  std::vector<FullUse> interval_uses, read_uses, write_uses;
+  std::vector<PlanUse> write_uses;
+  // Each step's reading accesses and writing accesses, each in access order (the streamed
+  // transfers the thesis planners assemble): [load_begin[s], load_begin[s+1]) of loads.
+  std::vector<int> load_begin, store_begin;
+  std::vector<StreamUse> loads, stores;
 };
 
 // A layer group of a serialized schedule (scheduler `mbs`, docs/model/mbs.md): a run of

@@ -71,13 +71,29 @@ class RangeTree {
     if (fl <= fh) tree_add(fl, fh, v);
   }
 
+  // add(lo, hi, v) for a v >= 0 (the planners'), the range within one block inline.
+  void add_up(int lo, int hi, std::int64_t v) {
+    if (lo > hi) return;
+    if ((lo >> kShift) == (hi >> kShift))
+      raise(lo >> kShift, add_leaves(lo, hi, v));
+    else
+      add(lo, hi, v);
+  }
+
   // add(lo, hi, v) unless some index in [lo, hi] is above `level`; whether it added. Rule 2
   // asks and then adds the same range, mostly within one block: one visit of the block.
   bool add_unless_above(int lo, int hi, std::int64_t level, std::int64_t v) {
     if (lo > hi) return true;
     const int j = lo >> kShift;
     if (j != hi >> kShift) {
-      if (max_all() > level && any_above(lo, hi, level)) return false;
+      if (max_all() > level) {
+        if (witness_ >= lo && witness_ <= hi && at(witness_) > level) return false;
+        const int r = find_above(lo, hi, level);
+        if (r != -1) {
+          if (r >= 0) witness_ = r;
+          return false;
+        }
+      }
       add(lo, hi, v);
       return true;
     }
@@ -133,6 +149,27 @@ class RangeTree {
     return fl <= fh && tree_any_above(fl, fh, level);
   }
 
+  // The value at index i.
+  std::int64_t at(int i) const { return leaf_[i] + offset(i >> kShift); }
+
+  // any_above(), naming a witness: -1 if no index in [lo, hi] is above level, else one that is
+  // (found in a partial block at either end), or -2 (found above the whole blocks between).
+  int find_above(int lo, int hi, std::int64_t level) const {
+    const int bl = lo >> kShift, bh = hi >> kShift;
+    int fl = bl, fh = bh;
+    if ((hi & kMask) != kMask) {
+      const int r = last_in_block(bh, bh << kShift, hi, level);
+      if (r >= 0) return r;
+      --fh;
+    }
+    if (lo & kMask) {
+      const int r = last_in_block(bl, lo, (bl << kShift) + kMask, level);
+      if (r >= 0) return r;
+      ++fl;
+    }
+    return fl <= fh && tree_any_above(fl, fh, level) ? -2 : -1;
+  }
+
   // The last index in [lo, hi] whose value is > level, or -1.
   int last_above(int lo, int hi, std::int64_t level) const {
     if (lo > hi) return -1;
@@ -154,6 +191,7 @@ class RangeTree {
   }
 
  private:
+  int witness_ = -1;  // add_unless_above's last step found above its level (values only grow)
   std::size_t size_ = 1;        // tree leaves (blocks, rounded up to a power of two)
   std::int64_t* leaf_ = nullptr;  // per step, without the adds held by the tree
   std::int64_t* t_ = nullptr;     // the tree over the blocks: (max, add) per node

@@ -42,17 +42,18 @@ class ThesisPlanner {
       : in_(in), s_(in.schedule), x_(in.schedule.index), w_(w), prefetch_(prefetch),
         lookahead_offload_(lookahead_offload),
         through_(in.options != nullptr && in.options->choice("streaming") == "through-cache"),
-        n_(static_cast<int>(s_.steps.size())),
-        occ_(s_.steps.size(), w.tree), resident_diff_(w.resident_diff),
-        prefix_(w.prefix), deadline_(w.deadline), prefetch_from_(w.prefetch_from), plan_(out),
-        state_(w.state), prefetches_(w.prefetches), offloads_(w.offloads), scratch_(w.group) {
-    resident_diff_.assign(s_.steps.size() + 1, 0);
+        n_(static_cast<int>(s_.steps.size())), occ_(s_.steps.size(), w.tree), prefix_(w.prefix),
+        deadline_(w.deadline), prefetch_from_(w.prefetch_from), plan_(out), state_(w.use_state),
+        prefetches_(w.prefetches), offloads_(w.offloads), candidates_(w.candidates) {
+    // plan_.resident holds the resident bytes' differences step to step (one more entry, for
+    // the end of the last step) until assemble() sums them.
+    plan_.resident.assign(s_.steps.size() + 1, 0);
     const std::size_t nf = x_.full_step.size();
     if (!w.same_input) {  // else: derived by the previous call, from the same input
       prefix_.assign(s_.steps.size() + 1, 0);
       for (std::size_t i = 0; i < s_.steps.size(); ++i) prefix_[i + 1] = prefix_[i] + in.compute[i];
       deadline_.assign(nf, -1);
-      prefetch_from_.assign(x_.reads.size(), -1);
+      prefetch_from_.assign(x_.read_uses.size(), -1);
     }
     w.same_input = false;  // consumed: a second planner in the same call derives afresh
     // Probing (PlanScratch::probe_capacity): every decision compares a threshold with the
@@ -64,7 +65,8 @@ class ThesisPlanner {
     probe_ = w.probe_capacity > in.capacity && !through_ && lookahead_offload_ ? w.probe_capacity : -1;
     w.probe_capacity = -1;
     w.probe_same = false;
-    state_.assign(nf, 0);
+    state_.assign(nf + 1, UseState{});  // (entry nf: the partial accesses' state, always 0)
+    st_ = state_.data();
     prefetches_.clear();
     offloads_.clear();
     plan_.transfers.clear();
@@ -97,42 +99,32 @@ class ThesisPlanner {
   int n_;
   std::int64_t probe_ = -1;  // the capacity probed, -1 once some decision flips there (or off)
   // The working state lives in the caller's PlanScratch (reused from point to point).
-  detail::RangeTree occ_;                     // plan occupancy, reservations included
-  std::vector<std::int64_t>& resident_diff_;  // resident bytes, without reservations
-  std::vector<Ticks>& prefix_;                // prefix_[i] = compute ticks of steps 0 … i-1
+  detail::RangeTree occ_;       // plan occupancy, reservations included
+  std::vector<Ticks>& prefix_;  // prefix_[i] = compute ticks of steps 0 … i-1
   // Independent of the capacity, so kept from point to point while the input is the same
   // (PlanScratch::same_input), each derived when first needed (-1: not yet):
   std::vector<int>& deadline_;       // per full use f: write_deadline after f's step (rule 3)
-  std::vector<int>& prefetch_from_;  // per position in x_.reads: p* (rule 4)
+  std::vector<int>& prefetch_from_;  // per position in x_.read_uses: p* (rule 4)
   Plan& plan_;
   // Per full use f (an interval is named by the full use it starts at), bits in one byte so that
-  // the planner's random look-ups by f touch one small array:
-  static constexpr std::uint8_t Kept = 1;    // interval f -> f+1 kept (rule 2)
-  static constexpr std::uint8_t Dirty = 2;   // interval f -> f+1 dirty
-  static constexpr std::uint8_t Loaded = 4;  // prefetched for use f (rule 4)
-  static constexpr std::uint8_t Born = 8;    // the output of use f is on chip (rule 6)
-  std::vector<std::uint8_t>& state_;
+  // the planner's random look-ups by f touch one small array. The bits about the interval into
+  // f live on f itself, so that every question about f reads one byte:
+  static constexpr std::uint8_t Kept = 1;     // interval f -> f+1 kept (rule 2)
+  static constexpr std::uint8_t KeptIn = 2;   // interval f-1 -> f kept
+  static constexpr std::uint8_t DirtyIn = 4;  // interval f-1 -> f dirty
+  static constexpr std::uint8_t Loaded = 8;   // prefetched for use f (rule 4)
+  static constexpr std::uint8_t Born = 16;    // the output of use f is on chip (rule 6)
+  std::vector<UseState>& state_;
+  UseState* st_ = nullptr;  // state_.data()
   std::vector<Transfer>& prefetches_;
   std::vector<Transfer>& offloads_;
-  std::vector<int>& scratch_;
+  std::vector<ReadAt>& candidates_;  // rule 4's, in its order
 
-  const FullUse& use(int f) const { return x_.full[static_cast<std::size_t>(f)]; }
-  bool flag(int f, std::uint8_t bit) const { return (use(f).flags & bit) != 0; }
-  int tensor_of(int f) const { return use(f).tensor; }
-  int step_of(int f) const { return use(f).step; }
-  bool writes(int f) const { return flag(f, FullUse::Write); }
-  std::int64_t bytes_of(int f) const { return use(f).bytes; }
-  bool has_next(int f) const { return flag(f, FullUse::HasNext); }
-  bool has_prev(int f) const { return flag(f, FullUse::HasPrev); }
-  bool is(int f, std::uint8_t bit) const { return (state_[static_cast<std::size_t>(f)] & bit) != 0; }
-  void set(int f, std::uint8_t bit) { state_[static_cast<std::size_t>(f)] |= bit; }
+  std::uint8_t bits(int f) const { return static_cast<std::uint8_t>(st_[f]); }
+  void set(int f, std::uint8_t bit) { st_[f] = static_cast<UseState>(bits(f) | bit); }
+  bool is(int f, std::uint8_t bit) const { return (bits(f) & bit) != 0; }
   bool kept(int f) const { return is(f, Kept); }  // f -> f+1
-  bool dirty(int f) const { return is(f, Dirty); }
-  // Kept / Dirty are only ever set on an interval's start, never on a tensor's last use, so
-  // "f - 1 is kept / dirty" implies that f - 1 is f's previous use (no has_prev look-up).
-  bool kept_into(int f) const { return f > 0 && kept(f - 1); }
-  bool dirty_before(int f) const { return f > 0 && dirty(f - 1); }
-  bool must_end_offchip(int f) const { return flag(f, FullUse::MustEndOffchip); }
+  bool resident_before(int f) const { return is(f, KeptIn | Loaded); }
 
   // Through-cache: each step's working set (the bytes of its accesses), as a reservation capped
   // at the capacity; over_ marks the steps whose working set does not fit (nothing is resident
@@ -152,13 +144,14 @@ class ThesisPlanner {
 
   void occupy(int lo, int hi, std::int64_t bytes, bool reservation) {
     if (lo > hi) return;
-    occ_.add(lo, hi, bytes);
+    occ_.add_up(lo, hi, bytes);
     if (!reservation) occupy_resident(lo, hi, bytes);
   }
   void occupy_resident(int lo, int hi, std::int64_t bytes) {
     if (lo > hi) return;
-    resident_diff_[static_cast<std::size_t>(lo)] += bytes;
-    resident_diff_[static_cast<std::size_t>(hi) + 1] -= bytes;
+    std::int64_t* diff = plan_.resident.data();
+    diff[lo] += bytes;
+    diff[hi + 1] -= bytes;
   }
   // If occ_.max(lo, hi) + bytes <= capacity (or lo > hi), adds bytes to [lo, hi] of the tree;
   // whether it did. Asked as "no step above capacity - bytes", which passes over blocks below
@@ -180,157 +173,209 @@ class ThesisPlanner {
     return static_cast<int>(it - prefix_.begin());
   }
 
-  // write_deadline after the step of full use f (`use` = x_.full[f]), derived once per input.
-  int deadline(int f, const FullUse& use) {
+  // write_deadline after step u of full use f (of `tensor`, `bytes`), derived once per input.
+  int deadline(int f, int u, int tensor, std::int64_t bytes) {
     int& d = deadline_[static_cast<std::size_t>(f)];
-    if (d < 0) d = write_deadline(use.step, use.tensor, use.bytes);
+    if (d < 0) d = write_deadline(u, tensor, bytes);
     return d;
   }
 
   // A resident dirty tensor leaves after step u of full use f: written out, its space reserved
   // until w-1.
-  void offload_after(int f, const FullUse& use) {
-    const int u = use.step;
-    const std::int64_t bytes = use.bytes;
-    const int w = deadline(f, use);
+  void offload_after(int f, int u, int tensor, std::int64_t bytes) {
+    const int w = deadline(f, u, tensor, bytes);
     occupy(u + 1, w - 1, bytes, /*reservation=*/true);
-    offloads_.push_back({use.tensor, TransferKind::Offload, bytes, u, w});
+    offloads_.push_back({tensor, TransferKind::Offload, bytes, u, w});
     ++plan_.counts.offloads;
   }
+  void offload_after(const PlanUse& r) { offload_after(r.f, r.step, r.tensor, r.bytes); }
 
-  // Resident and dirty at use f: does it need writing out after f?
-  bool leaves_dirty(int f, const FullUse& use) const {
-    return (use.flags & FullUse::HasNext) ? !kept(f) : (use.flags & FullUse::MustEndOffchip) != 0;
+  // Resident and dirty at use f (FullUse flags `flags`): does it need writing out after f?
+  bool leaves_dirty(int f, std::uint8_t flags) const {
+    return (flags & FullUse::HasNext) ? !kept(f) : (flags & FullUse::MustEndOffchip) != 0;
   }
 
-  // `out` = the positions of [b, e) that pass `keep`, those with `first` before the others, each
-  // part in the given order (a stable partition without std::stable_partition's allocation).
-  template <class First, class Keep = bool (*)(int)>
-  static void dirty_first(int b, int e, std::vector<int>& out, First first,
-                          Keep keep = [](int) { return true; }) {
-    out.clear();
+  // Calls fn(i, in_first) for the positions i of [b, e) where keep(i), those where also
+  // first(i) before the others, each part in position order: rule 2's "dirty first" (a
+  // stable partition). Every keep / first is asked before the first fn. Groups of up to 64
+  // (all but a few) go by bit masks, and most already have their first members first.
+  template <class Keep, class First, class Fn>
+  void in_rule_order(int b, int e, Keep keep, First first, Fn fn) {
+    if (e - b > 64) {
+      in_rule_order_long(b, e, keep, first, fn);
+      return;
+    }
+    std::uint64_t kb = 0, fb = 0;
+    for (int i = b; i < e; ++i) {
+      kb |= std::uint64_t{keep(i)} << (i - b);
+      fb |= std::uint64_t{first(i)} << (i - b);
+    }
+    fb &= kb;
+    const std::uint64_t rest = kb & ~fb;
+    std::uint64_t now = kb, then = 0;  // the positions to visit, in two runs
+    if (rest != 0 && fb > (rest & (~rest + 1))) {  // some other one before a first one
+      now = fb;
+      then = rest;
+    }
+    for (;;) {
+      if (now == 0) {
+        if (then == 0) return;
+        now = then;
+        then = 0;
+      }
+      const int k = __builtin_ctzll(now);
+      now &= now - 1;
+      fn(b + k, ((fb >> k) & 1) != 0);
+    }
+  }
+  template <class Keep, class First, class Fn>
+  [[gnu::noinline]] void in_rule_order_long(int b, int e, Keep keep, First first, Fn fn) {
+    std::vector<int>& group = w_.group;
+    std::vector<std::uint8_t>& is_first = w_.group_first;
+    group.clear();
+    is_first.clear();
+    for (int i = b; i != e; ++i) is_first.push_back(keep(i) && first(i));
     for (int i = b; i != e; ++i)
-      if (keep(i) && first(i)) out.push_back(i);
+      if (is_first[static_cast<std::size_t>(i - b)]) group.push_back(i);
+    const std::size_t firsts = group.size();
     for (int i = b; i != e; ++i)
-      if (keep(i) && !first(i)) out.push_back(i);
+      if (!is_first[static_cast<std::size_t>(i - b)] && keep(i)) group.push_back(i);
+    for (std::size_t k = 0; k < group.size(); ++k) fn(group[k], k < firsts);
   }
 
   // Rule 2 (Bélády): intervals by end, dirty first, later start first, smaller, tensor order.
-  // `group` holds positions in x_.intervals (the records of x_.interval_uses alongside).
+  // An interval is dirty if its start writes, or if it continues a kept dirty interval; each
+  // group's dirty bits are read before any of its decisions.
+  //
+  // It also lists rule 4's candidates, the reads not resident before their step, in rule 4's
+  // order: per step v, the rejected intervals that end in a read, as visited here (dirty ones
+  // first, each part in the static order, which is the reads' static order: later previous use
+  // first, smaller, tensor order), then the reads without a previous use (clean, and last in
+  // that order). Rule 4 then visits only those.
   void keep_intervals() {
-    std::vector<int>& group = scratch_;
+    const PlanUse* rec = x_.interval_uses.data();
+    const int* begin = x_.interval_begin.data();
+    const bool list = prefetch_ != Prefetch::None;
+    candidates_.clear();
+    const ReadAt* first_read = x_.first_reads.data();
+    const ReadAt* first_end = first_read + x_.first_reads.size();
     for (int v = 0; v < n_; ++v) {
-      const int b = x_.interval_begin[static_cast<std::size_t>(v)];
-      const int e = x_.interval_begin[static_cast<std::size_t>(v) + 1];
-      if (b == e) continue;
-      for (int i = b; i < e; ++i) {
-        const int f = x_.intervals[static_cast<std::size_t>(i)];
-        if ((x_.interval_uses[static_cast<std::size_t>(i)].flags & FullUse::Write) || (kept_into(f) && dirty(f - 1)))
-          set(f, Dirty);
-      }
-      dirty_first(b, e, group, [&](int i) { return dirty(x_.intervals[static_cast<std::size_t>(i)]); });
-      for (int i : group) {
-        const int f = x_.intervals[static_cast<std::size_t>(i)];
-        const FullUse& use = x_.interval_uses[static_cast<std::size_t>(i)];
-        const int u = use.step;
-        const bool into_kept = kept_into(f);
-        const int lo = into_kept ? u + 1 : u;  // consecutive kept intervals share their endpoint
-        const std::int64_t bytes = use.bytes;
-        bool keep = false;
-        if (!through_) {
-          keep = claim(lo, v, bytes);
-          if (keep)
-            occupy_resident(lo, v, bytes);
-          else
-            probe_rejected(lo, v, bytes);
-        } else if (!over(u) && !over(v) && claim(u + 1, v - 1, bytes)) {
-          keep = true;  // its ends are in their steps' working sets: the tree holds u+1 … v-1
-          occupy_resident(lo, v, bytes);
-        }
-        DNNMEM_TRACE(keep ? 1 : 0);
-        if (keep) {
-          set(f, Kept);
-          ++plan_.counts.kept;
-          // Kept into its last use, dirty, and due off-chip: the final write-out (rule 7).
-          if ((use.flags & FullUse::MustEndOffchip) && !has_next(f + 1) && (dirty(f) || writes(f + 1)))
-            offload_after(f + 1, this->use(f + 1));
-        } else if (into_kept && dirty(f)) {
-          offload_after(f, use);  // rule 3: leaves right after u
-        }
-      }
+      const int b = begin[v], e = begin[v + 1];
+      if (b != e)
+        in_rule_order(
+            b, e, [](int) { return true; },
+            [&](int i) {
+              return (rec[i].flags & FullUse::Write) || (bits(rec[i].f) & (KeptIn | DirtyIn)) == (KeptIn | DirtyIn);
+            },
+            [&](int i, bool dirty) __attribute__((always_inline)) {
+              if (!keep_interval(rec[i], v, dirty) && list && x_.interval_read[static_cast<std::size_t>(i)] >= 0)
+                candidates_.push_back({v, x_.interval_read[static_cast<std::size_t>(i)]});
+            });
+      if (list)
+        for (; first_read != first_end && first_read->step == v; ++first_read) candidates_.push_back(*first_read);
     }
   }
 
-  // Rule 4: a read not resident before its step is loaded from p* = max(v - k, u + 1).
+  // Whether it kept the interval.
+  [[gnu::always_inline]] inline bool keep_interval(const PlanUse& r, int v, bool dirty) {
+    const int f = r.f;
+    const int u = r.step;
+    const bool into_kept = is(f, KeptIn);
+    const int lo = into_kept ? u + 1 : u;  // consecutive kept intervals share their endpoint
+    const std::int64_t bytes = r.bytes;
+    bool keep = false;
+    if (!through_) {
+      keep = claim(lo, v, bytes);
+      if (keep)
+        occupy_resident(lo, v, bytes);
+      else
+        probe_rejected(lo, v, bytes);
+    } else if (!over(u) && !over(v) && claim(u + 1, v - 1, bytes)) {
+      keep = true;  // its ends are in their steps' working sets: the tree holds u+1 … v-1
+      occupy_resident(lo, v, bytes);
+    }
+    DNNMEM_TRACE(keep ? 1 : 0);
+    set(f + 1, static_cast<std::uint8_t>((keep ? KeptIn : 0) | (dirty ? DirtyIn : 0)));
+    if (keep) {
+      set(f, Kept);
+      ++plan_.counts.kept;
+      // Kept into its last use, dirty, and due off-chip: the final write-out (rule 7).
+      if ((r.flags & FullUse::MustEndOffchip) && (r.flags & PlanUse::NextLast) && (dirty || (r.flags & PlanUse::NextWrite))) {
+        const FullUse& next = x_.full[static_cast<std::size_t>(f) + 1];
+        offload_after(f + 1, next.step, next.tensor, next.bytes);
+      }
+    } else if (into_kept && dirty) {
+      offload_after(r);  // rule 3: leaves right after u
+    }
+    return keep;
+  }
+
+  // Rule 4: a read not resident before its step is loaded from p* = max(v - k, u + 1); those
+  // whose previous interval was dirty first (the candidates, listed by keep_intervals()).
   void prefetch() {
-    std::vector<int>& group = scratch_;
-    const auto f_at = [this](int i) { return x_.reads[static_cast<std::size_t>(i)]; };
-    for (int v = 0; v < n_; ++v) {
-      const int b = x_.read_begin[static_cast<std::size_t>(v)];
-      const int e = x_.read_begin[static_cast<std::size_t>(v) + 1];
-      dirty_first(b, e, group, [&](int i) { return !kept_into(f_at(i)) && dirty_before(f_at(i)); },
-                  [&](int i) { return !kept_into(f_at(i)); });
-      for (int i : group) {
-        const int f = f_at(i);
-        const FullUse& use = x_.read_uses[static_cast<std::size_t>(i)];
-        const int u = use.prev_step;
-        const std::int64_t bytes = use.bytes;
-        int& from = prefetch_from_[static_cast<std::size_t>(i)];
-        if (from < 0) {
-          int k = 1;
-          if (prefetch_ == Prefetch::LatencyAware) {
-            // smallest k with compute of v-k … v-1 >= load time: the largest q <= v-1 with
-            // prefix_[q] <= prefix_[v] - load; none: k = v.
-            const Ticks limit = prefix_[static_cast<std::size_t>(v)] - in_.transfer_ticks(use.tensor, bytes, true);
-            auto it = std::upper_bound(prefix_.begin(), prefix_.begin() + v, limit);
-            k = it == prefix_.begin() ? v : v - static_cast<int>(it - prefix_.begin() - 1);
-          }
-          from = std::max(v - k, u + 1);
-        }
-        const int p_star = from;
-        if (p_star >= v) continue;  // streamed
-        const bool next_kept = kept(f);  // (only an interval's start is kept)
-        const int end = next_kept ? v - 1 : v;  // a kept interval from v already holds v
-        if (through_ && over(v)) continue;  // v's working set does not fit: streamed
-        const int tree_end = through_ ? v - 1 : end;  // through-cache: v's working set holds v
-        const int blocked = occ_.last_above(p_star, tree_end, in_.capacity - bytes);
-        // At the probed capacity the window starts elsewhere iff step `blocked` (the last one
-        // above the level: those after it are below it already) falls below the higher level.
-        if (probe_ >= 0 && blocked >= 0 && !occ_.any_above(blocked, blocked, probe_ - bytes)) probe_ = -1;
-        const int p = blocked < 0 ? p_star : blocked + 1;
-        DNNMEM_TRACE(2 + p);
-        if (p > v - 1) continue;  // fits nowhere: streamed
-        if (through_) {
-          occ_.add(p, tree_end, bytes);
-          occupy_resident(p, end, bytes);
-        } else {
-          occupy(p, end, bytes, false);
-        }
-        set(f, Loaded);
-        prefetches_.push_back({use.tensor, TransferKind::Prefetch, bytes, p, v});
-        ++plan_.counts.prefetched;
-        if ((use.flags & FullUse::Write) && leaves_dirty(f, use)) offload_after(f, use);  // a prefetched read-modify-write
-      }
-    }
+    const PlanUse* rec = x_.read_uses.data();
+    for (const ReadAt& c : candidates_) prefetch_one(rec[c.pos], c.pos, c.step);
   }
 
-  bool resident_before(int f) const { return kept_into(f) || is(f, Loaded); }
+  [[gnu::always_inline]] void prefetch_one(const PlanUse& r, int i, int v) {
+    const int f = r.f;
+    const int u = r.step;
+    const std::int64_t bytes = r.bytes;
+    int& from = prefetch_from_[static_cast<std::size_t>(i)];
+    if (from < 0) {
+      int k = 1;
+      if (prefetch_ == Prefetch::LatencyAware) {
+        // smallest k with compute of v-k … v-1 >= load time: the largest q <= v-1 with
+        // prefix_[q] <= prefix_[v] - load; none: k = v.
+        const Ticks limit = prefix_[static_cast<std::size_t>(v)] - in_.transfer_ticks(r.tensor, bytes, true);
+        auto it = std::upper_bound(prefix_.begin(), prefix_.begin() + v, limit);
+        k = it == prefix_.begin() ? v : v - static_cast<int>(it - prefix_.begin() - 1);
+      }
+      from = std::max(v - k, u + 1);
+    }
+    const int p_star = from;
+    if (p_star >= v) return;  // streamed
+    const bool next_kept = kept(f);  // (only an interval's start is kept)
+    const int end = next_kept ? v - 1 : v;  // a kept interval from v already holds v
+    if (through_ && over(v)) return;  // v's working set does not fit: streamed
+    const int tree_end = through_ ? v - 1 : end;  // through-cache: v's working set holds v
+    const int blocked = occ_.last_above(p_star, tree_end, in_.capacity - bytes);
+    // At the probed capacity the window starts elsewhere iff step `blocked` (the last one
+    // above the level: those after it are below it already) falls below the higher level.
+    if (probe_ >= 0 && blocked >= 0 && !occ_.any_above(blocked, blocked, probe_ - bytes)) probe_ = -1;
+    const int p = blocked < 0 ? p_star : blocked + 1;
+    DNNMEM_TRACE(2 + p);
+    if (p > v - 1) return;  // fits nowhere: streamed
+    if (through_) {
+      occ_.add_up(p, tree_end, bytes);
+      occupy_resident(p, end, bytes);
+    } else {
+      occupy(p, end, bytes, false);
+    }
+    set(f, Loaded);
+    prefetches_.push_back({r.tensor, TransferKind::Prefetch, bytes, p, v});
+    ++plan_.counts.prefetched;
+    if ((r.flags & FullUse::Write) && leaves_dirty(f, r.flags))
+      offload_after(f, v, r.tensor, bytes);  // a prefetched read-modify-write
+  }
 
   // Rule 6: outputs not already resident are born on-chip if they fit at their step, in step
   // order, then tensor order.
   void place_outputs() {
+    const PlanUse* rec = x_.write_uses.data();
+    const int* begin = x_.write_begin.data();
     for (int step = 0; step < n_; ++step) {
-      for (int i = x_.write_begin[static_cast<std::size_t>(step)]; i < x_.write_begin[static_cast<std::size_t>(step) + 1]; ++i) {
-        const int f = x_.writes[static_cast<std::size_t>(i)];
+      for (int i = begin[step]; i < begin[step + 1]; ++i) {
+        const PlanUse& r = rec[i];
+        const int f = r.f;
         if (resident_before(f)) continue;
-        const FullUse& use = x_.write_uses[static_cast<std::size_t>(i)];
         if (kept(f)) {  // the kept interval from this step holds it (not "born")
           set(f, Born);
           continue;
         }
-        const std::int64_t bytes = use.bytes;
+        const std::int64_t bytes = r.bytes;
         // (deadline n: no step qualifies, it is streamed out during its step)
-        if (!(use.flags & FullUse::HasNext) && (use.flags & FullUse::MustEndOffchip) && deadline(f, use) >= n_)
+        if (!(r.flags & FullUse::HasNext) && (r.flags & FullUse::MustEndOffchip) && deadline(f, step, r.tensor, bytes) >= n_)
           continue;
         if (through_) {
           if (over(step)) continue;
@@ -346,61 +391,63 @@ class ThesisPlanner {
         }
         set(f, Born);
         ++plan_.counts.born;
-        if (leaves_dirty(f, use)) offload_after(f, use);
+        if (leaves_dirty(f, r.flags)) offload_after(f, step, r.tensor, bytes);
       }
     }
-  }
-
-  // A stable counting sort by issue step (steps < n), in the scratch buffers (no allocation
-  // once warm); then_tensor also orders each step's transfers by tensor (two offloads of one
-  // tensor after one step would be equal: same bytes, same deadline, so the result is unique).
-  // `next` borrows the rule-2/4 group buffer, free by now.
-  void sort_by_issue_step(std::vector<Transfer>& v, bool then_tensor) {
-    std::vector<int>& start = w_.bucket;
-    start.assign(static_cast<std::size_t>(n_) + 1, 0);
-    for (const Transfer& x : v) ++start[static_cast<std::size_t>(x.issue_step) + 1];
-    for (std::size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
-    std::vector<Transfer>& out = w_.sorted;
-    out.resize(v.size());
-    std::vector<int>& next = w_.group;
-    next.assign(start.begin(), start.end() - 1);
-    for (const Transfer& x : v) out[static_cast<std::size_t>(next[static_cast<std::size_t>(x.issue_step)]++)] = x;
-    if (then_tensor) {
-      for (std::size_t b = 0; b + 1 < start.size(); ++b)
-        if (start[b + 1] - start[b] > 1)
-          std::sort(out.begin() + start[b], out.begin() + start[b + 1],
-                    [](const Transfer& a, const Transfer& c) { return a.tensor < c.tensor; });
-    }
-    v.swap(out);
   }
 
   // The transfers in issue order (SPEC §6): at the start of a step its streamed loads (rule 5's
   // demand loads included), its streamed stores, then the prefetches that begin there in rule-4
   // order; at its end its offloads in tensor order. Partial accesses are always streamed.
+  // Prefetches and offloads wait in one list per issue step (heads in `head`, links in
+  // `link`): the prefetches in the order rule 4 made them, the offloads in tensor order (two
+  // offloads of one tensor after one step are equal: same bytes, same deadline).
   void assemble() {
-    plan_.resident.assign(s_.steps.size(), 0);
+    const std::size_t n = static_cast<std::size_t>(n_);
+    std::int64_t* resident = plan_.resident.data();
     std::int64_t r = 0;
-    for (std::size_t i = 0; i < s_.steps.size(); ++i) plan_.resident[i] = r += resident_diff_[i];
-    sort_by_issue_step(prefetches_, /*then_tensor=*/false);  // stable: rule-4 order kept
-    sort_by_issue_step(offloads_, /*then_tensor=*/true);
+    for (std::size_t i = 0; i < n; ++i) resident[i] = r += resident[i];
+    plan_.resident.pop_back();
+    const int np = static_cast<int>(prefetches_.size()), no = static_cast<int>(offloads_.size());
+    std::vector<int>& heads = w_.bucket;
+    heads.assign(2 * n, -1);
+    std::vector<int>& links = w_.group;
+    links.resize(static_cast<std::size_t>(np + no));
+    int* head = heads.data();
+    int* link = links.data();
+    const Transfer* pre = prefetches_.data();
+    const Transfer* off = offloads_.data();
+    for (int k = np - 1; k >= 0; --k) {  // pushed in front: each list in rule-4 order
+      int& h = head[pre[k].issue_step];
+      link[k] = h;
+      h = k;
+    }
+    int* off_head = head + n;
+    int* off_link = link + np;
+    for (int k = 0; k < no; ++k) {
+      int* at = &off_head[off[k].issue_step];
+      while (*at >= 0 && off[*at].tensor < off[k].tensor) at = &off_link[*at];
+      off_link[k] = *at;
+      *at = k;
+    }
     auto& out = plan_.transfers;
     out.reserve(s_.accesses.size() + prefetches_.size() + offloads_.size());
-    std::size_t pi = 0, oi = 0;
+    const StreamUse* loads = x_.loads.data();
+    const StreamUse* stores = x_.stores.data();
+    const int* load_begin = x_.load_begin.data();
+    const int* store_begin = x_.store_begin.data();
+    const StreamUse* load = loads;  // (pointers in locals: the pushes store ints, which could
+    const StreamUse* store = stores;  // alias the tables' ints)
+    const UseState* st = st_;
     for (int step = 0; step < n_; ++step) {
-      const Step& st = s_.steps[static_cast<std::size_t>(step)];
-      for (int pass = 0; pass < 2; ++pass) {  // loads, then stores
-        for (int k = 0; k < st.num_accesses; ++k) {
-          const auto a = static_cast<std::size_t>(st.first_access + k);
-          const Access& acc = s_.accesses[a];
-          const int f = x_.access_full[a];
-          if (pass == 0 && acc.read && (f < 0 || !resident_before(f)))
-            out.push_back({acc.tensor, TransferKind::StreamLoad, acc.bytes, step, step});
-          if (pass == 1 && acc.write && (f < 0 || !(resident_before(f) || is(f, Born))))
-            out.push_back({acc.tensor, TransferKind::StreamStore, acc.bytes, step, step});
-        }
-      }
-      for (; pi < prefetches_.size() && prefetches_[pi].issue_step == step; ++pi) out.push_back(prefetches_[pi]);
-      for (; oi < offloads_.size() && offloads_[oi].issue_step == step; ++oi) out.push_back(offloads_[oi]);
+      for (const StreamUse* end = loads + load_begin[step + 1]; load != end; ++load)
+        if (!(static_cast<std::uint8_t>(st[load->f]) & (KeptIn | Loaded)))
+          out.push_back({load->tensor, TransferKind::StreamLoad, load->bytes, step, step});
+      for (const StreamUse* end = stores + store_begin[step + 1]; store != end; ++store)
+        if (!(static_cast<std::uint8_t>(st[store->f]) & (KeptIn | Loaded | Born)))
+          out.push_back({store->tensor, TransferKind::StreamStore, store->bytes, step, step});
+      for (int k = head[step]; k >= 0; k = link[k]) out.push_back(pre[k]);
+      for (int k = off_head[step]; k >= 0; k = off_link[k]) out.push_back(off[k]);
     }
   }
 };
