@@ -151,8 +151,9 @@ struct PlanScratch {
   std::vector<int> last_full, last_access, prev, next, used_now;
   std::vector<std::uint8_t> cached, dirty_now, listed;
   std::vector<Transfer> evicts, loads, stores;  // and `offloads` above
-  // A planner's own tables derived from the schedule and its options alone (onsram-eager's
-  // predictions), valid while same_input; the planner checks the type it stored.
+  // A planner's own tables derived from its input but the capacity (onsram-eager's predictions,
+  // onsram-static's candidate order, mbs-strict's candidates), valid while same_input; the
+  // planner checks the type it stored.
   std::any derived;
 };
 
