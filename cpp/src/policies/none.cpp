@@ -11,6 +11,7 @@ void plan_none(const PlanInput& in, PlanScratch&, Plan& p) {
   stream_everything(in.schedule, p);
 }
 
-extern const CachePart cache_none{"none", "no cache: every access streamed", {}, 0, &plan_none, /*capacity_free=*/true};
+extern const CachePart cache_none{"none", "no cache: every access streamed", {}, 0, &plan_none,
+                                  /*capacity_free=*/true};
 
 }  // namespace dnnmem
