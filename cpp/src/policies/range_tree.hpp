@@ -77,7 +77,7 @@ class RangeTree {
     if ((lo >> kShift) == (hi >> kShift))
       raise(lo >> kShift, add_leaves(lo, hi, v));
     else
-      add(lo, hi, v);
+      add_up_blocks(lo, hi, v);
   }
 
   // add(lo, hi, v) unless some index in [lo, hi] is above `level`; whether it added. Rule 2
@@ -94,7 +94,7 @@ class RangeTree {
           return false;
         }
       }
-      add(lo, hi, v);
+      add_up_blocks(lo, hi, v);
       return true;
     }
     const std::size_t p = size_ + static_cast<std::size_t>(j);
@@ -283,6 +283,37 @@ class RangeTree {
     t_[2 * p] += v;
     t_[2 * p + 1] += v;
   }
+  // add(lo, hi, v) for a v >= 0 over more than one block. The partial blocks' tree leaves take
+  // their new maxima without climbing (raise would), and one rebuild from the two end blocks
+  // bl, bh pulls every ancestor that changed: each node the add over the whole blocks between
+  // touches is a right child whose left sibling holds bl, or a left child whose right sibling
+  // holds bh, so its parent lies on one of the two paths.
+  [[gnu::noinline]] void add_up_blocks(int lo, int hi, std::int64_t v) {
+    const int bl = lo >> kShift, bh = hi >> kShift;
+    const int fl = bl + ((lo & kMask) != 0), fh = bh - ((hi & kMask) != kMask);  // whole blocks
+    if (fl > fh) {  // two partial blocks side by side
+      raise(bl, add_leaves(lo, (bl << kShift) + kMask, v));
+      raise(bh, add_leaves(bh << kShift, hi, v));
+      return;
+    }
+    if (fl != bl) lift(bl, add_leaves(lo, (bl << kShift) + kMask, v));
+    if (fh != bh) lift(bh, add_leaves(bh << kShift, hi, v));
+    add_offsets(fl, fh, v);
+    std::size_t l = static_cast<std::size_t>(fl) + size_, r = static_cast<std::size_t>(fh) + size_ + 1;
+    int levels = 0;  // the adds touch levels 0 … levels-1 (leaves: level 0)
+    for (; l < r; l >>= 1, r >>= 1, ++levels) {
+      if (l & 1) apply(l++, v);
+      if (r & 1) apply(--r, v);
+    }
+    rebuild(size_ + static_cast<std::size_t>(bl), size_ + static_cast<std::size_t>(bh), levels);
+  }
+  // Block j's steps now reach m (without the tree's adds): its tree leaf only.
+  void lift(int j, std::int64_t m) {
+    const std::size_t p = size_ + static_cast<std::size_t>(j);
+    const std::int64_t v = m + add_at(p);
+    if (v > t_[2 * p]) t_[2 * p] = v;
+  }
+
   // Adds v to blocks [lo, hi] of the tree.
   void tree_add(int lo, int hi, std::int64_t v) {
     add_offsets(lo, hi, v);
