@@ -15,7 +15,7 @@
 //   add sit side by side (t_[2p], t_[2p + 1]): every visit reads both.
 //
 // A step's value is leaf_[i] + the adds on the path from its block's tree leaf to the root
-// (the block's offset, also kept flat: block_off_ + super_off_, below).
+// (the block's offset, also kept flat: blk_ + super_off_, below).
 // Because values only grow, raising a block's maximum after an add inside it only ever
 // raises its ancestors' maxima, and stops at the first that does not change. With 32-step
 // blocks the tree over GNMT's 26,409 steps has 826 leaves (26 KiB), where a tree over the steps
@@ -41,11 +41,11 @@ class RangeTree {
     const std::size_t blocks = std::max<std::size_t>((n + kMask) >> kShift, 1);
     while (size_ < blocks) size_ *= 2;
     const std::size_t supers = (blocks >> kShift) + 1;
-    nodes.assign(blocks * kBlock + 4 * size_ + blocks + supers, 0);
+    nodes.assign(blocks * kBlock + 4 * size_ + 2 * blocks + supers, 0);
     leaf_ = nodes.data();
     t_ = leaf_ + blocks * kBlock;
-    block_off_ = t_ + 4 * size_;
-    super_off_ = block_off_ + blocks;
+    blk_ = t_ + 4 * size_;
+    super_off_ = blk_ + 2 * blocks;
   }
 
   // Adds v to every index of [lo, hi]. The planners add v >= 0; a v < 0 (onsram-eager gives a
@@ -97,9 +97,8 @@ class RangeTree {
       add_up_blocks(lo, hi, v);
       return true;
     }
-    const std::size_t p = size_ + static_cast<std::size_t>(j);
     const std::int64_t above = offset(j);
-    if (max_at(p) - add_at(p) + above > level) {
+    if (blk_[2 * j + 1] + above > level) {
       const std::int64_t rest = level - above;
       for (int i = hi; i >= lo; --i)
         if (leaf_[i] > rest) return false;
@@ -196,28 +195,31 @@ class RangeTree {
   std::int64_t* leaf_ = nullptr;  // per step, without the adds held by the tree
   std::int64_t* t_ = nullptr;     // the tree over the blocks: (max, add) per node
   // Every block's offset (the adds on the path from its tree leaf to the root) kept flat as
-  // block_off_[j] + super_off_[j >> kShift], so that reading it costs two loads instead of a
+  // blk_[2j] + super_off_[j >> kShift], so that reading it costs two loads instead of a
   // walk up the tree (GNMT: 11 levels, a tenth of a point). An add over whole blocks updates it
   // for at most kBlock - 1 blocks at either end and one entry per kBlock blocks between; those
-  // adds are few (GNMT: ~3,000 per point, ~14,000 blocks in all).
-  std::int64_t* block_off_ = nullptr;
+  // adds are few (GNMT: ~3,000 per point, ~14,000 blocks in all). Beside it, blk_[2j + 1]: the
+  // maximum of block j's leaf_ values (no adds of the tree; the tree leaf's maximum is it plus
+  // the leaf's add), so that "is block j above a level" reads one cache line and the tree's
+  // adds never touch it.
+  std::int64_t* blk_ = nullptr;
   std::int64_t* super_off_ = nullptr;
 
   std::int64_t max_at(std::size_t p) const { return t_[2 * p]; }
   std::int64_t add_at(std::size_t p) const { return t_[2 * p + 1]; }
 
   // The adds that apply to every step of block j (its tree leaf and that leaf's ancestors).
-  std::int64_t offset(int j) const { return block_off_[j] + super_off_[j >> kShift]; }
+  std::int64_t offset(int j) const { return blk_[2 * j] + super_off_[j >> kShift]; }
   // Adds v to the offsets of blocks [lo, hi].
   void add_offsets(int lo, int hi, std::int64_t v) {
     const int sl = lo >> kShift, sh = hi >> kShift;
     if (sl == sh) {
-      for (int j = lo; j <= hi; ++j) block_off_[j] += v;
+      for (int j = lo; j <= hi; ++j) blk_[2 * j] += v;
       return;
     }
-    for (int j = lo; j < (sl + 1) << kShift; ++j) block_off_[j] += v;
+    for (int j = lo; j < (sl + 1) << kShift; ++j) blk_[2 * j] += v;
     for (int k = sl + 1; k < sh; ++k) super_off_[k] += v;
-    for (int j = sh << kShift; j <= hi; ++j) block_off_[j] += v;
+    for (int j = sh << kShift; j <= hi; ++j) blk_[2 * j] += v;
   }
 
   // Adds v to leaf_[lo..hi] (one block) and returns their new maximum.
@@ -235,14 +237,12 @@ class RangeTree {
     return m;
   }
   // The last step in [lo, hi] (within block j) whose value is > level, or -1. The block's
-  // maximum (its tree leaf's, which holds the leaf's own add, plus the adds of the leaf's
-  // ancestors) passes over a block at most `level` without reading its steps. (A walk from the
+  // maximum (its steps' own maximum, plus its offset) passes over a block at most `level` without reading its steps. (A walk from the
   // root that stopped at the first node at most `level` did more work: its early stop seldom
   // came.)
   int last_in_block(int j, int lo, int hi, std::int64_t level) const {
-    const std::size_t p = size_ + static_cast<std::size_t>(j);
     const std::int64_t above = offset(j);  // the leaf's add and its ancestors'
-    if (max_at(p) - add_at(p) + above <= level) return -1;
+    if (blk_[2 * j + 1] + above <= level) return -1;
     const std::int64_t rest = level - above;
     for (int i = hi; i >= lo; --i)
       if (leaf_[i] > rest) return i;
@@ -252,9 +252,10 @@ class RangeTree {
   // Block j's steps now reach m (without the tree's adds): raises its tree leaf's maximum and
   // then its ancestors', until one does not change (values only grow).
   void raise(int j, std::int64_t m) {
+    if (m <= blk_[2 * j + 1]) return;
+    blk_[2 * j + 1] = m;
     std::size_t p = size_ + static_cast<std::size_t>(j);
     std::int64_t v = m + add_at(p);
-    if (v <= t_[2 * p]) return;
     t_[2 * p] = v;
     for (p >>= 1; p >= 1; p >>= 1) {
       v += add_at(p);
@@ -272,7 +273,8 @@ class RangeTree {
       return;
     }
     std::size_t p = size_ + static_cast<std::size_t>(j);
-    const std::int64_t top = max_leaves(j << kShift, (j << kShift) + kMask) + add_at(p);
+    blk_[2 * j + 1] = max_leaves(j << kShift, (j << kShift) + kMask);
+    const std::int64_t top = blk_[2 * j + 1] + add_at(p);
     if (top == t_[2 * p]) return;
     t_[2 * p] = top;
     for (p >>= 1; p >= 1 && pull(p); p >>= 1) {
@@ -309,9 +311,10 @@ class RangeTree {
   }
   // Block j's steps now reach m (without the tree's adds): its tree leaf only.
   void lift(int j, std::int64_t m) {
+    if (m <= blk_[2 * j + 1]) return;
+    blk_[2 * j + 1] = m;
     const std::size_t p = size_ + static_cast<std::size_t>(j);
-    const std::int64_t v = m + add_at(p);
-    if (v > t_[2 * p]) t_[2 * p] = v;
+    t_[2 * p] = m + add_at(p);
   }
 
   // Adds v to blocks [lo, hi] of the tree.
