@@ -15,7 +15,7 @@
 //   add sit side by side (t_[2p], t_[2p + 1]): every visit reads both.
 //
 // A step's value is leaf_[i] + the adds on the path from its block's tree leaf to the root
-// (the block's offset, also kept flat: blk_ + super_off_, below).
+// (the block's offset, also kept flat: blk_, below).
 // Because values only grow, raising a block's maximum after an add inside it only ever
 // raises its ancestors' maxima, and stops at the first that does not change. With 32-step
 // blocks the tree over GNMT's 26,409 steps has 826 leaves (26 KiB), where a tree over the steps
@@ -40,12 +40,10 @@ class RangeTree {
   RangeTree(std::size_t n, std::vector<std::int64_t>& nodes) {
     const std::size_t blocks = std::max<std::size_t>((n + kMask) >> kShift, 1);
     while (size_ < blocks) size_ *= 2;
-    const std::size_t supers = (blocks >> kShift) + 1;
-    nodes.assign(blocks * kBlock + 4 * size_ + 2 * blocks + supers, 0);
+    nodes.assign(blocks * kBlock + 4 * size_ + 2 * blocks, 0);
     leaf_ = nodes.data();
     t_ = leaf_ + blocks * kBlock;
     blk_ = t_ + 4 * size_;
-    super_off_ = blk_ + 2 * blocks;
   }
 
   // Adds v to every index of [lo, hi]. The planners add v >= 0; a v < 0 (onsram-eager gives a
@@ -194,33 +192,27 @@ class RangeTree {
   std::size_t size_ = 1;        // tree leaves (blocks, rounded up to a power of two)
   std::int64_t* leaf_ = nullptr;  // per step, without the adds held by the tree
   std::int64_t* t_ = nullptr;     // the tree over the blocks: (max, add) per node
-  // Every block's offset (the adds on the path from its tree leaf to the root) kept flat as
-  // blk_[2j] + super_off_[j >> kShift], so that reading it costs two loads instead of a
-  // walk up the tree (GNMT: 11 levels, a tenth of a point). An add over whole blocks updates it
-  // for at most kBlock - 1 blocks at either end and one entry per kBlock blocks between; those
-  // adds are few (GNMT: ~3,000 per point, ~14,000 blocks in all). Beside it, blk_[2j + 1]: the
+  // Every block's offset (the adds on the path from its tree leaf to the root) kept flat in
+  // blk_[2j], so that reading it costs one load instead of a walk up the tree (GNMT: 11
+  // levels, a tenth of a point). An add over whole blocks updates it for every block it
+  // covers; those adds are few (GNMT lookahead: ~3,000 per point, each a few blocks; a second
+  // level of offsets per kBlock blocks, which capped that work, cost more in the reads than it
+  // saved: callgrind, GNMT 2 %, ResNet-50 1.8 %). Beside it, blk_[2j + 1]: the
   // maximum of block j's leaf_ values (no adds of the tree; the tree leaf's maximum is it plus
   // the leaf's add), so that "is block j above a level" reads one cache line and the tree's
   // adds never touch it.
   std::int64_t* blk_ = nullptr;
-  std::int64_t* super_off_ = nullptr;
 
   std::int64_t max_at(std::size_t p) const { return t_[2 * p]; }
   std::int64_t add_at(std::size_t p) const { return t_[2 * p + 1]; }
 
   // The adds that apply to every step of block j (its tree leaf and that leaf's ancestors).
-  std::int64_t offset(int j) const { return blk_[2 * j] + super_off_[j >> kShift]; }
+  std::int64_t offset(int j) const { return blk_[2 * j]; }
   // Adds v to the offsets of blocks [lo, hi].
   void add_offsets(int lo, int hi, std::int64_t v) {
-    const int sl = lo >> kShift, sh = hi >> kShift;
-    if (sl == sh) {
-      for (int j = lo; j <= hi; ++j) blk_[2 * j] += v;
-      return;
-    }
-    for (int j = lo; j < (sl + 1) << kShift; ++j) blk_[2 * j] += v;
-    for (int k = sl + 1; k < sh; ++k) super_off_[k] += v;
-    for (int j = sh << kShift; j <= hi; ++j) blk_[2 * j] += v;
+    for (int j = lo; j <= hi; ++j) blk_[2 * j] += v;
   }
+
 
   // Adds v to leaf_[lo..hi] (one block) and returns their new maximum.
   std::int64_t add_leaves(int lo, int hi, std::int64_t v) {
