@@ -181,7 +181,16 @@ class RangeTree {
     const bool left_part = (lo & kMask) != 0;
     if (left_part) ++fl;
     if (fl <= fh) {
-      const int j = find_last(1, 0, static_cast<int>(size_) - 1, fl, fh, level, 0);
+      int j = -1;
+      if (fh - fl < kLinear) {  // a few blocks: their flat maxima, last first
+        for (int k = fh; k >= fl; --k)
+          if (block_max(k) > level) {
+            j = k;
+            break;
+          }
+      } else {
+        j = find_last(1, 0, static_cast<int>(size_) - 1, fl, fh, level, 0);
+      }
       if (j >= 0) return last_in_block(j, j << kShift, (j << kShift) + kMask, level);
     }
     return left_part ? last_in_block(bl, lo, (bl << kShift) + kMask, level) : -1;
@@ -208,6 +217,11 @@ class RangeTree {
 
   // The adds that apply to every step of block j (its tree leaf and that leaf's ancestors).
   std::int64_t offset(int j) const { return blk_[2 * j]; }
+  // Block j's maximum, every add included.
+  std::int64_t block_max(int j) const { return blk_[2 * j + 1] + blk_[2 * j]; }
+  // Ranges of fewer blocks than this read the blocks' flat maxima instead of walking the tree
+  // (callgrind, GNMT lookahead: 4 blocks 0.01 % more, 16 or 32 the same as 8).
+  static constexpr int kLinear = 8;
   // Adds v to the offsets of blocks [lo, hi].
   void add_offsets(int lo, int hi, std::int64_t v) {
     for (int j = lo; j <= hi; ++j) blk_[2 * j] += v;
@@ -385,6 +399,11 @@ class RangeTree {
   // that exceeds `level`, the answer is yes without climbing to the root. (GNMT: of the queries
   // that get this far, two thirds are answered yes.)
   bool tree_any_above(int lo, int hi, std::int64_t level) const {
+    if (hi - lo < kLinear) {  // a few blocks: their flat maxima, last first
+      for (int j = hi; j >= lo; --j)
+        if (block_max(j) > level) return true;
+      return false;
+    }
     std::size_t l = static_cast<std::size_t>(lo) + size_, r = static_cast<std::size_t>(hi) + size_ + 1;
     std::int64_t ml = std::numeric_limits<std::int64_t>::min(), mr = ml;
     bool left = false, right = false;
