@@ -15,7 +15,9 @@
 //   add sit side by side (t_[2p], t_[2p + 1]): every visit reads both.
 //
 // A step's value is leaf_[i] + the adds on the path from its block's tree leaf to the root
-// (the block's offset, also kept flat: blk_, below).
+// (the block's offset, kept flat beside the block's own maximum: blk_, below). So a block's
+// maximum is two adjacent loads, which also answer queries over a few whole blocks without
+// the tree (kLinear).
 // Because values only grow, raising a block's maximum after an add inside it only ever
 // raises its ancestors' maxima, and stops at the first that does not change. With 32-step
 // blocks the tree over GNMT's 26,409 steps has 826 leaves (26 KiB), where a tree over the steps
