@@ -360,6 +360,11 @@ class RangeTree {
   // the current level, those on the right under node r: after each step up, their running
   // maxima take that node's add, then every add above it.
   std::int64_t tree_max(int lo, int hi) const {
+    if (hi - lo < kLinear) {  // a few blocks: their flat maxima
+      std::int64_t m = block_max(lo);
+      for (int j = lo + 1; j <= hi; ++j) m = std::max(m, block_max(j));
+      return m;
+    }
     std::size_t l = static_cast<std::size_t>(lo) + size_, r = static_cast<std::size_t>(hi) + size_ + 1;
     std::int64_t ml = 0, mr = 0;
     bool left = false, right = false;
