@@ -51,7 +51,8 @@ class RangeTree {
   // Adds v to every index of [lo, hi]. The planners add v >= 0; a v < 0 (onsram-eager gives a
   // pinned tensor's bytes back when it dies early) keeps add, max and max_all exact, but
   // any_above and add_unless_above stop early on partial sums that are lower bounds only
-  // while every add is >= 0: a tree that has had a v < 0 must not use them.
+  // while every add is >= 0: a tree that has had a v < 0 must not use them. Values must stay
+  // >= 0 (occupancy): the last block's padding steps past n hold 0 and count in its maximum.
   void add(int lo, int hi, std::int64_t v) {
     if (lo > hi) return;
     const int bl = lo >> kShift, bh = hi >> kShift;
