@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace dnnmem {
@@ -25,12 +27,16 @@ struct Touch {
 // largest member at most i is a few count-leading-zeros away (the walk's victim search).
 class Bitmap {
  public:
-  explicit Bitmap(std::int64_t size) {
+  // Empties the set and sizes it for [0, size), keeping the storage.
+  void reset(std::int64_t size) {
+    std::size_t level = 0;
     std::int64_t n = std::max<std::int64_t>(size, 1);
     do {
       n = (n + 63) / 64;
-      levels_.emplace_back(static_cast<std::size_t>(n), 0);
+      if (level == levels_.size()) levels_.emplace_back();
+      levels_[level++].assign(static_cast<std::size_t>(n), 0);
     } while (n > 1);
+    levels_.resize(level);
   }
   void insert(std::int64_t i) {
     for (auto& words : levels_) {
@@ -153,38 +159,70 @@ TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOr
   return detail::tile_walk_range(m, k, n, order, o, &lo, &hi);
 }
 
-TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
-                                    const TileWalkOptions& o, std::int64_t* range_lo, std::int64_t* range_hi) {
-  detail::check_tile_input(m, k, n, o, true);
-  // Every comparison with c_eff below narrows [c_lo, c_hi): the c_eff values that decide alike.
-  std::int64_t c_lo = 0, c_hi = std::numeric_limits<std::int64_t>::max();
-  const auto at_most_c_eff = [&](std::int64_t x) {  // x <= c_eff, recording the range
-    if (x <= o.c_eff) {
-      c_lo = std::max(c_lo, x);
-      return true;
-    }
-    c_hi = std::min(c_hi, x);
-    return false;
+namespace {
+
+// The trace: everything the walk derives before its replacement loop (rules 1-3: the operations,
+// their touches, each tile's next touch, size and contributions, each operation's bytes). None of
+// it reads c_eff or the replacement rule, so the walks of one GEMM at other capacities (the tile
+// model's memo misses) share it: it is kept per thread by the rest of the input.
+struct TraceKey {
+  std::int64_t m, k, n, tile, elem_bytes, psum_bytes, parts;
+  int order, partition;
+  unsigned skip_x, skip_w;
+  bool lockstep;
+  std::array<char, 3> nest_x, nest_w;
+  bool operator==(const TraceKey&) const = default;
+};
+
+struct Trace {
+  struct Hit {
+    std::int32_t tile;      // global tile id
+    std::int32_t next;      // the tile's next touch, or -1: never
+    std::uint8_t tensor;    // TileTensor
+    bool accumulate, by_dw;
   };
+  std::vector<Hit> touches;
+  std::vector<std::uint32_t> op_begin;  // operation op's touches: [op_begin[op], op_begin[op + 1])
+  std::vector<std::int64_t> need;       // per operation: the on-chip bytes of its distinct tiles
+  std::vector<std::uint8_t> tensor_of;  // per tile
+  std::vector<std::int64_t> elems, chip;  // per tile: elements; on-chip bytes
+  std::vector<std::int32_t> contributions;  // per tile: its accumulating touches
+  std::int64_t tiles = 0;
+  std::size_t bytes() const {
+    return touches.size() * sizeof(Hit) + op_begin.size() * 4 + need.size() * 8 + tensor_of.size() +
+           elems.size() * 16 + contributions.size() * 4 + sizeof(Trace);
+  }
+};
+
+std::array<char, 3> nest_chars(std::string_view nest) {
+  std::array<char, 3> c{};
+  for (std::size_t i = 0; i < c.size() && i < nest.size(); ++i) c[i] = nest[i];
+  return c;
+}
+
+Trace build_trace(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order, const TileWalkOptions& o) {
   const Grid g{m, k, n, o.tile, (m + o.tile - 1) / o.tile, (n + o.tile - 1) / o.tile,
                (k + o.tile - 1) / o.tile};
-
+  Trace tr;
   // Global tile ids: each tensor's tiles after the previous tensor's.
   std::array<std::int64_t, kTileTensors + 1> offset{};
   for (int t = 0; t < kTileTensors; ++t) offset[t + 1] = offset[t] + g.rows(t) * g.cols(t);
   const auto id = [&](int t, std::int64_t r, std::int64_t c) { return offset[t] + r * g.cols(t) + c; };
-  const auto add = [&](std::vector<Touch>& out, Touch t) {
-    if (!(((t.by_dw ? o.skip_w : o.skip_x) >> t.tensor) & 1U)) out.push_back(t);
+  const auto add = [&](Trace::Hit h) {
+    if (!(((h.by_dw ? o.skip_w : o.skip_x) >> h.tensor) & 1U)) tr.touches.push_back(h);
   };
-  const auto dx_op = [&](const Pos& p, std::vector<Touch>& out) {
-    add(out, {0, id(0, p[0], p[1]), false, false});  // dY(i, j)
-    add(out, {1, id(1, p[2], p[1]), false, false});  // W(k, j)
-    add(out, {3, id(3, p[0], p[2]), true, false});   // dX(i, k)
+  const auto hit = [](int t, std::int64_t tile, bool acc, bool dw) {
+    return Trace::Hit{static_cast<std::int32_t>(tile), -1, static_cast<std::uint8_t>(t), acc, dw};
   };
-  const auto dw_op = [&](const Pos& p, std::vector<Touch>& out) {
-    add(out, {2, id(2, p[0], p[2]), false, true});  // X(i, k)
-    add(out, {0, id(0, p[0], p[1]), false, true});  // dY(i, j)
-    add(out, {4, id(4, p[2], p[1]), true, true});   // dW(k, j)
+  const auto dx_op = [&](const Pos& p) {
+    add(hit(0, id(0, p[0], p[1]), false, false));  // dY(i, j)
+    add(hit(1, id(1, p[2], p[1]), false, false));  // W(k, j)
+    add(hit(3, id(3, p[0], p[2]), true, false));   // dX(i, k)
+  };
+  const auto dw_op = [&](const Pos& p) {
+    add(hit(2, id(2, p[0], p[2]), false, true));  // X(i, k)
+    add(hit(0, id(0, p[0], p[1]), false, true));  // dY(i, j)
+    add(hit(4, id(4, p[2], p[1]), true, true));   // dW(k, j)
   };
 
   // Each part's operations (docs/model/interleaved.md, "Partitioning"): the order over its
@@ -226,69 +264,150 @@ TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t
         break;
     }
   }
-  // The trace: touches, and where each operation's touches begin. One core runs the parts one
-  // after another; several (lockstep) run operation t of every part as one operation.
-  std::vector<Touch> touches;
-  std::vector<std::size_t> op_begin;
+  // The touches, and where each operation's touches begin. One core runs the parts one after
+  // another; several (lockstep) run operation t of every part as one operation.
   {  // at most 3 touches per product, 2 products per unit: no reallocation while emitting
     std::size_t all = 0;
     for (const auto& units : part_units) all += units.size();
-    touches.reserve(6 * all);
-    op_begin.reserve(all + 1);
+    tr.touches.reserve(6 * all);
+    tr.op_begin.reserve(all + 1);
   }
   const auto emit = [&](const Unit& u) {
-    if (u.dx) dx_op(u.x, touches);
-    if (u.dw) dw_op(u.w, touches);
+    if (u.dx) dx_op(u.x);
+    if (u.dw) dw_op(u.w);
   };
+  const auto begin_op = [&] { tr.op_begin.push_back(static_cast<std::uint32_t>(tr.touches.size())); };
   if (o.lockstep) {
     std::size_t longest = 0;
     for (const auto& units : part_units) longest = std::max(longest, units.size());
     for (std::size_t t = 0; t < longest; ++t) {
-      op_begin.push_back(touches.size());
+      begin_op();
       for (const auto& units : part_units)
         if (t < units.size()) emit(units[t]);
     }
   } else {
     for (const auto& units : part_units)
       for (const Unit& u : units) {
-        op_begin.push_back(touches.size());
+        begin_op();
         emit(u);
       }
   }
-  op_begin.push_back(touches.size());
+  begin_op();
 
-  // Per tile: its size, its next touch after each touch, its contributions.
-  const std::int64_t tiles = offset[kTileTensors];
-  std::vector<int> tensor_of(static_cast<std::size_t>(tiles));
-  std::vector<std::int64_t> elems(static_cast<std::size_t>(tiles));
+  // Per tile: its tensor, size, next touch after each touch, contributions.
+  tr.tiles = offset[kTileTensors];
+  const auto tiles = static_cast<std::size_t>(tr.tiles);
+  tr.tensor_of.resize(tiles);
+  tr.elems.resize(tiles);
+  tr.chip.resize(tiles);
   for (int t = 0; t < kTileTensors; ++t)
     for (std::int64_t r = 0; r < g.rows(t); ++r)
       for (std::int64_t c = 0; c < g.cols(t); ++c) {
         const auto x = static_cast<std::size_t>(id(t, r, c));
-        tensor_of[x] = t;
-        elems[x] = std::min(g.tile, g.row_elems(t) - r * g.tile) * std::min(g.tile, g.col_elems(t) - c * g.tile);
+        tr.tensor_of[x] = static_cast<std::uint8_t>(t);
+        tr.elems[x] = std::min(g.tile, g.row_elems(t) - r * g.tile) * std::min(g.tile, g.col_elems(t) - c * g.tile);
+        tr.chip[x] = tr.elems[x] * (t >= 3 ? o.psum_bytes : o.elem_bytes);
       }
-  const auto on_chip = [&](std::int64_t tile) {
-    const int t = tensor_of[static_cast<std::size_t>(tile)];
-    return elems[static_cast<std::size_t>(tile)] * (t >= 3 ? o.psum_bytes : o.elem_bytes);
-  };
-  std::vector<std::int64_t> next(touches.size(), kNever);
-  std::vector<std::int64_t> last(static_cast<std::size_t>(tiles), kNever);
-  std::vector<std::int64_t> contributions(static_cast<std::size_t>(tiles), 0);
-  for (std::size_t p = touches.size(); p-- > 0;) {
-    const auto x = static_cast<std::size_t>(touches[p].tile);
-    next[p] = last[x];
-    last[x] = static_cast<std::int64_t>(p);
-    if (touches[p].accumulate) ++contributions[x];
+  std::vector<std::int32_t> last(tiles, -1);
+  tr.contributions.assign(tiles, 0);
+  for (std::size_t p = tr.touches.size(); p-- > 0;) {
+    auto& h = tr.touches[p];
+    const auto x = static_cast<std::size_t>(h.tile);
+    h.next = last[x];
+    last[x] = static_cast<std::int32_t>(p);
+    if (h.accumulate) ++tr.contributions[x];
   }
+  // Each operation's need: the bytes of its distinct tiles (`last` marks a tile seen by op + 1).
+  std::fill(last.begin(), last.end(), -1);
+  const std::size_t ops = tr.op_begin.size() - 1;
+  tr.need.resize(ops);
+  for (std::size_t op = 0; op < ops; ++op) {
+    std::int64_t need = 0;
+    for (std::uint32_t q = tr.op_begin[op]; q < tr.op_begin[op + 1]; ++q) {
+      const auto x = static_cast<std::size_t>(tr.touches[q].tile);
+      if (last[x] == static_cast<std::int32_t>(op)) continue;
+      last[x] = static_cast<std::int32_t>(op);
+      need += tr.chip[x];
+    }
+    tr.need[op] = need;
+  }
+  return tr;
+}
+
+struct TraceKeyHash {
+  std::size_t operator()(const TraceKey& w) const {
+    std::uint64_t h = 1469598103934665603ULL;
+    for (std::int64_t v : {w.m, w.k, w.n, w.tile, w.elem_bytes, w.psum_bytes, w.parts,
+                           static_cast<std::int64_t>(w.order), static_cast<std::int64_t>(w.partition),
+                           static_cast<std::int64_t>(w.skip_x), static_cast<std::int64_t>(w.skip_w),
+                           static_cast<std::int64_t>(w.lockstep),
+                           static_cast<std::int64_t>(w.nest_x[0] + 256 * (w.nest_x[1] + 256 * w.nest_x[2])),
+                           static_cast<std::int64_t>(w.nest_w[0] + 256 * (w.nest_w[1] + 256 * w.nest_w[2]))})
+      h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ULL;
+    return static_cast<std::size_t>(h);
+  }
+};
+
+// The per-thread traces (a sweep's threads share nothing), forgotten together when their bytes
+// pass the budget.
+constexpr std::size_t kTraceBudget = std::size_t{64} << 20;
+
+std::shared_ptr<const Trace> cached_trace(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
+                                          const TileWalkOptions& o) {
+  const TraceKey key{m, k, n, o.tile, o.elem_bytes, o.psum_bytes, o.parts, static_cast<int>(order),
+                     o.partition, o.skip_x, o.skip_w, o.lockstep, nest_chars(o.nest_x), nest_chars(o.nest_w)};
+  thread_local std::unordered_map<TraceKey, std::shared_ptr<const Trace>, TraceKeyHash> traces;
+  thread_local std::size_t stored = 0;
+  if (auto it = traces.find(key); it != traces.end()) return it->second;
+  auto tr = std::make_shared<const Trace>(build_trace(m, k, n, order, o));
+  const std::size_t bytes = tr->bytes();
+  if (bytes > kTraceBudget / 4) return tr;  // too large to keep
+  if (stored + bytes > kTraceBudget) {
+    traces.clear();
+    stored = 0;
+  }
+  stored += bytes;
+  traces.emplace(key, tr);
+  return tr;
+}
+
+// The replacement loop's state, kept per thread between walks (no allocation per walk).
+struct Scratch {
+  std::vector<std::int64_t> key_next;
+  std::vector<std::int32_t> tile_at, done;
+  std::vector<std::uint8_t> dirty, seen, in_op;
+  Bitmap by_priority, never_again;
+};
+
+}  // namespace
+
+TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
+                                    const TileWalkOptions& o, std::int64_t* range_lo, std::int64_t* range_hi) {
+  detail::check_tile_input(m, k, n, o, true);
+  const std::shared_ptr<const Trace> trace = cached_trace(m, k, n, order, o);
+  const Trace& tr = *trace;
+  // Every comparison with c_eff below narrows [c_lo, c_hi): the c_eff values that decide alike.
+  std::int64_t c_lo = 0, c_hi = std::numeric_limits<std::int64_t>::max();
+  const auto at_most_c_eff = [&](std::int64_t x) {  // x <= c_eff, recording the range
+    if (x <= o.c_eff) {
+      c_lo = std::max(c_lo, x);
+      return true;
+    }
+    c_hi = std::min(c_hi, x);
+    return false;
+  };
+  const auto& touches = tr.touches;
+  const std::int64_t tiles = tr.tiles;
+  const auto n_touches = static_cast<std::int64_t>(touches.size());
 
   TileTraffic out;
-  out.operations = static_cast<std::int64_t>(op_begin.size()) - 1;
+  out.operations = static_cast<std::int64_t>(tr.op_begin.size()) - 1;
   // Resident tiles keyed by (priority, tensor, tile) so that the largest is rule 4's victim. The
   // priority after touch q: its tile's next touch (Bélády), or touches - q, the larger the less
   // recently used (LRU; unique, so the tie-break never decides).
-  const auto priority = [&](std::size_t q) {
-    return o.lru ? static_cast<std::int64_t>(touches.size() - q) : next[q];
+  const auto priority = [&](std::size_t q) -> std::int64_t {
+    if (o.lru) return n_touches - static_cast<std::int64_t>(q);
+    return touches[q].next < 0 ? kNever : touches[q].next;
   };
   // The set is kept as two bitmaps: the priorities other than kNever are distinct touch
   // positions in [1, touches] (a tile's next touch, or touches - its last), so a bitmap over
@@ -296,58 +415,66 @@ TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t
   // the priority and are ordered by (tensor, tile), which is the tile id's order (ids are
   // offset by tensor). The largest key is then the largest never-again tile, else the tile at
   // the largest position. (A std::set of tuples was 60-70 % of a walk.)
-  std::vector<std::int64_t> key_next(static_cast<std::size_t>(tiles), -1);  // -1: not resident
-  const auto positions = static_cast<std::int64_t>(touches.size()) + 1;
-  Bitmap by_priority(positions), never_again(tiles);
-  std::vector<std::int64_t> tile_at(static_cast<std::size_t>(positions), -1);
+  thread_local Scratch s;
+  const auto positions = n_touches + 1;
+  struct Release {  // a large walk's state is not kept
+    Scratch& s;
+    bool large;
+    ~Release() {
+      if (large) s = Scratch{};
+    }
+  } release{s, positions > (std::int64_t{1} << 20)};
+  const auto nt = static_cast<std::size_t>(tiles);
+  s.key_next.assign(nt, -1);  // -1: not resident
+  s.tile_at.resize(static_cast<std::size_t>(positions));
+  s.done.assign(nt, 0);
+  s.dirty.assign(nt, 0);
+  s.seen.assign(nt, 0);
+  s.in_op.assign(nt, 0);
+  s.by_priority.reset(positions);
+  s.never_again.reset(tiles);
+  auto& key_next = s.key_next;
+  auto& tile_at = s.tile_at;
+  auto& dirty = s.dirty;
+  auto& seen = s.seen;
+  auto& done = s.done;
+  auto& in_op = s.in_op;
   const auto place = [&](std::size_t x, std::int64_t key) {
     key_next[x] = key;
     if (key == kNever) {
-      never_again.insert(static_cast<std::int64_t>(x));
+      s.never_again.insert(static_cast<std::int64_t>(x));
     } else {
-      by_priority.insert(key);
-      tile_at[static_cast<std::size_t>(key)] = static_cast<std::int64_t>(x);
+      s.by_priority.insert(key);
+      tile_at[static_cast<std::size_t>(key)] = static_cast<std::int32_t>(x);
     }
   };
   const auto unplace = [&](std::size_t x) {
     if (key_next[x] == kNever)
-      never_again.erase(static_cast<std::int64_t>(x));
+      s.never_again.erase(static_cast<std::int64_t>(x));
     else
-      by_priority.erase(key_next[x]);
+      s.by_priority.erase(key_next[x]);
     key_next[x] = -1;
   };
-  std::vector<std::uint8_t> dirty(static_cast<std::size_t>(tiles), 0), seen(static_cast<std::size_t>(tiles), 0);
-  std::vector<std::int64_t> done(static_cast<std::size_t>(tiles), 0);
   std::int64_t used = 0;
-  const auto elem_bytes = [&](std::int64_t tile, std::int64_t per) { return elems[static_cast<std::size_t>(tile)] * per; };
+  const auto elem_bytes = [&](std::int64_t tile, std::int64_t per) { return tr.elems[static_cast<std::size_t>(tile)] * per; };
   const auto evict = [&](std::int64_t tile) {
     const auto x = static_cast<std::size_t>(tile);
     unplace(x);
-    used -= on_chip(tile);
+    used -= tr.chip[x];
     if (dirty[x]) {
       dirty[x] = 0;
-      if (done[x] < contributions[x])
-        out.psum_written[static_cast<std::size_t>(tensor_of[x])] += elem_bytes(tile, o.psum_bytes);
+      if (done[x] < tr.contributions[x])
+        out.psum_written[static_cast<std::size_t>(tr.tensor_of[x])] += elem_bytes(tile, o.psum_bytes);
       else
-        out.written[static_cast<std::size_t>(tensor_of[x])] += elem_bytes(tile, o.elem_bytes);
+        out.written[static_cast<std::size_t>(tr.tensor_of[x])] += elem_bytes(tile, o.elem_bytes);
     }
   };
-  for (std::size_t op = 0; op + 1 < op_begin.size(); ++op) {
-    const std::size_t b = op_begin[op], e = op_begin[op + 1];
-    const auto in_op = [&](std::int64_t tile) {
-      for (std::size_t q = b; q < e; ++q)
-        if (touches[q].tile == tile) return true;
-      return false;
-    };
-    std::int64_t need = 0;
+  for (std::size_t op = 0; op + 1 < tr.op_begin.size(); ++op) {
+    const std::size_t b = tr.op_begin[op], e = tr.op_begin[op + 1];
+    for (std::size_t q = b; q < e; ++q) in_op[static_cast<std::size_t>(touches[q].tile)] = 1;
+    const bool fits = at_most_c_eff(tr.need[op]);
     for (std::size_t q = b; q < e; ++q) {
-      bool first = true;
-      for (std::size_t r = b; r < q; ++r) first = first && touches[r].tile != touches[q].tile;
-      if (first) need += on_chip(touches[q].tile);
-    }
-    const bool fits = at_most_c_eff(need);
-    for (std::size_t q = b; q < e; ++q) {
-      const Touch& tc = touches[q];
+      const Trace::Hit& tc = touches[q];
       const auto x = static_cast<std::size_t>(tc.tile);
       const auto t = static_cast<std::size_t>(tc.tensor);
       if (key_next[x] < 0) {
@@ -358,14 +485,14 @@ TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t
         else if (seen[x])
           out.psum_read[t] += elem_bytes(tc.tile, o.psum_bytes);
         if (fits) {
-          const std::int64_t bytes = on_chip(tc.tile);
+          const std::int64_t bytes = tr.chip[x];
           while (!at_most_c_eff(used + bytes)) {
             // Rule 4's victim: the largest key whose tile this operation does not touch.
             std::int64_t victim = -1;
-            for (std::int64_t v = never_again.prev(tiles - 1); v >= 0 && victim < 0; v = never_again.prev(v - 1))
-              if (!in_op(v)) victim = v;
-            for (std::int64_t p = by_priority.prev(positions - 1); p >= 0 && victim < 0; p = by_priority.prev(p - 1))
-              if (!in_op(tile_at[static_cast<std::size_t>(p)])) victim = tile_at[static_cast<std::size_t>(p)];
+            for (std::int64_t v = s.never_again.prev(tiles - 1); v >= 0 && victim < 0; v = s.never_again.prev(v - 1))
+              if (!in_op[static_cast<std::size_t>(v)]) victim = v;
+            for (std::int64_t p = s.by_priority.prev(positions - 1); p >= 0 && victim < 0; p = s.by_priority.prev(p - 1))
+              if (const std::int32_t x = tile_at[static_cast<std::size_t>(p)]; !in_op[static_cast<std::size_t>(x)]) victim = x;
             if (victim < 0) throw std::logic_error("tile walk: no tile to evict");
             evict(victim);
           }
@@ -381,7 +508,7 @@ TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t
         ++done[x];
         if (fits)
           dirty[x] = 1;
-        else if (done[x] < contributions[x])
+        else if (done[x] < tr.contributions[x])
           out.psum_written[t] += elem_bytes(tc.tile, o.psum_bytes);
         else
           out.written[t] += elem_bytes(tc.tile, o.elem_bytes);
@@ -395,10 +522,11 @@ TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t
           evict(touches[q].tile);
         }
       }
+    for (std::size_t q = b; q < e; ++q) in_op[static_cast<std::size_t>(touches[q].tile)] = 0;
   }
   for (std::int64_t tile = 0; tile < tiles; ++tile)
     if (dirty[static_cast<std::size_t>(tile)])
-      out.written[static_cast<std::size_t>(tensor_of[static_cast<std::size_t>(tile)])] += elem_bytes(tile, o.elem_bytes);
+      out.written[static_cast<std::size_t>(tr.tensor_of[static_cast<std::size_t>(tile)])] += elem_bytes(tile, o.elem_bytes);
   *range_lo = c_lo;
   *range_hi = c_hi;
   return out;
