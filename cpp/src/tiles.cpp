@@ -57,6 +57,16 @@ class Bitmap {
   }
   // The largest member <= i, or -1.
   std::int64_t prev(std::int64_t i) const { return prev(0, i); }
+  // The largest member, or -1: down from the top level's word, one leading-zero count a level.
+  std::int64_t max() const {
+    std::int64_t w = 0;
+    for (std::size_t level = levels_.size(); level-- > 0;) {
+      const std::uint64_t word = levels_[level][static_cast<std::size_t>(w)];
+      if (word == 0) return -1;  // (only the top level's word can be empty)
+      w = (w << 6) | (63 - __builtin_clzll(word));
+    }
+    return w;
+  }
 
  private:
   std::vector<std::vector<std::uint64_t>> levels_;
@@ -471,7 +481,7 @@ TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t
   };
   for (std::size_t op = 0; op + 1 < tr.op_begin.size(); ++op) {
     const std::size_t b = tr.op_begin[op], e = tr.op_begin[op + 1];
-    for (std::size_t q = b; q < e; ++q) in_op[static_cast<std::size_t>(touches[q].tile)] = 1;
+    bool marked = false;  // in_op holds this operation's tiles
     const bool fits = at_most_c_eff(tr.need[op]);
     for (std::size_t q = b; q < e; ++q) {
       const Trace::Hit& tc = touches[q];
@@ -489,9 +499,13 @@ TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t
           while (!at_most_c_eff(used + bytes)) {
             // Rule 4's victim: the largest key whose tile this operation does not touch.
             std::int64_t victim = -1;
-            for (std::int64_t v = s.never_again.prev(tiles - 1); v >= 0 && victim < 0; v = s.never_again.prev(v - 1))
+            if (!marked) {  // this operation's tiles, which are not victims
+              for (std::size_t r = b; r < e; ++r) in_op[static_cast<std::size_t>(touches[r].tile)] = 1;
+              marked = true;
+            }
+            for (std::int64_t v = s.never_again.max(); v >= 0 && victim < 0; v = s.never_again.prev(v - 1))
               if (!in_op[static_cast<std::size_t>(v)]) victim = v;
-            for (std::int64_t p = s.by_priority.prev(positions - 1); p >= 0 && victim < 0; p = s.by_priority.prev(p - 1))
+            for (std::int64_t p = s.by_priority.max(); p >= 0 && victim < 0; p = s.by_priority.prev(p - 1))
               if (const std::int32_t x = tile_at[static_cast<std::size_t>(p)]; !in_op[static_cast<std::size_t>(x)]) victim = x;
             if (victim < 0) throw std::logic_error("tile walk: no tile to evict");
             evict(victim);
@@ -522,7 +536,8 @@ TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t
           evict(touches[q].tile);
         }
       }
-    for (std::size_t q = b; q < e; ++q) in_op[static_cast<std::size_t>(touches[q].tile)] = 0;
+    if (marked)
+      for (std::size_t q = b; q < e; ++q) in_op[static_cast<std::size_t>(touches[q].tile)] = 0;
   }
   for (std::int64_t tile = 0; tile < tiles; ++tile)
     if (dirty[static_cast<std::size_t>(tile)])
