@@ -14,7 +14,6 @@ namespace dnnmem {
 namespace {
 
 constexpr std::int64_t kMaxTileOperations = std::int64_t{1} << 22;
-constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
 
 struct Touch {
   int tensor = 0;          // TileTensor
@@ -27,20 +26,20 @@ struct Touch {
 // largest member at most i is a few count-leading-zeros away (the walk's victim search).
 class Bitmap {
  public:
-  // Empties the set and sizes it for [0, size), keeping the storage.
+  // Empties the set and sizes it for [0, size), keeping the storage (the levels in one array).
   void reset(std::int64_t size) {
-    std::size_t level = 0;
-    std::int64_t n = std::max<std::int64_t>(size, 1);
+    levels_ = 0;
+    std::int64_t n = std::max<std::int64_t>(size, 1), total = 0;
     do {
       n = (n + 63) / 64;
-      if (level == levels_.size()) levels_.emplace_back();
-      levels_[level++].assign(static_cast<std::size_t>(n), 0);
+      start_[levels_++] = total;
+      total += n;
     } while (n > 1);
-    levels_.resize(level);
+    words_.assign(static_cast<std::size_t>(total), 0);
   }
   void insert(std::int64_t i) {
-    for (auto& words : levels_) {
-      std::uint64_t& w = words[static_cast<std::size_t>(i >> 6)];
+    for (int level = 0; level < levels_; ++level) {
+      std::uint64_t& w = word(level, i >> 6);
       const bool was_empty = w == 0;
       w |= std::uint64_t{1} << (i & 63);
       if (!was_empty) return;
@@ -48,39 +47,48 @@ class Bitmap {
     }
   }
   void erase(std::int64_t i) {
-    for (auto& words : levels_) {
-      std::uint64_t& w = words[static_cast<std::size_t>(i >> 6)];
+    for (int level = 0; level < levels_; ++level) {
+      std::uint64_t& w = word(level, i >> 6);
       w &= ~(std::uint64_t{1} << (i & 63));
       if (w != 0) return;
       i >>= 6;
     }
   }
-  // The largest member <= i, or -1.
-  std::int64_t prev(std::int64_t i) const { return prev(0, i); }
+  // The largest member <= i, or -1: up the levels to the first with a member at most i's
+  // summary bit below it, then down through the largest bits.
+  std::int64_t prev(std::int64_t i) const {
+    int level = 0;
+    for (;; ++level) {
+      if (i < 0) return -1;
+      const std::int64_t w = i >> 6;
+      const std::uint64_t m = word(level, w) & (~std::uint64_t{0} >> (63 - (i & 63)));
+      if (m != 0) {
+        i = (w << 6) | (63 - __builtin_clzll(m));
+        break;
+      }
+      if (level + 1 == levels_) return -1;
+      i = w - 1;  // the last non-empty word before w, one level up
+    }
+    while (level-- > 0) i = (i << 6) | (63 - __builtin_clzll(word(level, i)));
+    return i;
+  }
   // The largest member, or -1: down from the top level's word, one leading-zero count a level.
   std::int64_t max() const {
     std::int64_t w = 0;
-    for (std::size_t level = levels_.size(); level-- > 0;) {
-      const std::uint64_t word = levels_[level][static_cast<std::size_t>(w)];
-      if (word == 0) return -1;  // (only the top level's word can be empty)
-      w = (w << 6) | (63 - __builtin_clzll(word));
+    for (int level = levels_; level-- > 0;) {
+      const std::uint64_t x = word(level, w);
+      if (x == 0) return -1;  // (only the top level's word can be empty)
+      w = (w << 6) | (63 - __builtin_clzll(x));
     }
     return w;
   }
 
  private:
-  std::vector<std::vector<std::uint64_t>> levels_;
-  std::int64_t prev(std::size_t level, std::int64_t i) const {
-    if (i < 0) return -1;
-    const auto& words = levels_[level];
-    std::int64_t w = i >> 6;
-    const std::uint64_t m = words[static_cast<std::size_t>(w)] & (~std::uint64_t{0} >> (63 - (i & 63)));
-    if (m != 0) return (w << 6) | (63 - __builtin_clzll(m));
-    if (level + 1 == levels_.size()) return -1;
-    w = prev(level + 1, w - 1);  // the last non-empty word before w
-    if (w < 0) return -1;
-    return (w << 6) | (63 - __builtin_clzll(words[static_cast<std::size_t>(w)]));
-  }
+  std::vector<std::uint64_t> words_;
+  std::array<std::int64_t, 8> start_{};  // each level's first word (2^48 members at most)
+  int levels_ = 0;
+  std::uint64_t& word(int level, std::int64_t w) { return words_[static_cast<std::size_t>(start_[static_cast<std::size_t>(level)] + w)]; }
+  std::uint64_t word(int level, std::int64_t w) const { return words_[static_cast<std::size_t>(start_[static_cast<std::size_t>(level)] + w)]; }
 };
 
 struct Grid {
@@ -187,7 +195,8 @@ struct TraceKey {
 struct Trace {
   struct Hit {
     std::int32_t tile;      // global tile id
-    std::int32_t next;      // the tile's next touch, or -1: never
+    std::int32_t key;       // the tile's Bélády key after it (see the walk): its next touch, or
+                            // touches + 1 + the tile when never touched again
     std::uint8_t tensor;    // TileTensor
     bool accumulate, by_dw;
   };
@@ -222,7 +231,7 @@ Trace build_trace(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder 
     if (!(((h.by_dw ? o.skip_w : o.skip_x) >> h.tensor) & 1U)) tr.touches.push_back(h);
   };
   const auto hit = [](int t, std::int64_t tile, bool acc, bool dw) {
-    return Trace::Hit{static_cast<std::int32_t>(tile), -1, static_cast<std::uint8_t>(t), acc, dw};
+    return Trace::Hit{static_cast<std::int32_t>(tile), 0, static_cast<std::uint8_t>(t), acc, dw};
   };
   const auto dx_op = [&](const Pos& p) {
     add(hit(0, id(0, p[0], p[1]), false, false));  // dY(i, j)
@@ -320,10 +329,11 @@ Trace build_trace(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder 
       }
   std::vector<std::int32_t> last(tiles, -1);
   tr.contributions.assign(tiles, 0);
+  const auto never = static_cast<std::int64_t>(tr.touches.size()) + 1;
   for (std::size_t p = tr.touches.size(); p-- > 0;) {
     auto& h = tr.touches[p];
     const auto x = static_cast<std::size_t>(h.tile);
-    h.next = last[x];
+    h.key = last[x] >= 0 ? last[x] : static_cast<std::int32_t>(never + h.tile);
     last[x] = static_cast<std::int32_t>(p);
     if (h.accumulate) ++tr.contributions[x];
   }
@@ -383,10 +393,9 @@ std::shared_ptr<const Trace> cached_trace(std::int64_t m, std::int64_t k, std::i
 
 // The replacement loop's state, kept per thread between walks (no allocation per walk).
 struct Scratch {
-  std::vector<std::int64_t> key_next;
-  std::vector<std::int32_t> tile_at, done;
-  std::vector<std::uint8_t> dirty, seen, in_op;
-  Bitmap by_priority, never_again;
+  std::vector<std::int32_t> key_next, tile_at, done, in_op;
+  std::vector<std::uint8_t> dirty, seen;
+  Bitmap resident;
 };
 
 }  // namespace
@@ -414,35 +423,32 @@ TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t
   out.operations = static_cast<std::int64_t>(tr.op_begin.size()) - 1;
   // Resident tiles keyed by (priority, tensor, tile) so that the largest is rule 4's victim. The
   // priority after touch q: its tile's next touch (Bélády), or touches - q, the larger the less
-  // recently used (LRU; unique, so the tie-break never decides).
-  const auto priority = [&](std::size_t q) -> std::int64_t {
-    if (o.lru) return n_touches - static_cast<std::int64_t>(q);
-    return touches[q].next < 0 ? kNever : touches[q].next;
+  // recently used (LRU; unique, so the tie-break never decides). The set is one bitmap over
+  // slots: the priorities other than "never" are distinct touch positions in [1, touches] (a
+  // tile's next touch, or touches - its last); the tiles never touched again tie on the
+  // priority, above every position, and are ordered by (tensor, tile), the tile id's order (ids
+  // are offset by tensor), so slot touches + 1 + tile orders them. The largest slot is the
+  // victim. (A std::set of tuples was 60-70 % of a walk.)
+  const auto slots = n_touches + 1 + tiles;
+  const auto slot = [&](std::size_t q) -> std::int64_t {
+    return o.lru ? n_touches - static_cast<std::int64_t>(q) : touches[q].key;
   };
-  // The set is kept as two bitmaps: the priorities other than kNever are distinct touch
-  // positions in [1, touches] (a tile's next touch, or touches - its last), so a bitmap over
-  // positions with the tile at each orders them; the tiles never touched again (kNever) tie on
-  // the priority and are ordered by (tensor, tile), which is the tile id's order (ids are
-  // offset by tensor). The largest key is then the largest never-again tile, else the tile at
-  // the largest position. (A std::set of tuples was 60-70 % of a walk.)
   thread_local Scratch s;
-  const auto positions = n_touches + 1;
   struct Release {  // a large walk's state is not kept
     Scratch& s;
     bool large;
     ~Release() {
       if (large) s = Scratch{};
     }
-  } release{s, positions > (std::int64_t{1} << 20)};
+  } release{s, slots > (std::int64_t{1} << 21)};
   const auto nt = static_cast<std::size_t>(tiles);
-  s.key_next.assign(nt, -1);  // -1: not resident
-  s.tile_at.resize(static_cast<std::size_t>(positions));
+  s.key_next.assign(nt, -1);  // the tile's slot; -1: not resident
+  s.tile_at.resize(static_cast<std::size_t>(slots));
   s.done.assign(nt, 0);
   s.dirty.assign(nt, 0);
   s.seen.assign(nt, 0);
   s.in_op.assign(nt, 0);
-  s.by_priority.reset(positions);
-  s.never_again.reset(tiles);
+  s.resident.reset(slots);
   auto& key_next = s.key_next;
   auto& tile_at = s.tile_at;
   auto& dirty = s.dirty;
@@ -450,19 +456,12 @@ TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t
   auto& done = s.done;
   auto& in_op = s.in_op;
   const auto place = [&](std::size_t x, std::int64_t key) {
-    key_next[x] = key;
-    if (key == kNever) {
-      s.never_again.insert(static_cast<std::int64_t>(x));
-    } else {
-      s.by_priority.insert(key);
-      tile_at[static_cast<std::size_t>(key)] = static_cast<std::int32_t>(x);
-    }
+    key_next[x] = static_cast<std::int32_t>(key);
+    s.resident.insert(key);
+    tile_at[static_cast<std::size_t>(key)] = static_cast<std::int32_t>(x);
   };
   const auto unplace = [&](std::size_t x) {
-    if (key_next[x] == kNever)
-      s.never_again.erase(static_cast<std::int64_t>(x));
-    else
-      s.by_priority.erase(key_next[x]);
+    s.resident.erase(key_next[x]);
     key_next[x] = -1;
   };
   std::int64_t used = 0;
@@ -481,7 +480,8 @@ TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t
   };
   for (std::size_t op = 0; op + 1 < tr.op_begin.size(); ++op) {
     const std::size_t b = tr.op_begin[op], e = tr.op_begin[op + 1];
-    bool marked = false;  // in_op holds this operation's tiles
+    const auto stamp = static_cast<std::int32_t>(op + 1);  // in_op[x] == stamp: this operation's tile
+    bool marked = false;
     const bool fits = at_most_c_eff(tr.need[op]);
     for (std::size_t q = b; q < e; ++q) {
       const Trace::Hit& tc = touches[q];
@@ -497,25 +497,24 @@ TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t
         if (fits) {
           const std::int64_t bytes = tr.chip[x];
           while (!at_most_c_eff(used + bytes)) {
-            // Rule 4's victim: the largest key whose tile this operation does not touch.
-            std::int64_t victim = -1;
             if (!marked) {  // this operation's tiles, which are not victims
-              for (std::size_t r = b; r < e; ++r) in_op[static_cast<std::size_t>(touches[r].tile)] = 1;
+              for (std::size_t r = b; r < e; ++r) in_op[static_cast<std::size_t>(touches[r].tile)] = stamp;
               marked = true;
             }
-            for (std::int64_t v = s.never_again.max(); v >= 0 && victim < 0; v = s.never_again.prev(v - 1))
-              if (!in_op[static_cast<std::size_t>(v)]) victim = v;
-            for (std::int64_t p = s.by_priority.max(); p >= 0 && victim < 0; p = s.by_priority.prev(p - 1))
-              if (const std::int32_t x = tile_at[static_cast<std::size_t>(p)]; !in_op[static_cast<std::size_t>(x)]) victim = x;
+            // Rule 4's victim: the largest key whose tile this operation does not touch.
+            std::int64_t victim = -1;
+            for (std::int64_t p = s.resident.max(); p >= 0 && victim < 0; p = s.resident.prev(p - 1))
+              if (const std::int32_t v = tile_at[static_cast<std::size_t>(p)]; in_op[static_cast<std::size_t>(v)] != stamp)
+                victim = v;
             if (victim < 0) throw std::logic_error("tile walk: no tile to evict");
             evict(victim);
           }
           used += bytes;
-          place(x, priority(q));
+          place(x, slot(q));
         }
       } else {
         unplace(x);
-        place(x, priority(q));
+        place(x, slot(q));
       }
       if (tc.accumulate) {
         seen[x] = 1;
@@ -536,8 +535,6 @@ TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t
           evict(touches[q].tile);
         }
       }
-    if (marked)
-      for (std::size_t q = b; q < e; ++q) in_op[static_cast<std::size_t>(touches[q].tile)] = 0;
   }
   for (std::int64_t tile = 0; tile < tiles; ++tile)
     if (dirty[static_cast<std::size_t>(tile)])
