@@ -4,6 +4,7 @@
 // free at that step, and the step's streamed transfers carry the bytes that walk moves.
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -69,13 +70,18 @@ std::array<char, 3> nest_chars(std::string_view nest) {
 // the walk and its result are the same. Results are memoised per thread (a sweep's threads
 // share nothing) by the rest of the input, each with its range: a later c_eff inside one hits.
 // The table is forgotten when it grows large.
+// `bound`: a walk that would move more bytes gives up (nothing): a candidate of a search that
+// can no longer win. A walk that gave up is memoised too, with the bytes it had moved and the
+// range of c_eff for which its walk up to there is the same: a later call with a bound below
+// those bytes gives up at once.
 struct WalkRange {
-  std::int64_t lo, hi;  // c_eff in [lo, hi)
+  std::int64_t lo, hi;     // c_eff in [lo, hi)
+  std::int64_t gave_up;    // -1: `traffic` is the walk's; else the bytes moved when it gave up
   TileTraffic traffic;
 };
 
-TileTraffic memo_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
-                      const TileWalkOptions& o) {
+std::optional<TileTraffic> memo_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
+                                     const TileWalkOptions& o, std::int64_t bound) {
   if (o.nest_x.size() != 3 || o.nest_w.size() != 3) return tile_walk(m, k, n, order, o);  // (it throws)
   const WalkKey key{m, k, n, o.tile, o.elem_bytes, o.psum_bytes, o.parts,
                     static_cast<int>(order), o.partition, o.skip_x, o.skip_w, o.lockstep, o.lru,
@@ -84,24 +90,34 @@ TileTraffic memo_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOr
   thread_local std::size_t stored = 0;
   std::vector<WalkRange>& ranges = memo[key];
   for (const WalkRange& r : ranges)
-    if (r.lo <= o.c_eff && o.c_eff < r.hi) return r.traffic;
-  std::int64_t lo = 0, hi = 0;
-  const TileTraffic t = detail::tile_walk_range(m, k, n, order, o, &lo, &hi);  // (throws first)
+    if (r.lo <= o.c_eff && o.c_eff < r.hi) {
+      if (r.gave_up < 0) return r.traffic;
+      if (r.gave_up > bound) return std::nullopt;
+    }
+  std::int64_t lo = 0, hi = 0, moved = 0;
+  const std::optional<TileTraffic> t = detail::tile_walk_bounded(m, k, n, order, o, bound, &lo, &hi, &moved);  // (throws first)
   if (stored >= 4096) {
     memo.clear();
     stored = 0;
   }
-  memo[key].push_back({lo, hi, t});  // (`ranges` may be gone after a clear)
+  memo[key].push_back({lo, hi, t ? -1 : moved, t ? *t : TileTraffic{}});  // (`ranges` may be gone after a clear)
   ++stored;
   return t;
 }
 
-TileTraffic run(const TileModelOptions& t, std::int64_t m, std::int64_t k, std::int64_t n,
-                BackwardOrder order, const TileWalkOptions& o) {
+constexpr std::int64_t kNoBound = std::numeric_limits<std::int64_t>::max();
+
+// `bound`: as memo_walk's (the closed form ignores it).
+std::optional<TileTraffic> run(const TileModelOptions& t, std::int64_t m, std::int64_t k, std::int64_t n,
+                               BackwardOrder order, const TileWalkOptions& o, std::int64_t bound) {
   // The closed form has no partitions and no LRU.
   const bool walk = t.exact || o.partition >= 0 || o.lockstep || o.lru;
-  return walk ? memo_walk(m, k, n, order, o) : tile_estimate(m, k, n, order, o);
+  return walk ? memo_walk(m, k, n, order, o, bound) : tile_estimate(m, k, n, order, o);
 }
+
+// A search's candidate wins only with a total below `least` (the first, with least < 0, always):
+// one that has moved least bytes already cannot.
+std::int64_t bound_for(std::int64_t least) { return least < 0 ? kNoBound : least - 1; }
 
 // The order's loop nests: the closed form's best within each family (the page: "which nest").
 // `fixed` (the simpler baseline tiler): output-stationary nests, the reduced dimension innermost
@@ -258,9 +274,9 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
         for (BackwardOrder c : {BackwardOrder::Interleave, BackwardOrder::DxMajor, BackwardOrder::DwMajor}) {
           TileWalkOptions trial = o;
           pick_nests(m, k, n, c, trial, tm.fixed_nests);
-          const TileTraffic t = run(tm, m, k, n, c, trial);
-          if (least < 0 || t.total() < least) {
-            least = t.total();
+          const std::optional<TileTraffic> t = run(tm, m, k, n, c, trial, bound_for(least));
+          if (t && (least < 0 || t->total() < least)) {
+            least = t->total();
             order = c;
             best = t;
             best_nests = {trial.nest_x, trial.nest_w};
@@ -298,9 +314,9 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
             trial.partition = d;
             trial.parts = d < 0 ? 1 : parts;
             trial.lockstep = d >= 0 && tm.cores > 1;
-            const TileTraffic t = run(tm, m, k, n, c, trial);
-            if (least < 0 || t.total() < least) {
-              least = t.total();
+            const std::optional<TileTraffic> t = run(tm, m, k, n, c, trial, bound_for(least));
+            if (t && (least < 0 || t->total() < least)) {
+              least = t->total();
               order = c;
               best = t;
               o = trial;
@@ -326,9 +342,9 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
           for (int d = 0; d < 3; ++d) {
             TileWalkOptions trial = o;
             trial.partition = d;
-            const TileTraffic t = run(tm, m, k, n, order, trial);
-            if (least < 0 || t.total() < least) {
-              least = t.total();
+            const std::optional<TileTraffic> t = run(tm, m, k, n, order, trial, bound_for(least));
+            if (t && (least < 0 || t->total() < least)) {
+              least = t->total();
               o.partition = d;
               best = t;
             }
@@ -341,7 +357,7 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
         rec.partition = std::string(1, "mnk"[o.partition]);
         rec.parts = o.parts;
       }
-      const TileTraffic w = best ? *best : run(tm, m, k, n, order, o);
+      const TileTraffic w = best ? *best : *run(tm, m, k, n, order, o, kNoBound);
       for (std::size_t t = 0; t < 5; ++t) {
         const std::int64_t gemm_bytes = elements[t] * e;
         rec.read[t] = scale(w.read[t], rec.size[t], gemm_bytes);

@@ -402,6 +402,14 @@ struct Scratch {
 
 TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                                     const TileWalkOptions& o, std::int64_t* range_lo, std::int64_t* range_hi) {
+  std::int64_t moved = 0;
+  return *tile_walk_bounded(m, k, n, order, o, std::numeric_limits<std::int64_t>::max(), range_lo, range_hi, &moved);
+}
+
+std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_t k, std::int64_t n,
+                                                     BackwardOrder order, const TileWalkOptions& o,
+                                                     std::int64_t bound, std::int64_t* range_lo,
+                                                     std::int64_t* range_hi, std::int64_t* moved_out) {
   detail::check_tile_input(m, k, n, o, true);
   const std::shared_ptr<const Trace> trace = cached_trace(m, k, n, order, o);
   const Trace& tr = *trace;
@@ -464,7 +472,11 @@ TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t
     s.resident.erase(key_next[x]);
     key_next[x] = -1;
   };
-  std::int64_t used = 0;
+  std::int64_t used = 0, moved = 0;  // moved: out's total so far
+  const auto add = [&](std::int64_t& field, std::int64_t bytes) {
+    field += bytes;
+    moved += bytes;
+  };
   const auto elem_bytes = [&](std::int64_t tile, std::int64_t per) { return tr.elems[static_cast<std::size_t>(tile)] * per; };
   const auto evict = [&](std::int64_t tile) {
     const auto x = static_cast<std::size_t>(tile);
@@ -473,9 +485,9 @@ TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t
     if (dirty[x]) {
       dirty[x] = 0;
       if (done[x] < tr.contributions[x])
-        out.psum_written[static_cast<std::size_t>(tr.tensor_of[x])] += elem_bytes(tile, o.psum_bytes);
+        add(out.psum_written[static_cast<std::size_t>(tr.tensor_of[x])], elem_bytes(tile, o.psum_bytes));
       else
-        out.written[static_cast<std::size_t>(tr.tensor_of[x])] += elem_bytes(tile, o.elem_bytes);
+        add(out.written[static_cast<std::size_t>(tr.tensor_of[x])], elem_bytes(tile, o.elem_bytes));
     }
   };
   for (std::size_t op = 0; op + 1 < tr.op_begin.size(); ++op) {
@@ -489,11 +501,11 @@ TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t
       const auto t = static_cast<std::size_t>(tc.tensor);
       if (key_next[x] < 0) {
         if (!tc.accumulate) {
-          out.read[t] += elem_bytes(tc.tile, o.elem_bytes);
+          add(out.read[t], elem_bytes(tc.tile, o.elem_bytes));
           if (tc.by_dw && tc.tensor == 0) out.dy_read_by_dw += elem_bytes(tc.tile, o.elem_bytes);
         }
         else if (seen[x])
-          out.psum_read[t] += elem_bytes(tc.tile, o.psum_bytes);
+          add(out.psum_read[t], elem_bytes(tc.tile, o.psum_bytes));
         if (fits) {
           const std::int64_t bytes = tr.chip[x];
           while (!at_most_c_eff(used + bytes)) {
@@ -522,9 +534,9 @@ TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t
         if (fits)
           dirty[x] = 1;
         else if (done[x] < tr.contributions[x])
-          out.psum_written[t] += elem_bytes(tc.tile, o.psum_bytes);
+          add(out.psum_written[t], elem_bytes(tc.tile, o.psum_bytes));
         else
-          out.written[t] += elem_bytes(tc.tile, o.elem_bytes);
+          add(out.written[t], elem_bytes(tc.tile, o.elem_bytes));
       }
     }
     if (!fits)
@@ -535,12 +547,19 @@ TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t
           evict(touches[q].tile);
         }
       }
+    if (moved > bound) {
+      *range_lo = c_lo;
+      *range_hi = c_hi;
+      *moved_out = moved;
+      return std::nullopt;
+    }
   }
   for (std::int64_t tile = 0; tile < tiles; ++tile)
     if (dirty[static_cast<std::size_t>(tile)])
-      out.written[static_cast<std::size_t>(tr.tensor_of[static_cast<std::size_t>(tile)])] += elem_bytes(tile, o.elem_bytes);
+      add(out.written[static_cast<std::size_t>(tr.tensor_of[static_cast<std::size_t>(tile)])], elem_bytes(tile, o.elem_bytes));
   *range_lo = c_lo;
   *range_hi = c_hi;
+  *moved_out = moved;
   return out;
 }
 
