@@ -122,12 +122,13 @@ std::int64_t bound_for(std::int64_t least) { return least < 0 ? kNoBound : least
 // The order's loop nests: the closed form's best within each family (the page: "which nest").
 // `fixed` (the simpler baseline tiler): output-stationary nests, the reduced dimension innermost
 // (dX: ikj, dW: kji), unranked.
-void pick_nests(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order, TileWalkOptions& o,
-                bool fixed) {
+// Returns the closed form's total for the nests picked (0 for `fixed`).
+std::int64_t pick_nests(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order, TileWalkOptions& o,
+                        bool fixed) {
   if (fixed) {
     o.nest_x = kRowNests[1];
     o.nest_w = kColNests[2];
-    return;
+    return 0;
   }
   std::int64_t best = -1;
   TileWalkOptions trial = o;
@@ -147,6 +148,7 @@ void pick_nests(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder or
         o.nest_w = nw;
       }
     }
+  return best;
 }
 
 std::vector<Unit> find_units(const Schedule& s, bool fused) {
@@ -270,16 +272,27 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
       } else if (tm.order == "best" && joint) {
         order = BackwardOrder::Interleave;  // searched with the partition below
       } else if (tm.order == "best") {
+        // The least-traffic order, ties to the earlier of the three. Walked in the order of the
+        // closed form's estimates, so that the likely winner comes first and the others give up
+        // early (a candidate before the best so far in the three wins a tie: its bound is one more).
+        constexpr std::array<BackwardOrder, 3> kOrders{BackwardOrder::Interleave, BackwardOrder::DxMajor,
+                                                       BackwardOrder::DwMajor};
+        std::array<TileWalkOptions, 3> trials{o, o, o};
+        std::array<std::int64_t, 3> estimate{};
+        std::array<int, 3> visit{0, 1, 2};
+        for (int i = 0; i < 3; ++i) estimate[i] = pick_nests(m, k, n, kOrders[i], trials[i], tm.fixed_nests);
+        std::stable_sort(visit.begin(), visit.end(), [&](int a, int b) { return estimate[a] < estimate[b]; });
         std::int64_t least = -1;
-        for (BackwardOrder c : {BackwardOrder::Interleave, BackwardOrder::DxMajor, BackwardOrder::DwMajor}) {
-          TileWalkOptions trial = o;
-          pick_nests(m, k, n, c, trial, tm.fixed_nests);
-          const std::optional<TileTraffic> t = run(tm, m, k, n, c, trial, bound_for(least));
-          if (t && (least < 0 || t->total() < least)) {
+        int winner = -1;
+        for (const int i : visit) {
+          const std::int64_t bound = least < 0 ? kNoBound : (i < winner ? least : least - 1);
+          const std::optional<TileTraffic> t = run(tm, m, k, n, kOrders[i], trials[i], bound);
+          if (t && (least < 0 || t->total() < least || (t->total() == least && i < winner))) {
             least = t->total();
-            order = c;
+            winner = i;
+            order = kOrders[i];
             best = t;
-            best_nests = {trial.nest_x, trial.nest_w};
+            best_nests = {trials[i].nest_x, trials[i].nest_w};
           }
         }
         rec.reason = "least traffic";
