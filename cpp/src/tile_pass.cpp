@@ -151,6 +151,22 @@ std::int64_t pick_nests(std::int64_t m, std::int64_t k, std::int64_t n, Backward
   return best;
 }
 
+// partition=joint's memory of each GEMM's last winning candidate (per thread; only the order in
+// which the candidates are walked depends on it, never the result).
+std::uint64_t joint_key(std::int64_t m, std::int64_t k, std::int64_t n, const TileWalkOptions& o, std::size_t candidates) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (std::int64_t v : {m, k, n, o.tile, o.elem_bytes, o.psum_bytes, static_cast<std::int64_t>(o.skip_x),
+                         static_cast<std::int64_t>(o.skip_w), static_cast<std::int64_t>(o.lru),
+                         static_cast<std::int64_t>(candidates)})
+    h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ULL;
+  return h;
+}
+int& joint_winners(std::uint64_t key) {
+  thread_local std::unordered_map<std::uint64_t, int> winners;
+  if (winners.size() >= 4096) winners.clear();
+  return winners[key];  // (0 when new: the first candidate, walked first anyway)
+}
+
 std::vector<Unit> find_units(const Schedule& s, bool fused) {
   std::vector<Unit> units;
   const auto acc = [&](const Step& st, int i) { return s.accesses[static_cast<std::size_t>(st.first_access + i)]; };
@@ -316,8 +332,11 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
         const int parts = tm.cores > 1 ? tm.cores : static_cast<int>(tm.parts);
         std::vector<BackwardOrder> orders{order};
         if (tm.order == "best") orders = {BackwardOrder::Interleave, BackwardOrder::DxMajor, BackwardOrder::DwMajor};
-        std::int64_t least = -1;
-        best.reset();
+        struct Candidate {
+          BackwardOrder order;
+          TileWalkOptions options;
+        };
+        std::vector<Candidate> candidates;
         for (BackwardOrder c : orders) {
           TileWalkOptions base = o;
           pick_nests(m, k, n, c, base, tm.fixed_nests);
@@ -327,15 +346,34 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
             trial.partition = d;
             trial.parts = d < 0 ? 1 : parts;
             trial.lockstep = d >= 0 && tm.cores > 1;
-            const std::optional<TileTraffic> t = run(tm, m, k, n, c, trial, bound_for(least));
-            if (t && (least < 0 || t->total() < least)) {
-              least = t->total();
-              order = c;
-              best = t;
-              o = trial;
-            }
+            candidates.push_back({c, trial});
           }
         }
+        // The least total, ties to the earlier candidate. The one that won last time for this
+        // GEMM (this thread's earlier points) is walked first, so that the others give up early
+        // (one before the best so far wins a tie: its bound is one more).
+        const std::uint64_t layer_key = joint_key(m, k, n, o, candidates.size());
+        int& last_winner = joint_winners(layer_key);
+        std::vector<int> visit(candidates.size());
+        for (std::size_t i = 0; i < visit.size(); ++i) visit[i] = static_cast<int>(i);
+        if (last_winner > 0 && last_winner < static_cast<int>(visit.size()))
+          std::rotate(visit.begin(), visit.begin() + last_winner, visit.begin() + last_winner + 1);
+        std::int64_t least = -1;
+        int winner = -1;
+        best.reset();
+        for (const int i : visit) {
+          const Candidate& cand = candidates[static_cast<std::size_t>(i)];
+          const std::int64_t bound = least < 0 ? kNoBound : (i < winner ? least : least - 1);
+          const std::optional<TileTraffic> t = run(tm, m, k, n, cand.order, cand.options, bound);
+          if (t && (least < 0 || t->total() < least || (t->total() == least && i < winner))) {
+            least = t->total();
+            winner = i;
+            order = cand.order;
+            best = t;
+            o = cand.options;
+          }
+        }
+        last_winner = winner;
         if (tm.order == "best") rec.reason = "least traffic (order x partition)";
         rec.order = std::string(backward_order_name(order));
         rec.nest_x = std::string(o.nest_x);
