@@ -101,9 +101,8 @@ struct Grid {
 };
 
 void check_nest(std::string_view nest, bool row_major, const char* what) {
-  std::string sorted(nest);
-  std::sort(sorted.begin(), sorted.end());
-  if (sorted != "ijk")
+  const auto has = [&](char c) { return nest.find(c) != std::string_view::npos; };
+  if (nest.size() != 3 || !has('i') || !has('j') || !has('k'))  // not a permutation of "ijk"
     throw std::invalid_argument(std::string(what) + ": '" + std::string(nest) +
                                 "' is not a loop nest over i, j, k");
   const bool i_before_j = nest.find('i') < nest.find('j');

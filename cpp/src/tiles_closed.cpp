@@ -58,7 +58,8 @@ std::int64_t stream(const Shape& g, std::string_view nest, unsigned mask, std::i
       std::int64_t need;
       double rate;
     };
-    std::vector<Want> wants;
+    std::array<Want, kTileTensors> wants{};
+    std::size_t n_wants = 0;
     for (int t = 0; t < kTileTensors; ++t) {
       v[t] = 1.0;
       if (!((mask >> t) & 1U)) continue;
@@ -69,11 +70,14 @@ std::int64_t stream(const Shape& g, std::string_view nest, unsigned mask, std::i
       const std::int64_t need = pos == 0 ? g.on_chip(t) : (g.on_chip(t) + outer - 1) / outer;
       const double saved = static_cast<double>(n_r - 1) *
                            static_cast<double>(g.output(t) ? 2 * g.elements(t) * g.psum : g.elements(t) * g.elem);
-      wants.push_back({t, need, saved / static_cast<double>(need)});
+      wants[n_wants++] = {t, need, saved / static_cast<double>(need)};
     }
-    std::stable_sort(wants.begin(), wants.end(), [](const Want& a, const Want& b) { return a.rate > b.rate; });
+    // By rate, descending, ties in tensor order (a stable insertion sort of at most five).
+    for (std::size_t a = 1; a < n_wants; ++a)
+      for (std::size_t b = a; b > 0 && wants[b].rate > wants[b - 1].rate; --b) std::swap(wants[b], wants[b - 1]);
     std::int64_t budget = c - op_bytes;
-    for (const Want& w : wants) {
+    for (std::size_t x = 0; x < n_wants; ++x) {
+      const Want& w = wants[x];
       const std::int64_t pinned = std::min(budget, w.need);
       budget -= pinned;
       const double miss = 1.0 - static_cast<double>(pinned) / static_cast<double>(w.need);
