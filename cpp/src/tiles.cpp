@@ -392,8 +392,14 @@ std::shared_ptr<const Trace> cached_trace(std::int64_t m, std::int64_t k, std::i
 
 // The replacement loop's state, kept per thread between walks (no allocation per walk).
 struct Scratch {
-  std::vector<std::int32_t> key_next, tile_at, done, in_op;
-  std::vector<std::uint8_t> dirty, seen;
+  struct Tile {  // one tile's state, together
+    std::int32_t key = -1;    // its slot; -1: not resident
+    std::int32_t done = 0;    // its contributions so far
+    std::int32_t stamp = 0;   // == the operation's stamp: touched by it
+    std::uint8_t dirty = 0, seen = 0;
+  };
+  std::vector<Tile> tile;
+  std::vector<std::int32_t> tile_at;
   Bitmap resident;
 };
 
@@ -449,27 +455,19 @@ std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_
     }
   } release{s, slots > (std::int64_t{1} << 21)};
   const auto nt = static_cast<std::size_t>(tiles);
-  s.key_next.assign(nt, -1);  // the tile's slot; -1: not resident
+  s.tile.assign(nt, Scratch::Tile{});
   s.tile_at.resize(static_cast<std::size_t>(slots));
-  s.done.assign(nt, 0);
-  s.dirty.assign(nt, 0);
-  s.seen.assign(nt, 0);
-  s.in_op.assign(nt, 0);
   s.resident.reset(slots);
-  auto& key_next = s.key_next;
   auto& tile_at = s.tile_at;
-  auto& dirty = s.dirty;
-  auto& seen = s.seen;
-  auto& done = s.done;
-  auto& in_op = s.in_op;
+  auto& st = s.tile;
   const auto place = [&](std::size_t x, std::int64_t key) {
-    key_next[x] = static_cast<std::int32_t>(key);
+    st[x].key = static_cast<std::int32_t>(key);
     s.resident.insert(key);
     tile_at[static_cast<std::size_t>(key)] = static_cast<std::int32_t>(x);
   };
   const auto unplace = [&](std::size_t x) {
-    s.resident.erase(key_next[x]);
-    key_next[x] = -1;
+    s.resident.erase(st[x].key);
+    st[x].key = -1;
   };
   std::int64_t used = 0, moved = 0;  // moved: out's total so far
   const auto add = [&](std::int64_t& field, std::int64_t bytes) {
@@ -481,9 +479,9 @@ std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_
     const auto x = static_cast<std::size_t>(tile);
     unplace(x);
     used -= tr.chip[x];
-    if (dirty[x]) {
-      dirty[x] = 0;
-      if (done[x] < tr.contributions[x])
+    if (st[x].dirty) {
+      st[x].dirty = 0;
+      if (st[x].done < tr.contributions[x])
         add(out.psum_written[static_cast<std::size_t>(tr.tensor_of[x])], elem_bytes(tile, o.psum_bytes));
       else
         add(out.written[static_cast<std::size_t>(tr.tensor_of[x])], elem_bytes(tile, o.elem_bytes));
@@ -491,31 +489,31 @@ std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_
   };
   for (std::size_t op = 0; op + 1 < tr.op_begin.size(); ++op) {
     const std::size_t b = tr.op_begin[op], e = tr.op_begin[op + 1];
-    const auto stamp = static_cast<std::int32_t>(op + 1);  // in_op[x] == stamp: this operation's tile
+    const auto stamp = static_cast<std::int32_t>(op + 1);  // st[x].stamp == stamp: this operation's tile
     bool marked = false;
     const bool fits = at_most_c_eff(tr.need[op]);
     for (std::size_t q = b; q < e; ++q) {
       const Trace::Hit& tc = touches[q];
       const auto x = static_cast<std::size_t>(tc.tile);
       const auto t = static_cast<std::size_t>(tc.tensor);
-      if (key_next[x] < 0) {
+      if (st[x].key < 0) {
         if (!tc.accumulate) {
           add(out.read[t], elem_bytes(tc.tile, o.elem_bytes));
           if (tc.by_dw && tc.tensor == 0) out.dy_read_by_dw += elem_bytes(tc.tile, o.elem_bytes);
         }
-        else if (seen[x])
+        else if (st[x].seen)
           add(out.psum_read[t], elem_bytes(tc.tile, o.psum_bytes));
         if (fits) {
           const std::int64_t bytes = tr.chip[x];
           while (!at_most_c_eff(used + bytes)) {
             if (!marked) {  // this operation's tiles, which are not victims
-              for (std::size_t r = b; r < e; ++r) in_op[static_cast<std::size_t>(touches[r].tile)] = stamp;
+              for (std::size_t r = b; r < e; ++r) st[static_cast<std::size_t>(touches[r].tile)].stamp = stamp;
               marked = true;
             }
             // Rule 4's victim: the largest key whose tile this operation does not touch.
             std::int64_t victim = -1;
             for (std::int64_t p = s.resident.max(); p >= 0 && victim < 0; p = s.resident.prev(p - 1))
-              if (const std::int32_t v = tile_at[static_cast<std::size_t>(p)]; in_op[static_cast<std::size_t>(v)] != stamp)
+              if (const std::int32_t v = tile_at[static_cast<std::size_t>(p)]; st[static_cast<std::size_t>(v)].stamp != stamp)
                 victim = v;
             if (victim < 0) throw std::logic_error("tile walk: no tile to evict");
             evict(victim);
@@ -528,11 +526,11 @@ std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_
         place(x, slot(q));
       }
       if (tc.accumulate) {
-        seen[x] = 1;
-        ++done[x];
+        st[x].seen = 1;
+        ++st[x].done;
         if (fits)
-          dirty[x] = 1;
-        else if (done[x] < tr.contributions[x])
+          st[x].dirty = 1;
+        else if (st[x].done < tr.contributions[x])
           add(out.psum_written[t], elem_bytes(tc.tile, o.psum_bytes));
         else
           add(out.written[t], elem_bytes(tc.tile, o.elem_bytes));
@@ -541,8 +539,8 @@ std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_
     if (!fits)
       for (std::size_t q = b; q < e; ++q) {
         const auto x = static_cast<std::size_t>(touches[q].tile);
-        if (key_next[x] >= 0) {
-          dirty[x] = 0;  // its bytes were counted when it was touched
+        if (st[x].key >= 0) {
+          st[x].dirty = 0;  // its bytes were counted when it was touched
           evict(touches[q].tile);
         }
       }
@@ -554,7 +552,7 @@ std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_
     }
   }
   for (std::int64_t tile = 0; tile < tiles; ++tile)
-    if (dirty[static_cast<std::size_t>(tile)])
+    if (st[static_cast<std::size_t>(tile)].dirty)
       add(out.written[static_cast<std::size_t>(tr.tensor_of[static_cast<std::size_t>(tile)])], elem_bytes(tile, o.elem_bytes));
   *range_lo = c_lo;
   *range_hi = c_hi;
