@@ -4,6 +4,7 @@
 // free at that step, and the step's streamed transfers carry the bytes that walk moves.
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -69,13 +70,18 @@ std::array<char, 3> nest_chars(std::string_view nest) {
 // the walk and its result are the same. Results are memoised per thread (a sweep's threads
 // share nothing) by the rest of the input, each with its range: a later c_eff inside one hits.
 // The table is forgotten when it grows large.
+// `bound`: a walk that would move more bytes gives up (nothing): a candidate of a search that
+// can no longer win. A walk that gave up is memoised too, with the bytes it had moved and the
+// range of c_eff for which its walk up to there is the same: a later call with a bound below
+// those bytes gives up at once.
 struct WalkRange {
-  std::int64_t lo, hi;  // c_eff in [lo, hi)
+  std::int64_t lo, hi;     // c_eff in [lo, hi)
+  std::int64_t gave_up;    // -1: `traffic` is the walk's; else the bytes moved when it gave up
   TileTraffic traffic;
 };
 
-TileTraffic memo_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
-                      const TileWalkOptions& o) {
+std::optional<TileTraffic> memo_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
+                                     const TileWalkOptions& o, std::int64_t bound) {
   if (o.nest_x.size() != 3 || o.nest_w.size() != 3) return tile_walk(m, k, n, order, o);  // (it throws)
   const WalkKey key{m, k, n, o.tile, o.elem_bytes, o.psum_bytes, o.parts,
                     static_cast<int>(order), o.partition, o.skip_x, o.skip_w, o.lockstep, o.lru,
@@ -84,34 +90,45 @@ TileTraffic memo_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOr
   thread_local std::size_t stored = 0;
   std::vector<WalkRange>& ranges = memo[key];
   for (const WalkRange& r : ranges)
-    if (r.lo <= o.c_eff && o.c_eff < r.hi) return r.traffic;
-  std::int64_t lo = 0, hi = 0;
-  const TileTraffic t = detail::tile_walk_range(m, k, n, order, o, &lo, &hi);  // (throws first)
+    if (r.lo <= o.c_eff && o.c_eff < r.hi) {
+      if (r.gave_up < 0) return r.traffic;
+      if (r.gave_up > bound) return std::nullopt;
+    }
+  std::int64_t lo = 0, hi = 0, moved = 0;
+  const std::optional<TileTraffic> t = detail::tile_walk_bounded(m, k, n, order, o, bound, &lo, &hi, &moved);  // (throws first)
   if (stored >= 4096) {
     memo.clear();
     stored = 0;
   }
-  memo[key].push_back({lo, hi, t});  // (`ranges` may be gone after a clear)
+  memo[key].push_back({lo, hi, t ? -1 : moved, t ? *t : TileTraffic{}});  // (`ranges` may be gone after a clear)
   ++stored;
   return t;
 }
 
-TileTraffic run(const TileModelOptions& t, std::int64_t m, std::int64_t k, std::int64_t n,
-                BackwardOrder order, const TileWalkOptions& o) {
+constexpr std::int64_t kNoBound = std::numeric_limits<std::int64_t>::max();
+
+// `bound`: as memo_walk's (the closed form ignores it).
+std::optional<TileTraffic> run(const TileModelOptions& t, std::int64_t m, std::int64_t k, std::int64_t n,
+                               BackwardOrder order, const TileWalkOptions& o, std::int64_t bound) {
   // The closed form has no partitions and no LRU.
   const bool walk = t.exact || o.partition >= 0 || o.lockstep || o.lru;
-  return walk ? memo_walk(m, k, n, order, o) : tile_estimate(m, k, n, order, o);
+  return walk ? memo_walk(m, k, n, order, o, bound) : tile_estimate(m, k, n, order, o);
 }
+
+// A search's candidate wins only with a total below `least` (the first, with least < 0, always):
+// one that has moved least bytes already cannot.
+std::int64_t bound_for(std::int64_t least) { return least < 0 ? kNoBound : least - 1; }
 
 // The order's loop nests: the closed form's best within each family (the page: "which nest").
 // `fixed` (the simpler baseline tiler): output-stationary nests, the reduced dimension innermost
 // (dX: ikj, dW: kji), unranked.
-void pick_nests(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order, TileWalkOptions& o,
-                bool fixed) {
+// Returns the closed form's total for the nests picked (0 for `fixed`).
+std::int64_t pick_nests(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order, TileWalkOptions& o,
+                        bool fixed) {
   if (fixed) {
     o.nest_x = kRowNests[1];
     o.nest_w = kColNests[2];
-    return;
+    return 0;
   }
   std::int64_t best = -1;
   TileWalkOptions trial = o;
@@ -131,6 +148,23 @@ void pick_nests(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder or
         o.nest_w = nw;
       }
     }
+  return best;
+}
+
+// partition=joint's memory of each GEMM's last winning candidate (per thread; only the order in
+// which the candidates are walked depends on it, never the result).
+std::uint64_t joint_key(std::int64_t m, std::int64_t k, std::int64_t n, const TileWalkOptions& o, std::size_t candidates) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (std::int64_t v : {m, k, n, o.tile, o.elem_bytes, o.psum_bytes, static_cast<std::int64_t>(o.skip_x),
+                         static_cast<std::int64_t>(o.skip_w), static_cast<std::int64_t>(o.lru),
+                         static_cast<std::int64_t>(candidates)})
+    h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ULL;
+  return h;
+}
+int& joint_winners(std::uint64_t key) {
+  thread_local std::unordered_map<std::uint64_t, int> winners;
+  if (winners.size() >= 4096) winners.clear();
+  return winners[key];  // (0 when new: the first candidate, walked first anyway)
 }
 
 std::vector<Unit> find_units(const Schedule& s, bool fused) {
@@ -254,16 +288,27 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
       } else if (tm.order == "best" && joint) {
         order = BackwardOrder::Interleave;  // searched with the partition below
       } else if (tm.order == "best") {
+        // The least-traffic order, ties to the earlier of the three. Walked in the order of the
+        // closed form's estimates, so that the likely winner comes first and the others give up
+        // early (a candidate before the best so far in the three wins a tie: its bound is one more).
+        constexpr std::array<BackwardOrder, 3> kOrders{BackwardOrder::Interleave, BackwardOrder::DxMajor,
+                                                       BackwardOrder::DwMajor};
+        std::array<TileWalkOptions, 3> trials{o, o, o};
+        std::array<std::int64_t, 3> estimate{};
+        std::array<int, 3> visit{0, 1, 2};
+        for (int i = 0; i < 3; ++i) estimate[i] = pick_nests(m, k, n, kOrders[i], trials[i], tm.fixed_nests);
+        std::stable_sort(visit.begin(), visit.end(), [&](int a, int b) { return estimate[a] < estimate[b]; });
         std::int64_t least = -1;
-        for (BackwardOrder c : {BackwardOrder::Interleave, BackwardOrder::DxMajor, BackwardOrder::DwMajor}) {
-          TileWalkOptions trial = o;
-          pick_nests(m, k, n, c, trial, tm.fixed_nests);
-          const TileTraffic t = run(tm, m, k, n, c, trial);
-          if (least < 0 || t.total() < least) {
-            least = t.total();
-            order = c;
+        int winner = -1;
+        for (const int i : visit) {
+          const std::int64_t bound = least < 0 ? kNoBound : (i < winner ? least : least - 1);
+          const std::optional<TileTraffic> t = run(tm, m, k, n, kOrders[i], trials[i], bound);
+          if (t && (least < 0 || t->total() < least || (t->total() == least && i < winner))) {
+            least = t->total();
+            winner = i;
+            order = kOrders[i];
             best = t;
-            best_nests = {trial.nest_x, trial.nest_w};
+            best_nests = {trials[i].nest_x, trials[i].nest_w};
           }
         }
         rec.reason = "least traffic";
@@ -287,8 +332,11 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
         const int parts = tm.cores > 1 ? tm.cores : static_cast<int>(tm.parts);
         std::vector<BackwardOrder> orders{order};
         if (tm.order == "best") orders = {BackwardOrder::Interleave, BackwardOrder::DxMajor, BackwardOrder::DwMajor};
-        std::int64_t least = -1;
-        best.reset();
+        struct Candidate {
+          BackwardOrder order;
+          TileWalkOptions options;
+        };
+        std::vector<Candidate> candidates;
         for (BackwardOrder c : orders) {
           TileWalkOptions base = o;
           pick_nests(m, k, n, c, base, tm.fixed_nests);
@@ -298,15 +346,34 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
             trial.partition = d;
             trial.parts = d < 0 ? 1 : parts;
             trial.lockstep = d >= 0 && tm.cores > 1;
-            const TileTraffic t = run(tm, m, k, n, c, trial);
-            if (least < 0 || t.total() < least) {
-              least = t.total();
-              order = c;
-              best = t;
-              o = trial;
-            }
+            candidates.push_back({c, trial});
           }
         }
+        // The least total, ties to the earlier candidate. The one that won last time for this
+        // GEMM (this thread's earlier points) is walked first, so that the others give up early
+        // (one before the best so far wins a tie: its bound is one more).
+        const std::uint64_t layer_key = joint_key(m, k, n, o, candidates.size());
+        int& last_winner = joint_winners(layer_key);
+        std::vector<int> visit(candidates.size());
+        for (std::size_t i = 0; i < visit.size(); ++i) visit[i] = static_cast<int>(i);
+        if (last_winner > 0 && last_winner < static_cast<int>(visit.size()))
+          std::rotate(visit.begin(), visit.begin() + last_winner, visit.begin() + last_winner + 1);
+        std::int64_t least = -1;
+        int winner = -1;
+        best.reset();
+        for (const int i : visit) {
+          const Candidate& cand = candidates[static_cast<std::size_t>(i)];
+          const std::int64_t bound = least < 0 ? kNoBound : (i < winner ? least : least - 1);
+          const std::optional<TileTraffic> t = run(tm, m, k, n, cand.order, cand.options, bound);
+          if (t && (least < 0 || t->total() < least || (t->total() == least && i < winner))) {
+            least = t->total();
+            winner = i;
+            order = cand.order;
+            best = t;
+            o = cand.options;
+          }
+        }
+        last_winner = winner;
         if (tm.order == "best") rec.reason = "least traffic (order x partition)";
         rec.order = std::string(backward_order_name(order));
         rec.nest_x = std::string(o.nest_x);
@@ -326,9 +393,9 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
           for (int d = 0; d < 3; ++d) {
             TileWalkOptions trial = o;
             trial.partition = d;
-            const TileTraffic t = run(tm, m, k, n, order, trial);
-            if (least < 0 || t.total() < least) {
-              least = t.total();
+            const std::optional<TileTraffic> t = run(tm, m, k, n, order, trial, bound_for(least));
+            if (t && (least < 0 || t->total() < least)) {
+              least = t->total();
               o.partition = d;
               best = t;
             }
@@ -341,7 +408,7 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
         rec.partition = std::string(1, "mnk"[o.partition]);
         rec.parts = o.parts;
       }
-      const TileTraffic w = best ? *best : run(tm, m, k, n, order, o);
+      const TileTraffic w = best ? *best : *run(tm, m, k, n, order, o, kNoBound);
       for (std::size_t t = 0; t < 5; ++t) {
         const std::int64_t gemm_bytes = elements[t] * e;
         rec.read[t] = scale(w.read[t], rec.size[t], gemm_bytes);

@@ -4,15 +4,16 @@
 
 #include <algorithm>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace dnnmem {
 namespace {
 
 constexpr std::int64_t kMaxTileOperations = std::int64_t{1} << 22;
-constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
 
 struct Touch {
   int tensor = 0;          // TileTensor
@@ -25,16 +26,20 @@ struct Touch {
 // largest member at most i is a few count-leading-zeros away (the walk's victim search).
 class Bitmap {
  public:
-  explicit Bitmap(std::int64_t size) {
-    std::int64_t n = std::max<std::int64_t>(size, 1);
+  // Empties the set and sizes it for [0, size), keeping the storage (the levels in one array).
+  void reset(std::int64_t size) {
+    levels_ = 0;
+    std::int64_t n = std::max<std::int64_t>(size, 1), total = 0;
     do {
       n = (n + 63) / 64;
-      levels_.emplace_back(static_cast<std::size_t>(n), 0);
+      start_[levels_++] = total;
+      total += n;
     } while (n > 1);
+    words_.assign(static_cast<std::size_t>(total), 0);
   }
   void insert(std::int64_t i) {
-    for (auto& words : levels_) {
-      std::uint64_t& w = words[static_cast<std::size_t>(i >> 6)];
+    for (int level = 0; level < levels_; ++level) {
+      std::uint64_t& w = word(level, i >> 6);
       const bool was_empty = w == 0;
       w |= std::uint64_t{1} << (i & 63);
       if (!was_empty) return;
@@ -42,29 +47,48 @@ class Bitmap {
     }
   }
   void erase(std::int64_t i) {
-    for (auto& words : levels_) {
-      std::uint64_t& w = words[static_cast<std::size_t>(i >> 6)];
+    for (int level = 0; level < levels_; ++level) {
+      std::uint64_t& w = word(level, i >> 6);
       w &= ~(std::uint64_t{1} << (i & 63));
       if (w != 0) return;
       i >>= 6;
     }
   }
-  // The largest member <= i, or -1.
-  std::int64_t prev(std::int64_t i) const { return prev(0, i); }
+  // The largest member <= i, or -1: up the levels to the first with a member at most i's
+  // summary bit below it, then down through the largest bits.
+  std::int64_t prev(std::int64_t i) const {
+    int level = 0;
+    for (;; ++level) {
+      if (i < 0) return -1;
+      const std::int64_t w = i >> 6;
+      const std::uint64_t m = word(level, w) & (~std::uint64_t{0} >> (63 - (i & 63)));
+      if (m != 0) {
+        i = (w << 6) | (63 - __builtin_clzll(m));
+        break;
+      }
+      if (level + 1 == levels_) return -1;
+      i = w - 1;  // the last non-empty word before w, one level up
+    }
+    while (level-- > 0) i = (i << 6) | (63 - __builtin_clzll(word(level, i)));
+    return i;
+  }
+  // The largest member, or -1: down from the top level's word, one leading-zero count a level.
+  std::int64_t max() const {
+    std::int64_t w = 0;
+    for (int level = levels_; level-- > 0;) {
+      const std::uint64_t x = word(level, w);
+      if (x == 0) return -1;  // (only the top level's word can be empty)
+      w = (w << 6) | (63 - __builtin_clzll(x));
+    }
+    return w;
+  }
 
  private:
-  std::vector<std::vector<std::uint64_t>> levels_;
-  std::int64_t prev(std::size_t level, std::int64_t i) const {
-    if (i < 0) return -1;
-    const auto& words = levels_[level];
-    std::int64_t w = i >> 6;
-    const std::uint64_t m = words[static_cast<std::size_t>(w)] & (~std::uint64_t{0} >> (63 - (i & 63)));
-    if (m != 0) return (w << 6) | (63 - __builtin_clzll(m));
-    if (level + 1 == levels_.size()) return -1;
-    w = prev(level + 1, w - 1);  // the last non-empty word before w
-    if (w < 0) return -1;
-    return (w << 6) | (63 - __builtin_clzll(words[static_cast<std::size_t>(w)]));
-  }
+  std::vector<std::uint64_t> words_;
+  std::array<std::int64_t, 8> start_{};  // each level's first word (2^48 members at most)
+  int levels_ = 0;
+  std::uint64_t& word(int level, std::int64_t w) { return words_[static_cast<std::size_t>(start_[static_cast<std::size_t>(level)] + w)]; }
+  std::uint64_t word(int level, std::int64_t w) const { return words_[static_cast<std::size_t>(start_[static_cast<std::size_t>(level)] + w)]; }
 };
 
 struct Grid {
@@ -77,9 +101,8 @@ struct Grid {
 };
 
 void check_nest(std::string_view nest, bool row_major, const char* what) {
-  std::string sorted(nest);
-  std::sort(sorted.begin(), sorted.end());
-  if (sorted != "ijk")
+  const auto has = [&](char c) { return nest.find(c) != std::string_view::npos; };
+  if (nest.size() != 3 || !has('i') || !has('j') || !has('k'))  // not a permutation of "ijk"
     throw std::invalid_argument(std::string(what) + ": '" + std::string(nest) +
                                 "' is not a loop nest over i, j, k");
   const bool i_before_j = nest.find('i') < nest.find('j');
@@ -153,38 +176,71 @@ TileTraffic tile_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOr
   return detail::tile_walk_range(m, k, n, order, o, &lo, &hi);
 }
 
-TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
-                                    const TileWalkOptions& o, std::int64_t* range_lo, std::int64_t* range_hi) {
-  detail::check_tile_input(m, k, n, o, true);
-  // Every comparison with c_eff below narrows [c_lo, c_hi): the c_eff values that decide alike.
-  std::int64_t c_lo = 0, c_hi = std::numeric_limits<std::int64_t>::max();
-  const auto at_most_c_eff = [&](std::int64_t x) {  // x <= c_eff, recording the range
-    if (x <= o.c_eff) {
-      c_lo = std::max(c_lo, x);
-      return true;
-    }
-    c_hi = std::min(c_hi, x);
-    return false;
+namespace {
+
+// The trace: everything the walk derives before its replacement loop (rules 1-3: the operations,
+// their touches, each tile's next touch, size and contributions, each operation's bytes). None of
+// it reads c_eff or the replacement rule, so the walks of one GEMM at other capacities (the tile
+// model's memo misses) share it: it is kept per thread by the rest of the input.
+struct TraceKey {
+  std::int64_t m, k, n, tile, elem_bytes, psum_bytes, parts;
+  int order, partition;
+  unsigned skip_x, skip_w;
+  bool lockstep;
+  std::array<char, 3> nest_x, nest_w;
+  bool operator==(const TraceKey&) const = default;
+};
+
+struct Trace {
+  struct Hit {
+    std::int32_t tile;      // global tile id
+    std::int32_t key;       // the tile's Bélády key after it (see the walk): its next touch, or
+                            // touches + 1 + the tile when never touched again
+    std::uint8_t tensor;    // TileTensor
+    bool accumulate, by_dw;
   };
+  std::vector<Hit> touches;
+  std::vector<std::uint32_t> op_begin;  // operation op's touches: [op_begin[op], op_begin[op + 1])
+  std::vector<std::int64_t> need;       // per operation: the on-chip bytes of its distinct tiles
+  std::vector<std::uint8_t> tensor_of;  // per tile
+  std::vector<std::int64_t> elems, chip;  // per tile: elements; on-chip bytes
+  std::vector<std::int32_t> contributions;  // per tile: its accumulating touches
+  std::int64_t tiles = 0;
+  std::size_t bytes() const {
+    return touches.size() * sizeof(Hit) + op_begin.size() * 4 + need.size() * 8 + tensor_of.size() +
+           elems.size() * 16 + contributions.size() * 4 + sizeof(Trace);
+  }
+};
+
+std::array<char, 3> nest_chars(std::string_view nest) {
+  std::array<char, 3> c{};
+  for (std::size_t i = 0; i < c.size() && i < nest.size(); ++i) c[i] = nest[i];
+  return c;
+}
+
+Trace build_trace(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order, const TileWalkOptions& o) {
   const Grid g{m, k, n, o.tile, (m + o.tile - 1) / o.tile, (n + o.tile - 1) / o.tile,
                (k + o.tile - 1) / o.tile};
-
+  Trace tr;
   // Global tile ids: each tensor's tiles after the previous tensor's.
   std::array<std::int64_t, kTileTensors + 1> offset{};
   for (int t = 0; t < kTileTensors; ++t) offset[t + 1] = offset[t] + g.rows(t) * g.cols(t);
   const auto id = [&](int t, std::int64_t r, std::int64_t c) { return offset[t] + r * g.cols(t) + c; };
-  const auto add = [&](std::vector<Touch>& out, Touch t) {
-    if (!(((t.by_dw ? o.skip_w : o.skip_x) >> t.tensor) & 1U)) out.push_back(t);
+  const auto add = [&](Trace::Hit h) {
+    if (!(((h.by_dw ? o.skip_w : o.skip_x) >> h.tensor) & 1U)) tr.touches.push_back(h);
   };
-  const auto dx_op = [&](const Pos& p, std::vector<Touch>& out) {
-    add(out, {0, id(0, p[0], p[1]), false, false});  // dY(i, j)
-    add(out, {1, id(1, p[2], p[1]), false, false});  // W(k, j)
-    add(out, {3, id(3, p[0], p[2]), true, false});   // dX(i, k)
+  const auto hit = [](int t, std::int64_t tile, bool acc, bool dw) {
+    return Trace::Hit{static_cast<std::int32_t>(tile), 0, static_cast<std::uint8_t>(t), acc, dw};
   };
-  const auto dw_op = [&](const Pos& p, std::vector<Touch>& out) {
-    add(out, {2, id(2, p[0], p[2]), false, true});  // X(i, k)
-    add(out, {0, id(0, p[0], p[1]), false, true});  // dY(i, j)
-    add(out, {4, id(4, p[2], p[1]), true, true});   // dW(k, j)
+  const auto dx_op = [&](const Pos& p) {
+    add(hit(0, id(0, p[0], p[1]), false, false));  // dY(i, j)
+    add(hit(1, id(1, p[2], p[1]), false, false));  // W(k, j)
+    add(hit(3, id(3, p[0], p[2]), true, false));   // dX(i, k)
+  };
+  const auto dw_op = [&](const Pos& p) {
+    add(hit(2, id(2, p[0], p[2]), false, true));  // X(i, k)
+    add(hit(0, id(0, p[0], p[1]), false, true));  // dY(i, j)
+    add(hit(4, id(4, p[2], p[1]), true, true));   // dW(k, j)
   };
 
   // Each part's operations (docs/model/interleaved.md, "Partitioning"): the order over its
@@ -226,181 +282,281 @@ TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t
         break;
     }
   }
-  // The trace: touches, and where each operation's touches begin. One core runs the parts one
-  // after another; several (lockstep) run operation t of every part as one operation.
-  std::vector<Touch> touches;
-  std::vector<std::size_t> op_begin;
+  // The touches, and where each operation's touches begin. One core runs the parts one after
+  // another; several (lockstep) run operation t of every part as one operation.
   {  // at most 3 touches per product, 2 products per unit: no reallocation while emitting
     std::size_t all = 0;
     for (const auto& units : part_units) all += units.size();
-    touches.reserve(6 * all);
-    op_begin.reserve(all + 1);
+    tr.touches.reserve(6 * all);
+    tr.op_begin.reserve(all + 1);
   }
   const auto emit = [&](const Unit& u) {
-    if (u.dx) dx_op(u.x, touches);
-    if (u.dw) dw_op(u.w, touches);
+    if (u.dx) dx_op(u.x);
+    if (u.dw) dw_op(u.w);
   };
+  const auto begin_op = [&] { tr.op_begin.push_back(static_cast<std::uint32_t>(tr.touches.size())); };
   if (o.lockstep) {
     std::size_t longest = 0;
     for (const auto& units : part_units) longest = std::max(longest, units.size());
     for (std::size_t t = 0; t < longest; ++t) {
-      op_begin.push_back(touches.size());
+      begin_op();
       for (const auto& units : part_units)
         if (t < units.size()) emit(units[t]);
     }
   } else {
     for (const auto& units : part_units)
       for (const Unit& u : units) {
-        op_begin.push_back(touches.size());
+        begin_op();
         emit(u);
       }
   }
-  op_begin.push_back(touches.size());
+  begin_op();
 
-  // Per tile: its size, its next touch after each touch, its contributions.
-  const std::int64_t tiles = offset[kTileTensors];
-  std::vector<int> tensor_of(static_cast<std::size_t>(tiles));
-  std::vector<std::int64_t> elems(static_cast<std::size_t>(tiles));
+  // Per tile: its tensor, size, next touch after each touch, contributions.
+  tr.tiles = offset[kTileTensors];
+  const auto tiles = static_cast<std::size_t>(tr.tiles);
+  tr.tensor_of.resize(tiles);
+  tr.elems.resize(tiles);
+  tr.chip.resize(tiles);
   for (int t = 0; t < kTileTensors; ++t)
     for (std::int64_t r = 0; r < g.rows(t); ++r)
       for (std::int64_t c = 0; c < g.cols(t); ++c) {
         const auto x = static_cast<std::size_t>(id(t, r, c));
-        tensor_of[x] = t;
-        elems[x] = std::min(g.tile, g.row_elems(t) - r * g.tile) * std::min(g.tile, g.col_elems(t) - c * g.tile);
+        tr.tensor_of[x] = static_cast<std::uint8_t>(t);
+        tr.elems[x] = std::min(g.tile, g.row_elems(t) - r * g.tile) * std::min(g.tile, g.col_elems(t) - c * g.tile);
+        tr.chip[x] = tr.elems[x] * (t >= 3 ? o.psum_bytes : o.elem_bytes);
       }
-  const auto on_chip = [&](std::int64_t tile) {
-    const int t = tensor_of[static_cast<std::size_t>(tile)];
-    return elems[static_cast<std::size_t>(tile)] * (t >= 3 ? o.psum_bytes : o.elem_bytes);
-  };
-  std::vector<std::int64_t> next(touches.size(), kNever);
-  std::vector<std::int64_t> last(static_cast<std::size_t>(tiles), kNever);
-  std::vector<std::int64_t> contributions(static_cast<std::size_t>(tiles), 0);
-  for (std::size_t p = touches.size(); p-- > 0;) {
-    const auto x = static_cast<std::size_t>(touches[p].tile);
-    next[p] = last[x];
-    last[x] = static_cast<std::int64_t>(p);
-    if (touches[p].accumulate) ++contributions[x];
+  std::vector<std::int32_t> last(tiles, -1);
+  tr.contributions.assign(tiles, 0);
+  const auto never = static_cast<std::int64_t>(tr.touches.size()) + 1;
+  for (std::size_t p = tr.touches.size(); p-- > 0;) {
+    auto& h = tr.touches[p];
+    const auto x = static_cast<std::size_t>(h.tile);
+    h.key = last[x] >= 0 ? last[x] : static_cast<std::int32_t>(never + h.tile);
+    last[x] = static_cast<std::int32_t>(p);
+    if (h.accumulate) ++tr.contributions[x];
   }
+  // Each operation's need: the bytes of its distinct tiles (`last` marks a tile seen by op + 1).
+  std::fill(last.begin(), last.end(), -1);
+  const std::size_t ops = tr.op_begin.size() - 1;
+  tr.need.resize(ops);
+  for (std::size_t op = 0; op < ops; ++op) {
+    std::int64_t need = 0;
+    for (std::uint32_t q = tr.op_begin[op]; q < tr.op_begin[op + 1]; ++q) {
+      const auto x = static_cast<std::size_t>(tr.touches[q].tile);
+      if (last[x] == static_cast<std::int32_t>(op)) continue;
+      last[x] = static_cast<std::int32_t>(op);
+      need += tr.chip[x];
+    }
+    tr.need[op] = need;
+  }
+  return tr;
+}
+
+struct TraceKeyHash {
+  std::size_t operator()(const TraceKey& w) const {
+    std::uint64_t h = 1469598103934665603ULL;
+    for (std::int64_t v : {w.m, w.k, w.n, w.tile, w.elem_bytes, w.psum_bytes, w.parts,
+                           static_cast<std::int64_t>(w.order), static_cast<std::int64_t>(w.partition),
+                           static_cast<std::int64_t>(w.skip_x), static_cast<std::int64_t>(w.skip_w),
+                           static_cast<std::int64_t>(w.lockstep),
+                           static_cast<std::int64_t>(w.nest_x[0] + 256 * (w.nest_x[1] + 256 * w.nest_x[2])),
+                           static_cast<std::int64_t>(w.nest_w[0] + 256 * (w.nest_w[1] + 256 * w.nest_w[2]))})
+      h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ULL;
+    return static_cast<std::size_t>(h);
+  }
+};
+
+// The per-thread traces (a sweep's threads share nothing), forgotten together when their bytes
+// pass the budget.
+constexpr std::size_t kTraceBudget = std::size_t{64} << 20;
+
+std::shared_ptr<const Trace> cached_trace(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
+                                          const TileWalkOptions& o) {
+  const TraceKey key{m, k, n, o.tile, o.elem_bytes, o.psum_bytes, o.parts, static_cast<int>(order),
+                     o.partition, o.skip_x, o.skip_w, o.lockstep, nest_chars(o.nest_x), nest_chars(o.nest_w)};
+  thread_local std::unordered_map<TraceKey, std::shared_ptr<const Trace>, TraceKeyHash> traces;
+  thread_local std::size_t stored = 0;
+  if (auto it = traces.find(key); it != traces.end()) return it->second;
+  auto tr = std::make_shared<const Trace>(build_trace(m, k, n, order, o));
+  const std::size_t bytes = tr->bytes();
+  if (bytes > kTraceBudget / 4) return tr;  // too large to keep
+  if (stored + bytes > kTraceBudget) {
+    traces.clear();
+    stored = 0;
+  }
+  stored += bytes;
+  traces.emplace(key, tr);
+  return tr;
+}
+
+// The replacement loop's state, kept per thread between walks (no allocation per walk).
+struct Scratch {
+  struct Tile {  // one tile's state, together
+    std::int32_t key = -1;    // its slot; -1: not resident
+    std::int32_t done = 0;    // its contributions so far
+    std::int32_t stamp = 0;   // == the operation's stamp: touched by it
+    std::uint8_t dirty = 0, seen = 0;
+  };
+  std::vector<Tile> tile;
+  std::vector<std::int32_t> tile_at;
+  Bitmap resident;
+};
+
+}  // namespace
+
+TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
+                                    const TileWalkOptions& o, std::int64_t* range_lo, std::int64_t* range_hi) {
+  std::int64_t moved = 0;
+  return *tile_walk_bounded(m, k, n, order, o, std::numeric_limits<std::int64_t>::max(), range_lo, range_hi, &moved);
+}
+
+std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_t k, std::int64_t n,
+                                                     BackwardOrder order, const TileWalkOptions& o,
+                                                     std::int64_t bound, std::int64_t* range_lo,
+                                                     std::int64_t* range_hi, std::int64_t* moved_out) {
+  detail::check_tile_input(m, k, n, o, true);
+  const std::shared_ptr<const Trace> trace = cached_trace(m, k, n, order, o);
+  const Trace& tr = *trace;
+  // Every comparison with c_eff below narrows [c_lo, c_hi): the c_eff values that decide alike.
+  std::int64_t c_lo = 0, c_hi = std::numeric_limits<std::int64_t>::max();
+  const auto at_most_c_eff = [&](std::int64_t x) {  // x <= c_eff, recording the range
+    if (x <= o.c_eff) {
+      c_lo = std::max(c_lo, x);
+      return true;
+    }
+    c_hi = std::min(c_hi, x);
+    return false;
+  };
+  const auto& touches = tr.touches;
+  const std::int64_t tiles = tr.tiles;
+  const auto n_touches = static_cast<std::int64_t>(touches.size());
 
   TileTraffic out;
-  out.operations = static_cast<std::int64_t>(op_begin.size()) - 1;
+  out.operations = static_cast<std::int64_t>(tr.op_begin.size()) - 1;
   // Resident tiles keyed by (priority, tensor, tile) so that the largest is rule 4's victim. The
   // priority after touch q: its tile's next touch (Bélády), or touches - q, the larger the less
-  // recently used (LRU; unique, so the tie-break never decides).
-  const auto priority = [&](std::size_t q) {
-    return o.lru ? static_cast<std::int64_t>(touches.size() - q) : next[q];
+  // recently used (LRU; unique, so the tie-break never decides). The set is one bitmap over
+  // slots: the priorities other than "never" are distinct touch positions in [1, touches] (a
+  // tile's next touch, or touches - its last); the tiles never touched again tie on the
+  // priority, above every position, and are ordered by (tensor, tile), the tile id's order (ids
+  // are offset by tensor), so slot touches + 1 + tile orders them. The largest slot is the
+  // victim. (A std::set of tuples was 60-70 % of a walk.)
+  const auto slots = n_touches + 1 + tiles;
+  const auto slot = [&](std::size_t q) -> std::int64_t {
+    return o.lru ? n_touches - static_cast<std::int64_t>(q) : touches[q].key;
   };
-  // The set is kept as two bitmaps: the priorities other than kNever are distinct touch
-  // positions in [1, touches] (a tile's next touch, or touches - its last), so a bitmap over
-  // positions with the tile at each orders them; the tiles never touched again (kNever) tie on
-  // the priority and are ordered by (tensor, tile), which is the tile id's order (ids are
-  // offset by tensor). The largest key is then the largest never-again tile, else the tile at
-  // the largest position. (A std::set of tuples was 60-70 % of a walk.)
-  std::vector<std::int64_t> key_next(static_cast<std::size_t>(tiles), -1);  // -1: not resident
-  const auto positions = static_cast<std::int64_t>(touches.size()) + 1;
-  Bitmap by_priority(positions), never_again(tiles);
-  std::vector<std::int64_t> tile_at(static_cast<std::size_t>(positions), -1);
-  const auto place = [&](std::size_t x, std::int64_t key) {
-    key_next[x] = key;
-    if (key == kNever) {
-      never_again.insert(static_cast<std::int64_t>(x));
-    } else {
-      by_priority.insert(key);
-      tile_at[static_cast<std::size_t>(key)] = static_cast<std::int64_t>(x);
+  thread_local Scratch s;
+  struct Release {  // a large walk's state is not kept
+    Scratch& s;
+    bool large;
+    ~Release() {
+      if (large) s = Scratch{};
     }
+  } release{s, slots > (std::int64_t{1} << 21)};
+  const auto nt = static_cast<std::size_t>(tiles);
+  s.tile.assign(nt, Scratch::Tile{});
+  s.tile_at.resize(static_cast<std::size_t>(slots));
+  s.resident.reset(slots);
+  auto& tile_at = s.tile_at;
+  auto& st = s.tile;
+  const auto place = [&](std::size_t x, std::int64_t key) {
+    st[x].key = static_cast<std::int32_t>(key);
+    s.resident.insert(key);
+    tile_at[static_cast<std::size_t>(key)] = static_cast<std::int32_t>(x);
   };
   const auto unplace = [&](std::size_t x) {
-    if (key_next[x] == kNever)
-      never_again.erase(static_cast<std::int64_t>(x));
-    else
-      by_priority.erase(key_next[x]);
-    key_next[x] = -1;
+    s.resident.erase(st[x].key);
+    st[x].key = -1;
   };
-  std::vector<std::uint8_t> dirty(static_cast<std::size_t>(tiles), 0), seen(static_cast<std::size_t>(tiles), 0);
-  std::vector<std::int64_t> done(static_cast<std::size_t>(tiles), 0);
-  std::int64_t used = 0;
-  const auto elem_bytes = [&](std::int64_t tile, std::int64_t per) { return elems[static_cast<std::size_t>(tile)] * per; };
+  std::int64_t used = 0, moved = 0;  // moved: out's total so far
+  const auto add = [&](std::int64_t& field, std::int64_t bytes) {
+    field += bytes;
+    moved += bytes;
+  };
+  const auto elem_bytes = [&](std::int64_t tile, std::int64_t per) { return tr.elems[static_cast<std::size_t>(tile)] * per; };
   const auto evict = [&](std::int64_t tile) {
     const auto x = static_cast<std::size_t>(tile);
     unplace(x);
-    used -= on_chip(tile);
-    if (dirty[x]) {
-      dirty[x] = 0;
-      if (done[x] < contributions[x])
-        out.psum_written[static_cast<std::size_t>(tensor_of[x])] += elem_bytes(tile, o.psum_bytes);
+    used -= tr.chip[x];
+    if (st[x].dirty) {
+      st[x].dirty = 0;
+      if (st[x].done < tr.contributions[x])
+        add(out.psum_written[static_cast<std::size_t>(tr.tensor_of[x])], elem_bytes(tile, o.psum_bytes));
       else
-        out.written[static_cast<std::size_t>(tensor_of[x])] += elem_bytes(tile, o.elem_bytes);
+        add(out.written[static_cast<std::size_t>(tr.tensor_of[x])], elem_bytes(tile, o.elem_bytes));
     }
   };
-  for (std::size_t op = 0; op + 1 < op_begin.size(); ++op) {
-    const std::size_t b = op_begin[op], e = op_begin[op + 1];
-    const auto in_op = [&](std::int64_t tile) {
-      for (std::size_t q = b; q < e; ++q)
-        if (touches[q].tile == tile) return true;
-      return false;
-    };
-    std::int64_t need = 0;
+  for (std::size_t op = 0; op + 1 < tr.op_begin.size(); ++op) {
+    const std::size_t b = tr.op_begin[op], e = tr.op_begin[op + 1];
+    const auto stamp = static_cast<std::int32_t>(op + 1);  // st[x].stamp == stamp: this operation's tile
+    bool marked = false;
+    const bool fits = at_most_c_eff(tr.need[op]);
     for (std::size_t q = b; q < e; ++q) {
-      bool first = true;
-      for (std::size_t r = b; r < q; ++r) first = first && touches[r].tile != touches[q].tile;
-      if (first) need += on_chip(touches[q].tile);
-    }
-    const bool fits = at_most_c_eff(need);
-    for (std::size_t q = b; q < e; ++q) {
-      const Touch& tc = touches[q];
+      const Trace::Hit& tc = touches[q];
       const auto x = static_cast<std::size_t>(tc.tile);
       const auto t = static_cast<std::size_t>(tc.tensor);
-      if (key_next[x] < 0) {
+      if (st[x].key < 0) {
         if (!tc.accumulate) {
-          out.read[t] += elem_bytes(tc.tile, o.elem_bytes);
+          add(out.read[t], elem_bytes(tc.tile, o.elem_bytes));
           if (tc.by_dw && tc.tensor == 0) out.dy_read_by_dw += elem_bytes(tc.tile, o.elem_bytes);
         }
-        else if (seen[x])
-          out.psum_read[t] += elem_bytes(tc.tile, o.psum_bytes);
+        else if (st[x].seen)
+          add(out.psum_read[t], elem_bytes(tc.tile, o.psum_bytes));
         if (fits) {
-          const std::int64_t bytes = on_chip(tc.tile);
+          const std::int64_t bytes = tr.chip[x];
           while (!at_most_c_eff(used + bytes)) {
+            if (!marked) {  // this operation's tiles, which are not victims
+              for (std::size_t r = b; r < e; ++r) st[static_cast<std::size_t>(touches[r].tile)].stamp = stamp;
+              marked = true;
+            }
             // Rule 4's victim: the largest key whose tile this operation does not touch.
             std::int64_t victim = -1;
-            for (std::int64_t v = never_again.prev(tiles - 1); v >= 0 && victim < 0; v = never_again.prev(v - 1))
-              if (!in_op(v)) victim = v;
-            for (std::int64_t p = by_priority.prev(positions - 1); p >= 0 && victim < 0; p = by_priority.prev(p - 1))
-              if (!in_op(tile_at[static_cast<std::size_t>(p)])) victim = tile_at[static_cast<std::size_t>(p)];
+            for (std::int64_t p = s.resident.max(); p >= 0 && victim < 0; p = s.resident.prev(p - 1))
+              if (const std::int32_t v = tile_at[static_cast<std::size_t>(p)]; st[static_cast<std::size_t>(v)].stamp != stamp)
+                victim = v;
             if (victim < 0) throw std::logic_error("tile walk: no tile to evict");
             evict(victim);
           }
           used += bytes;
-          place(x, priority(q));
+          place(x, slot(q));
         }
       } else {
         unplace(x);
-        place(x, priority(q));
+        place(x, slot(q));
       }
       if (tc.accumulate) {
-        seen[x] = 1;
-        ++done[x];
+        st[x].seen = 1;
+        ++st[x].done;
         if (fits)
-          dirty[x] = 1;
-        else if (done[x] < contributions[x])
-          out.psum_written[t] += elem_bytes(tc.tile, o.psum_bytes);
+          st[x].dirty = 1;
+        else if (st[x].done < tr.contributions[x])
+          add(out.psum_written[t], elem_bytes(tc.tile, o.psum_bytes));
         else
-          out.written[t] += elem_bytes(tc.tile, o.elem_bytes);
+          add(out.written[t], elem_bytes(tc.tile, o.elem_bytes));
       }
     }
     if (!fits)
       for (std::size_t q = b; q < e; ++q) {
         const auto x = static_cast<std::size_t>(touches[q].tile);
-        if (key_next[x] >= 0) {
-          dirty[x] = 0;  // its bytes were counted when it was touched
+        if (st[x].key >= 0) {
+          st[x].dirty = 0;  // its bytes were counted when it was touched
           evict(touches[q].tile);
         }
       }
+    if (moved > bound) {
+      *range_lo = c_lo;
+      *range_hi = c_hi;
+      *moved_out = moved;
+      return std::nullopt;
+    }
   }
   for (std::int64_t tile = 0; tile < tiles; ++tile)
-    if (dirty[static_cast<std::size_t>(tile)])
-      out.written[static_cast<std::size_t>(tensor_of[static_cast<std::size_t>(tile)])] += elem_bytes(tile, o.elem_bytes);
+    if (st[static_cast<std::size_t>(tile)].dirty)
+      add(out.written[static_cast<std::size_t>(tr.tensor_of[static_cast<std::size_t>(tile)])], elem_bytes(tile, o.elem_bytes));
   *range_lo = c_lo;
   *range_hi = c_hi;
+  *moved_out = moved;
   return out;
 }
 

@@ -58,7 +58,8 @@ std::int64_t stream(const Shape& g, std::string_view nest, unsigned mask, std::i
       std::int64_t need;
       double rate;
     };
-    std::vector<Want> wants;
+    std::array<Want, kTileTensors> wants{};
+    std::size_t n_wants = 0;
     for (int t = 0; t < kTileTensors; ++t) {
       v[t] = 1.0;
       if (!((mask >> t) & 1U)) continue;
@@ -69,11 +70,14 @@ std::int64_t stream(const Shape& g, std::string_view nest, unsigned mask, std::i
       const std::int64_t need = pos == 0 ? g.on_chip(t) : (g.on_chip(t) + outer - 1) / outer;
       const double saved = static_cast<double>(n_r - 1) *
                            static_cast<double>(g.output(t) ? 2 * g.elements(t) * g.psum : g.elements(t) * g.elem);
-      wants.push_back({t, need, saved / static_cast<double>(need)});
+      wants[n_wants++] = {t, need, saved / static_cast<double>(need)};
     }
-    std::stable_sort(wants.begin(), wants.end(), [](const Want& a, const Want& b) { return a.rate > b.rate; });
+    // By rate, descending, ties in tensor order (a stable insertion sort of at most five).
+    for (std::size_t a = 1; a < n_wants; ++a)
+      for (std::size_t b = a; b > 0 && wants[b].rate > wants[b - 1].rate; --b) std::swap(wants[b], wants[b - 1]);
     std::int64_t budget = c - op_bytes;
-    for (const Want& w : wants) {
+    for (std::size_t x = 0; x < n_wants; ++x) {
+      const Want& w = wants[x];
       const std::int64_t pinned = std::min(budget, w.need);
       budget -= pinned;
       const double miss = 1.0 - static_cast<double>(pinned) / static_cast<double>(w.need);
@@ -98,14 +102,45 @@ std::int64_t stream(const Shape& g, std::string_view nest, unsigned mask, std::i
   return dy;
 }
 
-// Position of the first operation touching dY tile (i, j) in a nest (k = 0 comes first).
-std::int64_t first_use(const Shape& g, std::string_view nest, std::int64_t i, std::int64_t j) {
-  std::int64_t pos = 0;
-  for (char c : nest) {
-    const int d = dim_of(c);
-    pos = pos * g.count[d] + (d == 0 ? i : d == 1 ? j : 0);
+// The position of the first operation touching dY tile (i, j) in a nest (k = 0 comes first) is
+// linear in i and j: a[0] * i + a[1] * j, a[d] the product of the counts of the dimensions inside d.
+std::array<std::int64_t, 2> first_use(const Shape& g, std::string_view nest) {
+  std::array<std::int64_t, 2> a{0, 0};
+  std::int64_t stride = 1;
+  for (std::size_t p = nest.size(); p-- > 0;) {
+    const int d = dim_of(nest[p]);
+    if (d < 2) a[static_cast<std::size_t>(d)] = stride;
+    stride *= g.count[d];
   }
-  return pos;
+  return a;
+}
+
+std::int64_t floor_div(std::int64_t a, std::int64_t c) { return a >= 0 ? a / c : -((-a + c - 1) / c); }  // c > 0
+
+// The bytes of the dY tiles (i, j) whose first uses by the two nests lie at most `window`
+// operations apart: per row i, the j with |a + c j| <= window form one run.
+std::int64_t within_window(const Shape& g, std::string_view nest_x, std::string_view nest_w, std::int64_t window) {
+  const auto ax = first_use(g, nest_x), aw = first_use(g, nest_w);
+  const std::int64_t ci = ax[0] - aw[0], cj0 = ax[1] - aw[1], nj = g.count[1];
+  std::int64_t bytes = 0;
+  for (std::int64_t i = 0; i < g.count[0]; ++i) {
+    std::int64_t a = ci * i, c = cj0;
+    if (c < 0) {  // |a + c j| = |-a - c j|
+      a = -a;
+      c = -c;
+    }
+    std::int64_t j0 = 0, j1 = nj - 1;
+    if (c == 0) {
+      if ((a < 0 ? -a : a) > window) continue;
+    } else {
+      j0 = std::max<std::int64_t>(j0, -floor_div(window + a, c));  // ceil((-window - a) / c)
+      j1 = std::min(j1, floor_div(window - a, c));
+    }
+    if (j0 > j1) continue;
+    const std::int64_t cols = (j1 - j0 + 1) * g.tile - (j1 == nj - 1 ? g.tile - g.edge[1] : 0);
+    bytes += std::min(g.tile, g.size[0] - i * g.tile) * cols * g.elem;
+  }
+  return bytes;
 }
 
 }  // namespace
@@ -162,14 +197,7 @@ TileTraffic tile_estimate(std::int64_t m, std::int64_t k, std::int64_t n, Backwa
       std::int64_t dy_w = stream(g, o.nest_w, mw, half, 1, w);
       if (reuse && (mx & mw & 1U)) {
         // dY tiles whose first uses by the two streams lie within the window D: the second is a hit.
-        const std::int64_t window = o.c_eff / fused;
-        std::int64_t bytes = 0;
-        for (std::int64_t i = 0; i < g.count[0]; ++i)
-          for (std::int64_t j = 0; j < g.count[1]; ++j) {
-            const std::int64_t d = first_use(g, o.nest_x, i, j) - first_use(g, o.nest_w, i, j);
-            if ((d < 0 ? -d : d) <= window)
-              bytes += std::min(g.tile, m - i * g.tile) * std::min(g.tile, n - j * g.tile) * g.elem;
-          }
+        const std::int64_t bytes = within_window(g, o.nest_x, o.nest_w, o.c_eff / fused);
         w.read[0] -= std::min(bytes, w.read[0]);
         dy_w = w.read[0];
       }

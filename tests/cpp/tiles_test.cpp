@@ -2,6 +2,8 @@
 // tests/python/test_tiles_oracle.py; the Python tests also compare it with the reference walk
 // on random shapes.
 #include <stdexcept>
+#include <thread>
+#include <vector>
 
 #include "catch.hpp"
 #include "dnnmem/tiles.hpp"
@@ -89,4 +91,64 @@ TEST_CASE("LRU replacement: seq reads dY twice where Bélády reads it once, by 
   CHECK(belady.total() == 11);
   CHECK(lru.total() == 14);
   CHECK_THROWS_AS(tile_estimate(1, 1, 3, BackwardOrder::Seq, o), std::invalid_argument);
+}
+
+namespace {
+bool same(const TileTraffic& a, const TileTraffic& b) {
+  return a.read == b.read && a.written == b.written && a.psum_read == b.psum_read &&
+         a.psum_written == b.psum_written && a.operations == b.operations && a.dy_read_by_dw == b.dy_read_by_dw;
+}
+}  // namespace
+
+TEST_CASE("tile walk: its per-thread trace is never reused for another input", "[tiles]") {
+  // One GEMM shape, inputs differing in all but the shape (skip masks, order, nests, element
+  // sizes, partition, lock step, replacement, c_eff, give-up bound), walked one after another
+  // on this thread (each leaves its trace behind) and each also on a fresh thread, with an
+  // empty cache: the same traffic.
+  struct Case {
+    BackwardOrder order;
+    TileWalkOptions o;
+  };
+  std::vector<Case> cases;
+  const TileWalkOptions base{2, 40, 2, 2, "ijk", "jik"};
+  for (int v = 0; v < 12; ++v) {
+    Case c{BackwardOrder::Interleave, base};
+    if (v == 1) c.o.skip_x = 1U << 1;                 // W kept whole
+    if (v == 2) c.o.skip_w = 1U;                      // dy-oracle
+    if (v == 3) c.order = BackwardOrder::DxMajor;
+    if (v == 4) c.o.nest_x = "kij";
+    if (v == 5) c.o.nest_w = "kji";
+    if (v == 6) c.o.psum_bytes = 4;
+    if (v == 7) c.o.partition = 0, c.o.parts = 2;
+    if (v == 8) c.o.partition = 0, c.o.parts = 2, c.o.lockstep = true;
+    if (v == 9) c.o.lru = true;
+    if (v == 10) c.o.c_eff = 64;
+    if (v == 11) c.order = BackwardOrder::Seq;
+    cases.push_back(c);
+  }
+  std::vector<TileTraffic> here, fresh(cases.size());
+  for (int round = 0; round < 2; ++round)  // the second round finds every trace cached
+    for (const Case& c : cases) {
+      const TileTraffic t = tile_walk(6, 5, 7, c.order, c.o);
+      if (round == 0) here.push_back(t);
+      CHECK(same(t, here[&c - cases.data()]));
+    }
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    std::thread([&] { fresh[i] = tile_walk(6, 5, 7, cases[i].order, cases[i].o); }).join();
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    CHECK(same(here[i], fresh[i]));
+    if (i > 0) CHECK_FALSE(same(here[i], here[0]));  // every variation changes the walk here
+  }
+  // A walk given up under a bound below its total (checked after each operation: here after the
+  // first); the same walk in full under its total.
+  std::int64_t lo = 0, hi = 0, moved = 0;
+  CHECK_FALSE(detail::tile_walk_bounded(6, 5, 7, BackwardOrder::Interleave, base, 0, &lo, &hi, &moved));
+  CHECK(moved > 0);
+  CHECK(moved < here[0].total());
+  CHECK(lo <= base.c_eff);
+  CHECK(base.c_eff < hi);
+  const auto full = detail::tile_walk_bounded(6, 5, 7, BackwardOrder::Interleave, base, here[0].total(), &lo, &hi, &moved);
+  REQUIRE(full);
+  CHECK(same(*full, here[0]));
+  CHECK(moved == here[0].total());
 }

@@ -84,6 +84,13 @@ void check_tile_input(std::int64_t m, std::int64_t k, std::int64_t n, const Tile
 // tile model memoises walks by it).
 TileTraffic tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                             const TileWalkOptions& options, std::int64_t* lo, std::int64_t* hi);
+// tile_walk_range that gives up, returning nothing, as soon as the bytes it has moved pass
+// `bound` (its total would be above bound; *moved: those bytes; [*lo, *hi): the c_eff values for
+// which the walk up to there, and so giving up, is the same): the tile model's searches drop a
+// candidate that can no longer win by it. Same result otherwise.
+std::optional<TileTraffic> tile_walk_bounded(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
+                                             const TileWalkOptions& options, std::int64_t bound, std::int64_t* lo,
+                                             std::int64_t* hi, std::int64_t* moved);
 }  // namespace detail
 
 std::string_view backward_order_name(BackwardOrder o);  // "seq", "seq-dw-first", "interleave", ...
