@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dnnmem/estimate.hpp"
+#include "dnnmem/tiles.hpp"
 #include "point.hpp"
 
 #ifdef DNNMEM_HAVE_OPENMP
@@ -123,6 +124,11 @@ std::int64_t sweep(const Schedule& s, std::span<const PreparedPolicy> policies,
   // One team member: takes ranges of points until none is left (guided scheduling), with its
   // own scratch reused from point to point, so nothing mutable is shared.
   const auto work = [&] {
+    // The tile model's walk traces are cached per thread (up to 64 MiB): a pool's threads must
+    // not hold them after the sweep.
+    struct ForgetTraces {
+      ~ForgetTraces() { detail::forget_tile_traces(); }
+    } forget;
     try {
       PointWorkspace ws;
       for (;;) {

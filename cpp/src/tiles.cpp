@@ -368,15 +368,16 @@ struct TraceKeyHash {
 };
 
 // The per-thread traces (a sweep's threads share nothing), forgotten together when their bytes
-// pass the budget.
+// pass the budget, and when a sweep's thread is done (detail::forget_tile_traces), so that the
+// threads of a pool do not hold them after the sweep.
 constexpr std::size_t kTraceBudget = std::size_t{64} << 20;
+thread_local std::unordered_map<TraceKey, std::shared_ptr<const Trace>, TraceKeyHash> traces;
+thread_local std::size_t stored = 0;
 
 std::shared_ptr<const Trace> cached_trace(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                                           const TileWalkOptions& o) {
   const TraceKey key{m, k, n, o.tile, o.elem_bytes, o.psum_bytes, o.parts, static_cast<int>(order),
                      o.partition, o.skip_x, o.skip_w, o.lockstep, nest_chars(o.nest_x), nest_chars(o.nest_w)};
-  thread_local std::unordered_map<TraceKey, std::shared_ptr<const Trace>, TraceKeyHash> traces;
-  thread_local std::size_t stored = 0;
   if (auto it = traces.find(key); it != traces.end()) return it->second;
   auto tr = std::make_shared<const Trace>(build_trace(m, k, n, order, o));
   const std::size_t bytes = tr->bytes();
@@ -581,6 +582,11 @@ std::optional<BackwardOrder> backward_order_from_name(std::string_view name) {
 std::string_view tile_tensor_name(TileTensor t) {
   static constexpr std::string_view names[] = {"dY", "W", "X", "dX", "dW"};
   return names[static_cast<int>(t)];
+}
+
+void detail::forget_tile_traces() {
+  traces = {};  // (clear() would keep the table's buckets)
+  stored = 0;
 }
 
 }  // namespace dnnmem

@@ -91,6 +91,8 @@ TileTraffic tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t n, Back
 std::optional<TileTraffic> tile_walk_bounded(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                                              const TileWalkOptions& options, std::int64_t bound, std::int64_t* lo,
                                              std::int64_t* hi, std::int64_t* moved);
+// Frees this thread's cached walk traces (the sweep's threads call it when they are done).
+void forget_tile_traces();
 }  // namespace detail
 
 std::string_view backward_order_name(BackwardOrder o);  // "seq", "seq-dw-first", "interleave", ...
