@@ -13,6 +13,7 @@
 
 #include "dnnmem/plan.hpp"
 #include "dnnmem/tiles.hpp"
+#include "tile_key.hpp"
 
 namespace dnnmem {
 namespace {
@@ -35,35 +36,6 @@ std::int64_t scale(std::int64_t walked, std::int64_t tensor_bytes, std::int64_t 
   return static_cast<std::int64_t>((q + gemm_bytes / 2) / gemm_bytes);
 }
 
-// A walk's input but c_eff, as the memo below keys it.
-struct WalkKey {
-  std::int64_t m, k, n, tile, elem_bytes, psum_bytes, parts;
-  int order, partition;
-  unsigned skip_x, skip_w;
-  bool lockstep, lru;
-  std::array<char, 3> nest_x, nest_w;
-  bool operator==(const WalkKey&) const = default;
-};
-struct WalkKeyHash {
-  std::size_t operator()(const WalkKey& w) const {
-    std::uint64_t h = 1469598103934665603ULL;
-    for (std::int64_t v : {w.m, w.k, w.n, w.tile, w.elem_bytes, w.psum_bytes, w.parts,
-                           static_cast<std::int64_t>(w.order), static_cast<std::int64_t>(w.partition),
-                           static_cast<std::int64_t>(w.skip_x), static_cast<std::int64_t>(w.skip_w),
-                           static_cast<std::int64_t>(w.lockstep) * 2 + w.lru,
-                           static_cast<std::int64_t>(w.nest_x[0] + 256 * (w.nest_x[1] + 256 * w.nest_x[2])),
-                           static_cast<std::int64_t>(w.nest_w[0] + 256 * (w.nest_w[1] + 256 * w.nest_w[2]))})
-      h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ULL;
-    return static_cast<std::size_t>(h);
-  }
-};
-
-std::array<char, 3> nest_chars(std::string_view nest) {
-  std::array<char, 3> c{};
-  for (std::size_t i = 0; i < c.size() && i < nest.size(); ++i) c[i] = nest[i];
-  return c;
-}
-
 // The tile walk is a pure function of its input, and the points of a sweep walk the same GEMMs
 // again and again (repeated layers; every capacity). It reads c_eff only through comparisons,
 // and reports the range of c_eff values that compare alike (detail::tile_walk_range), for which
@@ -83,10 +55,8 @@ struct WalkRange {
 std::optional<TileTraffic> memo_walk(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                                      const TileWalkOptions& o, std::int64_t bound) {
   if (o.nest_x.size() != 3 || o.nest_w.size() != 3) return tile_walk(m, k, n, order, o);  // (it throws)
-  const WalkKey key{m, k, n, o.tile, o.elem_bytes, o.psum_bytes, o.parts,
-                    static_cast<int>(order), o.partition, o.skip_x, o.skip_w, o.lockstep, o.lru,
-                    nest_chars(o.nest_x), nest_chars(o.nest_w)};
-  thread_local std::unordered_map<WalkKey, std::vector<WalkRange>, WalkKeyHash> memo;
+  const detail::WalkKey key = detail::walk_key(m, k, n, order, o);
+  thread_local std::unordered_map<detail::WalkKey, std::vector<WalkRange>, detail::WalkKeyHash> memo;
   thread_local std::size_t stored = 0;
   std::vector<WalkRange>& ranges = memo[key];
   for (const WalkRange& r : ranges)

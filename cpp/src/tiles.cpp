@@ -2,6 +2,8 @@
 // reference tests/python/oracle_tiles.py implements the same page; the tests compare the two.
 #include "dnnmem/tiles.hpp"
 
+#include "tile_key.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <memory>
@@ -181,15 +183,8 @@ namespace {
 // The trace: everything the walk derives before its replacement loop (rules 1-3: the operations,
 // their touches, each tile's next touch, size and contributions, each operation's bytes). None of
 // it reads c_eff or the replacement rule, so the walks of one GEMM at other capacities (the tile
-// model's memo misses) share it: it is kept per thread by the rest of the input.
-struct TraceKey {
-  std::int64_t m, k, n, tile, elem_bytes, psum_bytes, parts;
-  int order, partition;
-  unsigned skip_x, skip_w;
-  bool lockstep;
-  std::array<char, 3> nest_x, nest_w;
-  bool operator==(const TraceKey&) const = default;
-};
+// model's memo misses) share it: it is kept per thread by the rest of the input (WalkKey with
+// lru = false).
 
 struct Trace {
   struct Hit {
@@ -211,12 +206,6 @@ struct Trace {
            elems.size() * 16 + contributions.size() * 4 + sizeof(Trace);
   }
 };
-
-std::array<char, 3> nest_chars(std::string_view nest) {
-  std::array<char, 3> c{};
-  for (std::size_t i = 0; i < c.size() && i < nest.size(); ++i) c[i] = nest[i];
-  return c;
-}
 
 Trace build_trace(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order, const TileWalkOptions& o) {
   const Grid g{m, k, n, o.tile, (m + o.tile - 1) / o.tile, (n + o.tile - 1) / o.tile,
@@ -353,31 +342,18 @@ Trace build_trace(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder 
   return tr;
 }
 
-struct TraceKeyHash {
-  std::size_t operator()(const TraceKey& w) const {
-    std::uint64_t h = 1469598103934665603ULL;
-    for (std::int64_t v : {w.m, w.k, w.n, w.tile, w.elem_bytes, w.psum_bytes, w.parts,
-                           static_cast<std::int64_t>(w.order), static_cast<std::int64_t>(w.partition),
-                           static_cast<std::int64_t>(w.skip_x), static_cast<std::int64_t>(w.skip_w),
-                           static_cast<std::int64_t>(w.lockstep),
-                           static_cast<std::int64_t>(w.nest_x[0] + 256 * (w.nest_x[1] + 256 * w.nest_x[2])),
-                           static_cast<std::int64_t>(w.nest_w[0] + 256 * (w.nest_w[1] + 256 * w.nest_w[2]))})
-      h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ULL;
-    return static_cast<std::size_t>(h);
-  }
-};
 
 // The per-thread traces (a sweep's threads share nothing), forgotten together when their bytes
 // pass the budget, and when a sweep's thread is done (detail::forget_tile_traces), so that the
 // threads of a pool do not hold them after the sweep.
 constexpr std::size_t kTraceBudget = std::size_t{64} << 20;
-thread_local std::unordered_map<TraceKey, std::shared_ptr<const Trace>, TraceKeyHash> traces;
+thread_local std::unordered_map<detail::WalkKey, std::shared_ptr<const Trace>, detail::WalkKeyHash> traces;
 thread_local std::size_t stored = 0;
 
 std::shared_ptr<const Trace> cached_trace(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                                           const TileWalkOptions& o) {
-  const TraceKey key{m, k, n, o.tile, o.elem_bytes, o.psum_bytes, o.parts, static_cast<int>(order),
-                     o.partition, o.skip_x, o.skip_w, o.lockstep, nest_chars(o.nest_x), nest_chars(o.nest_w)};
+  detail::WalkKey key = detail::walk_key(m, k, n, order, o);
+  key.lru = false;  // the trace does not depend on the replacement rule
   if (auto it = traces.find(key); it != traces.end()) return it->second;
   auto tr = std::make_shared<const Trace>(build_trace(m, k, n, order, o));
   const std::size_t bytes = tr->bytes();

@@ -157,6 +157,20 @@ struct PlanScratch {
   std::any derived;
 };
 
+// A planner's tables of type T derived from its input but the capacity (PlanScratch::derived):
+// `derive(T&)` fills them unless the previous call on this scratch had the same input
+// (same_input) and left a T there. Consumes same_input.
+template <class T, class Derive>
+const T& derived_tables(PlanScratch& scratch, Derive derive) {
+  T* tables = std::any_cast<T>(&scratch.derived);
+  if (!scratch.same_input || tables == nullptr) {
+    tables = &scratch.derived.emplace<T>();
+    derive(*tables);
+  }
+  scratch.same_input = false;
+  return *tables;
+}
+
 // Transfers every step makes when nothing is kept (policy `none`, capacity 0): each access
 // streamed, a read-modify-write as a load and a store. Policies build on it.
 void stream_everything(const Schedule& s, Plan& plan);

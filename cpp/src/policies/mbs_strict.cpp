@@ -29,7 +29,6 @@
 // Transfers are streamed with their step; resident = bytes of the kept intervals spanning each
 // step. Counts: kept = intervals kept.
 #include <algorithm>
-#include <any>
 
 #include "dnnmem/compose.hpp"
 #include "dnnmem/policies.hpp"
@@ -115,14 +114,8 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
   const auto norm_passes = static_cast<std::int64_t>(in.options->number("norm_passes"));
   const bool relu_mask = in.options->choice("relu_mask") == "on";
   const std::size_t ns = s.steps.size(), nt = s.tensors.size();
-  auto* tables = std::any_cast<MbsTables>(&scratch.derived);
-  if (!scratch.same_input || tables == nullptr) {
-    scratch.derived = MbsTables{};
-    tables = std::any_cast<MbsTables>(&scratch.derived);
-    derive_tables(in, *tables);
-  }
-  scratch.same_input = false;  // consumed (PlanScratch)
-  const std::vector<std::int64_t>& act = tables->act;
+  const MbsTables& tables = derived_tables<MbsTables>(scratch, [&](MbsTables& d) { derive_tables(in, d); });
+  const std::vector<std::int64_t>& act = tables.act;
   plan.transfers.clear();
   plan.counts = {};
   plan.resident.assign(ns, 0);
@@ -137,7 +130,7 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
   // bytes fit the capacity at every step they span (S5).
   detail::RangeTree tree(ns, scratch.tree);
   std::vector<std::uint8_t> keep(s.uses.size(), 0);
-  for (const Keep& k : tables->keeps) {
+  for (const Keep& k : tables.keeps) {
     if (fits && (act[static_cast<std::size_t>(k.from)] > in.capacity || act[static_cast<std::size_t>(k.to)] > in.capacity))
       continue;  // reuse=fits: both steps' bytes must fit (S2)
     const std::int64_t need = tree.max(k.from, k.to) + k.bytes;
@@ -208,7 +201,7 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
   for (std::size_t i = 0; i < ns; ++i) plan.resident[i] = r += resident_diff[i];
 
   // Transfers, step by step: loads then stores, in access order.
-  const std::vector<int>& access_use = tables->access_use;
+  const std::vector<int>& access_use = tables.access_use;
   for (std::size_t i = 0; i < ns; ++i) {
     const Step& st = s.steps[i];
     const int step = static_cast<int>(i);

@@ -5,7 +5,6 @@
 // a read after a dropped output's predicted lifetime re-executes its producer (recursively, for
 // inputs lost too). The two parts share this file: they differ in one rule (E6).
 #include <algorithm>
-#include <any>
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -177,14 +176,7 @@ struct Eager {
 void plan_eager(const PlanInput& in, PlanScratch& w, Plan& plan, bool write_back_always) {
   const Schedule& s = in.schedule;
   const std::size_t nt = s.tensors.size(), n = s.steps.size();
-  auto* tables = std::any_cast<EagerTables>(&w.derived);
-  if (!w.same_input || tables == nullptr) {
-    w.derived = EagerTables{};
-    tables = std::any_cast<EagerTables>(&w.derived);
-    derive_tables(in, *tables);
-  }
-  w.same_input = false;  // consumed (PlanScratch)
-  const EagerTables& d = *tables;
+  const EagerTables& d = derived_tables<EagerTables>(w, [&](EagerTables& t) { derive_tables(in, t); });
   Eager e(in, d);
   e.pinned.assign(nt, 0);
   e.copy.assign(nt, 0);

@@ -5,7 +5,6 @@
 // when they fit at every step of it (capacity less `reserve`), else left in DRAM for good.
 // Pair it with the scheduler option order=hybrid for the paper's node order.
 #include <algorithm>
-#include <any>
 #include <limits>
 
 #include "dnnmem/compose.hpp"
@@ -86,18 +85,15 @@ void derive_candidates(const PlanInput& in, std::vector<Candidate>& cands) {
 }
 
 void plan_onsram_static(const PlanInput& in, PlanScratch& w, Plan& plan) {
-  const bool same = w.same_input;
-  w.same_input = false;  // consumed (PlanScratch)
-  if (in.options->choice("split") == "phase") return plan_onsram_static_split(in, w, plan);
+  if (in.options->choice("split") == "phase") {
+    w.same_input = false;  // (derives afresh: PlanScratch)
+    return plan_onsram_static_split(in, w, plan);
+  }
   const Schedule& s = in.schedule;
   const std::size_t nt = s.tensors.size(), n = s.steps.size();
   const std::int64_t room = in.capacity - static_cast<std::int64_t>(in.options->number("reserve"));
-  auto* tables = std::any_cast<StaticTables>(&w.derived);
-  if (!same || tables == nullptr) {
-    w.derived = StaticTables{};
-    tables = std::any_cast<StaticTables>(&w.derived);
-    derive_candidates(in, tables->cands);
-  }
+  const StaticTables& tables =
+      derived_tables<StaticTables>(w, [&](StaticTables& t) { derive_candidates(in, t.cands); });
 
   // Probing (PlanScratch::probe_capacity): a pin is the only decision that reads the capacity,
   // the occupancy before it depends only on the pins before it, and only a rejection can flip at
@@ -106,7 +102,7 @@ void plan_onsram_static(const PlanInput& in, PlanScratch& w, Plan& plan) {
   const std::int64_t probe_room = room + (w.probe_capacity - in.capacity);
   detail::RangeTree occ(n, w.tree);
   w.cached.assign(nt, 0);
-  for (const Candidate& c : tables->cands) {
+  for (const Candidate& c : tables.cands) {
     if (try_pin(occ, c, room)) {
       w.cached[static_cast<std::size_t>(c.tensor)] = 1;
     } else if (probe && !occ.any_above(c.start, c.end, probe_room - c.size)) {
