@@ -323,8 +323,32 @@ def _estimate(args: argparse.Namespace) -> None:
             print(f"  {kind:<16} {format_time(sec):>10}  {share[kind]:6.1%}")
 
 
+def _silence_stdout() -> None:
+    """Point file descriptor 1 at the null device, so that the interpreter's last flush of
+    output nobody reads cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a file (captured, closed)
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``dnnmem`` and ``python -m dnnmem``."""
+    """Entry point of ``dnnmem`` and ``python -m dnnmem``.
+
+    Output piped into a command that stops reading (``dnnmem networks | head -3``) ends the
+    command quietly with status 141, as a process ended by SIGPIPE would."""
+    try:
+        try:
+            return _main(argv)
+        finally:
+            sys.stdout.flush()  # here, where a closed pipe is still ours to handle
+    except BrokenPipeError:
+        _silence_stdout()
+        return 128 + 13  # SIGPIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     try:
         if args.command == "networks":
@@ -378,6 +402,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "were streamed):"
                 )
                 print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    except BrokenPipeError:
+        raise  # the reader went away: main() ends quietly
     except (NetworkError, ValueError, TypeError, OSError) as e:
         print(f"dnnmem: error: {e}", file=sys.stderr)
         return 2

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -177,3 +180,24 @@ def test_thesis_capacity_range_has_489_points():
 
     caps = expand_range("capacity", {"start": "24MiB", "stop": "1000MiB", "step": "2MiB"})
     assert len(caps) == 489 and caps[0] == 24 * MiB and caps[-1] == 1000 * MiB
+
+
+@pytest.mark.parametrize("argv", [["networks"], ["estimate", "--network", "resnet18"]])
+def test_output_into_a_closed_pipe_ends_quietly(argv):
+    """`dnnmem networks | head -1`: a reader that stops reading is not an error of the
+    command (it printed "dnnmem: error: [Errno 32] Broken pipe" and exited 2)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # no reader at all: the first write fails, every time
+    env = dict(os.environ, PYTHONPATH=str(Path(dnnmem.__file__).parents[1]))
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "dnnmem", *argv],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (141, "")
