@@ -141,7 +141,10 @@ def test_several_networks_and_batches() -> None:
         ({"capacity": -1}, "capacity"),
         ({"bandwidth": 0}, "bandwidth: must be >= 1"),
         ({"throughput": "fast"}, "throughput: cannot read"),
-        ({"policy": "lifo"}, "policy: unknown part 'lifo' \\(schedulers: default"),
+        (
+            {"policy": "lifo"},
+            "policy: unknown part 'lifo'; did you mean fifo\\? \\(schedulers: default",
+        ),
         ({"batch": 0}, "batch: must be an integer"),
         ({"threads": 0}, "threads: must be an integer >= 1"),
         ({"ops_per_mac": 3}, "ops_per_mac"),
