@@ -56,22 +56,31 @@ def expand_range(key: str, spec: dict[str, Any]) -> list[float]:
             f"{key}: a range needs exactly start, stop and step "
             f"(missing {sorted(missing)}, unknown {sorted(extra)})"
         )
-    parse = FIELD_PARSERS.get(key, _int)
-    start, stop, step = (parse(spec[k]) for k in ("start", "stop", "step"))
+    parse = FIELD_PARSERS.get(key)
+    start, stop, step = (
+        parse(spec[k]) if parse is not None else _int(f"{key}: range {k}", spec[k])
+        for k in ("start", "stop", "step")
+    )
     if not step > 0:
         raise ValueError(f"{key}: range step must be positive, got {spec['step']!r}")
     if stop < start:
         raise ValueError(f"{key}: range stop {spec['stop']!r} is below start {spec['start']!r}")
     count = int((stop - start) // step) + 1
-    values = [start + i * step for i in range(count)]
-    if count > 10_000_000:
-        raise ValueError(f"{key}: range has {count} values; refusing more than 10 million")
-    return values
+    if count > MAX_RANGE_VALUES:  # before the list is built: a mistyped step must not fill memory
+        raise ValueError(
+            f"{key}: range has {count} values; refusing more than {MAX_RANGE_VALUES:,} "
+            f"(is the step {spec['step']!r} meant?)"
+        )
+    return [start + i * step for i in range(count)]
 
 
-def _int(v: Any) -> int:
+#: The most values one range may expand to.
+MAX_RANGE_VALUES = 10_000_000
+
+
+def _int(where: str, v: Any) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
-        raise ValueError(f"expected an integer, got {v!r}")
+        raise ValueError(f"{where}: expected an integer, got {v!r}")
     return v
 
 

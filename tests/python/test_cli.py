@@ -166,6 +166,10 @@ def test_sweep_to_csv_with_a_preset(capsys, tmp_path):
         ("network: resnet50\ncapacity: {start: 1MiB, stop: 2MiB}\n", "needs exactly start, stop"),
         ("- just\n- a list\n", "a mapping"),
         ("network: [resnet50\n", "not valid YAML"),
+        (  # named the file, not the key: "bad.yaml: expected an integer, got 1.5"
+            "network: resnet50\nbatch: {start: 1, stop: 4, step: 1.5}\n",
+            "bad.yaml: batch: range step: expected an integer, got 1.5",
+        ),
     ],
 )
 def test_sweep_spec_errors_name_the_file_and_key(capsys, tmp_path, body, message):
@@ -180,6 +184,32 @@ def test_thesis_capacity_range_has_489_points():
 
     caps = expand_range("capacity", {"start": "24MiB", "stop": "1000MiB", "step": "2MiB"})
     assert len(caps) == 489 and caps[0] == 24 * MiB and caps[-1] == 1000 * MiB
+
+
+def test_a_range_too_long_is_refused_before_it_is_built():
+    """A mistyped step (1B for 1MiB) asked for 4e10 capacities: the list was built before its
+    length was checked, and the process was killed for memory. Under a 1 GiB address-space
+    limit, the old order ran out of memory within seconds."""
+    code = textwrap.dedent(
+        """
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))
+        from dnnmem.sweep_spec import expand_range
+        try:
+            expand_range("capacity", {"start": "1MiB", "stop": "40000MiB", "step": "1B"})
+        except ValueError as e:
+            print(e)
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=str(Path(dnnmem.__file__).parents[1]))
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert (done.returncode, done.stdout.strip()) == (
+        0,
+        "capacity: range has 41941991425 values; refusing more than 10,000,000 "
+        "(is the step '1B' meant?)",
+    )
 
 
 @pytest.mark.parametrize("argv", [["networks"], ["estimate", "--network", "resnet18"]])
