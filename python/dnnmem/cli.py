@@ -285,12 +285,20 @@ def _sweep(args: argparse.Namespace) -> None:
         from .cluster import dask
 
         executor = dask(Client(args.scheduler))
-    df = sweep(
-        **kwargs,
-        executor=executor,
-        progress=not args.no_progress,
-        out=out if out.endswith(".parquet") else None,
-    )
+    try:
+        df = sweep(
+            **kwargs,
+            executor=executor,
+            progress=not args.no_progress,
+            out=out if out.endswith(".parquet") else None,
+        )
+    except (ValueError, TypeError) as e:
+        # A bad value of the file's ("policy: unknown part ..."): name the file, as the
+        # errors of its form do.
+        if str(e).split(":", 1)[0] in kwargs and not isinstance(e, NetworkError):
+            kind = TypeError if isinstance(e, TypeError) else ValueError
+            raise kind(f"{args.spec}: {e}") from None
+        raise
     if out.endswith(".csv"):
         df.to_csv(out, index=False)
     if args.plot:

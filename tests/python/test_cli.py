@@ -170,6 +170,10 @@ def test_sweep_to_csv_with_a_preset(capsys, tmp_path):
             "network: resnet50\nbatch: {start: 1, stop: 4, step: 1.5}\n",
             "bad.yaml: batch: range step: expected an integer, got 1.5",
         ),
+        # Values the sweep refuses name the file too (were "policy: unknown part ...").
+        ("network: resnet50\npolicy: lookahed\n", "bad.yaml: policy: unknown part 'lookahed'"),
+        ("network: resnet50\ncapacity: []\n", "bad.yaml: capacity: no values given"),
+        ("network: resnet50\nthreads: many\n", "bad.yaml: threads: must be an integer >= 1"),
     ],
 )
 def test_sweep_spec_errors_name_the_file_and_key(capsys, tmp_path, body, message):
