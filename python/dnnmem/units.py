@@ -8,6 +8,7 @@ bytes/s; ``13.45TFLOPS`` is 13.45e12 FLOP/s. Every value dnnmem returns is in SI
 
 from __future__ import annotations
 
+import difflib
 import math
 import numbers
 import re
@@ -57,7 +58,8 @@ def _split(text: str, what: str, units: dict[str, float], example: str) -> Fract
     number, unit = m.group(1), m.group(2)
     if unit and unit not in units:
         valid = ", ".join(u for u in units if u)
-        raise ValueError(f"{what}: unknown unit {unit!r} in {text!r} (valid: {valid})")
+        hint = _unit_hint(number, unit, units)
+        raise ValueError(f"{what}: unknown unit {unit!r} in {text!r}{hint} (valid: {valid})")
     exponent = re.search(r"[eE]([+-]?\d+)$", number)
     # Far beyond any float: infinite, or 0 (without computing 10**exponent exactly).
     if exponent and int(exponent.group(1)) > 400:
@@ -67,6 +69,24 @@ def _split(text: str, what: str, units: dict[str, float], example: str) -> Fract
     if v < 0 or v > _MAX_AMOUNT:
         raise ValueError(f"{what}: must be a finite amount >= 0, got {text!r}")
     return v
+
+
+def _unit_hint(number: str, unit: str, units: dict[str, float]) -> str:
+    """What was probably meant by an unknown unit: bits for bytes (``100Gb/s`` is 12.5 GB/s), a
+    wrong case (``mib``), a size for a rate or back (``616GB`` for ``616GB/s``), a missing
+    ``S`` (``TFLOP``), or a close spelling; ``""`` when nothing is close."""
+    bits = re.fullmatch(r"([kKMGTPE]?i?)b(/s|ps|/S)?", unit)
+    if bits and (prefix := bits.group(1)) + "B" + (per := bits.group(2) or "") in units:
+        in_bytes = f"{float(Fraction(number) / 8):g}{prefix}B{per}"
+        return f"; a lower-case b is a bit, dnnmem counts bytes: {number}{unit} is {in_bytes}"
+    candidates = [u for u in units if u and u.lower() == unit.lower()][:1]  # GB/s, not GB/S too
+    more = (unit + "/s", unit + "S", unit + "B", unit + "B/s", unit.removesuffix("/s"))
+    candidates += [u for u in more if u in units]
+    if not candidates:
+        candidates = difflib.get_close_matches(unit, [u for u in units if u], n=2, cutoff=0.75)
+    if not candidates:
+        return ""
+    return f"; did you mean {' or '.join(repr(number + u) for u in dict.fromkeys(candidates))}?"
 
 
 def _byte_units() -> dict[str, float]:

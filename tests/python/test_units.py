@@ -170,6 +170,37 @@ def test_nonsense_is_a_clear_value_error(parse, what, bad):
     assert "\n" not in msg
 
 
+@pytest.mark.parametrize(
+    "parse, text, hint",
+    [
+        # bits for bytes: a network engineer's Gb/s is an eighth of dnnmem's GB/s
+        (
+            parse_bandwidth,
+            "100Gb/s",
+            "; a lower-case b is a bit, dnnmem counts bytes: 100Gb/s is 12.5GB/s",
+        ),
+        (parse_bytes, "128Mb", "; a lower-case b is a bit, dnnmem counts bytes: 128Mb is 16MB"),
+        (parse_bytes, "128mib", "; did you mean '128MiB'?"),  # the case
+        (parse_bandwidth, "616 gb/s", "; did you mean '616GB/s'?"),
+        (parse_throughput, "13.45 tflops", "; did you mean '13.45TFLOPS'?"),
+        (parse_bandwidth, "616GB", "; did you mean '616GB/s'?"),  # a size for a rate
+        (parse_bytes, "616GB/s", "; did you mean '616GB'?"),  # and back
+        (parse_bandwidth, "5G", "; did you mean '5GB/s'?"),
+        (parse_throughput, "13.45TFLOP", "; did you mean '13.45TFLOP/s' or '13.45TFLOPS'?"),
+        (parse_bytes, "1.5MiBB", "; did you mean '1.5MiB'?"),  # a close spelling
+        (parse_bytes, "24 furlongs", ""),  # nothing close: the list alone
+    ],
+)
+def test_an_unknown_unit_says_what_was_probably_meant(parse, text, hint):
+    """Was only the list of every valid unit (39 for a bandwidth)."""
+    with pytest.raises(ValueError) as info:
+        parse(text)
+    unit = text.lstrip("0123456789. ")
+    assert (
+        str(info.value).split(" (valid: ")[0].endswith(f"unknown unit {unit!r} in {text!r}{hint}")
+    )
+
+
 def test_nonsense_messages_say_what_is_wrong():
     with pytest.raises(ValueError, match=r"unknown unit 'parsecs' in '5 parsecs'.*MiB"):
         parse_bytes("5 parsecs")
