@@ -250,6 +250,25 @@ def test_mistyped_network_lists_the_names_and_suggests(capsys):
         dnnmem.network("gtp2")
 
 
+def test_a_name_given_for_a_file_and_a_file_for_a_name_say_which_function(tmp_path):
+    """load_network("resnet18") said only "cannot read the file", network("net.json") only
+    "unknown network" with the built-in names."""
+    with pytest.raises(
+        dnnmem.NetworkError,
+        match=r"^resnet18: cannot read the file: No such file or directory \(the built-in "
+        r"network: dnnmem.network\('resnet18'\)\)$",
+    ):
+        dnnmem.load_network("resnet18")
+    with pytest.raises(
+        ValueError,
+        match=r"^unknown network 'nets/my\.json' \(a network file is read by "
+        r"dnnmem.load_network\('nets/my\.json'\)\); built-in networks: alexnet, ",
+    ):
+        dnnmem.network("nets/my.json")
+    with pytest.raises(dnnmem.NetworkError, match=r"No such file or directory$"):
+        dnnmem.load_network(tmp_path / "resnet18")  # a path, not the name: no hint
+
+
 def test_plain_numbers_are_base_units(capsys):
     assert dnnmem.parse_bandwidth("616e9") == 616e9
     assert dnnmem.parse_throughput("13.45e12") == 13.45e12
