@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import warnings
 from collections.abc import Sequence
@@ -275,7 +276,9 @@ def _sweep(args: argparse.Namespace) -> None:
     if args.executor == "dask":
         require("distributed", "--executor dask")
     kwargs = read_sweep_spec(args.spec)
+    from_file = set(kwargs)
     if args.threads is not None:
+        from_file.discard("threads")
         kwargs["threads"] = args.threads
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     executor = None
@@ -295,7 +298,7 @@ def _sweep(args: argparse.Namespace) -> None:
     except (ValueError, TypeError) as e:
         # A bad value of the file's ("policy: unknown part ..."): name the file, as the
         # errors of its form do.
-        if str(e).split(":", 1)[0] in kwargs and not isinstance(e, NetworkError):
+        if str(e).split(":", 1)[0] in from_file and not isinstance(e, NetworkError):
             kind = TypeError if isinstance(e, TypeError) else ValueError
             raise kind(f"{args.spec}: {e}") from None
         raise
@@ -356,8 +359,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 128 + 13  # SIGPIPE
 
 
+#: Options whose value may be written with a sign: argparse takes "-5MiB" for an option of its
+#: own ("expected one argument"), so "--capacity -5MiB" is read as "--capacity=-5MiB" and gets
+#: the option's own message.
+_SIGNED_VALUES = ("--capacity", "--bandwidth", "--throughput", "--steps", "--threads")
+
+
+def _join_signed_values(argv: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for arg in argv:
+        if out and out[-1] in _SIGNED_VALUES and re.match(r"-\.?\d", arg):
+            out[-1] = f"{out[-1]}={arg}"
+        else:
+            out.append(arg)
+    return out
+
+
 def _main(argv: Sequence[str] | None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parser().parse_args(_join_signed_values(sys.argv[1:] if argv is None else argv))
     try:
         if args.command == "networks":
             print("\n".join(networks()))
@@ -391,6 +410,8 @@ def _main(argv: Sequence[str] | None) -> int:
             print(f"{args.model} -> {args.output}")
             print(net.summary())
         elif args.command == "summary":
+            if args.steps < 0:
+                raise ValueError(f"--steps: must be >= 0, got {args.steps}")
             net = _load(args.network, args.batch, args.bytes_per_element)
             print(net.summary())
             if args.steps > 0:

@@ -81,6 +81,17 @@ def test_estimate_with_a_preset_and_an_override(capsys):
             "--precision needs --hardware",
         ),
         (["sweep", "missing.yaml", "-o", "x.parquet"], "missing.yaml"),
+        # A signed value is the option's own error (argparse said "--capacity: expected one
+        # argument", taking -5MiB for an option), and --steps -3 was ignored.
+        (
+            ["estimate", "--network", "resnet50", "--capacity", "-5MiB"],
+            "capacity: must be a finite amount >= 0, got '-5MiB'",
+        ),
+        (
+            ["estimate", "--network", "resnet50", "--bandwidth", "-.5TB/s"],
+            "bandwidth: must be a finite amount >= 0, got '-.5TB/s'",
+        ),
+        (["summary", "resnet50", "--steps", "-3"], "--steps: must be >= 0, got -3"),
     ],
 )
 def test_errors_are_one_line_and_exit_2(capsys, argv, message):
@@ -235,3 +246,12 @@ def test_output_into_a_closed_pipe_ends_quietly(argv):
     finally:
         os.close(write_end)
     assert (done.returncode, done.stderr) == (141, "")
+
+
+def test_a_bad_threads_option_is_not_blamed_on_the_file(capsys, tmp_path):
+    spec = write_spec(tmp_path, "network: resnet50\n")
+    code, _, err = run(capsys, "sweep", str(spec), "-o", str(tmp_path / "o.csv"), "--threads=-2")
+    assert (code, err) == (
+        2,
+        "dnnmem: error: threads: must be an integer >= 1 (or None for all cores), got -2\n",
+    )
