@@ -46,7 +46,14 @@ else:
     np = LazyModule("numpy")
     pd = LazyModule("pandas")
 
-__all__ = ["sweep", "SweepInterrupted", "INPUT_COLUMNS", "RESULT_COLUMNS"]
+__all__ = [
+    "sweep",
+    "SweepInterrupted",
+    "INPUT_COLUMNS",
+    "RESULT_COLUMNS",
+    "COLUMN_UNITS",
+    "column_units",
+]
 
 #: The totals of :meth:`dnnmem.Result.to_dict` (same names, SI units) and the plan counts.
 RESULT_COLUMNS = [
@@ -80,6 +87,72 @@ RESULT_COLUMNS = [
 #: re-executed seconds; 0 for every other cache manager.
 PIN_COLUMNS = ["pinned", "pinned_bytes", "recompute_time"]
 RESULT_COLUMNS += PIN_COLUMNS
+
+#: The unit of each column of a sweep (docs/model/report.md), as ``df.attrs["units"]`` gives it:
+#: "" for names and labels. A policy option's column (``link_cap``) has its option's unit.
+COLUMN_UNITS: dict[str, str] = {
+    "network": "",
+    "batch": "samples",
+    "policy": "",
+    "scheduler": "",
+    "cache": "",
+    "link": "",
+    "compute": "",
+    "capacity": "bytes",
+    "bandwidth": "bytes/s",
+    "throughput": "FLOP/s",
+    "time": "s",
+    "traffic_in": "bytes",
+    "traffic_out": "bytes",
+    "link_in": "bytes",
+    "link_out": "bytes",
+    "avg_bandwidth": "bytes/s",
+    "active_time": "fraction",
+    "utilization": "fraction",
+    "samples_per_s": "samples/s",
+    "compute_time": "s",
+    "stall_time": "s",
+    "capacity_stall_time": "s",
+    "drain_time": "s",
+    "flops": "FLOP",
+    "kept": "count",
+    "prefetched": "count",
+    "born": "count",
+    "offloads": "count",
+    **{f"traffic_{d}_{r}": "bytes" for d in ("in", "out") for r in ROLES},
+    "groups": "count",
+    "sub_batches": "samples",
+    "gb_bytes": "bytes",
+    "macs": "MAC",
+    "energy": "DRAM-byte units",
+    "energy_dram_share": "fraction",
+    "pinned": "count",
+    "pinned_bytes": "bytes",
+    "recompute_time": "s",
+    "baseline_time": "s",
+    "speedup": "×",
+}
+
+
+def column_units(columns: Any) -> dict[str, str]:
+    """The unit of each of a sweep's ``columns`` (:data:`COLUMN_UNITS`; a policy option's
+    column ``<part>_<option>`` has the option's unit, "" if it has none)."""
+    out = {}
+    for c in columns:
+        unit = COLUMN_UNITS.get(c)
+        if unit is None:
+            kind, _, option = str(c).partition("_")
+            units = {
+                o["unit"]
+                for p in _core.parts()
+                if p["kind"] == kind
+                for o in p["options"]
+                if o["name"] == option
+            }
+            unit = units.pop() if len(units) == 1 else ""
+        out[str(c)] = unit
+    return out
+
 
 # Engine column -> DataFrame column.
 _ENGINE = {
@@ -344,7 +417,9 @@ def sweep(
         its default), then every total of :meth:`Result.to_dict` with the same name and unit,
         ``flops``, the plan counts ``kept``, ``prefetched``, ``born``, ``offloads``, and the
         pinning managers' ``pinned`` (tensors), ``pinned_bytes``, ``recompute_time`` (s).
-        ``df.attrs["evaluated"]`` is the number of points evaluated by this call.
+        ``df.attrs["evaluated"]`` is the number of points evaluated by this call,
+        ``df.attrs["units"]`` the unit of each column (``{"time": "s", "capacity": "bytes",
+        ...}``, :data:`COLUMN_UNITS`).
 
     Raises
     ------
@@ -409,6 +484,7 @@ def sweep(
         )
         df = pd.DataFrame({c: [] for c in INPUT_COLUMNS + RESULT_COLUMNS})
         df.attrs["evaluated"] = 0
+        df.attrs["units"] = column_units(df.columns)
         return df
     grid, key_of, row_flops, previous, todo, scheduler = prepared
 
@@ -486,6 +562,7 @@ def sweep(
         df = _with_speedup(df, network, hw, threads, ops_per_mac, pols)
     elif speedup:  # interrupted: the columns are there, without values
         df = df.assign(baseline_time=np.nan, speedup=np.nan)
+    df.attrs["units"] = column_units(df.columns)
     if interrupted:
         warnings.warn(
             SweepInterrupted(

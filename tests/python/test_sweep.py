@@ -419,3 +419,61 @@ def test_one_network_at_two_batches_given_as_network_objects() -> None:
         assert (row.time, row.traffic_in, row.traffic_out) == (r.time, r.traffic_in, r.traffic_out)
     # An explicit batch still overrides the networks' own.
     assert dnnmem.sweep([a, b], batch=4, capacity="8MiB", progress=False)["batch"].tolist() == [4]
+
+
+def test_every_column_has_its_unit_in_attrs() -> None:
+    """A sweep's columns carry no unit in their names (`time`, `capacity`, `energy`); they
+    were only in the docs. df.attrs["units"] names each one's."""
+    df = dnnmem.sweep(
+        NET,
+        capacity=["1MiB", "8MiB"],
+        policy=["lookahead", "ratio(activation=2, cap=48GB/s) + lru"],
+        progress=False,
+        threads=1,
+        speedup=True,
+    )
+    units = df.attrs["units"]
+    assert list(units) == list(df.columns)  # every column, none besides
+    assert {c: units[c] for c in df.columns if c.startswith(("link", "cache"))} == {
+        "cache": "",
+        "link": "",
+        "link_activation": "",  # a ratio
+        "link_cap": "bytes/s",  # the option's own unit
+        "link_in": "bytes",
+        "link_out": "bytes",
+    }
+    assert [
+        units[c]
+        for c in (
+            "batch",
+            "capacity",
+            "bandwidth",
+            "throughput",
+            "time",
+            "traffic_in_weight",
+            "avg_bandwidth",
+            "utilization",
+            "samples_per_s",
+            "flops",
+            "macs",
+            "energy",
+            "kept",
+            "speedup",
+        )
+    ] == [
+        "samples",
+        "bytes",
+        "bytes/s",
+        "FLOP/s",
+        "s",
+        "bytes",
+        "bytes/s",
+        "fraction",
+        "samples/s",
+        "FLOP",
+        "MAC",
+        "DRAM-byte units",
+        "count",
+        "×",
+    ]
+    assert df[df["policy"] == "lookahead"].attrs["units"] == units  # kept by a filter
