@@ -229,6 +229,22 @@ def _print_presets(group: str | None) -> None:
         )
 
 
+def _plot_path(path: str) -> str:
+    """The image file --plot writes: PATH itself, or PATH.png without an extension (matplotlib
+    writes that, and the message should name it); ValueError for a format matplotlib lacks."""
+    from matplotlib.figure import Figure
+
+    formats = Figure().canvas.get_supported_filetypes()
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if not suffix:
+        return path + ".png"
+    if suffix not in formats:
+        raise ValueError(
+            f"--plot: {path!r}: no image format '{suffix}' (known: {', '.join(sorted(formats))})"
+        )
+    return path
+
+
 def _plot_sweep(df: pd.DataFrame, path: str) -> None:
     """Traffic and time vs capacity (thesis Figs. 5.2 and 5.3), one row of two panels per
     network, so that no panel carries more lines than a legend can hold."""
@@ -273,6 +289,7 @@ def _sweep(args: argparse.Namespace) -> None:
         require("pyarrow", f"--out {out} (Parquet)", "fastparquet")
     if args.plot:
         require("matplotlib", "--plot")
+        args.plot = _plot_path(args.plot)  # before the sweep: a bad format must not waste it
     if args.executor == "dask":
         require("distributed", "--executor dask")
     kwargs = read_sweep_spec(args.spec)

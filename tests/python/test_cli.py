@@ -255,3 +255,18 @@ def test_a_bad_threads_option_is_not_blamed_on_the_file(capsys, tmp_path):
         2,
         "dnnmem: error: threads: must be an integer >= 1 (or None for all cores), got -2\n",
     )
+
+
+def test_plot_format_is_checked_before_the_sweep_and_the_file_named(capsys, tmp_path):
+    """--plot fig.xyz failed after the sweep with matplotlib's "Format 'xyz' is not supported";
+    --plot fig wrote fig.png and said "plot -> fig"."""
+    pytest.importorskip("matplotlib")
+    spec = write_spec(tmp_path, "network: resnet18\ncapacity: [1MiB, 2MiB]\n")
+    out = tmp_path / "o.csv"
+    code, _, err = run(capsys, "sweep", str(spec), "-o", str(out), "--plot", "fig.xyz")
+    assert code == 2 and err.startswith("dnnmem: error: --plot: 'fig.xyz': no image format 'xyz'")
+    assert "pdf, pgf, png" in err and not out.exists()  # nothing was evaluated
+    fig = tmp_path / "fig"
+    code, stdout, _ = run(capsys, "sweep", str(spec), "-o", str(out), "--plot", str(fig))
+    assert code == 0 and f"plot -> {fig}.png\n" in stdout
+    assert (tmp_path / "fig.png").is_file() and not fig.exists()
