@@ -477,3 +477,5 @@ def test_every_column_has_its_unit_in_attrs() -> None:
         "×",
     ]
     assert df[df["policy"] == "lookahead"].attrs["units"] == units  # kept by a filter
+    with_area = dnnmem.with_area(df)
+    assert with_area.attrs["units"] == {**units, "area_mm2": "mm²"} and "area_mm2" not in units
