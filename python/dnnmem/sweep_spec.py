@@ -127,6 +127,12 @@ def read_sweep_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
     resolved = []
     for n in nets:
         candidate = path.parent / str(n)
+        looks_like_a_file = isinstance(n, str) and (n.lower().endswith(".json") or "/" in n)
+        if looks_like_a_file and not candidate.is_file() and not os.path.isfile(n):
+            raise ValueError(
+                f"{path}: network: no file {n!r}, neither next to the YAML file "
+                f"({candidate}) nor in the working directory"
+            )
         resolved.append(str(candidate) if isinstance(n, str) and candidate.is_file() else n)
     args["network"] = resolved if isinstance(args["network"], list) else resolved[0]
     if "precision" in doc and "hardware" not in doc:

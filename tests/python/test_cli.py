@@ -181,6 +181,10 @@ def test_sweep_to_csv_with_a_preset(capsys, tmp_path):
             "network: resnet50\nbatch: {start: 1, stop: 4, step: 1.5}\n",
             "bad.yaml: batch: range step: expected an integer, got 1.5",
         ),
+        (  # was "'nets/missing.json' is neither a file nor a built-in network" and the names
+            "network: [resnet50, nets/missing.json]\n",
+            "network: no file 'nets/missing.json', neither next to the YAML file (",
+        ),
         # Values the sweep refuses name the file too (were "policy: unknown part ...").
         ("network: resnet50\npolicy: lookahed\n", "bad.yaml: policy: unknown part 'lookahed'"),
         ("network: resnet50\ncapacity: []\n", "bad.yaml: capacity: no values given"),
