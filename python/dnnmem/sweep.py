@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import Executor
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Union
 
 from . import _core
 from ._lazy import LazyModule
@@ -32,10 +32,10 @@ from ._sweep_args import (
     _values,
 )
 from .energy import WAVECORE, EnergyModel, schedule_columns
-from .estimate import ROLES, _check_has_steps
+from .estimate import ROLES, NetworkLike, _check_has_steps
 from .hardware import Hardware, check_element_size
 from .network import Network, _check_batch
-from .policy import KINDS
+from .policy import KINDS, PolicyLike
 from .policy import policy as as_policy
 from .presets import as_hardware
 
@@ -331,15 +331,20 @@ class _Progress:
             self.bar.close()
 
 
+#: A value of a numeric axis (capacity, bandwidth, throughput) or a list of them: numbers in
+#: base units or unit strings; NumPy arrays too.
+AxisValues = Union[str, float, Iterable[Union[str, float]], None]
+
+
 def sweep(
-    network: Any = None,
-    capacity: Any = None,
-    bandwidth: Any = None,
-    throughput: Any = None,
-    batch: Any = None,
-    policy: Any = "lookahead",
+    network: NetworkLike | Iterable[NetworkLike] | None = None,
+    capacity: AxisValues = None,
+    bandwidth: AxisValues = None,
+    throughput: AxisValues = None,
+    batch: int | Iterable[int] | None = None,
+    policy: PolicyLike | Iterable[PolicyLike] = "lookahead",
     *,
-    points: Any = None,
+    points: pd.DataFrame | Iterable[Mapping[str, Any]] | None = None,
     hardware: Hardware | str | None = None,
     threads: int | None = None,
     progress: bool = True,

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import concurrent.futures
 import importlib
+import inspect
 import multiprocessing
+import typing
+from collections.abc import Iterable
+from typing import Union
 
 import numpy as np
 import pandas as pd
@@ -479,3 +483,20 @@ def test_every_column_has_its_unit_in_attrs() -> None:
     assert df[df["policy"] == "lookahead"].attrs["units"] == units  # kept by a filter
     with_area = dnnmem.with_area(df)
     assert with_area.attrs["units"] == {**units, "area_mm2": "mm²"} and "area_mm2" not in units
+
+
+def test_the_grid_arguments_are_typed() -> None:
+    """They were all `Any`: an editor or mypy could tell nothing about them."""
+    params = inspect.signature(dnnmem.sweep).parameters
+    assert {p: params[p].annotation for p in ("network", "capacity", "batch", "policy")} == {
+        "network": "NetworkLike | Iterable[NetworkLike] | None",
+        "capacity": "AxisValues",
+        "batch": "int | Iterable[int] | None",
+        "policy": "PolicyLike | Iterable[PolicyLike]",
+    }
+    assert typing.get_args(importlib.import_module("dnnmem.sweep").AxisValues) == (
+        str,
+        float,
+        Iterable[Union[str, float]],
+        type(None),
+    )
