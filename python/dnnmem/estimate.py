@@ -18,7 +18,7 @@ from .cdma import COMPRESSING_LINKS, SparsityLike, link_tables
 from .energy import WAVECORE, EnergyModel, schedule_columns
 from .hardware import Hardware, check_element_size
 from .network import Network, load_network
-from .policy import Policy, PolicyLike, parts
+from .policy import Policy, PolicyLike, _format_value, parts
 from .policy import policy as as_policy
 from .presets import as_hardware
 from .units import format_bandwidth, format_bytes, format_count, format_time
@@ -50,9 +50,9 @@ def policies(kind: str | None = None) -> pd.DataFrame:
             if o["type"] == "choice":
                 opts.append(f"{o['name']}={'|'.join(o['choices'])} (default {o['default']})")
             else:
-                unit = f" {o['unit']}" if o["unit"] else ""
-                default = o["default"]
-                shown = int(default) if float(default).is_integer() else default
+                # As an option is written in a policy: mbs(buffer=10MiB), ratio(cap=48GB/s).
+                unit = f" in {o['unit']}" if o["unit"] else ""
+                shown = _format_value(float(o["default"]), o["unit"])
                 opts.append(f"{o['name']}{unit} (default {shown})")
         rows.append(
             {

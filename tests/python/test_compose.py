@@ -161,7 +161,9 @@ def test_policies_table_lists_every_part_with_its_options() -> None:
     t = dnnmem.policies()
     assert list(t["kind"].unique()) == ["scheduler", "cache", "link", "compute"]
     row = t.set_index("name").loc["ratio"]
-    assert "cap bytes/s (default 0)" in row["options"]
+    assert "cap in bytes/s (default 0)" in row["options"]
+    # A default with a unit as a policy writes it (was "buffer bytes (default 10485760)").
+    assert "buffer in bytes (default 10MiB)" in t.set_index("name").loc["mbs", "options"]
     assert (
         t.set_index("name")
         .loc["split-backward", "options"]
