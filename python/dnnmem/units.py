@@ -169,9 +169,24 @@ def _format(value: float, steps: list[tuple[float, str]], digits: int) -> str:
 def format_bytes(value: float, binary: bool = True, digits: int = 4) -> str:
     """Format bytes with a binary (``MiB``) or SI (``MB``) prefix: ``format_bytes(2**20)`` → ``'1 MiB'``."""
     if binary:
-        steps = [(2.0**40, "TiB"), (2.0**30, "GiB"), (2.0**20, "MiB"), (2.0**10, "KiB"), (1.0, "B")]
+        steps = [
+            (2.0**50, "PiB"),
+            (2.0**40, "TiB"),
+            (2.0**30, "GiB"),
+            (2.0**20, "MiB"),
+            (2.0**10, "KiB"),
+            (1.0, "B"),
+        ]
     else:
-        steps = [(1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB"), (1.0, "B")]
+        steps = [
+            (1e18, "EB"),
+            (1e15, "PB"),
+            (1e12, "TB"),
+            (1e9, "GB"),
+            (1e6, "MB"),
+            (1e3, "kB"),
+            (1.0, "B"),
+        ]
     return _format(float(value), steps, digits)
 
 
@@ -179,14 +194,29 @@ def format_bandwidth(value: float, digits: int = 4) -> str:
     """Format bytes/s with SI prefixes: ``format_bandwidth(616e9)`` → ``'616 GB/s'``."""
     return _format(
         float(value),
-        [(1e12, "TB/s"), (1e9, "GB/s"), (1e6, "MB/s"), (1e3, "kB/s"), (1.0, "B/s")],
+        [
+            (1e18, "EB/s"),
+            (1e15, "PB/s"),
+            (1e12, "TB/s"),
+            (1e9, "GB/s"),
+            (1e6, "MB/s"),
+            (1e3, "kB/s"),
+            (1.0, "B/s"),
+        ],
         digits,
     )
 
 
 def format_throughput(value: float, digits: int = 4) -> str:
     """Format FLOP/s with SI prefixes: ``format_throughput(13.45e12)`` → ``'13.45 TFLOPS'``."""
-    steps = [(1e15, "PFLOPS"), (1e12, "TFLOPS"), (1e9, "GFLOPS"), (1e6, "MFLOPS"), (1.0, "FLOPS")]
+    steps = [
+        (1e18, "EFLOPS"),
+        (1e15, "PFLOPS"),
+        (1e12, "TFLOPS"),
+        (1e9, "GFLOPS"),
+        (1e6, "MFLOPS"),
+        (1.0, "FLOPS"),
+    ]
     return _format(float(value), steps, digits)
 
 

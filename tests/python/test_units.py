@@ -258,6 +258,8 @@ def test_negative_text_message_names_the_text(text):
         (40e6, "38.15 MiB"),
         (3 * GIB, "3 GiB"),
         (2 * TIB, "2 TiB"),
+        (1024 * TIB, "1 PiB"),  # were "1024 TiB", and 2**62 bytes "4.194e+06 TiB"
+        (2**62, "4096 PiB"),
     ],
 )
 def test_format_bytes_binary(value, expected):
@@ -270,6 +272,7 @@ def test_format_bytes_si_and_digits():
     assert format_bytes(999, binary=False) == "999 B"
     assert format_bytes(123_456_789, binary=False, digits=2) == "1.2e+02 MB"
     assert format_bytes(123_456_789, binary=False, digits=6) == "123.457 MB"
+    assert format_bytes(1e15, binary=False) == "1 PB" and format_bytes(2e18, binary=False) == "2 EB"
 
 
 @pytest.mark.parametrize(
@@ -280,6 +283,8 @@ def test_format_bytes_si_and_digits():
         (4.8e12, "4.8 TB/s"),
         (1.5e6, "1.5 MB/s"),
         (0, "0 B/s"),
+        (1e15, "1 PB/s"),  # was "1000 TB/s"; 1 EB/s was "1e+06 TB/s"
+        (1e18, "1 EB/s"),
     ],
 )
 def test_format_bandwidth(value, expected):
@@ -294,6 +299,7 @@ def test_format_bandwidth(value, expected):
         (1.979e15, "1.979 PFLOPS"),
         (5e9, "5 GFLOPS"),
         (0, "0 FLOPS"),
+        (2e18, "2 EFLOPS"),  # was "2000 PFLOPS"
     ],
 )
 def test_format_throughput(value, expected):
