@@ -124,6 +124,7 @@ def test_cli_import_errors_are_one_line_exit_2(
         ("bad.keras", b"garbage\n", "keras", "cannot read it as a Keras model: not a zip archive"),
         ("bad.h5", b"garbage\n", "keras", "cannot read it as a Keras model: OSError: "),
         ("bad.cfg", b"\xff\xfe[net]\n", None, "not a darknet cfg (not UTF-8 text at byte 0)"),
+        ("missing.cfg", None, None, "no such file"),  # was "[Errno 2] No such file ...: '...'"
     ],
 )
 def test_a_corrupt_model_file_is_an_error_naming_it(

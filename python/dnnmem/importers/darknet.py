@@ -52,6 +52,8 @@ def parse_cfg(path: str | os.PathLike[str]) -> list[tuple[str, dict[str, str], i
             text = binary.read().decode("utf-8")
     except UnicodeDecodeError as e:
         raise ValueError(f"{p}: not a darknet cfg (not UTF-8 text at byte {e.start})") from None
+    except FileNotFoundError:
+        raise ValueError(f"{p}: no such file") from None  # as the other importers say it
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # as text mode reads
     for no, line in enumerate(lines, 1):
         s = line.strip()
