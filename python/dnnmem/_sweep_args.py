@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import _core
@@ -17,6 +17,7 @@ from .hardware import Hardware
 from .network import Network
 from .policy import Policy
 from .policy import policy as as_policy
+from .sweep_spec import expand_range
 
 if TYPE_CHECKING:
     import numpy as np
@@ -40,6 +41,8 @@ def _values(name: str, value: Any) -> list:
         raise TypeError(
             f"{name}: expected a value or a list of values, got a Hardware (pass it as hardware=)"
         )
+    if isinstance(value, Mapping) and name in ("capacity", "bandwidth", "throughput", "batch"):
+        return list(expand_range(name, dict(value)))  # {start, stop, step}, as in a YAML sweep
     try:
         out = list(value)
     except TypeError:

@@ -332,8 +332,9 @@ class _Progress:
 
 
 #: A value of a numeric axis (capacity, bandwidth, throughput) or a list of them: numbers in
-#: base units or unit strings; NumPy arrays too.
-AxisValues = Union[str, float, Iterable[Union[str, float]], None]
+#: base units or unit strings; NumPy arrays too; or a range ``{"start": "24MiB", "stop":
+#: "1000MiB", "step": "2MiB"}`` (stop included when on the grid), as in a YAML sweep.
+AxisValues = Union[str, float, Iterable[Union[str, float]], Mapping[str, Union[str, float]], None]
 
 
 def sweep(
@@ -341,7 +342,7 @@ def sweep(
     capacity: AxisValues = None,
     bandwidth: AxisValues = None,
     throughput: AxisValues = None,
-    batch: int | Iterable[int] | None = None,
+    batch: int | Iterable[int] | Mapping[str, int] | None = None,
     policy: PolicyLike | Iterable[PolicyLike] = "lookahead",
     *,
     points: pd.DataFrame | Iterable[Mapping[str, Any]] | None = None,
@@ -362,10 +363,12 @@ def sweep(
     ----------
     network : name, Network, path, dict, or a list of them
         The networks (the ``network`` column holds each one's name).
-    capacity, bandwidth, throughput : value or list of values
-        Bytes, bytes/s, FLOP/s, or unit strings (``"24MiB"``, ``"616GB/s"``, ``"13.45TFLOPS"``).
+    capacity, bandwidth, throughput : value, list of values, or range
+        Bytes, bytes/s, FLOP/s, or unit strings (``"24MiB"``, ``"616GB/s"``, ``"13.45TFLOPS"``);
+        a range is a dict ``{"start": "24MiB", "stop": "1000MiB", "step": "2MiB"}`` (exact
+        integer steps, stop included when on the grid, as in a YAML sweep).
         Default: ``hardware``'s value (or :class:`Hardware`'s default).
-    batch : int or list of int, optional
+    batch : int, list of int, or range, optional
         Mini-batch sizes (default: each network's own; 1 for a name or a file).
     policy : str, Policy, or a list of them
         Policies (default ``"lookahead"``): compositions of scheduler, cache manager, link and

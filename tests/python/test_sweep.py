@@ -8,7 +8,7 @@ import importlib
 import inspect
 import multiprocessing
 import typing
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Union
 
 import numpy as np
@@ -491,12 +491,29 @@ def test_the_grid_arguments_are_typed() -> None:
     assert {p: params[p].annotation for p in ("network", "capacity", "batch", "policy")} == {
         "network": "NetworkLike | Iterable[NetworkLike] | None",
         "capacity": "AxisValues",
-        "batch": "int | Iterable[int] | None",
+        "batch": "int | Iterable[int] | Mapping[str, int] | None",
         "policy": "PolicyLike | Iterable[PolicyLike]",
     }
     assert typing.get_args(importlib.import_module("dnnmem.sweep").AxisValues) == (
         str,
         float,
         Iterable[Union[str, float]],
+        Mapping[str, Union[str, float]],
         type(None),
     )
+
+
+def test_a_range_as_in_yaml() -> None:
+    """A dict {start, stop, step} was iterated as its keys ("capacity: cannot read 'start'")."""
+    df = dnnmem.sweep(
+        NET,
+        capacity={"start": "1MiB", "stop": "3MiB", "step": "1MiB"},
+        batch={"start": 1, "stop": 2, "step": 1},
+        progress=False,
+        threads=1,
+    )
+    assert df[["batch", "capacity"]].to_numpy().tolist() == [
+        [b, c * 2**20] for b in (1, 2) for c in (1, 2, 3)
+    ]
+    with pytest.raises(ValueError, match=r"^capacity: a range needs exactly start, stop and step"):
+        dnnmem.sweep(NET, capacity={"start": "1MiB"}, progress=False)
