@@ -209,7 +209,12 @@ def _hardware(args: argparse.Namespace) -> Hardware:
     from .presets import hardware
 
     options = {} if args.precision is None else {"precision": args.precision}
-    return hardware(args.hardware, **options, **given)
+    try:
+        return hardware(args.hardware, **options, **given)
+    except ValueError as e:
+        if str(e).startswith("capacity:") and "capacity" not in given:  # unpublished (b200)
+            raise ValueError(f"{e} (here: --capacity 50MiB)") from None
+        raise
 
 
 def _print_presets(group: str | None) -> None:

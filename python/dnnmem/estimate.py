@@ -179,7 +179,7 @@ def estimate(
         for k, v in (("capacity", capacity), ("bandwidth", bandwidth), ("throughput", throughput))
         if v is not None
     }
-    hardware = as_hardware(hardware)  # a preset's name: dnnmem.hardware(name)
+    hardware = as_hardware(hardware, **overrides)  # a preset's name: dnnmem.hardware(name)
     if hardware is None:
         hardware = Hardware(**overrides)  # type: ignore[arg-type]
     elif not isinstance(hardware, Hardware):

@@ -175,13 +175,14 @@ _COLUMNS = {
 }
 
 
-def as_hardware(value: Hardware | str | None) -> Hardware | None:
-    """``value`` itself, or the preset it names (``estimate(net, "rtx2080ti")``); an unknown
-    name is a ValueError that starts with ``hardware:``."""
+def as_hardware(value: Hardware | str | None, **overrides: str | float) -> Hardware | None:
+    """``value`` itself, or the preset it names (``estimate(net, "rtx2080ti")``) with
+    ``overrides`` (so that ``estimate(net, "b200", capacity="50MiB")`` works for a chip whose
+    capacity is unpublished); an unknown name is a ValueError that starts with ``hardware:``."""
     if not isinstance(value, str):
         return value
     try:
-        return hardware(value)
+        return hardware(value, None, **overrides)
     except ValueError as e:
         hint = (
             " (a capacity, bandwidth or throughput goes in its keyword: capacity='24MiB')"

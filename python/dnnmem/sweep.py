@@ -456,7 +456,9 @@ def sweep(
             RuntimeWarning,
             stacklevel=2,
         )
-    hardware = as_hardware(hardware)  # a preset's name: dnnmem.hardware(name)
+    # A preset's name: dnnmem.hardware(name). With a capacity axis, the preset's capacity is not
+    # used, and may be unpublished (b200): any value stands in for it.
+    hardware = as_hardware(hardware, **({} if capacity is None else {"capacity": 0}))
     if hardware is not None and not isinstance(hardware, Hardware):
         raise TypeError(f"hardware: expected dnnmem.Hardware, got {type(hardware).__name__}")
     hw = hardware or Hardware()

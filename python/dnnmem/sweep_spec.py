@@ -143,10 +143,11 @@ def read_sweep_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
     if "hardware" in doc:
         from .presets import hardware as preset
 
+        options = {"precision": doc["precision"]} if "precision" in doc else {}
+        if "capacity" in doc:  # the preset's is not used, and may be unpublished (b200)
+            options["capacity"] = 0
         try:
-            hw = preset(
-                doc["hardware"], **({"precision": doc["precision"]} if "precision" in doc else {})
-            )
+            hw = preset(doc["hardware"], **options)
         except ValueError as e:
             raise ValueError(f"{path}: hardware: {e}") from None
         # The preset gives the defaults of capacity, bandwidth and throughput, and its precision
