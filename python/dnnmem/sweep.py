@@ -394,9 +394,10 @@ def sweep(
     executor : concurrent.futures.Executor, optional
         Evaluate chunks of points on it (processes, threads, :func:`dnnmem.cluster.dask`).
     out : path, optional
-        A Parquet file: points already in it are not evaluated again (the key is the input
-        columns), and the file is rewritten with every row, also after an interrupt. Needs
-        pyarrow (the ``parquet`` extra), checked before any point is evaluated.
+        A Parquet file (``.parquet``): points already in it are not evaluated again (the key
+        is the input columns), and the file is rewritten with every row, also after an
+        interrupt. Needs pyarrow (the ``parquet`` extra) and an existing, writable folder,
+        both checked before any point is evaluated.
     ops_per_mac : int
         FLOPs per multiply-accumulate: 2 (default) or 1.
     on_interrupt : {"return", "raise"}
@@ -447,6 +448,7 @@ def sweep(
         raise ValueError(f"ops_per_mac: must be 1 or 2, got {ops_per_mac!r}")
     nthreads = _check_threads(threads)
     if out is not None:  # before the work, not after it
+        _check_out(out)
         require("pyarrow", "out= (a Parquet file)", "fastparquet")
     if nthreads > 1 and executor is None and not _core.openmp_enabled():
         # Said here, at run time: pip shows CMake's warning of a build without OpenMP only with -v.
@@ -787,10 +789,31 @@ def _run_executor(
         raise
 
 
+def _check_out(out: str | os.PathLike[str]) -> None:
+    """Refuse an ``out=`` the sweep could not write, before any point is evaluated."""
+    path = os.fspath(out)
+    if not path.lower().endswith(".parquet"):
+        raise ValueError(
+            f"out: {path!r} must be a .parquet file (it is written as Parquet); for a CSV, "
+            f"write the returned DataFrame: dnnmem.sweep(...).to_csv(path)"
+        )
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"out: the folder {folder!r} of {path!r} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"out: the folder {folder!r} of {path!r} is not writable")
+
+
 def _read_previous(out: str | os.PathLike[str]) -> pd.DataFrame | None:
     if not os.path.exists(out):
         return None
-    df = pd.read_parquet(out)
+    try:
+        df = pd.read_parquet(out)
+    except Exception as e:  # pyarrow's own errors (ArrowInvalid, OSError, ...)
+        raise ValueError(
+            f"out: cannot read {os.fspath(out)!r} as the Parquet file of a sweep "
+            f"({type(e).__name__}: {e}); delete it or pass another out="
+        ) from None
     missing = [c for c in INPUT_COLUMNS + RESULT_COLUMNS if c not in df.columns]
     if missing:
         if "time" in df.columns and "traffic_in" in df.columns:

@@ -517,3 +517,23 @@ def test_a_range_as_in_yaml() -> None:
     ]
     with pytest.raises(ValueError, match=r"^capacity: a range needs exactly start, stop and step"):
         dnnmem.sweep(NET, capacity={"start": "1MiB"}, progress=False)
+
+
+def test_out_is_checked_before_the_work(tmp_path) -> None:
+    """out="x.csv" wrote a Parquet file named x.csv; out= in a folder that does not exist ran
+    the whole sweep and then lost it to an OSError; a file that is not Parquet gave pyarrow's
+    ArrowInvalid."""
+    pytest.importorskip("pyarrow")
+    csv = tmp_path / "x.csv"
+    with pytest.raises(ValueError, match=r"^out: '.*x\.csv' must be a \.parquet file"):
+        dnnmem.sweep(NET, capacity="1MiB", out=csv, progress=False)
+    assert not csv.exists()
+    missing = tmp_path / "no" / "x.parquet"
+    with pytest.raises(ValueError, match=r"^out: the folder '.*/no' of '.*' does not exist$"):
+        dnnmem.sweep(NET, capacity="1MiB", out=missing, progress=False)
+    text = tmp_path / "text.parquet"
+    text.write_text("network,batch\n", encoding="utf-8")
+    with pytest.raises(
+        ValueError, match=r"^out: cannot read '.*text\.parquet' as the Parquet file of a sweep \("
+    ):
+        dnnmem.sweep(NET, capacity="1MiB", out=text, progress=False)
