@@ -447,6 +447,16 @@ def sweep(
     if ops_per_mac not in (1, 2) or isinstance(ops_per_mac, bool):
         raise ValueError(f"ops_per_mac: must be 1 or 2, got {ops_per_mac!r}")
     nthreads = _check_threads(threads)
+    if executor is not None and not isinstance(executor, Executor):
+        # A Dask client has submit() too, but its futures are not concurrent.futures'.
+        hint = (
+            ": wrap it, executor=dnnmem.cluster.dask(client)"
+            if type(executor).__module__.split(".")[0] == "distributed"
+            else ""
+        )
+        raise TypeError(
+            f"executor: expected a concurrent.futures.Executor, got {type(executor).__name__}{hint}"
+        )
     if out is not None:  # before the work, not after it
         _check_out(out)
         require("pyarrow", "out= (a Parquet file)", "fastparquet")

@@ -537,3 +537,16 @@ def test_out_is_checked_before_the_work(tmp_path) -> None:
         ValueError, match=r"^out: cannot read '.*text\.parquet' as the Parquet file of a sweep \("
     ):
         dnnmem.sweep(NET, capacity="1MiB", out=text, progress=False)
+
+
+def test_an_executor_that_is_not_one_is_named() -> None:
+    """executor="dask" was "'str' object has no attribute 'submit'"; a Dask client passed
+    as it is, "'Future' object has no attribute '_condition'" from concurrent.futures."""
+    with pytest.raises(
+        TypeError, match=r"^executor: expected a concurrent.futures.Executor, got str$"
+    ):
+        dnnmem.sweep(NET, capacity="1MiB", executor="dask", progress=False)
+    distributed = pytest.importorskip("distributed")
+    client = object.__new__(distributed.Client)  # its type is what is checked: no cluster
+    with pytest.raises(TypeError, match=r"got Client: wrap it, executor=dnnmem.cluster.dask"):
+        dnnmem.sweep(NET, capacity="1MiB", executor=client, progress=False)
