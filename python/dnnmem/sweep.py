@@ -448,15 +448,7 @@ def sweep(
         raise ValueError(f"ops_per_mac: must be 1 or 2, got {ops_per_mac!r}")
     nthreads = _check_threads(threads)
     if executor is not None and not isinstance(executor, Executor):
-        # A Dask client has submit() too, but its futures are not concurrent.futures'.
-        hint = (
-            ": wrap it, executor=dnnmem.cluster.dask(client)"
-            if type(executor).__module__.split(".")[0] == "distributed"
-            else ""
-        )
-        raise TypeError(
-            f"executor: expected a concurrent.futures.Executor, got {type(executor).__name__}{hint}"
-        )
+        raise TypeError(_not_an_executor(executor))
     if out is not None:  # before the work, not after it
         _check_out(out)
         require("pyarrow", "out= (a Parquet file)", "fastparquet")
@@ -797,6 +789,16 @@ def _run_executor(
         for f in pending:
             f.cancel()
         raise
+
+
+def _not_an_executor(value: object) -> str:
+    # A Dask client has submit() too, but its futures are not concurrent.futures'.
+    hint = (
+        ": wrap it, executor=dnnmem.cluster.dask(client)"
+        if type(value).__module__.split(".")[0] == "distributed"
+        else ""
+    )
+    return f"executor: expected a concurrent.futures.Executor, got {type(value).__name__}{hint}"
 
 
 def _check_out(out: str | os.PathLike[str]) -> None:
