@@ -375,7 +375,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return _main(argv)
         finally:
-            sys.stdout.flush()  # here, where a closed pipe is still ours to handle
+            if sys.stdout is not None:  # (None under pythonw)
+                sys.stdout.flush()  # here, where a closed pipe is still ours to handle
     except BrokenPipeError:
         _silence_stdout()
         return 128 + 13  # SIGPIPE
