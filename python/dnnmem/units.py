@@ -231,6 +231,7 @@ def format_time(seconds: float, digits: int = 4) -> str:
 def format_count(value: float, unit: str, digits: int = 4) -> str:
     """Format a count with SI prefixes: ``format_count(4.1e9, "FLOP")`` → ``'4.1 GFLOP'``."""
     steps = [
+        (1e18, "E" + unit),
         (1e15, "P" + unit),
         (1e12, "T" + unit),
         (1e9, "G" + unit),

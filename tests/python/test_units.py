@@ -306,6 +306,14 @@ def test_format_throughput(value, expected):
     assert format_throughput(value) == expected
 
 
+def test_format_count_up_to_exa():
+    from dnnmem.units import format_count
+
+    assert format_count(4.1e9, "FLOP") == "4.1 GFLOP"
+    # VGG-16 at batch 2^24 printed "1555 PFLOP"
+    assert format_count(1.555e18, "FLOP") == "1.555 EFLOP"
+
+
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
