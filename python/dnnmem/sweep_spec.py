@@ -84,10 +84,19 @@ def _int(where: str, v: Any) -> int:
     return v
 
 
+#: The keys whose value may be a range {start, stop, step}.
+_RANGES = ("batch", "capacity", "bandwidth", "throughput")
+
+
 def _values(key: str, value: Any) -> Any:
-    if isinstance(value, dict):
+    if isinstance(value, dict) and key in _RANGES:
         return expand_range(key, value)
-    return value
+    if isinstance(value, dict) and key == "policy":
+        raise ValueError(
+            "policy: expected a policy's name or string form (lru, "
+            f"'split-backward + lru'), or a list of them; got a mapping {value!r}"
+        )
+    return value  # a network's document (a mapping) included
 
 
 def read_sweep_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -146,6 +155,11 @@ def read_sweep_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
         options = {"precision": doc["precision"]} if "precision" in doc else {}
         if "capacity" in doc:  # the preset's is not used, and may be unpublished (b200)
             options["capacity"] = 0
+        if not isinstance(doc["hardware"], str):
+            raise ValueError(
+                f"{path}: hardware: expected one preset's name (dnnmem presets), got "
+                f"{type(doc['hardware']).__name__}; for several chips, one file each"
+            )
         try:
             hw = preset(doc["hardware"], **options)
         except ValueError as e:

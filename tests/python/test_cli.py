@@ -185,6 +185,15 @@ def test_sweep_to_csv_with_a_preset(capsys, tmp_path):
             "network: [resnet50, nets/missing.json]\n",
             "network: no file 'nets/missing.json', neither next to the YAML file (",
         ),
+        (  # was "policy: a range needs exactly start, stop and step (...)"
+            "network: resnet50\npolicy: {cache: lru}\n",
+            "policy: expected a policy's name or string form (lru, 'split-backward + lru'), or a "
+            "list of them; got a mapping {'cache': 'lru'}",
+        ),
+        (  # was "name: expected a chip name string, got list", without the file
+            "network: resnet50\nhardware: [a100, v100]\n",
+            "hardware: expected one preset's name (dnnmem presets), got list",
+        ),
         # Values the sweep refuses name the file too (were "policy: unknown part ...").
         ("network: resnet50\npolicy: lookahed\n", "bad.yaml: policy: unknown part 'lookahed'"),
         ("network: resnet50\ncapacity: []\n", "bad.yaml: capacity: no values given"),
