@@ -666,7 +666,8 @@ def _prepare(
         )
     else:
         defaults: dict[str, Any] = {**axes, "network": list(nets.sources) or [None]}
-        grid = _explicit(points, defaults)
+        given = (("capacity", capacity), ("bandwidth", bandwidth), ("throughput", throughput))
+        grid = _explicit(points, defaults, {k for k, v in given if v is not None})
         for name in ("capacity", "bandwidth", "throughput"):
             grid[name] = _parse_field(name, grid[name])
         grid["policy"] = [pols.label(p) for p in grid["policy"]]

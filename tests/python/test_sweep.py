@@ -159,6 +159,11 @@ def test_several_networks_and_batches() -> None:
             {"points": [{"capacity": 1}], "policy": ["lru", "none"]},
             "points: no 'policy' for 1 point",
         ),
+        (  # was ignored: one point, not the two the call seems to ask for
+            {"points": [{"capacity": 1}], "capacity": [2, 3]},
+            "points: capacity= has 2 values, and every point has its own capacity; points are "
+            "not crossed",
+        ),
     ],
 )
 def test_errors_name_the_argument(kwargs: dict, match: str) -> None:
