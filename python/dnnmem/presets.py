@@ -174,6 +174,16 @@ _COLUMNS = {
     "approximate": "bool",
 }
 
+#: hardware_presets()' attrs["units"]: "" for the others (names, labels, flags).
+_UNITS = {
+    "year": "year",
+    "capacity": "bytes",
+    "bandwidth": "bytes/s",
+    "throughput": "FLOP/s",
+    "ridge_point": "FLOP/byte",
+    "memory": "bytes",
+}
+
 
 def as_hardware(value: Hardware | str | None, **overrides: str | float) -> Hardware | None:
     """``value`` itself, or the preset it names (``estimate(net, "rtx2080ti")``) with
@@ -213,7 +223,7 @@ def hardware_presets(group: str | None = None) -> pd.DataFrame:
         ``precision``), ``ridge_point`` (FLOP/byte), ``memory`` (off-chip bytes, nullable
         ``Int64``), ``memory_type``, ``approximate`` (bool: some figure of the row is marked
         approximate in the data). Rows are in file order, each chip's precisions in the
-        order listed.
+        order listed. ``attrs["units"]`` gives each column's unit.
 
     Raises
     ------
@@ -257,5 +267,6 @@ def hardware_presets(group: str | None = None) -> pd.DataFrame:
                     ),
                 }
             )
-    frame = pd.DataFrame(rows, columns=list(_COLUMNS))
-    return frame.astype(_COLUMNS)
+    frame = pd.DataFrame(rows, columns=list(_COLUMNS)).astype(_COLUMNS)
+    frame.attrs["units"] = {c: _UNITS.get(c, "") for c in frame.columns}
+    return frame
