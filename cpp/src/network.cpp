@@ -540,8 +540,14 @@ Network build_network(std::vector<LayerSpec> specs, std::string name, std::strin
     l.params = std::move(flat[i].params);
     for (const auto& in : flat[i].inputs) {
       auto it = index.find(in);
-      if (it == index.end())
-        throw NetworkError(source, l.name, "inputs", "unknown input layer '" + in + "'");
+      if (it == index.end()) {
+        std::vector<std::string> names;
+        for (const auto& s : flat) names.push_back(s.name);
+        const std::string close = detail::closest_name(in, names);
+        throw NetworkError(source, l.name, "inputs",
+                           "unknown input layer '" + in + "'" +
+                               (close.empty() ? "" : "; did you mean '" + close + "'?"));
+      }
       l.inputs.push_back(it->second);
     }
   }

@@ -117,4 +117,33 @@ std::vector<int> topological_order(Network& net) {
   return topo;
 }
 
+std::string closest_name(const std::string& name, const std::vector<std::string>& names) {
+  const std::size_t limit = std::max<std::size_t>(1, name.size() / 3);
+  std::string best;
+  std::size_t best_distance = limit + 1;
+  std::vector<std::size_t> row, previous;
+  for (const std::string& candidate : names) {
+    const std::size_t gap = candidate.size() > name.size() ? candidate.size() - name.size()
+                                                           : name.size() - candidate.size();
+    if (gap >= best_distance) continue;  // the distance is at least the difference in length
+    // Levenshtein distance, one row at a time.
+    previous.resize(candidate.size() + 1);
+    row.resize(candidate.size() + 1);
+    for (std::size_t j = 0; j <= candidate.size(); ++j) previous[j] = j;
+    for (std::size_t i = 1; i <= name.size(); ++i) {
+      row[0] = i;
+      for (std::size_t j = 1; j <= candidate.size(); ++j) {
+        const std::size_t change = previous[j - 1] + (name[i - 1] == candidate[j - 1] ? 0 : 1);
+        row[j] = std::min({change, previous[j] + 1, row[j - 1] + 1});
+      }
+      std::swap(row, previous);
+    }
+    if (previous[candidate.size()] < best_distance) {
+      best_distance = previous[candidate.size()];
+      best = candidate;
+    }
+  }
+  return best;
+}
+
 }  // namespace dnnmem::detail

@@ -17,4 +17,8 @@ void expand_lstm(const LayerSpec& cell, std::vector<LayerSpec>& out, const std::
 // that reads its own output.
 std::vector<int> topological_order(Network& net);
 
+// The name among `names` closest to `name` by edit distance, if that distance is at most a third
+// of `name`'s length (and at least 1); "" if none is. For error messages: "did you mean ...?".
+std::string closest_name(const std::string& name, const std::vector<std::string>& names);
+
 }  // namespace dnnmem::detail

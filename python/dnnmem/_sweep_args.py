@@ -7,7 +7,7 @@ from __future__ import annotations
 import itertools
 import math
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from . import _core
@@ -17,6 +17,7 @@ from .hardware import Hardware
 from .network import Network
 from .policy import Policy
 from .policy import policy as as_policy
+from .sweep_spec import expand_range
 
 if TYPE_CHECKING:
     import numpy as np
@@ -40,6 +41,8 @@ def _values(name: str, value: Any) -> list:
         raise TypeError(
             f"{name}: expected a value or a list of values, got a Hardware (pass it as hardware=)"
         )
+    if isinstance(value, Mapping) and name in ("capacity", "bandwidth", "throughput", "batch"):
+        return list(expand_range(name, dict(value)))  # {start, stop, step}, as in a YAML sweep
     try:
         out = list(value)
     except TypeError:
@@ -199,9 +202,10 @@ def _grid(
     return df[INPUT_COLUMNS]
 
 
-def _explicit(points: Any, defaults: dict[str, list]) -> pd.DataFrame:
+def _explicit(points: Any, defaults: dict[str, list], given: Iterable[str] = ()) -> pd.DataFrame:
     """Explicit points: a DataFrame or a list of dicts with some of INPUT_COLUMNS; a missing
-    column takes the single value of the keyword argument of that name."""
+    column takes the single value of the keyword argument of that name. A keyword of
+    ``given`` with several values is an error: points are not crossed with it."""
     if isinstance(points, pd.DataFrame):
         df = points.copy()
     else:
@@ -224,6 +228,11 @@ def _explicit(points: Any, defaults: dict[str, list]) -> pd.DataFrame:
             df[c] = None
         df[c] = df[c].astype(object)
         missing = df[c].isna().to_numpy()
+        if c in given and len(defaults[c]) > 1 and not missing.any():
+            raise ValueError(
+                f"points: {c}= has {len(defaults[c])} values, and every point has its own "
+                f"{c}; points are not crossed with {c}= (add a point per value, or give one)"
+            )
         if missing.any():  # a point without this field takes the keyword argument's value
             vals = defaults[c]
             if len(vals) != 1:

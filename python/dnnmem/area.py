@@ -146,7 +146,8 @@ def with_area(
     Returns
     -------
     DataFrame
-        ``df``'s rows and columns plus ``column``; ``df`` itself is not changed.
+        ``df``'s rows and columns plus ``column``; ``df`` itself is not changed. A sweep's
+        ``attrs["units"]`` gains ``column: "mm²"``.
 
     Raises
     ------
@@ -167,4 +168,6 @@ def with_area(
         array_efficiency=array_efficiency,
         bitcell_um2=bitcell_um2,
     )
+    if isinstance(out.attrs.get("units"), dict):  # a sweep's: the new column's unit too
+        out.attrs["units"] = {**out.attrs["units"], column: "mm²"}
     return out

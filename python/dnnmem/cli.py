@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import warnings
 from collections.abc import Sequence
@@ -208,7 +209,12 @@ def _hardware(args: argparse.Namespace) -> Hardware:
     from .presets import hardware
 
     options = {} if args.precision is None else {"precision": args.precision}
-    return hardware(args.hardware, **options, **given)
+    try:
+        return hardware(args.hardware, **options, **given)
+    except ValueError as e:
+        if str(e).startswith("capacity:") and "capacity" not in given:  # unpublished (b200)
+            raise ValueError(f"{e} (here: --capacity 50MiB)") from None
+        raise
 
 
 def _print_presets(group: str | None) -> None:
@@ -226,6 +232,22 @@ def _print_presets(group: str | None) -> None:
             f"{key:<16} {cap:>10}  {format_bandwidth(first['bandwidth']):>11}  {rates}"
             f"  — {first['name']}"
         )
+
+
+def _plot_path(path: str) -> str:
+    """The image file --plot writes: PATH itself, or PATH.png without an extension (matplotlib
+    writes that, and the message should name it); ValueError for a format matplotlib lacks."""
+    from matplotlib.figure import Figure
+
+    formats = Figure().canvas.get_supported_filetypes()
+    suffix = Path(path).suffix.lower().lstrip(".")
+    if not suffix:
+        return path + ".png"
+    if suffix not in formats:
+        raise ValueError(
+            f"--plot: {path!r}: no image format '{suffix}' (known: {', '.join(sorted(formats))})"
+        )
+    return path
 
 
 def _plot_sweep(df: pd.DataFrame, path: str) -> None:
@@ -272,10 +294,13 @@ def _sweep(args: argparse.Namespace) -> None:
         require("pyarrow", f"--out {out} (Parquet)", "fastparquet")
     if args.plot:
         require("matplotlib", "--plot")
+        args.plot = _plot_path(args.plot)  # before the sweep: a bad format must not waste it
     if args.executor == "dask":
         require("distributed", "--executor dask")
     kwargs = read_sweep_spec(args.spec)
+    from_file = set(kwargs)
     if args.threads is not None:
+        from_file.discard("threads")
         kwargs["threads"] = args.threads
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     executor = None
@@ -285,12 +310,20 @@ def _sweep(args: argparse.Namespace) -> None:
         from .cluster import dask
 
         executor = dask(Client(args.scheduler))
-    df = sweep(
-        **kwargs,
-        executor=executor,
-        progress=not args.no_progress,
-        out=out if out.endswith(".parquet") else None,
-    )
+    try:
+        df = sweep(
+            **kwargs,
+            executor=executor,
+            progress=not args.no_progress,
+            out=out if out.endswith(".parquet") else None,
+        )
+    except (ValueError, TypeError) as e:
+        # A bad value of the file's ("policy: unknown part ..."): name the file, as the
+        # errors of its form do.
+        if str(e).split(":", 1)[0] in from_file and not isinstance(e, NetworkError):
+            kind = TypeError if isinstance(e, TypeError) else ValueError
+            raise kind(f"{args.spec}: {e}") from None
+        raise
     if out.endswith(".csv"):
         df.to_csv(out, index=False)
     if args.plot:
@@ -323,9 +356,50 @@ def _estimate(args: argparse.Namespace) -> None:
             print(f"  {kind:<16} {format_time(sec):>10}  {share[kind]:6.1%}")
 
 
+def _silence_stdout() -> None:
+    """Point file descriptor 1 at the null device, so that the interpreter's last flush of
+    output nobody reads cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout is not a file (captured, closed)
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``dnnmem`` and ``python -m dnnmem``."""
-    args = _parser().parse_args(argv)
+    """Entry point of ``dnnmem`` and ``python -m dnnmem``.
+
+    Output piped into a command that stops reading (``dnnmem networks | head -3``) ends the
+    command quietly with status 141, as a process ended by SIGPIPE would."""
+    try:
+        try:
+            return _main(argv)
+        finally:
+            if sys.stdout is not None:  # (None under pythonw)
+                sys.stdout.flush()  # here, where a closed pipe is still ours to handle
+    except BrokenPipeError:
+        _silence_stdout()
+        return 128 + 13  # SIGPIPE
+
+
+#: Options whose value may be written with a sign: argparse takes "-5MiB" for an option of its
+#: own ("expected one argument"), so "--capacity -5MiB" is read as "--capacity=-5MiB" and gets
+#: the option's own message.
+_SIGNED_VALUES = ("--capacity", "--bandwidth", "--throughput", "--steps", "--threads")
+
+
+def _join_signed_values(argv: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for arg in argv:
+        if out and out[-1] in _SIGNED_VALUES and re.match(r"-\.?\d", arg):
+            out[-1] = f"{out[-1]}={arg}"
+        else:
+            out.append(arg)
+    return out
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    args = _parser().parse_args(_join_signed_values(sys.argv[1:] if argv is None else argv))
     try:
         if args.command == "networks":
             print("\n".join(networks()))
@@ -359,6 +433,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{args.model} -> {args.output}")
             print(net.summary())
         elif args.command == "summary":
+            if args.steps < 0:
+                raise ValueError(f"--steps: must be >= 0, got {args.steps}")
             net = _load(args.network, args.batch, args.bytes_per_element)
             print(net.summary())
             if args.steps > 0:
@@ -378,6 +454,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "were streamed):"
                 )
                 print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    except BrokenPipeError:
+        raise  # the reader went away: main() ends quietly
     except (NetworkError, ValueError, TypeError, OSError) as e:
         print(f"dnnmem: error: {e}", file=sys.stderr)
         return 2

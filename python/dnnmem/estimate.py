@@ -18,7 +18,7 @@ from .cdma import COMPRESSING_LINKS, SparsityLike, link_tables
 from .energy import WAVECORE, EnergyModel, schedule_columns
 from .hardware import Hardware, check_element_size
 from .network import Network, load_network
-from .policy import Policy, PolicyLike, parts
+from .policy import Policy, PolicyLike, _format_value, parts
 from .policy import policy as as_policy
 from .presets import as_hardware
 from .units import format_bandwidth, format_bytes, format_count, format_time
@@ -38,6 +38,20 @@ NetworkLike = Union[Network, str, "os.PathLike[str]", dict]
 ROLES = ("activation", "weight", "state", "gradient", "weight_grad")
 
 
+#: Units of Result.steps' columns other than bytes (``attrs["units"]``).
+_STEP_UNITS = {
+    **dict.fromkeys(("step", "name", "layer", "kind", "class", "phase", "part"), ""),
+    "flops": "FLOP",
+    **dict.fromkeys(("start", "end", "time", "compute_time", "stall", "capacity_stall"), "s"),
+}
+
+
+def _step_unit(column: str) -> str:
+    if column in _STEP_UNITS:
+        return _STEP_UNITS[column]
+    return "bytes" if column.startswith(("bytes_", "link_")) or column == "resident_bytes" else ""
+
+
 def policies(kind: str | None = None) -> pd.DataFrame:
     """Every part a policy can be composed of (docs/policies.md): one row per part with
     ``kind`` (scheduler, cache, link, compute), ``name``, ``description`` and ``options``
@@ -50,9 +64,9 @@ def policies(kind: str | None = None) -> pd.DataFrame:
             if o["type"] == "choice":
                 opts.append(f"{o['name']}={'|'.join(o['choices'])} (default {o['default']})")
             else:
-                unit = f" {o['unit']}" if o["unit"] else ""
-                default = o["default"]
-                shown = int(default) if float(default).is_integer() else default
+                # As an option is written in a policy: mbs(buffer=10MiB), ratio(cap=48GB/s).
+                unit = f" in {o['unit']}" if o["unit"] else ""
+                shown = _format_value(float(o["default"]), o["unit"])
                 opts.append(f"{o['name']}{unit} (default {shown})")
         rows.append(
             {
@@ -165,7 +179,7 @@ def estimate(
         for k, v in (("capacity", capacity), ("bandwidth", bandwidth), ("throughput", throughput))
         if v is not None
     }
-    hardware = as_hardware(hardware)  # a preset's name: dnnmem.hardware(name)
+    hardware = as_hardware(hardware, **overrides)  # a preset's name: dnnmem.hardware(name)
     if hardware is None:
         hardware = Hardware(**overrides)  # type: ignore[arg-type]
     elif not isinstance(hardware, Hardware):
@@ -361,7 +375,8 @@ class Result:
         least their bytes / bandwidth; :func:`dnnmem.plots.roofline` uses them),
         ``resident_bytes`` (on chip at its start, data being written out included), and
         ``bytes_in_<role>`` / ``bytes_out_<role>`` for each tensor role (activation, weight,
-        state, gradient, weight_grad), which add up to ``bytes_in`` / ``bytes_out``."""
+        state, gradient, weight_grad), which add up to ``bytes_in`` / ``bytes_out``.
+        ``attrs["units"]`` names each column's unit (s, FLOP, bytes; "" for labels)."""
         base = self.network.steps
         t = self._core.step_table()
         df = pd.DataFrame(
@@ -392,6 +407,7 @@ class Result:
         for role in ("activation", "weight", "state", "gradient", "weight_grad"):
             df[f"bytes_in_{role}"] = t[f"bytes_in_{role}"]
             df[f"bytes_out_{role}"] = t[f"bytes_out_{role}"]
+        df.attrs["units"] = {c: _step_unit(c) for c in df.columns}
         return df
 
     def _breakdown(self, column: str) -> pd.Series:

@@ -37,7 +37,7 @@ OPERANDS = ("dY", "W", "X", "dX", "dW")
 
 
 def _array_rows(hardware: Hardware | str | None) -> int | None:
-    hardware = as_hardware(hardware)  # a preset's name
+    hardware = as_hardware(hardware, capacity=0)  # a preset's name: only its compute is read
     m = re.search(r"rows\s*=\s*(\d+)", hardware.compute) if hardware and hardware.compute else None
     return int(m.group(1)) if m else None
 

@@ -455,7 +455,13 @@ def _read_file(path: str) -> bytes:
                     )
                 chunks.append(chunk)
     except OSError as e:
-        raise _error(path, f"cannot read the file: {e.strerror}") from None
+        hint = ""
+        if isinstance(e, FileNotFoundError):
+            from .zoo import networks  # here: the zoo imports this module
+
+            if path.lower() in networks():
+                hint = f" (the built-in network: dnnmem.network({path!r}))"
+        raise _error(path, f"cannot read the file: {e.strerror}{hint}") from None
 
 
 def load_network(source: NetworkSource, batch: int = 1, bytes_per_element: int = 4) -> Network:

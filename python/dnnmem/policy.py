@@ -27,9 +27,10 @@ number is in base units (bytes, bytes/s, FLOP/s).
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Union
 
@@ -175,7 +176,10 @@ def _make_part(kind: str | None, name: str, options: Mapping[str, Any]) -> Part:
     reg = _registry()
     if name not in reg:
         label = KIND_LABELS[kind] if kind else "part"
-        raise ValueError(f"policy: unknown {label} {name!r} ({_valid_names(kind)})")
+        names = [n for n, p in reg.items() if kind is None or p["kind"] == kind]
+        raise ValueError(
+            f"policy: unknown {label} {name!r}{_hint(name, names)} ({_valid_names(kind)})"
+        )
     entry = reg[name]
     if kind is not None and entry["kind"] != kind:
         raise ValueError(
@@ -187,11 +191,28 @@ def _make_part(kind: str | None, name: str, options: Mapping[str, Any]) -> Part:
     for key, value in options.items():
         if key not in specs:
             valid = ", ".join(specs) or "none"
-            raise ValueError(f"{label}: unknown option {key!r} (valid: {valid})")
+            hint = _hint(key, specs) if isinstance(key, str) else ""
+            raise ValueError(f"{label}: unknown option {key!r}{hint} (valid: {valid})")
         out.append((key, _option_value(label, specs[key], value)))
     order = list(specs)
     out.sort(key=lambda kv: order.index(kv[0]))  # one canonical order: the declaration's
     return Part(entry["kind"], name, tuple(out))
+
+
+def _hint(word: str, known: Iterable[str]) -> str:
+    """``"; did you mean lookahead?"`` for a mistyped name, ``"; options go in parentheses:
+    split-backward(order=alg1)"`` for a known name written with ``:`` or ``=``, else ``""``."""
+    known = list(known)
+    for sep in (":", "="):
+        head, found, rest = word.partition(sep)
+        if found and head in known:
+            return (
+                f"; options go in parentheses: {head}({rest if sep == ':' else 'key=value, ...'})"
+            )
+    close = difflib.get_close_matches(word.lower(), known, n=3, cutoff=0.6)
+    if not close:
+        return ""
+    return f"; did you mean {' or '.join(close)}?"
 
 
 def _valid_names(kind: str | None = None) -> str:

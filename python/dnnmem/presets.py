@@ -174,14 +174,25 @@ _COLUMNS = {
     "approximate": "bool",
 }
 
+#: hardware_presets()' attrs["units"]: "" for the others (names, labels, flags).
+_UNITS = {
+    "year": "year",
+    "capacity": "bytes",
+    "bandwidth": "bytes/s",
+    "throughput": "FLOP/s",
+    "ridge_point": "FLOP/byte",
+    "memory": "bytes",
+}
 
-def as_hardware(value: Hardware | str | None) -> Hardware | None:
-    """``value`` itself, or the preset it names (``estimate(net, "rtx2080ti")``); an unknown
-    name is a ValueError that starts with ``hardware:``."""
+
+def as_hardware(value: Hardware | str | None, **overrides: str | float) -> Hardware | None:
+    """``value`` itself, or the preset it names (``estimate(net, "rtx2080ti")``) with
+    ``overrides`` (so that ``estimate(net, "b200", capacity="50MiB")`` works for a chip whose
+    capacity is unpublished); an unknown name is a ValueError that starts with ``hardware:``."""
     if not isinstance(value, str):
         return value
     try:
-        return hardware(value)
+        return hardware(value, None, **overrides)
     except ValueError as e:
         hint = (
             " (a capacity, bandwidth or throughput goes in its keyword: capacity='24MiB')"
@@ -212,7 +223,7 @@ def hardware_presets(group: str | None = None) -> pd.DataFrame:
         ``precision``), ``ridge_point`` (FLOP/byte), ``memory`` (off-chip bytes, nullable
         ``Int64``), ``memory_type``, ``approximate`` (bool: some figure of the row is marked
         approximate in the data). Rows are in file order, each chip's precisions in the
-        order listed.
+        order listed. ``attrs["units"]`` gives each column's unit.
 
     Raises
     ------
@@ -256,5 +267,6 @@ def hardware_presets(group: str | None = None) -> pd.DataFrame:
                     ),
                 }
             )
-    frame = pd.DataFrame(rows, columns=list(_COLUMNS))
-    return frame.astype(_COLUMNS)
+    frame = pd.DataFrame(rows, columns=list(_COLUMNS)).astype(_COLUMNS)
+    frame.attrs["units"] = {c: _UNITS.get(c, "") for c in frame.columns}
+    return frame

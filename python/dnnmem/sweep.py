@@ -13,10 +13,10 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import Executor
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Union
 
 from . import _core
 from ._lazy import LazyModule
@@ -32,10 +32,10 @@ from ._sweep_args import (
     _values,
 )
 from .energy import WAVECORE, EnergyModel, schedule_columns
-from .estimate import ROLES, _check_has_steps
+from .estimate import ROLES, NetworkLike, _check_has_steps
 from .hardware import Hardware, check_element_size
 from .network import Network, _check_batch
-from .policy import KINDS
+from .policy import KINDS, PolicyLike
 from .policy import policy as as_policy
 from .presets import as_hardware
 
@@ -46,7 +46,14 @@ else:
     np = LazyModule("numpy")
     pd = LazyModule("pandas")
 
-__all__ = ["sweep", "SweepInterrupted", "INPUT_COLUMNS", "RESULT_COLUMNS"]
+__all__ = [
+    "sweep",
+    "SweepInterrupted",
+    "INPUT_COLUMNS",
+    "RESULT_COLUMNS",
+    "COLUMN_UNITS",
+    "column_units",
+]
 
 #: The totals of :meth:`dnnmem.Result.to_dict` (same names, SI units) and the plan counts.
 RESULT_COLUMNS = [
@@ -80,6 +87,72 @@ RESULT_COLUMNS = [
 #: re-executed seconds; 0 for every other cache manager.
 PIN_COLUMNS = ["pinned", "pinned_bytes", "recompute_time"]
 RESULT_COLUMNS += PIN_COLUMNS
+
+#: The unit of each column of a sweep (docs/model/report.md), as ``df.attrs["units"]`` gives it:
+#: "" for names and labels. A policy option's column (``link_cap``) has its option's unit.
+COLUMN_UNITS: dict[str, str] = {
+    "network": "",
+    "batch": "samples",
+    "policy": "",
+    "scheduler": "",
+    "cache": "",
+    "link": "",
+    "compute": "",
+    "capacity": "bytes",
+    "bandwidth": "bytes/s",
+    "throughput": "FLOP/s",
+    "time": "s",
+    "traffic_in": "bytes",
+    "traffic_out": "bytes",
+    "link_in": "bytes",
+    "link_out": "bytes",
+    "avg_bandwidth": "bytes/s",
+    "active_time": "fraction",
+    "utilization": "fraction",
+    "samples_per_s": "samples/s",
+    "compute_time": "s",
+    "stall_time": "s",
+    "capacity_stall_time": "s",
+    "drain_time": "s",
+    "flops": "FLOP",
+    "kept": "count",
+    "prefetched": "count",
+    "born": "count",
+    "offloads": "count",
+    **{f"traffic_{d}_{r}": "bytes" for d in ("in", "out") for r in ROLES},
+    "groups": "count",
+    "sub_batches": "samples",
+    "gb_bytes": "bytes",
+    "macs": "MAC",
+    "energy": "DRAM-byte units",
+    "energy_dram_share": "fraction",
+    "pinned": "count",
+    "pinned_bytes": "bytes",
+    "recompute_time": "s",
+    "baseline_time": "s",
+    "speedup": "×",
+}
+
+
+def column_units(columns: Any) -> dict[str, str]:
+    """The unit of each of a sweep's ``columns`` (:data:`COLUMN_UNITS`; a policy option's
+    column ``<part>_<option>`` has the option's unit, "" if it has none)."""
+    out = {}
+    for c in columns:
+        unit = COLUMN_UNITS.get(c)
+        if unit is None:
+            kind, _, option = str(c).partition("_")
+            units = {
+                o["unit"]
+                for p in _core.parts()
+                if p["kind"] == kind
+                for o in p["options"]
+                if o["name"] == option
+            }
+            unit = units.pop() if len(units) == 1 else ""
+        out[str(c)] = unit
+    return out
+
 
 # Engine column -> DataFrame column.
 _ENGINE = {
@@ -258,15 +331,21 @@ class _Progress:
             self.bar.close()
 
 
+#: A value of a numeric axis (capacity, bandwidth, throughput) or a list of them: numbers in
+#: base units or unit strings; NumPy arrays too; or a range ``{"start": "24MiB", "stop":
+#: "1000MiB", "step": "2MiB"}`` (stop included when on the grid), as in a YAML sweep.
+AxisValues = Union[str, float, Iterable[Union[str, float]], Mapping[str, Union[str, float]], None]
+
+
 def sweep(
-    network: Any = None,
-    capacity: Any = None,
-    bandwidth: Any = None,
-    throughput: Any = None,
-    batch: Any = None,
-    policy: Any = "lookahead",
+    network: NetworkLike | Iterable[NetworkLike] | None = None,
+    capacity: AxisValues = None,
+    bandwidth: AxisValues = None,
+    throughput: AxisValues = None,
+    batch: int | Iterable[int] | Mapping[str, int] | None = None,
+    policy: PolicyLike | Iterable[PolicyLike] = "lookahead",
     *,
-    points: Any = None,
+    points: pd.DataFrame | Iterable[Mapping[str, Any]] | None = None,
     hardware: Hardware | str | None = None,
     threads: int | None = None,
     progress: bool = True,
@@ -284,10 +363,12 @@ def sweep(
     ----------
     network : name, Network, path, dict, or a list of them
         The networks (the ``network`` column holds each one's name).
-    capacity, bandwidth, throughput : value or list of values
-        Bytes, bytes/s, FLOP/s, or unit strings (``"24MiB"``, ``"616GB/s"``, ``"13.45TFLOPS"``).
+    capacity, bandwidth, throughput : value, list of values, or range
+        Bytes, bytes/s, FLOP/s, or unit strings (``"24MiB"``, ``"616GB/s"``, ``"13.45TFLOPS"``);
+        a range is a dict ``{"start": "24MiB", "stop": "1000MiB", "step": "2MiB"}`` (exact
+        integer steps, stop included when on the grid, as in a YAML sweep).
         Default: ``hardware``'s value (or :class:`Hardware`'s default).
-    batch : int or list of int, optional
+    batch : int, list of int, or range, optional
         Mini-batch sizes (default: each network's own; 1 for a name or a file).
     policy : str, Policy, or a list of them
         Policies (default ``"lookahead"``): compositions of scheduler, cache manager, link and
@@ -313,9 +394,10 @@ def sweep(
     executor : concurrent.futures.Executor, optional
         Evaluate chunks of points on it (processes, threads, :func:`dnnmem.cluster.dask`).
     out : path, optional
-        A Parquet file: points already in it are not evaluated again (the key is the input
-        columns), and the file is rewritten with every row, also after an interrupt. Needs
-        pyarrow (the ``parquet`` extra), checked before any point is evaluated.
+        A Parquet file (``.parquet``): points already in it are not evaluated again (the key
+        is the input columns), and the file is rewritten with every row, also after an
+        interrupt. Needs pyarrow (the ``parquet`` extra) and an existing, writable folder,
+        both checked before any point is evaluated.
     ops_per_mac : int
         FLOPs per multiply-accumulate: 2 (default) or 1.
     on_interrupt : {"return", "raise"}
@@ -344,7 +426,9 @@ def sweep(
         its default), then every total of :meth:`Result.to_dict` with the same name and unit,
         ``flops``, the plan counts ``kept``, ``prefetched``, ``born``, ``offloads``, and the
         pinning managers' ``pinned`` (tensors), ``pinned_bytes``, ``recompute_time`` (s).
-        ``df.attrs["evaluated"]`` is the number of points evaluated by this call.
+        ``df.attrs["evaluated"]`` is the number of points evaluated by this call,
+        ``df.attrs["units"]`` the unit of each column (``{"time": "s", "capacity": "bytes",
+        ...}``, :data:`COLUMN_UNITS`).
 
     Raises
     ------
@@ -363,7 +447,10 @@ def sweep(
     if ops_per_mac not in (1, 2) or isinstance(ops_per_mac, bool):
         raise ValueError(f"ops_per_mac: must be 1 or 2, got {ops_per_mac!r}")
     nthreads = _check_threads(threads)
+    if executor is not None and not isinstance(executor, Executor):
+        raise TypeError(_not_an_executor(executor))
     if out is not None:  # before the work, not after it
+        _check_out(out)
         require("pyarrow", "out= (a Parquet file)", "fastparquet")
     if nthreads > 1 and executor is None and not _core.openmp_enabled():
         # Said here, at run time: pip shows CMake's warning of a build without OpenMP only with -v.
@@ -373,7 +460,9 @@ def sweep(
             RuntimeWarning,
             stacklevel=2,
         )
-    hardware = as_hardware(hardware)  # a preset's name: dnnmem.hardware(name)
+    # A preset's name: dnnmem.hardware(name). With a capacity axis, the preset's capacity is not
+    # used, and may be unpublished (b200): any value stands in for it.
+    hardware = as_hardware(hardware, **({} if capacity is None else {"capacity": 0}))
     if hardware is not None and not isinstance(hardware, Hardware):
         raise TypeError(f"hardware: expected dnnmem.Hardware, got {type(hardware).__name__}")
     hw = hardware or Hardware()
@@ -409,6 +498,7 @@ def sweep(
         )
         df = pd.DataFrame({c: [] for c in INPUT_COLUMNS + RESULT_COLUMNS})
         df.attrs["evaluated"] = 0
+        df.attrs["units"] = column_units(df.columns)
         return df
     grid, key_of, row_flops, previous, todo, scheduler = prepared
 
@@ -486,6 +576,7 @@ def sweep(
         df = _with_speedup(df, network, hw, threads, ops_per_mac, pols)
     elif speedup:  # interrupted: the columns are there, without values
         df = df.assign(baseline_time=np.nan, speedup=np.nan)
+    df.attrs["units"] = column_units(df.columns)
     if interrupted:
         warnings.warn(
             SweepInterrupted(
@@ -575,7 +666,8 @@ def _prepare(
         )
     else:
         defaults: dict[str, Any] = {**axes, "network": list(nets.sources) or [None]}
-        grid = _explicit(points, defaults)
+        given = (("capacity", capacity), ("bandwidth", bandwidth), ("throughput", throughput))
+        grid = _explicit(points, defaults, {k for k, v in given if v is not None})
         for name in ("capacity", "bandwidth", "throughput"):
             grid[name] = _parse_field(name, grid[name])
         grid["policy"] = [pols.label(p) for p in grid["policy"]]
@@ -700,10 +792,41 @@ def _run_executor(
         raise
 
 
+def _not_an_executor(value: object) -> str:
+    # A Dask client has submit() too, but its futures are not concurrent.futures'.
+    hint = (
+        ": wrap it, executor=dnnmem.cluster.dask(client)"
+        if type(value).__module__.split(".")[0] == "distributed"
+        else ""
+    )
+    return f"executor: expected a concurrent.futures.Executor, got {type(value).__name__}{hint}"
+
+
+def _check_out(out: str | os.PathLike[str]) -> None:
+    """Refuse an ``out=`` the sweep could not write, before any point is evaluated."""
+    path = os.fspath(out)
+    if not path.lower().endswith(".parquet"):
+        raise ValueError(
+            f"out: {path!r} must be a .parquet file (it is written as Parquet); for a CSV, "
+            f"write the returned DataFrame: dnnmem.sweep(...).to_csv(path)"
+        )
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise ValueError(f"out: the folder {folder!r} of {path!r} does not exist")
+    if not os.access(folder, os.W_OK):
+        raise ValueError(f"out: the folder {folder!r} of {path!r} is not writable")
+
+
 def _read_previous(out: str | os.PathLike[str]) -> pd.DataFrame | None:
     if not os.path.exists(out):
         return None
-    df = pd.read_parquet(out)
+    try:
+        df = pd.read_parquet(out)
+    except Exception as e:  # pyarrow's own errors (ArrowInvalid, OSError, ...)
+        raise ValueError(
+            f"out: cannot read {os.fspath(out)!r} as the Parquet file of a sweep "
+            f"({type(e).__name__}: {e}); delete it or pass another out="
+        ) from None
     missing = [c for c in INPUT_COLUMNS + RESULT_COLUMNS if c not in df.columns]
     if missing:
         if "time" in df.columns and "traffic_in" in df.columns:

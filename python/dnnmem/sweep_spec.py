@@ -56,29 +56,47 @@ def expand_range(key: str, spec: dict[str, Any]) -> list[float]:
             f"{key}: a range needs exactly start, stop and step "
             f"(missing {sorted(missing)}, unknown {sorted(extra)})"
         )
-    parse = FIELD_PARSERS.get(key, _int)
-    start, stop, step = (parse(spec[k]) for k in ("start", "stop", "step"))
+    parse = FIELD_PARSERS.get(key)
+    start, stop, step = (
+        parse(spec[k]) if parse is not None else _int(f"{key}: range {k}", spec[k])
+        for k in ("start", "stop", "step")
+    )
     if not step > 0:
         raise ValueError(f"{key}: range step must be positive, got {spec['step']!r}")
     if stop < start:
         raise ValueError(f"{key}: range stop {spec['stop']!r} is below start {spec['start']!r}")
     count = int((stop - start) // step) + 1
-    values = [start + i * step for i in range(count)]
-    if count > 10_000_000:
-        raise ValueError(f"{key}: range has {count} values; refusing more than 10 million")
-    return values
+    if count > MAX_RANGE_VALUES:  # before the list is built: a mistyped step must not fill memory
+        raise ValueError(
+            f"{key}: range has {count} values; refusing more than {MAX_RANGE_VALUES:,} "
+            f"(is the step {spec['step']!r} meant?)"
+        )
+    return [start + i * step for i in range(count)]
 
 
-def _int(v: Any) -> int:
+#: The most values one range may expand to.
+MAX_RANGE_VALUES = 10_000_000
+
+
+def _int(where: str, v: Any) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
-        raise ValueError(f"expected an integer, got {v!r}")
+        raise ValueError(f"{where}: expected an integer, got {v!r}")
     return v
 
 
+#: The keys whose value may be a range {start, stop, step}.
+_RANGES = ("batch", "capacity", "bandwidth", "throughput")
+
+
 def _values(key: str, value: Any) -> Any:
-    if isinstance(value, dict):
+    if isinstance(value, dict) and key in _RANGES:
         return expand_range(key, value)
-    return value
+    if isinstance(value, dict) and key == "policy":
+        raise ValueError(
+            "policy: expected a policy's name or string form (lru, "
+            f"'split-backward + lru'), or a list of them; got a mapping {value!r}"
+        )
+    return value  # a network's document (a mapping) included
 
 
 def read_sweep_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -118,6 +136,12 @@ def read_sweep_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
     resolved = []
     for n in nets:
         candidate = path.parent / str(n)
+        looks_like_a_file = isinstance(n, str) and (n.lower().endswith(".json") or "/" in n)
+        if looks_like_a_file and not candidate.is_file() and not os.path.isfile(n):
+            raise ValueError(
+                f"{path}: network: no file {n!r}, neither next to the YAML file "
+                f"({candidate}) nor in the working directory"
+            )
         resolved.append(str(candidate) if isinstance(n, str) and candidate.is_file() else n)
     args["network"] = resolved if isinstance(args["network"], list) else resolved[0]
     if "precision" in doc and "hardware" not in doc:
@@ -128,10 +152,16 @@ def read_sweep_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
     if "hardware" in doc:
         from .presets import hardware as preset
 
-        try:
-            hw = preset(
-                doc["hardware"], **({"precision": doc["precision"]} if "precision" in doc else {})
+        options = {"precision": doc["precision"]} if "precision" in doc else {}
+        if "capacity" in doc:  # the preset's is not used, and may be unpublished (b200)
+            options["capacity"] = 0
+        if not isinstance(doc["hardware"], str):
+            raise ValueError(
+                f"{path}: hardware: expected one preset's name (dnnmem presets), got "
+                f"{type(doc['hardware']).__name__}; for several chips, one file each"
             )
+        try:
+            hw = preset(doc["hardware"], **options)
         except ValueError as e:
             raise ValueError(f"{path}: hardware: {e}") from None
         # The preset gives the defaults of capacity, bandwidth and throughput, and its precision

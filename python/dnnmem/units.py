@@ -8,6 +8,7 @@ bytes/s; ``13.45TFLOPS`` is 13.45e12 FLOP/s. Every value dnnmem returns is in SI
 
 from __future__ import annotations
 
+import difflib
 import math
 import numbers
 import re
@@ -57,7 +58,8 @@ def _split(text: str, what: str, units: dict[str, float], example: str) -> Fract
     number, unit = m.group(1), m.group(2)
     if unit and unit not in units:
         valid = ", ".join(u for u in units if u)
-        raise ValueError(f"{what}: unknown unit {unit!r} in {text!r} (valid: {valid})")
+        hint = _unit_hint(number, unit, units)
+        raise ValueError(f"{what}: unknown unit {unit!r} in {text!r}{hint} (valid: {valid})")
     exponent = re.search(r"[eE]([+-]?\d+)$", number)
     # Far beyond any float: infinite, or 0 (without computing 10**exponent exactly).
     if exponent and int(exponent.group(1)) > 400:
@@ -67,6 +69,24 @@ def _split(text: str, what: str, units: dict[str, float], example: str) -> Fract
     if v < 0 or v > _MAX_AMOUNT:
         raise ValueError(f"{what}: must be a finite amount >= 0, got {text!r}")
     return v
+
+
+def _unit_hint(number: str, unit: str, units: dict[str, float]) -> str:
+    """What was probably meant by an unknown unit: bits for bytes (``100Gb/s`` is 12.5 GB/s), a
+    wrong case (``mib``), a size for a rate or back (``616GB`` for ``616GB/s``), a missing
+    ``S`` (``TFLOP``), or a close spelling; ``""`` when nothing is close."""
+    bits = re.fullmatch(r"([kKMGTPE]?i?)b(/s|ps|/S)?", unit)
+    if bits and (prefix := bits.group(1)) + "B" + (per := bits.group(2) or "") in units:
+        in_bytes = f"{float(Fraction(number) / 8):g}{prefix}B{per}"
+        return f"; a lower-case b is a bit, dnnmem counts bytes: {number}{unit} is {in_bytes}"
+    candidates = [u for u in units if u and u.lower() == unit.lower()][:1]  # GB/s, not GB/S too
+    more = (unit + "/s", unit + "S", unit + "B", unit + "B/s", unit.removesuffix("/s"))
+    candidates += [u for u in more if u in units]
+    if not candidates:
+        candidates = difflib.get_close_matches(unit, [u for u in units if u], n=2, cutoff=0.75)
+    if not candidates:
+        return ""
+    return f"; did you mean {' or '.join(repr(number + u) for u in dict.fromkeys(candidates))}?"
 
 
 def _byte_units() -> dict[str, float]:
@@ -149,9 +169,24 @@ def _format(value: float, steps: list[tuple[float, str]], digits: int) -> str:
 def format_bytes(value: float, binary: bool = True, digits: int = 4) -> str:
     """Format bytes with a binary (``MiB``) or SI (``MB``) prefix: ``format_bytes(2**20)`` → ``'1 MiB'``."""
     if binary:
-        steps = [(2.0**40, "TiB"), (2.0**30, "GiB"), (2.0**20, "MiB"), (2.0**10, "KiB"), (1.0, "B")]
+        steps = [
+            (2.0**50, "PiB"),
+            (2.0**40, "TiB"),
+            (2.0**30, "GiB"),
+            (2.0**20, "MiB"),
+            (2.0**10, "KiB"),
+            (1.0, "B"),
+        ]
     else:
-        steps = [(1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB"), (1.0, "B")]
+        steps = [
+            (1e18, "EB"),
+            (1e15, "PB"),
+            (1e12, "TB"),
+            (1e9, "GB"),
+            (1e6, "MB"),
+            (1e3, "kB"),
+            (1.0, "B"),
+        ]
     return _format(float(value), steps, digits)
 
 
@@ -159,14 +194,29 @@ def format_bandwidth(value: float, digits: int = 4) -> str:
     """Format bytes/s with SI prefixes: ``format_bandwidth(616e9)`` → ``'616 GB/s'``."""
     return _format(
         float(value),
-        [(1e12, "TB/s"), (1e9, "GB/s"), (1e6, "MB/s"), (1e3, "kB/s"), (1.0, "B/s")],
+        [
+            (1e18, "EB/s"),
+            (1e15, "PB/s"),
+            (1e12, "TB/s"),
+            (1e9, "GB/s"),
+            (1e6, "MB/s"),
+            (1e3, "kB/s"),
+            (1.0, "B/s"),
+        ],
         digits,
     )
 
 
 def format_throughput(value: float, digits: int = 4) -> str:
     """Format FLOP/s with SI prefixes: ``format_throughput(13.45e12)`` → ``'13.45 TFLOPS'``."""
-    steps = [(1e15, "PFLOPS"), (1e12, "TFLOPS"), (1e9, "GFLOPS"), (1e6, "MFLOPS"), (1.0, "FLOPS")]
+    steps = [
+        (1e18, "EFLOPS"),
+        (1e15, "PFLOPS"),
+        (1e12, "TFLOPS"),
+        (1e9, "GFLOPS"),
+        (1e6, "MFLOPS"),
+        (1.0, "FLOPS"),
+    ]
     return _format(float(value), steps, digits)
 
 
@@ -181,6 +231,7 @@ def format_time(seconds: float, digits: int = 4) -> str:
 def format_count(value: float, unit: str, digits: int = 4) -> str:
     """Format a count with SI prefixes: ``format_count(4.1e9, "FLOP")`` → ``'4.1 GFLOP'``."""
     steps = [
+        (1e18, "E" + unit),
         (1e15, "P" + unit),
         (1e12, "T" + unit),
         (1e9, "G" + unit),

@@ -175,6 +175,10 @@ TEST_CASE("inputs missing or malformed") {
 TEST_CASE("unknown input layer") {
   expect_error(kV + R"(, {"name":"a","kind":"relu","inputs":["nope"]})", "a", "inputs",
                "unknown input layer 'nope'");
+  // The closest name, when one is within a third of the name's length in edits.
+  expect_error(kV + R"(, {"name":"conv1","kind":"relu","inputs":["x"]},
+                       {"name":"a","kind":"relu","inputs":["conv_1"]})",
+               "a", "inputs", "unknown input layer 'conv_1'; did you mean 'conv1'?");
 }
 
 TEST_CASE("a layer that reads its own output") {

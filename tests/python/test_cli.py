@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -78,6 +81,17 @@ def test_estimate_with_a_preset_and_an_override(capsys):
             "--precision needs --hardware",
         ),
         (["sweep", "missing.yaml", "-o", "x.parquet"], "missing.yaml"),
+        # A signed value is the option's own error (argparse said "--capacity: expected one
+        # argument", taking -5MiB for an option), and --steps -3 was ignored.
+        (
+            ["estimate", "--network", "resnet50", "--capacity", "-5MiB"],
+            "capacity: must be a finite amount >= 0, got '-5MiB'",
+        ),
+        (
+            ["estimate", "--network", "resnet50", "--bandwidth", "-.5TB/s"],
+            "bandwidth: must be a finite amount >= 0, got '-.5TB/s'",
+        ),
+        (["summary", "resnet50", "--steps", "-3"], "--steps: must be >= 0, got -3"),
     ],
 )
 def test_errors_are_one_line_and_exit_2(capsys, argv, message):
@@ -163,6 +177,27 @@ def test_sweep_to_csv_with_a_preset(capsys, tmp_path):
         ("network: resnet50\ncapacity: {start: 1MiB, stop: 2MiB}\n", "needs exactly start, stop"),
         ("- just\n- a list\n", "a mapping"),
         ("network: [resnet50\n", "not valid YAML"),
+        (  # named the file, not the key: "bad.yaml: expected an integer, got 1.5"
+            "network: resnet50\nbatch: {start: 1, stop: 4, step: 1.5}\n",
+            "bad.yaml: batch: range step: expected an integer, got 1.5",
+        ),
+        (  # was "'nets/missing.json' is neither a file nor a built-in network" and the names
+            "network: [resnet50, nets/missing.json]\n",
+            "network: no file 'nets/missing.json', neither next to the YAML file (",
+        ),
+        (  # was "policy: a range needs exactly start, stop and step (...)"
+            "network: resnet50\npolicy: {cache: lru}\n",
+            "policy: expected a policy's name or string form (lru, 'split-backward + lru'), or a "
+            "list of them; got a mapping {'cache': 'lru'}",
+        ),
+        (  # was "name: expected a chip name string, got list", without the file
+            "network: resnet50\nhardware: [a100, v100]\n",
+            "hardware: expected one preset's name (dnnmem presets), got list",
+        ),
+        # Values the sweep refuses name the file too (were "policy: unknown part ...").
+        ("network: resnet50\npolicy: lookahed\n", "bad.yaml: policy: unknown part 'lookahed'"),
+        ("network: resnet50\ncapacity: []\n", "bad.yaml: capacity: no values given"),
+        ("network: resnet50\nthreads: many\n", "bad.yaml: threads: must be an integer >= 1"),
     ],
 )
 def test_sweep_spec_errors_name_the_file_and_key(capsys, tmp_path, body, message):
@@ -177,3 +212,74 @@ def test_thesis_capacity_range_has_489_points():
 
     caps = expand_range("capacity", {"start": "24MiB", "stop": "1000MiB", "step": "2MiB"})
     assert len(caps) == 489 and caps[0] == 24 * MiB and caps[-1] == 1000 * MiB
+
+
+def test_a_range_too_long_is_refused_before_it_is_built():
+    """A mistyped step (1B for 1MiB) asked for 4e10 capacities: the list was built before its
+    length was checked, and the process was killed for memory. Under a 1 GiB address-space
+    limit, the old order ran out of memory within seconds."""
+    code = textwrap.dedent(
+        """
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (2**30, 2**30))
+        from dnnmem.sweep_spec import expand_range
+        try:
+            expand_range("capacity", {"start": "1MiB", "stop": "40000MiB", "step": "1B"})
+        except ValueError as e:
+            print(e)
+        """
+    )
+    env = dict(os.environ, PYTHONPATH=str(Path(dnnmem.__file__).parents[1]))
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert (done.returncode, done.stdout.strip()) == (
+        0,
+        "capacity: range has 41941991425 values; refusing more than 10,000,000 "
+        "(is the step '1B' meant?)",
+    )
+
+
+@pytest.mark.parametrize("argv", [["networks"], ["estimate", "--network", "resnet18"]])
+def test_output_into_a_closed_pipe_ends_quietly(argv):
+    """`dnnmem networks | head -1`: a reader that stops reading is not an error of the
+    command (it printed "dnnmem: error: [Errno 32] Broken pipe" and exited 2)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # no reader at all: the first write fails, every time
+    env = dict(os.environ, PYTHONPATH=str(Path(dnnmem.__file__).parents[1]))
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "dnnmem", *argv],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (141, "")
+
+
+def test_a_bad_threads_option_is_not_blamed_on_the_file(capsys, tmp_path):
+    spec = write_spec(tmp_path, "network: resnet50\n")
+    code, _, err = run(capsys, "sweep", str(spec), "-o", str(tmp_path / "o.csv"), "--threads=-2")
+    assert (code, err) == (
+        2,
+        "dnnmem: error: threads: must be an integer >= 1 (or None for all cores), got -2\n",
+    )
+
+
+def test_plot_format_is_checked_before_the_sweep_and_the_file_named(capsys, tmp_path):
+    """--plot fig.xyz failed after the sweep with matplotlib's "Format 'xyz' is not supported";
+    --plot fig wrote fig.png and said "plot -> fig"."""
+    pytest.importorskip("matplotlib")
+    spec = write_spec(tmp_path, "network: resnet18\ncapacity: [1MiB, 2MiB]\n")
+    out = tmp_path / "o.csv"
+    code, _, err = run(capsys, "sweep", str(spec), "-o", str(out), "--plot", "fig.xyz")
+    assert code == 2 and err.startswith("dnnmem: error: --plot: 'fig.xyz': no image format 'xyz'")
+    assert "pdf, pgf, png" in err and not out.exists()  # nothing was evaluated
+    fig = tmp_path / "fig"
+    code, stdout, _ = run(capsys, "sweep", str(spec), "-o", str(out), "--plot", str(fig))
+    assert code == 0 and f"plot -> {fig}.png\n" in stdout
+    assert (tmp_path / "fig.png").is_file() and not fig.exists()

@@ -82,7 +82,8 @@ def test_policy_object_and_columns() -> None:
         ("lru + none", r"^policy: two cache managers in 'lru \+ none': 'lru' and 'none'$"),
         (
             "lifo",
-            r"^policy: unknown part 'lifo' \(schedulers: default, inference, split-backward, mbs; "
+            r"^policy: unknown part 'lifo'; did you mean fifo\? \(schedulers: default, inference, "
+            r"split-backward, mbs; "
             r"cache managers: lookahead, belady",
         ),
         (
@@ -101,6 +102,27 @@ def test_policy_object_and_columns() -> None:
             r"dx, dw, got 'dy'$",
         ),
         ("lru(x=1)", r"^cache manager 'lru': unknown option 'x' \(valid: none\)$"),
+        # A mistyped name or option gets the close matches; a known name with options written
+        # after ':' or '=' gets the parentheses (were only the whole list of names).
+        (
+            "lookahed",
+            r"^policy: unknown part 'lookahed'; did you mean lookahead or no-lookahead\? \(",
+        ),
+        ("LRU + split-backward", r"^policy: unknown part 'LRU'; did you mean lru\? \(schedulers"),
+        (
+            "split-backward:ordr=alg1",
+            r"^policy: unknown part 'split-backward:ordr=alg1'; options go in parentheses: "
+            r"split-backward\(ordr=alg1\) \(schedulers",
+        ),
+        (
+            "lru=2",
+            r"^policy: unknown part 'lru=2'; options go in parentheses: lru\(key=value, \.\.\.\) \(",
+        ),
+        (
+            "split-backward(ordr=alg1)",
+            r"^scheduler 'split-backward': unknown option 'ordr'; did you mean order\? \(valid: first,",
+        ),
+        ("xyz", r"^policy: unknown part 'xyz' \(schedulers"),
         ("ratio(activation)", r"^policy: option 'activation' of 'ratio' has no '='$"),
         ("ratio(activation=2", r"^policy: unbalanced '\('"),
         ("lru + ", r"^policy: empty part"),
@@ -139,7 +161,9 @@ def test_policies_table_lists_every_part_with_its_options() -> None:
     t = dnnmem.policies()
     assert list(t["kind"].unique()) == ["scheduler", "cache", "link", "compute"]
     row = t.set_index("name").loc["ratio"]
-    assert "cap bytes/s (default 0)" in row["options"]
+    assert "cap in bytes/s (default 0)" in row["options"]
+    # A default with a unit as a policy writes it (was "buffer bytes (default 10485760)").
+    assert "buffer in bytes (default 10MiB)" in t.set_index("name").loc["mbs", "options"]
     assert (
         t.set_index("name")
         .loc["split-backward", "options"]

@@ -107,3 +107,45 @@ def test_cli_import_errors_are_one_line_exit_2(
     txt.write_text("")
     assert main(["import", str(txt), "-o", str(out)]) == 2
     assert "no importer for this file extension" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "name, content, package, message",
+    [
+        ("bad.onnx", b"garbage\n", "onnx", "cannot read it as an ONNX model: DecodeError: "),
+        ("empty.onnx", b"", "onnx", "the ONNX model has an empty graph (an ONNX file?)"),
+        ("missing.onnx", None, "onnx", "no such file"),
+        (
+            "bad.pt2",
+            b"garbage\n",
+            "torch",
+            "cannot read it as a torch.export program (.pt2): not a zip archive",
+        ),
+        ("bad.keras", b"garbage\n", "keras", "cannot read it as a Keras model: not a zip archive"),
+        ("bad.h5", b"garbage\n", "keras", "cannot read it as a Keras model: OSError: "),
+        ("bad.cfg", b"\xff\xfe[net]\n", None, "not a darknet cfg (not UTF-8 text at byte 0)"),
+        ("missing.cfg", None, None, "no such file"),  # was "[Errno 2] No such file ...: '...'"
+    ],
+)
+def test_a_corrupt_model_file_is_an_error_naming_it(
+    tmp_path: Path, name: str, content: bytes | None, package: str | None, message: str
+) -> None:
+    """Each loader's own exception from deep inside its package (protobuf's DecodeError,
+    zipfile's BadZipFile, h5py's OSError: tracebacks from `dnnmem import`; a '<dict>: ...'
+    network error for an empty ONNX file; a UnicodeDecodeError without the file's name) is a
+    ValueError that names the file and the format."""
+    if package == "keras":  # with the backend dnnmem picks (a bare `import keras` wants tensorflow)
+        from dnnmem.importers.keras import import_keras
+
+        try:
+            import_keras()
+        except ImportError as e:
+            pytest.skip(str(e))
+    elif package is not None:
+        pytest.importorskip(package)
+    path = tmp_path / name
+    if content is not None:
+        path.write_bytes(content)
+    with pytest.raises(ValueError) as e:
+        dnnmem.importers.import_model(path)
+    assert str(e.value).startswith(f"{path}: {message}")

@@ -137,6 +137,10 @@ def test_policy_takes_the_arrays_rows_as_tile() -> None:
     assert igo.policy("seq", dnnmem.hardware("igo-server-npu"), cache="lookahead") == (
         "split-backward(order=seq, tile=128) + lookahead"
     )
+    assert igo.policy("best", "igo-edge-npu") == "split-backward(order=best, tile=45) + none"
+    # A preset without a published capacity: only its compute model is read (was an error
+    # asking for the capacity).
+    assert igo.policy("seq", "b200") == "split-backward(order=seq, tile=128) + none"
 
 
 @pytest.mark.parametrize("options", ["partition=best, parts=2", "partition=rule, cores=2"])

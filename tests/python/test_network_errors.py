@@ -54,6 +54,16 @@ CASES = {
         "inputs",
         "unknown input layer 'nope'",
     ),
+    "unknown input, a close name": (  # was the same message, without the name meant
+        [
+            X,
+            {"name": "conv1", "kind": "relu", "inputs": ["x"]},
+            {"name": "c", "kind": "relu", "inputs": ["conv_1"]},
+        ],
+        "c",
+        "inputs",
+        "unknown input layer 'conv_1'; did you mean 'conv1'?",
+    ),
     "duplicate name": (
         [
             X,

@@ -250,6 +250,25 @@ def test_mistyped_network_lists_the_names_and_suggests(capsys):
         dnnmem.network("gtp2")
 
 
+def test_a_name_given_for_a_file_and_a_file_for_a_name_say_which_function(tmp_path):
+    """load_network("resnet18") said only "cannot read the file", network("net.json") only
+    "unknown network" with the built-in names."""
+    with pytest.raises(
+        dnnmem.NetworkError,
+        match=r"^resnet18: cannot read the file: No such file or directory \(the built-in "
+        r"network: dnnmem.network\('resnet18'\)\)$",
+    ):
+        dnnmem.load_network("resnet18")
+    with pytest.raises(
+        ValueError,
+        match=r"^unknown network 'nets/my\.json' \(a network file is read by "
+        r"dnnmem.load_network\('nets/my\.json'\)\); built-in networks: alexnet, ",
+    ):
+        dnnmem.network("nets/my.json")
+    with pytest.raises(dnnmem.NetworkError, match=r"No such file or directory$"):
+        dnnmem.load_network(tmp_path / "resnet18")  # a path, not the name: no hint
+
+
 def test_plain_numbers_are_base_units(capsys):
     assert dnnmem.parse_bandwidth("616e9") == 616e9
     assert dnnmem.parse_throughput("13.45e12") == 13.45e12
@@ -374,3 +393,22 @@ def test_readme_installs_from_a_clone_and_notebook_extra_is_complete():
     ]
     names = {re.split(r"[<>=\[; ]", r, maxsplit=1)[0] for r in extras["notebook"]}
     assert {"jupyterlab", "ipywidgets"} <= names
+
+
+def test_a_preset_without_a_published_capacity_takes_the_capacity_given(capsys, tmp_path):
+    """estimate(net, "b200", capacity=...) and sweep(hardware="b200", capacity=[...]) failed
+    with "pass capacity=..." although it was passed (the preset was resolved first); so did a
+    YAML sweep with `hardware: b200` and a capacity axis."""
+    want = dnnmem.estimate("resnet18", dnnmem.hardware("b200", capacity="50MiB"))
+    got = dnnmem.estimate("resnet18", "b200", capacity="50MiB")
+    assert (got.time, got.traffic_in, got.hardware) == (want.time, want.traffic_in, want.hardware)
+    df = dnnmem.sweep("resnet18", hardware="b200", capacity=["50MiB"], progress=False, threads=1)
+    assert (df["time"].tolist(), df["throughput"].tolist()) == ([want.time], [75e12])
+    spec = tmp_path / "b200.yaml"
+    spec.write_text("network: resnet18\nhardware: b200\ncapacity: [50MiB]\n", encoding="utf-8")
+    code, out, _ = run(capsys, "sweep", str(spec), "-o", str(tmp_path / "o.csv"), "--no-progress")
+    assert code == 0 and "resnet18 (batch 1): " in out
+    with pytest.raises(ValueError, match=r"^hardware: capacity: the on-chip capacity of b200"):
+        dnnmem.estimate("resnet18", "b200")  # none given: still refused
+    code, _, err = run(capsys, "estimate", "--network", "resnet18", "--hardware", "b200")
+    assert code == 2 and err.endswith("(here: --capacity 50MiB)\n")

@@ -376,6 +376,15 @@ def test_missing_columns_are_named(sweep, plot, column):
 def test_filters(sweep):
     with pytest.raises(ValueError, match="no rows match"):
         plots.traffic_vs_capacity(sweep, network="vgg16")
+    # A value no row has: the values the column has (the message gave only the filter).
+    with pytest.raises(
+        ValueError,
+        match=r"^time_vs_capacity: no rows match \{'policy': 'lookahed', 'bandwidth': '1TB/s'\} "
+        r"\(policy has lookahead, belady; bandwidth has 616 GB/s, 1.555 TB/s\)$",
+    ):
+        plots.time_vs_capacity(sweep, policy="lookahed", bandwidth="1TB/s")
+    with pytest.raises(ValueError, match=r"\(each filter matches rows, but none matches all\)$"):
+        plots.time_vs_capacity(sweep, policy="belady", batch=1)
     with pytest.raises(ValueError, match=r"missing column\(s\) \['policy'\]"):
         plots.traffic_vs_capacity(sweep.drop(columns=["policy"]), policy="lookahead")
     # Extra rows at the same capacity that no design-point column tells apart: refuse.

@@ -354,6 +354,16 @@ def test_dataframe_columns_and_dtypes() -> None:
     assert math.isclose(h100["ridge_point"], 989.5e12 / 3.35e12)
     assert df[df["key"] == "h200"]["approximate"].all()  # the L2 size is borrowed from H100
     assert df[df["key"] == "titan-x-maxwell"]["approximate"].all()
+    # Each column's unit (there were none in the names or attrs of capacity, bandwidth ...).
+    assert {c: u for c, u in df.attrs["units"].items() if u} == {
+        "year": "year",
+        "capacity": "bytes",
+        "bandwidth": "bytes/s",
+        "throughput": "FLOP/s",
+        "ridge_point": "FLOP/byte",
+        "memory": "bytes",
+    }
+    assert list(df.attrs["units"]) == list(df.columns)
 
 
 def test_dataframe_groups() -> None:

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import concurrent.futures
 import importlib
+import inspect
 import multiprocessing
+import typing
+from collections.abc import Iterable, Mapping
+from typing import Union
 
 import numpy as np
 import pandas as pd
@@ -141,7 +145,10 @@ def test_several_networks_and_batches() -> None:
         ({"capacity": -1}, "capacity"),
         ({"bandwidth": 0}, "bandwidth: must be >= 1"),
         ({"throughput": "fast"}, "throughput: cannot read"),
-        ({"policy": "lifo"}, "policy: unknown part 'lifo' \\(schedulers: default"),
+        (
+            {"policy": "lifo"},
+            "policy: unknown part 'lifo'; did you mean fifo\\? \\(schedulers: default",
+        ),
         ({"batch": 0}, "batch: must be an integer"),
         ({"threads": 0}, "threads: must be an integer >= 1"),
         ({"ops_per_mac": 3}, "ops_per_mac"),
@@ -151,6 +158,11 @@ def test_several_networks_and_batches() -> None:
         (
             {"points": [{"capacity": 1}], "policy": ["lru", "none"]},
             "points: no 'policy' for 1 point",
+        ),
+        (  # was ignored: one point, not the two the call seems to ask for
+            {"points": [{"capacity": 1}], "capacity": [2, 3]},
+            "points: capacity= has 2 values, and every point has its own capacity; points are "
+            "not crossed",
         ),
     ],
 )
@@ -416,3 +428,130 @@ def test_one_network_at_two_batches_given_as_network_objects() -> None:
         assert (row.time, row.traffic_in, row.traffic_out) == (r.time, r.traffic_in, r.traffic_out)
     # An explicit batch still overrides the networks' own.
     assert dnnmem.sweep([a, b], batch=4, capacity="8MiB", progress=False)["batch"].tolist() == [4]
+
+
+def test_every_column_has_its_unit_in_attrs() -> None:
+    """A sweep's columns carry no unit in their names (`time`, `capacity`, `energy`); they
+    were only in the docs. df.attrs["units"] names each one's."""
+    df = dnnmem.sweep(
+        NET,
+        capacity=["1MiB", "8MiB"],
+        policy=["lookahead", "ratio(activation=2, cap=48GB/s) + lru"],
+        progress=False,
+        threads=1,
+        speedup=True,
+    )
+    units = df.attrs["units"]
+    assert list(units) == list(df.columns)  # every column, none besides
+    assert {c: units[c] for c in df.columns if c.startswith(("link", "cache"))} == {
+        "cache": "",
+        "link": "",
+        "link_activation": "",  # a ratio
+        "link_cap": "bytes/s",  # the option's own unit
+        "link_in": "bytes",
+        "link_out": "bytes",
+    }
+    assert [
+        units[c]
+        for c in (
+            "batch",
+            "capacity",
+            "bandwidth",
+            "throughput",
+            "time",
+            "traffic_in_weight",
+            "avg_bandwidth",
+            "utilization",
+            "samples_per_s",
+            "flops",
+            "macs",
+            "energy",
+            "kept",
+            "speedup",
+        )
+    ] == [
+        "samples",
+        "bytes",
+        "bytes/s",
+        "FLOP/s",
+        "s",
+        "bytes",
+        "bytes/s",
+        "fraction",
+        "samples/s",
+        "FLOP",
+        "MAC",
+        "DRAM-byte units",
+        "count",
+        "×",
+    ]
+    assert df[df["policy"] == "lookahead"].attrs["units"] == units  # kept by a filter
+    with_area = dnnmem.with_area(df)
+    assert with_area.attrs["units"] == {**units, "area_mm2": "mm²"} and "area_mm2" not in units
+
+
+def test_the_grid_arguments_are_typed() -> None:
+    """They were all `Any`: an editor or mypy could tell nothing about them."""
+    params = inspect.signature(dnnmem.sweep).parameters
+    assert {p: params[p].annotation for p in ("network", "capacity", "batch", "policy")} == {
+        "network": "NetworkLike | Iterable[NetworkLike] | None",
+        "capacity": "AxisValues",
+        "batch": "int | Iterable[int] | Mapping[str, int] | None",
+        "policy": "PolicyLike | Iterable[PolicyLike]",
+    }
+    assert typing.get_args(importlib.import_module("dnnmem.sweep").AxisValues) == (
+        str,
+        float,
+        Iterable[Union[str, float]],
+        Mapping[str, Union[str, float]],
+        type(None),
+    )
+
+
+def test_a_range_as_in_yaml() -> None:
+    """A dict {start, stop, step} was iterated as its keys ("capacity: cannot read 'start'")."""
+    df = dnnmem.sweep(
+        NET,
+        capacity={"start": "1MiB", "stop": "3MiB", "step": "1MiB"},
+        batch={"start": 1, "stop": 2, "step": 1},
+        progress=False,
+        threads=1,
+    )
+    assert df[["batch", "capacity"]].to_numpy().tolist() == [
+        [b, c * 2**20] for b in (1, 2) for c in (1, 2, 3)
+    ]
+    with pytest.raises(ValueError, match=r"^capacity: a range needs exactly start, stop and step"):
+        dnnmem.sweep(NET, capacity={"start": "1MiB"}, progress=False)
+
+
+def test_out_is_checked_before_the_work(tmp_path) -> None:
+    """out="x.csv" wrote a Parquet file named x.csv; out= in a folder that does not exist ran
+    the whole sweep and then lost it to an OSError; a file that is not Parquet gave pyarrow's
+    ArrowInvalid."""
+    pytest.importorskip("pyarrow")
+    csv = tmp_path / "x.csv"
+    with pytest.raises(ValueError, match=r"^out: '.*x\.csv' must be a \.parquet file"):
+        dnnmem.sweep(NET, capacity="1MiB", out=csv, progress=False)
+    assert not csv.exists()
+    missing = tmp_path / "no" / "x.parquet"
+    with pytest.raises(ValueError, match=r"^out: the folder '.*/no' of '.*' does not exist$"):
+        dnnmem.sweep(NET, capacity="1MiB", out=missing, progress=False)
+    text = tmp_path / "text.parquet"
+    text.write_text("network,batch\n", encoding="utf-8")
+    with pytest.raises(
+        ValueError, match=r"^out: cannot read '.*text\.parquet' as the Parquet file of a sweep \("
+    ):
+        dnnmem.sweep(NET, capacity="1MiB", out=text, progress=False)
+
+
+def test_an_executor_that_is_not_one_is_named() -> None:
+    """executor="dask" was "'str' object has no attribute 'submit'"; a Dask client passed
+    as it is, "'Future' object has no attribute '_condition'" from concurrent.futures."""
+    with pytest.raises(
+        TypeError, match=r"^executor: expected a concurrent.futures.Executor, got str$"
+    ):
+        dnnmem.sweep(NET, capacity="1MiB", executor="dask", progress=False)
+    distributed = pytest.importorskip("distributed")
+    client = object.__new__(distributed.Client)  # its type is what is checked: no cluster
+    with pytest.raises(TypeError, match=r"got Client: wrap it, executor=dnnmem.cluster.dask"):
+        dnnmem.sweep(NET, capacity="1MiB", executor=client, progress=False)

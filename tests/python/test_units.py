@@ -170,6 +170,37 @@ def test_nonsense_is_a_clear_value_error(parse, what, bad):
     assert "\n" not in msg
 
 
+@pytest.mark.parametrize(
+    "parse, text, hint",
+    [
+        # bits for bytes: a network engineer's Gb/s is an eighth of dnnmem's GB/s
+        (
+            parse_bandwidth,
+            "100Gb/s",
+            "; a lower-case b is a bit, dnnmem counts bytes: 100Gb/s is 12.5GB/s",
+        ),
+        (parse_bytes, "128Mb", "; a lower-case b is a bit, dnnmem counts bytes: 128Mb is 16MB"),
+        (parse_bytes, "128mib", "; did you mean '128MiB'?"),  # the case
+        (parse_bandwidth, "616 gb/s", "; did you mean '616GB/s'?"),
+        (parse_throughput, "13.45 tflops", "; did you mean '13.45TFLOPS'?"),
+        (parse_bandwidth, "616GB", "; did you mean '616GB/s'?"),  # a size for a rate
+        (parse_bytes, "616GB/s", "; did you mean '616GB'?"),  # and back
+        (parse_bandwidth, "5G", "; did you mean '5GB/s'?"),
+        (parse_throughput, "13.45TFLOP", "; did you mean '13.45TFLOP/s' or '13.45TFLOPS'?"),
+        (parse_bytes, "1.5MiBB", "; did you mean '1.5MiB'?"),  # a close spelling
+        (parse_bytes, "24 furlongs", ""),  # nothing close: the list alone
+    ],
+)
+def test_an_unknown_unit_says_what_was_probably_meant(parse, text, hint):
+    """Was only the list of every valid unit (39 for a bandwidth)."""
+    with pytest.raises(ValueError) as info:
+        parse(text)
+    unit = text.lstrip("0123456789. ")
+    assert (
+        str(info.value).split(" (valid: ")[0].endswith(f"unknown unit {unit!r} in {text!r}{hint}")
+    )
+
+
 def test_nonsense_messages_say_what_is_wrong():
     with pytest.raises(ValueError, match=r"unknown unit 'parsecs' in '5 parsecs'.*MiB"):
         parse_bytes("5 parsecs")
@@ -227,6 +258,8 @@ def test_negative_text_message_names_the_text(text):
         (40e6, "38.15 MiB"),
         (3 * GIB, "3 GiB"),
         (2 * TIB, "2 TiB"),
+        (1024 * TIB, "1 PiB"),  # were "1024 TiB", and 2**62 bytes "4.194e+06 TiB"
+        (2**62, "4096 PiB"),
     ],
 )
 def test_format_bytes_binary(value, expected):
@@ -239,6 +272,7 @@ def test_format_bytes_si_and_digits():
     assert format_bytes(999, binary=False) == "999 B"
     assert format_bytes(123_456_789, binary=False, digits=2) == "1.2e+02 MB"
     assert format_bytes(123_456_789, binary=False, digits=6) == "123.457 MB"
+    assert format_bytes(1e15, binary=False) == "1 PB" and format_bytes(2e18, binary=False) == "2 EB"
 
 
 @pytest.mark.parametrize(
@@ -249,6 +283,8 @@ def test_format_bytes_si_and_digits():
         (4.8e12, "4.8 TB/s"),
         (1.5e6, "1.5 MB/s"),
         (0, "0 B/s"),
+        (1e15, "1 PB/s"),  # was "1000 TB/s"; 1 EB/s was "1e+06 TB/s"
+        (1e18, "1 EB/s"),
     ],
 )
 def test_format_bandwidth(value, expected):
@@ -263,10 +299,19 @@ def test_format_bandwidth(value, expected):
         (1.979e15, "1.979 PFLOPS"),
         (5e9, "5 GFLOPS"),
         (0, "0 FLOPS"),
+        (2e18, "2 EFLOPS"),  # was "2000 PFLOPS"
     ],
 )
 def test_format_throughput(value, expected):
     assert format_throughput(value) == expected
+
+
+def test_format_count_up_to_exa():
+    from dnnmem.units import format_count
+
+    assert format_count(4.1e9, "FLOP") == "4.1 GFLOP"
+    # VGG-16 at batch 2^24 printed "1555 PFLOP"
+    assert format_count(1.555e18, "FLOP") == "1.555 EFLOP"
 
 
 @pytest.mark.parametrize(

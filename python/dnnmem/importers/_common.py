@@ -11,10 +11,12 @@ placeholders already written for them (``strict=False``).
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
-from collections.abc import Sequence
-from typing import Any
+import zipfile
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from ..network import Network, NetworkError, load_network
 from ..zoo._builder import Layers
@@ -26,6 +28,7 @@ __all__ = [
     "PLACEHOLDER_KIND",
     "collapse_pair",
     "hwc",
+    "read_model_file",
     "sanitize_name",
     "to_network",
 ]
@@ -196,3 +199,26 @@ def to_network(
     if document:
         return doc
     return load_network(doc, batch=batch, bytes_per_element=bytes_per_element)
+
+
+_T = TypeVar("_T")
+
+
+def read_model_file(
+    path: str, what: str, load: Callable[[str], _T], zip_archive: bool = False
+) -> _T:
+    """``load(path)``, where a missing, unreadable or corrupt file is a ValueError naming the
+    file and the format (``"net.onnx: cannot read it as an ONNX model: DecodeError: ..."``), not
+    the loader's own exception from deep inside its package. ``zip_archive``: the format is a
+    zip file (``.keras``, ``.pt2``), checked before the loader, which logs its own traceback."""
+    if zip_archive and os.path.isfile(path) and not zipfile.is_zipfile(path):
+        raise ValueError(f"{path}: cannot read it as {what}: not a zip archive")
+    if not os.path.isfile(path):
+        raise ValueError(
+            f"{path}: no such file" if not os.path.exists(path) else f"{path}: not a file"
+        )
+    try:
+        return load(path)
+    except Exception as e:  # each package raises its own types (protobuf, zipfile, h5py, ...)
+        detail = f": {str(e).strip()}" if str(e).strip() else ""
+        raise ValueError(f"{path}: cannot read it as {what}: {type(e).__name__}{detail}") from None

@@ -47,22 +47,29 @@ def parse_cfg(path: str | os.PathLike[str]) -> list[tuple[str, dict[str, str], i
     """
     p = os.fspath(path)
     sections: list[tuple[str, dict[str, str], int]] = []
-    with open(p, encoding="utf-8") as f:
-        for no, line in enumerate(f, 1):
-            s = line.strip()
-            if not s or s[0] in "#;":
-                continue
-            if s.startswith("["):
-                if not s.endswith("]"):
-                    raise ValueError(f"{p}:{no}: a section header must end with ']', got {s!r}")
-                sections.append((s[1:-1].strip().lower(), {}, no))
-            elif "=" in s:
-                if not sections:
-                    raise ValueError(f"{p}:{no}: {s!r} comes before the first [section]")
-                k, v = s.split("=", 1)
-                sections[-1][1][k.strip()] = v.strip()
-            else:
-                raise ValueError(f"{p}:{no}: expected [section] or key=value, got {s!r}")
+    try:
+        with open(p, "rb") as binary:
+            text = binary.read().decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{p}: not a darknet cfg (not UTF-8 text at byte {e.start})") from None
+    except FileNotFoundError:
+        raise ValueError(f"{p}: no such file") from None  # as the other importers say it
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")  # as text mode reads
+    for no, line in enumerate(lines, 1):
+        s = line.strip()
+        if not s or s[0] in "#;":
+            continue
+        if s.startswith("["):
+            if not s.endswith("]"):
+                raise ValueError(f"{p}:{no}: a section header must end with ']', got {s!r}")
+            sections.append((s[1:-1].strip().lower(), {}, no))
+        elif "=" in s:
+            if not sections:
+                raise ValueError(f"{p}:{no}: {s!r} comes before the first [section]")
+            k, v = s.split("=", 1)
+            sections[-1][1][k.strip()] = v.strip()
+        else:
+            raise ValueError(f"{p}:{no}: expected [section] or key=value, got {s!r}")
     return sections
 
 

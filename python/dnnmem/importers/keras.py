@@ -26,7 +26,7 @@ from types import ModuleType
 from typing import Any
 
 from ..network import Network
-from ._common import DocumentBuilder, collapse_pair, to_network
+from ._common import DocumentBuilder, collapse_pair, read_model_file, to_network
 
 __all__ = ["from_keras", "import_keras", "KERAS_ACTIVATIONS", "KERAS_BACKENDS"]
 
@@ -602,6 +602,11 @@ def from_keras(
     """
     if isinstance(model, (str, os.PathLike)):
         keras = import_keras()
-        model = keras.saving.load_model(os.fspath(model), compile=False)
+        model = read_model_file(
+            os.fspath(model),
+            "a Keras model",
+            lambda p: keras.saving.load_model(p, compile=False),
+            zip_archive=os.fspath(model).lower().endswith(".keras"),
+        )
     doc = _KerasImport(model, strict).run()
     return to_network(doc, batch, bytes_per_element, document)

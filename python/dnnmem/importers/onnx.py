@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..network import Network
-from ._common import DocumentBuilder, hwc, sanitize_name, to_network
+from ._common import DocumentBuilder, hwc, read_model_file, sanitize_name, to_network
 
 __all__ = ["from_onnx", "SUPPORTED_OPS"]
 
@@ -242,7 +242,9 @@ def from_onnx(
 
     if isinstance(model, (str, os.PathLike)):
         source = os.fspath(model)
-        proto = onnx.load(source)
+        proto = read_model_file(source, "an ONNX model", onnx.load)
+        if not proto.graph.node and not proto.graph.input:  # e.g. an empty file
+            raise ValueError(f"{source}: the ONNX model has an empty graph (an ONNX file?)")
     elif isinstance(model, onnx.ModelProto):
         proto = model
         source = proto.graph.name or "onnx model"

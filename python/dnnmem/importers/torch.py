@@ -24,6 +24,7 @@ import os
 from typing import Any
 
 from ..network import Network, load_network
+from ._common import read_model_file
 from ._torch_graph import _TorchImport
 
 __all__ = ["from_torch"]
@@ -88,7 +89,9 @@ def from_torch(
                 "without example inputs; for a module, call from_torch(module, "
                 "example_inputs)"
             )
-        ep = torch.export.load(path)
+        ep = read_model_file(
+            path, "a torch.export program (.pt2)", torch.export.load, zip_archive=True
+        )
         name = name or os.path.splitext(os.path.basename(path))[0]
     elif isinstance(module, torch.export.ExportedProgram):
         ep = module

@@ -65,6 +65,7 @@ def select(df: pd.DataFrame, need: Sequence[str], where: str, **filters: Any) ->
     active = {k: v for k, v in filters.items() if v is not None}
     check_frame(df, list(need) + [k for k in active if k not in need], where)
     mask = np.ones(len(df), dtype=bool)
+    absent = []  # the filters no row matches at all, with the values the column has
     for col, value in active.items():
         values = (
             list(value) if isinstance(value, (list, tuple, set, np.ndarray, pd.Series)) else [value]
@@ -72,10 +73,18 @@ def select(df: pd.DataFrame, need: Sequence[str], where: str, **filters: Any) ->
         parse = FIELD_PARSERS.get(col)
         if parse is not None:
             values = [parse(v) if isinstance(v, str) else v for v in values]
-        mask &= df[col].isin(values).to_numpy()
+        hit = df[col].isin(values).to_numpy()
+        if len(df) and not hit.any():
+            present = list(pd.unique(df[col]))
+            shown = [describe(col, v) for v in present[:12]] + (["…"] if len(present) > 12 else [])
+            absent.append(f"{col} has {', '.join(shown)}")
+        mask &= hit
     out = df.loc[mask]
     if out.empty:
-        raise ValueError(f"{where}: no rows match {active}" if active else f"{where}: no rows")
+        if not active:
+            raise ValueError(f"{where}: no rows")
+        why = "; ".join(absent) if absent else "each filter matches rows, but none matches all"
+        raise ValueError(f"{where}: no rows match {active} ({why})")
     return out
 
 

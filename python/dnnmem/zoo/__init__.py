@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import os
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..network import Network, load_network
@@ -113,6 +114,8 @@ def unknown_network_message(name: str, files: bool = True) -> str:
         if files
         else f"unknown network {name!r}"
     )
+    if not files and (name.lower().endswith(".json") or "/" in name or os.sep in name):
+        hint = f" (a network file is read by dnnmem.load_network({name!r}))"
     return f"{head}{hint}; built-in networks: {', '.join(networks())}"
 
 
