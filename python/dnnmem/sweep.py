@@ -23,6 +23,8 @@ from ._lazy import LazyModule
 from ._optional import require
 from ._sweep_args import (
     INPUT_COLUMNS,
+    MAX_POINTS,
+    _check_grid_size,
     _check_threads,
     _explicit,
     _grid,
@@ -53,6 +55,7 @@ __all__ = [
     "RESULT_COLUMNS",
     "COLUMN_UNITS",
     "column_units",
+    "MAX_POINTS",
 ]
 
 #: The totals of :meth:`dnnmem.Result.to_dict` (same names, SI units) and the plan counts.
@@ -356,6 +359,7 @@ def sweep(
     chunk_size: int | None = None,
     energy: EnergyModel | None = None,
     speedup: bool = False,
+    max_points: int | None = MAX_POINTS,
 ) -> pd.DataFrame:
     """Estimate many design points: a Cartesian grid, or explicit ``points``.
 
@@ -415,6 +419,13 @@ def sweep(
         same policy with the cache manager ``none`` (nothing kept on chip), and that time over
         the point's (:attr:`dnnmem.Result.speedup`). The baseline points are evaluated in a
         second sweep, not written to ``out``.
+    max_points : int or None
+        The most points the grid may have (default :data:`MAX_POINTS`, a million): a larger
+        grid is refused before it is built, naming its size and axes. A point takes about
+        1.5 KB of memory while the sweep runs (a million: about 1.5 GB), so a grid of 10^4
+        capacities × 10^4 bandwidths would need 150 GB. Split such a sweep (several calls can
+        share one ``out`` file), or raise the limit if the memory is there; ``None`` lifts it.
+        ``points`` are not counted against it (they are in memory already).
 
     Returns
     -------
@@ -433,8 +444,9 @@ def sweep(
     Raises
     ------
     ValueError, TypeError
-        Naming the argument for a bad value; ``ValueError`` also for a network too large to
-        count exactly at a batch (``docs/estimator.md``, "Limits").
+        Naming the argument for a bad value; ``ValueError`` also for a grid of more than
+        ``max_points`` points and for a network too large to count exactly at a batch
+        (``docs/estimator.md``, "Limits").
     RuntimeError
         When a thread cannot be started (the sweep stops; the process carries on).
     """
@@ -447,6 +459,10 @@ def sweep(
     if ops_per_mac not in (1, 2) or isinstance(ops_per_mac, bool):
         raise ValueError(f"ops_per_mac: must be 1 or 2, got {ops_per_mac!r}")
     nthreads = _check_threads(threads)
+    if max_points is not None and (
+        isinstance(max_points, bool) or not isinstance(max_points, int) or max_points < 1
+    ):
+        raise ValueError(f"max_points: must be an integer >= 1 or None, got {max_points!r}")
     if executor is not None and not isinstance(executor, Executor):
         raise TypeError(_not_an_executor(executor))
     if out is not None:  # before the work, not after it
@@ -486,6 +502,7 @@ def sweep(
             ops_per_mac,
             out,
             pols,
+            max_points,
         )
     except KeyboardInterrupt:
         if on_interrupt == "raise":
@@ -633,6 +650,7 @@ def _prepare(
     ops_per_mac: int,
     out: str | os.PathLike[str] | None,
     pols: _Policies,
+    max_points: int | None = None,
 ) -> tuple:
     """The points of a sweep: (grid, scheduled networks by (name, batch, scheduler), FLOPs per
     row, the rows of `out` already there, which rows to evaluate, each row's scheduler). Builds
@@ -656,6 +674,7 @@ def _prepare(
         axes["batch"] = list(
             dict.fromkeys(None if b is None else _check_batch(b) for b in axes["batch"])
         )
+        _check_grid_size(nets, axes, max_points)  # before the grid's rows are built
         grid = _grid(
             nets,
             axes["batch"],

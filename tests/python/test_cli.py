@@ -198,6 +198,11 @@ def test_sweep_to_csv_with_a_preset(capsys, tmp_path):
         ("network: resnet50\npolicy: lookahed\n", "bad.yaml: policy: unknown part 'lookahed'"),
         ("network: resnet50\ncapacity: []\n", "bad.yaml: capacity: no values given"),
         ("network: resnet50\nthreads: many\n", "bad.yaml: threads: must be an integer >= 1"),
+        (  # a YAML sweep takes the grid's bound as a key too
+            "network: resnet50\ncapacity: [1MiB, 2MiB, 3MiB]\nmax_points: 2\n",
+            "bad.yaml: max_points: the grid has 3 points (network 1 × policy 1 × capacity 3 × "
+            "bandwidth 1 × throughput 1), more than max_points=2",
+        ),
     ],
 )
 def test_sweep_spec_errors_name_the_file_and_key(capsys, tmp_path, body, message):

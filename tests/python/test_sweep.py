@@ -555,3 +555,58 @@ def test_an_executor_that_is_not_one_is_named() -> None:
     client = object.__new__(distributed.Client)  # its type is what is checked: no cluster
     with pytest.raises(TypeError, match=r"got Client: wrap it, executor=dnnmem.cluster.dask"):
         dnnmem.sweep(NET, capacity="1MiB", executor=client, progress=False)
+
+
+def test_a_grid_beyond_max_points_is_refused_before_it_is_built(monkeypatch) -> None:
+    """10^4 capacities x 10^4 bandwidths built 10^8 rows and exhausted the memory: the grid is
+    counted first, and refused with its size, its axes and the ways on."""
+    sweep_module = importlib.import_module("dnnmem.sweep")
+
+    def no_grid(*args: object) -> None:
+        raise AssertionError("the grid was built")
+
+    monkeypatch.setattr(sweep_module, "_grid", no_grid)
+    with pytest.raises(ValueError) as e:
+        dnnmem.sweep(
+            "resnet18",
+            capacity=range(1, 10_001),
+            bandwidth=[1e9 + i for i in range(10_000)],
+            progress=False,
+        )
+    assert str(e.value) == (
+        "max_points: the grid has 100,000,000 points (network 1 × policy 1 × capacity 10,000 × "
+        "bandwidth 10,000 × throughput 1), more than max_points=1,000,000; at about 1.5 kB "
+        "each while the sweep runs it would need about 150 GB of memory. Split it into sweeps "
+        "of fewer points (e.g. one per capacity value; they can share one out= file), or pass "
+        "max_points=100000000 if the memory is there (in a YAML sweep, max_points: 100000000)"
+    )
+    assert sweep_module.MAX_POINTS == 1_000_000
+    # The axis to split over is the shortest whose sweeps each fit; batches count per network.
+    with pytest.raises(
+        ValueError,
+        match=r"\(network 2 × batch 2 × policy 2 × capacity 3 × "
+        r"bandwidth 2 × throughput 1\), more than max_points=24; .* one per "
+        r"network value",
+    ):
+        dnnmem.sweep(
+            ["resnet18", "vgg16"],
+            batch=[1, 2],
+            capacity=[1, 2, 3],
+            bandwidth=[1e9, 2e9],
+            policy=["lru", "lookahead"],
+            max_points=24,
+        )
+
+
+def test_max_points_bounds_the_grid_only() -> None:
+    kw = {"capacity": ["1MiB", "2MiB", "3MiB"], "progress": False, "threads": 1}
+    with pytest.raises(ValueError, match=r"^max_points: the grid has 3 points"):
+        dnnmem.sweep(NET, max_points=2, **kw)
+    assert len(dnnmem.sweep(NET, max_points=3, **kw)) == 3
+    assert len(dnnmem.sweep(NET, max_points=None, **kw)) == 3
+    # Explicit points are in memory already: not counted.
+    points = [{"capacity": c} for c in ("1MiB", "2MiB", "3MiB")]
+    assert len(dnnmem.sweep(NET, points=points, max_points=2, progress=False)) == 3
+    for bad in (0, True, 2.5, "10"):
+        with pytest.raises(ValueError, match=r"^max_points: must be an integer >= 1 or None"):
+            dnnmem.sweep(NET, max_points=bad, **kw)  # type: ignore[arg-type]
