@@ -10,8 +10,10 @@ and the derived columns are computed here with the same arithmetic as :class:`dn
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import tempfile
 import warnings
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Executor
@@ -401,7 +403,9 @@ def sweep(
         A Parquet file (``.parquet``): points already in it are not evaluated again (the key
         is the input columns), and the file is rewritten with every row, also after an
         interrupt. Needs pyarrow (the ``parquet`` extra) and an existing, writable folder,
-        both checked before any point is evaluated.
+        both checked before any point is evaluated. It is written once, at the end (to a
+        temporary file next to it, then renamed): if that write fails (a full disk), the
+        ``OSError`` names a copy of the rows written to the temporary folder instead.
     ops_per_mac : int
         FLOPs per multiply-accumulate: 2 (default) or 1.
     on_interrupt : {"return", "raise"}
@@ -957,5 +961,34 @@ def _write(out: str | os.PathLike[str], previous: pd.DataFrame | None, df: pd.Da
     rows["network"] = rows["network"].astype(str)
     rows["policy"] = rows["policy"].astype(str)
     tmp = os.fspath(out) + ".tmp"
-    rows.to_parquet(tmp, index=False)
-    os.replace(tmp, out)
+    try:
+        rows.to_parquet(tmp, index=False)
+        os.replace(tmp, out)
+    except Exception as e:  # the disk full, the folder gone or made read-only meanwhile, ...
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise OSError(_write_failed(out, rows, e)) from e
+
+
+def _write_failed(out: str | os.PathLike[str], rows: pd.DataFrame, error: Exception) -> str:
+    """The message of an ``out=`` write that failed after the work, the rows saved to a copy in
+    the temporary folder (``tempfile.gettempdir()``, often another disk) when it can be written."""
+    what = f"out: could not write {os.fspath(out)!r} ({type(error).__name__}: {error})"
+    copy = None
+    try:
+        fd, copy = tempfile.mkstemp(prefix="dnnmem-sweep-", suffix=".parquet")
+        os.close(fd)
+        rows.to_parquet(copy, index=False)
+    except Exception as e:
+        if copy is not None:
+            with contextlib.suppress(OSError):
+                os.remove(copy)
+        return (
+            f"{what}; nor could a copy be written to the temporary folder "
+            f"{tempfile.gettempdir()!r} ({type(e).__name__}: {e}): the {len(rows)} rows are "
+            f"lost ({os.fspath(out)!r} is as it was)"
+        )
+    return (
+        f"{what}; its {len(rows)} rows (the file's and this sweep's) are in {copy!r}: move that "
+        f"file to {os.fspath(out)!r}, or pass it as out= to resume from it"
+    )

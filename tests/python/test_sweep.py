@@ -7,6 +7,7 @@ import concurrent.futures
 import importlib
 import inspect
 import multiprocessing
+import tempfile
 import typing
 from collections.abc import Iterable, Mapping
 from typing import Union
@@ -610,3 +611,50 @@ def test_max_points_bounds_the_grid_only() -> None:
     for bad in (0, True, 2.5, "10"):
         with pytest.raises(ValueError, match=r"^max_points: must be an integer >= 1 or None"):
             dnnmem.sweep(NET, max_points=bad, **kw)  # type: ignore[arg-type]
+
+
+def test_an_out_write_that_fails_after_the_work_keeps_the_rows(tmp_path, monkeypatch) -> None:
+    """A write of out= that failed after the work (a full disk) raised and lost the rows: they
+    are now in a copy in the temporary folder, which the error names; the file is as it was."""
+    pytest.importorskip("pyarrow")
+    out = tmp_path / "results.parquet"
+    first = dnnmem.sweep(NET, capacity=[0], out=out, progress=False, threads=1)
+    before = out.read_bytes()
+    spare = tmp_path / "spare"
+    spare.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spare))
+    real = pd.DataFrame.to_parquet
+
+    def disk_full(self: pd.DataFrame, path: object, *args: object, **kwargs: object) -> None:
+        if str(path) == f"{out}.tmp":
+            with open(f"{out}.tmp", "wb") as f:
+                f.write(b"PAR1")  # a partial file
+            raise OSError(28, "No space left on device")
+        real(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", disk_full)
+    with pytest.raises(OSError) as e:
+        dnnmem.sweep(NET, capacity=[0, "1MiB"], out=out, progress=False, threads=1)
+    (copy,) = spare.glob("dnnmem-sweep-*.parquet")
+    assert str(e.value) == (
+        f"out: could not write {str(out)!r} (OSError: [Errno 28] No space left on device); its "
+        f"2 rows (the file's and this sweep's) are in {str(copy)!r}: move that file to "
+        f"{str(out)!r}, or pass it as out= to resume from it"
+    )
+    assert out.read_bytes() == before and not (tmp_path / "results.parquet.tmp").exists()
+    kept = pd.read_parquet(copy)
+    assert kept["capacity"].tolist() == [0, 2**20]
+    assert kept["time"].iloc[0] == first["time"].iloc[0]
+    # Resuming from the copy evaluates nothing again.
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", real)
+    again = dnnmem.sweep(NET, capacity=[0, "1MiB"], out=copy, progress=False, threads=1)
+    assert again.attrs["evaluated"] == 0 and again["time"].tolist() == kept["time"].tolist()
+
+    # No copy possible either: said, and the file is still as it was.
+    def nowhere(self: pd.DataFrame, path: object, *args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", nowhere)
+    with pytest.raises(OSError, match=r"; nor could a copy be written to the temporary folder "):
+        dnnmem.sweep(NET, capacity=[0, "2MiB"], out=out, progress=False, threads=1)
+    assert out.read_bytes() == before and list(spare.glob("*.parquet")) == [copy]
