@@ -248,6 +248,24 @@ def _check_grid_size(
     )
 
 
+def _check_range_length(axes: Mapping[str, Any], max_points: int | None) -> None:
+    """Refuse a Python ``range`` on an axis with more values than ``max_points`` before it is
+    listed (``capacity=range(2**30)`` would fill the memory before the grid is counted): its
+    values are distinct, so the grid has at least that many points."""
+    for name, value in axes.items():
+        if max_points is not None and isinstance(value, range) and len(value) > max_points:
+            from .units import format_bytes
+
+            need = format_bytes(len(value) * _PEAK_BYTES_PER_POINT, False)
+            raise ValueError(
+                f"max_points: {name}={value!r} alone has {len(value):,} values, so the grid has "
+                f"more than max_points={max_points:,} points; at about "
+                f"{format_bytes(_PEAK_BYTES_PER_POINT, False)} each while the sweep runs it "
+                f"would need at least {need} of memory. Split it into sweeps of fewer points "
+                f"(they can share one out= file), or raise max_points= if the memory is there"
+            )
+
+
 def _explicit(points: Any, defaults: dict[str, list], given: Iterable[str] = ()) -> pd.DataFrame:
     """Explicit points: a DataFrame or a list of dicts with some of INPUT_COLUMNS; a missing
     column takes the single value of the keyword argument of that name. A keyword of

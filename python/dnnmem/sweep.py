@@ -27,6 +27,7 @@ from ._sweep_args import (
     INPUT_COLUMNS,
     MAX_POINTS,
     _check_grid_size,
+    _check_range_length,
     _check_threads,
     _explicit,
     _grid,
@@ -660,6 +661,9 @@ def _prepare(
     row, the rows of `out` already there, which rows to evaluate, each row's scheduler). Builds
     every schedule."""
     nets = _Networks(network, hw.bytes_per_element)
+    if points is None:
+        listed = {"capacity": capacity, "bandwidth": bandwidth, "throughput": throughput}
+        _check_range_length({**listed, "batch": batch}, max_points)
     axes = {
         "capacity": _values("capacity", hw.capacity if capacity is None else capacity),
         "bandwidth": _values("bandwidth", hw.bandwidth if bandwidth is None else bandwidth),

@@ -658,3 +658,18 @@ def test_an_out_write_that_fails_after_the_work_keeps_the_rows(tmp_path, monkeyp
     with pytest.raises(OSError, match=r"; nor could a copy be written to the temporary folder "):
         dnnmem.sweep(NET, capacity=[0, "2MiB"], out=out, progress=False, threads=1)
     assert out.read_bytes() == before and list(spare.glob("*.parquet")) == [copy]
+
+
+def test_a_range_beyond_max_points_is_refused_before_it_is_listed() -> None:
+    """capacity=range(2**40) was listed (terabytes) before the grid could be counted."""
+    with pytest.raises(ValueError) as e:
+        dnnmem.sweep(NET, capacity=range(2**40), progress=False)
+    assert str(e.value) == (
+        "max_points: capacity=range(0, 1099511627776) alone has 1,099,511,627,776 values, so "
+        "the grid has more than max_points=1,000,000 points; at about 1.5 kB each while the "
+        "sweep runs it would need at least 1.649 PB of memory. Split it into sweeps of fewer "
+        "points (they can share one out= file), or raise max_points= if the memory is there"
+    )
+    with pytest.raises(ValueError, match=r"^max_points: batch=range\(1, 12\) alone has 11 "):
+        dnnmem.sweep(NET, batch=range(1, 12), max_points=10, progress=False)
+    assert len(dnnmem.sweep(NET, batch=range(1, 3), max_points=2, progress=False)) == 2
