@@ -964,35 +964,53 @@ def _write(out: str | os.PathLike[str], previous: pd.DataFrame | None, df: pd.Da
     rows = rows.reset_index(drop=True)
     rows["network"] = rows["network"].astype(str)
     rows["policy"] = rows["policy"].astype(str)
-    tmp = os.fspath(out) + ".tmp"
+    _write_rows(
+        rows,
+        out,
+        lambda d, path: d.to_parquet(path, index=False),
+        "out",
+        whose=" (the file's and this sweep's)",
+        more=", or pass it as out= to resume from it",
+    )
+
+
+def _write_rows(
+    rows: pd.DataFrame,
+    out: str | os.PathLike[str],
+    write: Callable[[pd.DataFrame, str], object],
+    name: str,
+    *,
+    whose: str = "",
+    more: str = "",
+) -> None:
+    """Write ``rows`` to ``out`` with ``write(rows, path)``, through a temporary file next to
+    it, renamed (a write that fails leaves ``out`` as it was). When it fails after the work
+    (the disk full, the folder removed or made read-only meanwhile), the rows go to a copy in
+    the temporary folder (``tempfile.gettempdir()``, often another disk) and the ``OSError``
+    names it (``name``: the argument; ``whose``, ``more``: said of the rows and the copy)."""
+    path = os.fspath(out)
+    tmp = path + ".tmp"
     try:
-        rows.to_parquet(tmp, index=False)
-        os.replace(tmp, out)
-    except Exception as e:  # the disk full, the folder gone or made read-only meanwhile, ...
+        write(rows, tmp)
+        os.replace(tmp, path)
+    except Exception as e:
         with contextlib.suppress(OSError):
             os.remove(tmp)
-        raise OSError(_write_failed(out, rows, e)) from e
-
-
-def _write_failed(out: str | os.PathLike[str], rows: pd.DataFrame, error: Exception) -> str:
-    """The message of an ``out=`` write that failed after the work, the rows saved to a copy in
-    the temporary folder (``tempfile.gettempdir()``, often another disk) when it can be written."""
-    what = f"out: could not write {os.fspath(out)!r} ({type(error).__name__}: {error})"
-    copy = None
-    try:
-        fd, copy = tempfile.mkstemp(prefix="dnnmem-sweep-", suffix=".parquet")
-        os.close(fd)
-        rows.to_parquet(copy, index=False)
-    except Exception as e:
-        if copy is not None:
-            with contextlib.suppress(OSError):
-                os.remove(copy)
-        return (
-            f"{what}; nor could a copy be written to the temporary folder "
-            f"{tempfile.gettempdir()!r} ({type(e).__name__}: {e}): the {len(rows)} rows are "
-            f"lost ({os.fspath(out)!r} is as it was)"
-        )
-    return (
-        f"{what}; its {len(rows)} rows (the file's and this sweep's) are in {copy!r}: move that "
-        f"file to {os.fspath(out)!r}, or pass it as out= to resume from it"
-    )
+        what = f"{name}: could not write {path!r} ({type(e).__name__}: {e})"
+        copy = None
+        try:
+            fd, copy = tempfile.mkstemp(prefix="dnnmem-sweep-", suffix=os.path.splitext(path)[1])
+            os.close(fd)
+            write(rows, copy)
+        except Exception as e2:
+            if copy is not None:
+                with contextlib.suppress(OSError):
+                    os.remove(copy)
+            raise OSError(
+                f"{what}; nor could a copy be written to the temporary folder "
+                f"{tempfile.gettempdir()!r} ({type(e2).__name__}: {e2}): the {len(rows)} rows "
+                f"are lost ({path!r} is as it was)"
+            ) from e
+        raise OSError(
+            f"{what}; its {len(rows)} rows{whose} are in {copy!r}: move that file to {path!r}{more}"
+        ) from e
