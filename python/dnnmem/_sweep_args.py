@@ -203,8 +203,8 @@ def _grid(
 
 
 #: The most points a grid of :func:`dnnmem.sweep` may have unless ``max_points=`` says more: a
-#: point takes about 1.5 KB of memory while the sweep runs (the grid, the engine's columns and
-#: the DataFrame assembled from them; measured 1.45-1.75 KB) and 340 bytes as a row of the
+#: point takes about 1.5 kB of memory while the sweep runs (the grid, the engine's columns and
+#: the DataFrame assembled from them; measured 1.45-1.75 kB) and 340 bytes as a row of the
 #: DataFrame returned (47 columns), so a million points peak near 1.5 GB, what a laptop holds.
 MAX_POINTS = 1_000_000
 #: Bytes of memory a point of a sweep takes at the peak (for the message of the limit).

@@ -427,7 +427,7 @@ def sweep(
     max_points : int or None
         The most points the grid may have (default :data:`MAX_POINTS`, a million): a larger
         grid is refused before it is built, naming its size and axes. A point takes about
-        1.5 KB of memory while the sweep runs (a million: about 1.5 GB), so a grid of 10^4
+        1.5 kB of memory while the sweep runs (a million: about 1.5 GB), so a grid of 10^4
         capacities × 10^4 bandwidths would need 150 GB. Split such a sweep (several calls can
         share one ``out`` file), or raise the limit if the memory is there; ``None`` lifts it.
         ``points`` are not counted against it (they are in memory already).
