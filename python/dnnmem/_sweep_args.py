@@ -202,6 +202,70 @@ def _grid(
     return df[INPUT_COLUMNS]
 
 
+#: The most points a grid of :func:`dnnmem.sweep` may have unless ``max_points=`` says more: a
+#: point takes about 1.5 kB of memory while the sweep runs (the grid, the engine's columns and
+#: the DataFrame assembled from them; measured 1.45-1.75 kB) and 340 bytes as a row of the
+#: DataFrame returned (47 columns), so a million points peak near 1.5 GB, what a laptop holds.
+MAX_POINTS = 1_000_000
+#: Bytes of memory a point of a sweep takes at the peak (for the message of the limit).
+_PEAK_BYTES_PER_POINT = 1500
+
+
+def _check_grid_size(
+    networks: _Networks,
+    axes: Mapping[str, list],
+    max_points: int | None,
+) -> None:
+    """Refuse a grid of more than ``max_points`` points before it is built, naming its size,
+    its axes and the two ways on."""
+    if max_points is None:
+        return
+    others = ("policy", "capacity", "bandwidth", "throughput")
+    sizes: dict[str, int]
+    if axes["batch"] == [None]:  # each network at its own batch(es)
+        own = sum(len(networks.batches.get(label, [None])) for label in networks.sources)
+        sizes = {"network" if own == len(networks.sources) else "network and batch": own}
+    else:
+        sizes = {"network": len(networks.sources), "batch": len(axes["batch"])}
+    sizes.update({k: len(axes[k]) for k in others})
+    total = math.prod(sizes.values())
+    if total <= max_points:
+        return
+    from .units import format_bytes
+
+    # The axis to split over: the one with the fewest values whose sweeps each fit, else the
+    # longest.
+    fits = [k for k, n in sizes.items() if n > 1 and total // n <= max_points]
+    split = min(fits, key=lambda k: sizes[k]) if fits else max(sizes, key=lambda k: sizes[k])
+    factors = " × ".join(f"{k} {n:,}" for k, n in sizes.items())
+    raise ValueError(
+        f"max_points: the grid has {total:,} points ({factors}), more than "
+        f"max_points={max_points:,}; at about {format_bytes(_PEAK_BYTES_PER_POINT, False)} each "
+        f"while the sweep runs it would need about "
+        f"{format_bytes(total * _PEAK_BYTES_PER_POINT, False)} of memory. Split it into sweeps "
+        f"of fewer points (e.g. one per {split} value; they can share one out= file), or "
+        f"pass max_points={total} if the memory is there (in a YAML sweep, max_points: {total})"
+    )
+
+
+def _check_range_length(axes: Mapping[str, Any], max_points: int | None) -> None:
+    """Refuse a Python ``range`` on an axis with more values than ``max_points`` before it is
+    listed (``capacity=range(2**30)`` would fill the memory before the grid is counted): its
+    values are distinct, so the grid has at least that many points."""
+    for name, value in axes.items():
+        if max_points is not None and isinstance(value, range) and len(value) > max_points:
+            from .units import format_bytes
+
+            need = format_bytes(len(value) * _PEAK_BYTES_PER_POINT, False)
+            raise ValueError(
+                f"max_points: {name}={value!r} alone has {len(value):,} values, so the grid has "
+                f"more than max_points={max_points:,} points; at about "
+                f"{format_bytes(_PEAK_BYTES_PER_POINT, False)} each while the sweep runs it "
+                f"would need at least {need} of memory. Split it into sweeps of fewer points "
+                f"(they can share one out= file), or raise max_points= if the memory is there"
+            )
+
+
 def _explicit(points: Any, defaults: dict[str, list], given: Iterable[str] = ()) -> pd.DataFrame:
     """Explicit points: a DataFrame or a list of dicts with some of INPUT_COLUMNS; a missing
     column takes the single value of the keyword argument of that name. A keyword of

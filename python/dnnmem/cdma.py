@@ -89,16 +89,39 @@ def gpu(name: str = "titan-xp", link: str | float = "16GB/s", **overrides: Any) 
     return hardware(name, **{"capacity": memory, "bandwidth": link, **overrides})
 
 
+def _amount(name: str, value: float, *, positive: bool = False, at_most: float = math.inf) -> float:
+    """`value` as a float, or a ValueError naming the argument: finite, >= 0 (> 0 if
+    ``positive``), at most ``at_most``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name}: expected a number, got {type(value).__name__}")
+    v = float(value)
+    low_ok = v > 0 if positive else v >= 0
+    if not (math.isfinite(v) and low_ok and v <= at_most):
+        bound = "> 0" if positive else ">= 0"
+        if at_most != math.inf:
+            bound += f" and <= {at_most:g}"
+        raise ValueError(f"{name}: must be a finite number {bound}, got {value!r}")
+    return v
+
+
 def dram_rate(ratio: float, bandwidth: float, efficiency: float = 1.0) -> float:
     """The GPU-memory read rate a compressor needs to keep the link busy with data compressed
-    ``ratio``:1 (cDMA paper §V-B: 16 GB/s x 13.8 = 220.8 GB/s)."""
-    return ratio * bandwidth * efficiency
+    ``ratio``:1 (cDMA paper §V-B: 16 GB/s x 13.8 = 220.8 GB/s): bytes/s, from ``bandwidth`` in
+    bytes/s and the link's ``efficiency`` (in (0, 1], as the links' option). A negative
+    bandwidth, a ratio <= 0, an efficiency outside (0, 1], NaN or infinity is a ``ValueError``
+    naming the argument."""
+    return (
+        _amount("ratio", ratio, positive=True)
+        * _amount("bandwidth", bandwidth)
+        * _amount("efficiency", efficiency, positive=True, at_most=1.0)
+    )
 
 
 def buffer_bytes(cap: float, latency: float = 350e-9) -> float:
     """The DMA buffer that covers the memory latency at the compressor's read rate (cDMA paper
-    §V-C: 200 GB/s x 350 ns = 70 KB)."""
-    return cap * latency
+    §V-C: 200 GB/s x 350 ns = 70 KB): bytes, from ``cap`` in bytes/s and ``latency`` in s. A
+    negative, NaN or infinite argument is a ``ValueError`` naming it."""
+    return _amount("cap", cap) * _amount("latency", latency)
 
 
 SparsityLike = Union["pd.DataFrame", Mapping[str, float], str, "os.PathLike[str]", None]

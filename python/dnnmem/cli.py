@@ -279,7 +279,7 @@ def _summary(df: pd.DataFrame, out: str) -> str:
 
 
 def _sweep(args: argparse.Namespace) -> None:
-    from .sweep import sweep
+    from .sweep import _write_rows, sweep
     from .sweep_spec import read_sweep_spec
 
     out = str(args.out)
@@ -324,8 +324,8 @@ def _sweep(args: argparse.Namespace) -> None:
             kind = TypeError if isinstance(e, TypeError) else ValueError
             raise kind(f"{args.spec}: {e}") from None
         raise
-    if out.endswith(".csv"):
-        df.to_csv(out, index=False)
+    if out.endswith(".csv"):  # written after the work: a failure keeps the rows (_write_rows)
+        _write_rows(df, out, lambda d, path: d.to_csv(path, index=False), "--out")
     if args.plot:
         _plot_sweep(df, args.plot)
     print(_summary(df, out))

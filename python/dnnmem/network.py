@@ -38,6 +38,23 @@ NetworkSource = Union[str, "os.PathLike[str]", dict]
 _PHASE_NAMES = ["fwd", "loss", "bwd"]
 _ROLE_NAMES = ["activation", "weight", "state", "gradient", "weight_grad"]
 
+#: The unit of each numeric column of the Network tables (``attrs["units"]``; every other
+#: column, a name, label, flag or step index, has ""), as their docstrings state them.
+_TABLE_UNITS = {
+    **dict.fromkeys(("output_bytes", "weight_bytes", "state_bytes", "bytes"), "bytes"),
+    **dict.fromkeys(("bytes_read", "bytes_written"), "bytes"),
+    **dict.fromkeys(("fwd_flops", "bwd_dx_flops", "bwd_dw_flops", "flops"), "FLOP"),
+    **dict.fromkeys(("fwd_macs", "macs"), "MAC"),
+    **dict.fromkeys(("rf_fwd", "rf_bwd", "rf"), "FLOP/byte"),
+    **dict.fromkeys(("params", "num_uses", "accesses"), "count"),
+    "output_shape": "elements",
+}
+
+
+def _with_units(df: pd.DataFrame) -> pd.DataFrame:
+    df.attrs["units"] = {str(c): _TABLE_UNITS.get(str(c), "") for c in df.columns}
+    return df
+
 
 @dataclasses.dataclass(frozen=True)
 class Flops:
@@ -170,7 +187,9 @@ class Network:
         ``fwd_flops``, ``bwd_dx_flops``, ``bwd_dw_flops`` (FLOPs for the batch, 2 per MAC),
         ``fwd_macs``, ``rf_fwd``, ``rf_bwd`` (reuse frequency, thesis Eq. 3.4: the step's FLOPs
         over the bytes it accesses, FLOP/byte; NaN where there is no such step), ``fwd_step``,
-        ``bwd_step`` (step indices, -1 if none), ``folded``.
+        ``bwd_step`` (step indices, -1 if none), ``folded``. ``attrs["units"]`` names each
+        column's unit (bytes, FLOP, MAC, FLOP/byte, count; elements for the shape; "" for
+        names, labels, flags and step indices).
         """
         t = self._core.layer_table()
         n, bpe = self.batch, self.bytes_per_element
@@ -211,7 +230,7 @@ class Network:
         df["fwd_step"] = fwd_step
         df["bwd_step"] = bwd_step
         df["folded"] = folded
-        return df
+        return _with_units(df)
 
     @cached_property
     def _step_arrays(self) -> dict[str, np.ndarray]:
@@ -221,10 +240,11 @@ class Network:
     def tensors(self) -> pd.DataFrame:
         """One row per tensor in the order of SPEC §3: ``name``, ``role``, ``layer``, ``bytes``,
         ``first_use``, ``last_use``, ``first_full_use`` (step indices), ``num_uses``,
-        ``starts_offchip`` (inputs, weights), ``must_end_offchip`` (dW)."""
+        ``starts_offchip`` (inputs, weights), ``must_end_offchip`` (dW). ``attrs["units"]``
+        names each column's unit (bytes, count; "" for names, labels, flags and step indices)."""
         t = self.schedule.tensor_table()
         names = self._core.layer_table()["name"]
-        return pd.DataFrame(
+        table = pd.DataFrame(
             {
                 "name": t["name"],
                 "role": np.array(_ROLE_NAMES, dtype=object)[t["role"]],
@@ -238,16 +258,18 @@ class Network:
                 "must_end_offchip": t["must_end_offchip"],
             }
         )
+        return _with_units(table)
 
     @cached_property
     def accesses(self) -> pd.DataFrame:
         """One row per tensor access: ``step``, ``tensor`` (name), ``role``, ``read``, ``write``
-        (both for a read-modify-write), ``partial`` (embedding rows), ``bytes``."""
+        (both for a read-modify-write), ``partial`` (embedding rows), ``bytes``.
+        ``attrs["units"]`` names each column's unit (bytes; "" for the others)."""
         a = self.schedule.access_table()
         s = self._step_arrays
         step = np.repeat(np.arange(len(s["phase"])), s["num_accesses"])
         tensors = self.tensors
-        return pd.DataFrame(
+        table = pd.DataFrame(
             {
                 "step": step,
                 "tensor": tensors["name"].to_numpy()[a["tensor"]],
@@ -258,6 +280,7 @@ class Network:
                 "bytes": a["bytes"],
             }
         )
+        return _with_units(table)
 
     @cached_property
     def steps(self) -> pd.DataFrame:
@@ -269,7 +292,8 @@ class Network:
         ``kind``, ``class``, ``flops`` (2 per MAC),
         ``macs``, ``bytes_read``, ``bytes_written`` (if every access were streamed; a
         read-modify-write counts in both), ``accesses`` (how many tensors it touches),
-        ``rf`` (FLOP/byte, Eq. 3.4).
+        ``rf`` (FLOP/byte, Eq. 3.4). ``attrs["units"]`` names each column's unit (FLOP, MAC,
+        bytes, count, FLOP/byte; "" for names, labels and the step index).
         """
         s = self._step_arrays
         lt = self._core.layer_table()
@@ -286,7 +310,7 @@ class Network:
         part = np.array(["", "dx", "dw"], dtype=object)[s["part"]]
         suffix = np.array(["", "/dx", "/dw"], dtype=object)[s["part"]]
         is_loss = s["phase"] == 1
-        return pd.DataFrame(
+        table = pd.DataFrame(
             {
                 "step": np.arange(len(phase)),
                 "name": prefix + layer + suffix,
@@ -303,6 +327,7 @@ class Network:
                 "rf": self.schedule.reuse_frequency(2),
             }
         )
+        return _with_units(table)
 
     # -- totals --------------------------------------------------------------------------------
     @property

@@ -10,8 +10,10 @@ and the derived columns are computed here with the same arithmetic as :class:`dn
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import tempfile
 import warnings
 from collections.abc import Iterable, Mapping
 from concurrent.futures import Executor
@@ -23,6 +25,9 @@ from ._lazy import LazyModule
 from ._optional import require
 from ._sweep_args import (
     INPUT_COLUMNS,
+    MAX_POINTS,
+    _check_grid_size,
+    _check_range_length,
     _check_threads,
     _explicit,
     _grid,
@@ -53,6 +58,7 @@ __all__ = [
     "RESULT_COLUMNS",
     "COLUMN_UNITS",
     "column_units",
+    "MAX_POINTS",
 ]
 
 #: The totals of :meth:`dnnmem.Result.to_dict` (same names, SI units) and the plan counts.
@@ -356,6 +362,7 @@ def sweep(
     chunk_size: int | None = None,
     energy: EnergyModel | None = None,
     speedup: bool = False,
+    max_points: int | None = MAX_POINTS,
 ) -> pd.DataFrame:
     """Estimate many design points: a Cartesian grid, or explicit ``points``.
 
@@ -397,7 +404,9 @@ def sweep(
         A Parquet file (``.parquet``): points already in it are not evaluated again (the key
         is the input columns), and the file is rewritten with every row, also after an
         interrupt. Needs pyarrow (the ``parquet`` extra) and an existing, writable folder,
-        both checked before any point is evaluated.
+        both checked before any point is evaluated. It is written once, at the end (to a
+        temporary file next to it, then renamed): if that write fails (a full disk), the
+        ``OSError`` names a copy of the rows written to the temporary folder instead.
     ops_per_mac : int
         FLOPs per multiply-accumulate: 2 (default) or 1.
     on_interrupt : {"return", "raise"}
@@ -415,6 +424,13 @@ def sweep(
         same policy with the cache manager ``none`` (nothing kept on chip), and that time over
         the point's (:attr:`dnnmem.Result.speedup`). The baseline points are evaluated in a
         second sweep, not written to ``out``.
+    max_points : int or None
+        The most points the grid may have (default :data:`MAX_POINTS`, a million): a larger
+        grid is refused before it is built, naming its size and axes. A point takes about
+        1.5 kB of memory while the sweep runs (a million: about 1.5 GB), so a grid of 10^4
+        capacities × 10^4 bandwidths would need 150 GB. Split such a sweep (several calls can
+        share one ``out`` file), or raise the limit if the memory is there; ``None`` lifts it.
+        ``points`` are not counted against it (they are in memory already).
 
     Returns
     -------
@@ -433,8 +449,9 @@ def sweep(
     Raises
     ------
     ValueError, TypeError
-        Naming the argument for a bad value; ``ValueError`` also for a network too large to
-        count exactly at a batch (``docs/estimator.md``, "Limits").
+        Naming the argument for a bad value; ``ValueError`` also for a grid of more than
+        ``max_points`` points and for a network too large to count exactly at a batch
+        (``docs/estimator.md``, "Limits").
     RuntimeError
         When a thread cannot be started (the sweep stops; the process carries on).
     """
@@ -447,6 +464,10 @@ def sweep(
     if ops_per_mac not in (1, 2) or isinstance(ops_per_mac, bool):
         raise ValueError(f"ops_per_mac: must be 1 or 2, got {ops_per_mac!r}")
     nthreads = _check_threads(threads)
+    if max_points is not None and (
+        isinstance(max_points, bool) or not isinstance(max_points, int) or max_points < 1
+    ):
+        raise ValueError(f"max_points: must be an integer >= 1 or None, got {max_points!r}")
     if executor is not None and not isinstance(executor, Executor):
         raise TypeError(_not_an_executor(executor))
     if out is not None:  # before the work, not after it
@@ -486,6 +507,7 @@ def sweep(
             ops_per_mac,
             out,
             pols,
+            max_points,
         )
     except KeyboardInterrupt:
         if on_interrupt == "raise":
@@ -633,11 +655,15 @@ def _prepare(
     ops_per_mac: int,
     out: str | os.PathLike[str] | None,
     pols: _Policies,
+    max_points: int | None = None,
 ) -> tuple:
     """The points of a sweep: (grid, scheduled networks by (name, batch, scheduler), FLOPs per
     row, the rows of `out` already there, which rows to evaluate, each row's scheduler). Builds
     every schedule."""
     nets = _Networks(network, hw.bytes_per_element)
+    if points is None:
+        listed = {"capacity": capacity, "bandwidth": bandwidth, "throughput": throughput}
+        _check_range_length({**listed, "batch": batch}, max_points)
     axes = {
         "capacity": _values("capacity", hw.capacity if capacity is None else capacity),
         "bandwidth": _values("bandwidth", hw.bandwidth if bandwidth is None else bandwidth),
@@ -656,6 +682,7 @@ def _prepare(
         axes["batch"] = list(
             dict.fromkeys(None if b is None else _check_batch(b) for b in axes["batch"])
         )
+        _check_grid_size(nets, axes, max_points)  # before the grid's rows are built
         grid = _grid(
             nets,
             axes["batch"],
@@ -937,6 +964,53 @@ def _write(out: str | os.PathLike[str], previous: pd.DataFrame | None, df: pd.Da
     rows = rows.reset_index(drop=True)
     rows["network"] = rows["network"].astype(str)
     rows["policy"] = rows["policy"].astype(str)
-    tmp = os.fspath(out) + ".tmp"
-    rows.to_parquet(tmp, index=False)
-    os.replace(tmp, out)
+    _write_rows(
+        rows,
+        out,
+        lambda d, path: d.to_parquet(path, index=False),
+        "out",
+        whose=" (the file's and this sweep's)",
+        more=", or pass it as out= to resume from it",
+    )
+
+
+def _write_rows(
+    rows: pd.DataFrame,
+    out: str | os.PathLike[str],
+    write: Callable[[pd.DataFrame, str], object],
+    name: str,
+    *,
+    whose: str = "",
+    more: str = "",
+) -> None:
+    """Write ``rows`` to ``out`` with ``write(rows, path)``, through a temporary file next to
+    it, renamed (a write that fails leaves ``out`` as it was). When it fails after the work
+    (the disk full, the folder removed or made read-only meanwhile), the rows go to a copy in
+    the temporary folder (``tempfile.gettempdir()``, often another disk) and the ``OSError``
+    names it (``name``: the argument; ``whose``, ``more``: said of the rows and the copy)."""
+    path = os.fspath(out)
+    tmp = path + ".tmp"
+    try:
+        write(rows, tmp)
+        os.replace(tmp, path)
+    except Exception as e:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        what = f"{name}: could not write {path!r} ({type(e).__name__}: {e})"
+        copy = None
+        try:
+            fd, copy = tempfile.mkstemp(prefix="dnnmem-sweep-", suffix=os.path.splitext(path)[1])
+            os.close(fd)
+            write(rows, copy)
+        except Exception as e2:
+            if copy is not None:
+                with contextlib.suppress(OSError):
+                    os.remove(copy)
+            raise OSError(
+                f"{what}; nor could a copy be written to the temporary folder "
+                f"{tempfile.gettempdir()!r} ({type(e2).__name__}: {e2}): the {len(rows)} rows "
+                f"are lost ({path!r} is as it was)"
+            ) from e
+        raise OSError(
+            f"{what}; its {len(rows)} rows{whose} are in {copy!r}: move that file to {path!r}{more}"
+        ) from e

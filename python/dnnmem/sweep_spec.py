@@ -38,6 +38,7 @@ _KEYS = {
     "policy",
     "threads",
     "ops_per_mac",
+    "max_points",
     "precision",
 }
 

@@ -105,7 +105,7 @@ TEST_CASE("mbs-strict: the chain's traffic by hand") {
 TEST_CASE("mbs: a buffer smaller than one sample names the layer") {
   const Network n = net(kMbsChain);
   CHECK_THROWS_WITH(mbs(n, {{"variant", std::string("mbs1")}, {"buffer", 6.0}}),
-                    Catch::Matchers::Contains("layer 'fc1' needs 7 bytes"));
+                    Catch::Matchers::Contains("layer 'fc1' needs 7 B of buffer, more than buffer=6 B"));
 }
 
 TEST_CASE("mbs-strict: reuse=none is `none`; the 1-bit ReLU mask on the chain") {

@@ -6,6 +6,8 @@ on the new parts."""
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Callable
 
 import numpy as np
 import oracle
@@ -156,6 +158,48 @@ def test_varch_bandwidths() -> None:
     assert offload_time("vdnn-all + zvc(uniform=0.9, cap=48GB/s)") / offload_time(
         "vdnn-all + zvc(uniform=0.9)"
     ) == pytest.approx(cr * 16 / 48, rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: cdma.dram_rate(-13.8, 16e9), "ratio: must be a finite number > 0, got -13.8"),
+        (lambda: cdma.dram_rate(0, 16e9), "ratio: must be a finite number > 0, got 0"),
+        (
+            lambda: cdma.dram_rate(13.8, -16e9),
+            "bandwidth: must be a finite number >= 0, got -16000000000.0",
+        ),
+        (
+            lambda: cdma.dram_rate(13.8, math.inf),
+            "bandwidth: must be a finite number >= 0, got inf",
+        ),
+        (
+            lambda: cdma.dram_rate(13.8, 16e9, -0.8),
+            "efficiency: must be a finite number > 0 and <= 1, got -0.8",
+        ),
+        (
+            lambda: cdma.dram_rate(13.8, 16e9, 1.5),
+            "efficiency: must be a finite number > 0 and <= 1, got 1.5",
+        ),
+        (
+            lambda: cdma.buffer_bytes(-200e9),
+            "cap: must be a finite number >= 0, got -200000000000.0",
+        ),
+        (
+            lambda: cdma.buffer_bytes(200e9, -350e-9),
+            "latency: must be a finite number >= 0, got -3.5e-07",
+        ),
+        (lambda: cdma.buffer_bytes(math.nan), "cap: must be a finite number >= 0, got nan"),
+    ],
+)
+def test_varch_formulas_refuse_a_negative_argument_naming_it(
+    call: Callable[[], float], message: str
+) -> None:
+    """A negative rate, ratio or latency gave a negative read rate or buffer size."""
+    with pytest.raises(ValueError, match=re.escape(message)):
+        call()
+    with pytest.raises(TypeError, match="latency: expected a number, got str"):
+        cdma.buffer_bytes(200e9, "350ns")  # type: ignore[arg-type]
 
 
 def test_vcr_alexnet_band() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -168,6 +169,35 @@ def test_sweep_to_csv_with_a_preset(capsys, tmp_path):
     assert len(df) == 1 and df["bandwidth"][0] == 616e9 and df["capacity"][0] == 4 * MiB
 
 
+def test_a_csv_write_that_fails_after_the_sweep_keeps_the_rows(capsys, tmp_path, monkeypatch):
+    """-o x.csv was written after the work straight to x.csv: a full disk lost the rows (and left
+    a partial file). Now through a temporary file, and a failure keeps a copy it names."""
+    spec = write_spec(tmp_path, "network: resnet50\nbatch: 2\ncapacity: [4MiB, 8MiB]\n")
+    out = tmp_path / "out.csv"
+    out.write_text("an earlier result\n", encoding="utf-8")
+    spare = tmp_path / "spare"
+    spare.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spare))
+    real = pd.DataFrame.to_csv
+
+    def disk_full(self: pd.DataFrame, path: object, *args: object, **kwargs: object) -> object:
+        if str(path) in (str(out), f"{out}.tmp"):  # the disk of out.csv is full
+            Path(str(path)).write_text("network,ba", encoding="utf-8")  # a partial file
+            raise OSError(28, "No space left on device")
+        return real(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", disk_full)
+    code, _, err = run(capsys, "sweep", str(spec), "-o", str(out), "--no-progress")
+    (copy,) = spare.glob("dnnmem-sweep-*.csv")
+    assert code == 2 and err == (
+        f"dnnmem: error: --out: could not write {str(out)!r} (OSError: [Errno 28] No space left "
+        f"on device); its 2 rows are in {str(copy)!r}: move that file to {str(out)!r}\n"
+    )
+    assert out.read_text(encoding="utf-8") == "an earlier result\n"
+    assert not Path(f"{out}.tmp").exists()
+    assert pd.read_csv(copy)["capacity"].tolist() == [4 * MiB, 8 * MiB]
+
+
 @pytest.mark.parametrize(
     "body, message",
     [
@@ -198,6 +228,11 @@ def test_sweep_to_csv_with_a_preset(capsys, tmp_path):
         ("network: resnet50\npolicy: lookahed\n", "bad.yaml: policy: unknown part 'lookahed'"),
         ("network: resnet50\ncapacity: []\n", "bad.yaml: capacity: no values given"),
         ("network: resnet50\nthreads: many\n", "bad.yaml: threads: must be an integer >= 1"),
+        (  # a YAML sweep takes the grid's bound as a key too
+            "network: resnet50\ncapacity: [1MiB, 2MiB, 3MiB]\nmax_points: 2\n",
+            "bad.yaml: max_points: the grid has 3 points (network 1 × policy 1 × capacity 3 × "
+            "bandwidth 1 × throughput 1), more than max_points=2",
+        ),
     ],
 )
 def test_sweep_spec_errors_name_the_file_and_key(capsys, tmp_path, body, message):

@@ -147,10 +147,21 @@ def test_residual_block_is_one_unit_and_mbs2_keeps_the_shortcut() -> None:
 
 
 def test_buffer_smaller_than_one_sample_names_the_layer() -> None:
-    with pytest.raises(ValueError, match=r"layer 'fc1' needs 7 bytes"):
+    """The sizes have units (were raw counts: 'needs 3813376 bytes of buffer, more than
+    buffer=1000000'), with the exact count after a rounded one."""
+    with pytest.raises(ValueError, match=r"layer 'fc1' needs 7 B of buffer, more than buffer=6 B$"):
         _ = _net(CHAIN).with_scheduler("mbs(variant=mbs1, buffer=6)").schedule
-    with pytest.raises(ValueError, match=r"layer 'fc2b' needs 8 bytes"):
+    with pytest.raises(
+        ValueError, match=r"layer 'fc2b' needs 8 B of buffer, more than buffer=7 B$"
+    ):
         _ = _net(RESIDUAL).with_scheduler("mbs(buffer=7)").schedule
+    with pytest.raises(ValueError) as e:
+        _ = dnnmem.network("resnet18").with_scheduler("mbs(buffer=1000000)").schedule
+    # conv1's input and output, FP32: (224 * 224 * 3 + 112 * 112 * 64) * 4 = 3813376 bytes
+    assert str(e.value) == (
+        "scheduler 'mbs': one sample of layer 'conv1' needs 3.637 MiB (3813376 bytes) of "
+        "buffer, more than buffer=976.6 KiB (1000000 bytes)"
+    )
 
 
 # -- exact statements of docs/model/mbs.md, on a real network ---------------------------------

@@ -1012,3 +1012,38 @@ def test_cli_missing_file_and_bad_batch(tmp_path, small_path, capsys):
     assert cli_main(["summary", str(small_path), "--batch", "0"]) == 2
     _, err = capsys.readouterr()
     assert err == "dnnmem: error: batch: must be an integer from 1 to 16777216, got 0\n"
+
+
+def test_every_table_column_has_its_unit_in_attrs(net):
+    """The Network tables name their units in attrs["units"], as a sweep's DataFrame and
+    Result.steps do (they had none; the units were only in the docstrings)."""
+    units = {p: getattr(net, p).attrs["units"] for p in ("layers", "steps", "tensors", "accesses")}
+    for prop, u in units.items():
+        assert list(u) == list(getattr(net, prop).columns), prop
+    assert {c: v for c, v in units["layers"].items() if v} == {
+        "output_shape": "elements",
+        "output_bytes": "bytes",
+        "weight_bytes": "bytes",
+        "state_bytes": "bytes",
+        "params": "count",
+        "fwd_flops": "FLOP",
+        "bwd_dx_flops": "FLOP",
+        "bwd_dw_flops": "FLOP",
+        "fwd_macs": "MAC",
+        "rf_fwd": "FLOP/byte",
+        "rf_bwd": "FLOP/byte",
+    }
+    assert {c: v for c, v in units["steps"].items() if v} == {
+        "flops": "FLOP",
+        "macs": "MAC",
+        "bytes_read": "bytes",
+        "bytes_written": "bytes",
+        "accesses": "count",
+        "rf": "FLOP/byte",
+    }
+    assert {c: v for c, v in units["tensors"].items() if v} == {
+        "bytes": "bytes",
+        "num_uses": "count",
+    }
+    assert {c: v for c, v in units["accesses"].items() if v} == {"bytes": "bytes"}
+    assert units["layers"]["name"] == units["steps"]["step"] == units["tensors"]["first_use"] == ""

@@ -4,8 +4,13 @@ match the sweep; bad input raises naming the missing columns."""
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import subprocess
 import sys
+import typing
+from collections.abc import Iterable
+from typing import Union
 
 import numpy as np
 import pandas as pd
@@ -391,6 +396,40 @@ def test_filters(sweep):
     doubled = pd.concat([sweep, sweep])
     with pytest.raises(ValueError, match="several rows share one capacity"):
         plots.traffic_vs_capacity(doubled)
+
+
+def test_filters_are_typed_and_take_any_iterable(sweep):
+    """The filters were typed Any (an editor or mypy could tell nothing), and a range or a
+    generator was read as one value: batch=range(1, 3) matched no row."""
+    functions = (
+        plots.traffic_vs_capacity,
+        plots.time_vs_capacity,
+        plots.bandwidth_vs_capacity,
+        plots.throughput_vs_batch,
+    )
+    want = {
+        "network": "NameFilter",
+        "policy": "NameFilter",
+        "batch": "BatchFilter",
+        "capacity": "AmountFilter",
+        "bandwidth": "AmountFilter",
+        "throughput": "AmountFilter",
+    }
+    for f in functions:
+        params = inspect.signature(f).parameters
+        filters = {p: params[p].annotation for p in want if p in params}
+        assert filters == {p: want[p] for p in filters}, f.__name__
+        assert len(filters) == 5, f.__name__
+    common = importlib.import_module("dnnmem.plots._common")
+    assert typing.get_args(common.AmountFilter) == (
+        str,
+        float,
+        Iterable[Union[str, float]],
+        type(None),
+    )
+    assert typing.get_args(common.BatchFilter) == (int, Iterable[int], type(None))
+    ax = plots.time_vs_capacity(sweep, batch=range(1, 2), policy=(p for p in ["lookahead"]))
+    assert "N=1" in ax.get_title() and len(ax.get_lines()) == 1
 
 
 # --------------------------------------------------------------------------------------------

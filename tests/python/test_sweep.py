@@ -7,6 +7,7 @@ import concurrent.futures
 import importlib
 import inspect
 import multiprocessing
+import tempfile
 import typing
 from collections.abc import Iterable, Mapping
 from typing import Union
@@ -555,3 +556,120 @@ def test_an_executor_that_is_not_one_is_named() -> None:
     client = object.__new__(distributed.Client)  # its type is what is checked: no cluster
     with pytest.raises(TypeError, match=r"got Client: wrap it, executor=dnnmem.cluster.dask"):
         dnnmem.sweep(NET, capacity="1MiB", executor=client, progress=False)
+
+
+def test_a_grid_beyond_max_points_is_refused_before_it_is_built(monkeypatch) -> None:
+    """10^4 capacities x 10^4 bandwidths built 10^8 rows and exhausted the memory: the grid is
+    counted first, and refused with its size, its axes and the ways on."""
+    sweep_module = importlib.import_module("dnnmem.sweep")
+
+    def no_grid(*args: object) -> None:
+        raise AssertionError("the grid was built")
+
+    monkeypatch.setattr(sweep_module, "_grid", no_grid)
+    with pytest.raises(ValueError) as e:
+        dnnmem.sweep(
+            "resnet18",
+            capacity=range(1, 10_001),
+            bandwidth=[1e9 + i for i in range(10_000)],
+            progress=False,
+        )
+    assert str(e.value) == (
+        "max_points: the grid has 100,000,000 points (network 1 × policy 1 × capacity 10,000 × "
+        "bandwidth 10,000 × throughput 1), more than max_points=1,000,000; at about 1.5 kB "
+        "each while the sweep runs it would need about 150 GB of memory. Split it into sweeps "
+        "of fewer points (e.g. one per capacity value; they can share one out= file), or pass "
+        "max_points=100000000 if the memory is there (in a YAML sweep, max_points: 100000000)"
+    )
+    assert sweep_module.MAX_POINTS == 1_000_000
+    # The axis to split over is the shortest whose sweeps each fit; batches count per network.
+    with pytest.raises(
+        ValueError,
+        match=r"\(network 2 × batch 2 × policy 2 × capacity 3 × "
+        r"bandwidth 2 × throughput 1\), more than max_points=24; .* one per "
+        r"network value",
+    ):
+        dnnmem.sweep(
+            ["resnet18", "vgg16"],
+            batch=[1, 2],
+            capacity=[1, 2, 3],
+            bandwidth=[1e9, 2e9],
+            policy=["lru", "lookahead"],
+            max_points=24,
+        )
+
+
+def test_max_points_bounds_the_grid_only() -> None:
+    kw = {"capacity": ["1MiB", "2MiB", "3MiB"], "progress": False, "threads": 1}
+    with pytest.raises(ValueError, match=r"^max_points: the grid has 3 points"):
+        dnnmem.sweep(NET, max_points=2, **kw)
+    assert len(dnnmem.sweep(NET, max_points=3, **kw)) == 3
+    assert len(dnnmem.sweep(NET, max_points=None, **kw)) == 3
+    # Explicit points are in memory already: not counted.
+    points = [{"capacity": c} for c in ("1MiB", "2MiB", "3MiB")]
+    assert len(dnnmem.sweep(NET, points=points, max_points=2, progress=False)) == 3
+    for bad in (0, True, 2.5, "10"):
+        with pytest.raises(ValueError, match=r"^max_points: must be an integer >= 1 or None"):
+            dnnmem.sweep(NET, max_points=bad, **kw)  # type: ignore[arg-type]
+
+
+def test_an_out_write_that_fails_after_the_work_keeps_the_rows(tmp_path, monkeypatch) -> None:
+    """A write of out= that failed after the work (a full disk) raised and lost the rows: they
+    are now in a copy in the temporary folder, which the error names; the file is as it was."""
+    pytest.importorskip("pyarrow")
+    out = tmp_path / "results.parquet"
+    first = dnnmem.sweep(NET, capacity=[0], out=out, progress=False, threads=1)
+    before = out.read_bytes()
+    spare = tmp_path / "spare"
+    spare.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spare))
+    real = pd.DataFrame.to_parquet
+
+    def disk_full(self: pd.DataFrame, path: object, *args: object, **kwargs: object) -> None:
+        if str(path) == f"{out}.tmp":
+            with open(f"{out}.tmp", "wb") as f:
+                f.write(b"PAR1")  # a partial file
+            raise OSError(28, "No space left on device")
+        real(self, path, *args, **kwargs)
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", disk_full)
+    with pytest.raises(OSError) as e:
+        dnnmem.sweep(NET, capacity=[0, "1MiB"], out=out, progress=False, threads=1)
+    (copy,) = spare.glob("dnnmem-sweep-*.parquet")
+    assert str(e.value) == (
+        f"out: could not write {str(out)!r} (OSError: [Errno 28] No space left on device); its "
+        f"2 rows (the file's and this sweep's) are in {str(copy)!r}: move that file to "
+        f"{str(out)!r}, or pass it as out= to resume from it"
+    )
+    assert out.read_bytes() == before and not (tmp_path / "results.parquet.tmp").exists()
+    kept = pd.read_parquet(copy)
+    assert kept["capacity"].tolist() == [0, 2**20]
+    assert kept["time"].iloc[0] == first["time"].iloc[0]
+    # Resuming from the copy evaluates nothing again.
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", real)
+    again = dnnmem.sweep(NET, capacity=[0, "1MiB"], out=copy, progress=False, threads=1)
+    assert again.attrs["evaluated"] == 0 and again["time"].tolist() == kept["time"].tolist()
+
+    # No copy possible either: said, and the file is still as it was.
+    def nowhere(self: pd.DataFrame, path: object, *args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pd.DataFrame, "to_parquet", nowhere)
+    with pytest.raises(OSError, match=r"; nor could a copy be written to the temporary folder "):
+        dnnmem.sweep(NET, capacity=[0, "2MiB"], out=out, progress=False, threads=1)
+    assert out.read_bytes() == before and list(spare.glob("*.parquet")) == [copy]
+
+
+def test_a_range_beyond_max_points_is_refused_before_it_is_listed() -> None:
+    """capacity=range(2**40) was listed (terabytes) before the grid could be counted."""
+    with pytest.raises(ValueError) as e:
+        dnnmem.sweep(NET, capacity=range(2**40), progress=False)
+    assert str(e.value) == (
+        "max_points: capacity=range(0, 1099511627776) alone has 1,099,511,627,776 values, so "
+        "the grid has more than max_points=1,000,000 points; at about 1.5 kB each while the "
+        "sweep runs it would need at least 1.649 PB of memory. Split it into sweeps of fewer "
+        "points (they can share one out= file), or raise max_points= if the memory is there"
+    )
+    with pytest.raises(ValueError, match=r"^max_points: batch=range\(1, 12\) alone has 11 "):
+        dnnmem.sweep(NET, batch=range(1, 12), max_points=10, progress=False)
+    assert len(dnnmem.sweep(NET, batch=range(1, 3), max_points=2, progress=False)) == 2

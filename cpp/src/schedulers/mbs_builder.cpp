@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "dnnmem/compose.hpp"
+#include "dnnmem/units.hpp"
 #include "steps.hpp"
 
 namespace dnnmem::detail {
@@ -156,8 +157,8 @@ std::vector<MbsUnit> mbs_units(const Network& net, const Schedule& base, const M
     if (u.footprint > rules.buffer)
       throw std::invalid_argument(
           "scheduler 'mbs': one sample of layer '" + net.layers[static_cast<std::size_t>(u.worst_layer)].name +
-          "' needs " + std::to_string(u.footprint) + " bytes of buffer, more than buffer=" +
-          std::to_string(rules.buffer));
+          "' needs " + format_bytes_exactly(u.footprint) + " of buffer, more than buffer=" +
+          format_bytes_exactly(rules.buffer));
     const std::int64_t fit = u.footprint > 0 ? std::min(batch, rules.buffer / u.footprint) : batch;
     u.iterations = ceil_div(batch, fit);
   }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Union
 
 from .._lazy import LazyModule
 from .._optional import require
@@ -24,6 +24,17 @@ if TYPE_CHECKING:
 
 #: Columns that identify a design point in a sweep DataFrame (the rest are results).
 ID_COLUMNS = tuple(INPUT_COLUMNS)
+
+# The filters of the sweep plots (``network=``, ``policy=``, ``batch=``, ``capacity=``,
+# ``bandwidth=``, ``throughput=``): one value, or several in any iterable but a string (a list,
+# tuple, set, range, NumPy array, Series); None keeps every row.
+#: A name filter: a network's name, a policy's string form (as in the sweep's column).
+NameFilter = Union[str, Iterable[str], None]
+#: A batch filter: mini-batch sizes.
+BatchFilter = Union[int, Iterable[int], None]
+#: An amount filter: capacity in bytes, bandwidth in bytes/s, throughput in FLOP/s, or unit
+#: strings (``"24MiB"``, ``"616GB/s"``, ``"13.45TFLOPS"``).
+AmountFilter = Union[str, float, Iterable[Union[str, float]], None]
 
 BYTES = [(2.0**40, "TiB"), (2.0**30, "GiB"), (2.0**20, "MiB"), (2.0**10, "KiB"), (1.0, "B")]
 TIME = [(1.0, "s"), (1e-3, "ms"), (1e-6, "µs"), (1e-9, "ns")]
@@ -59,16 +70,21 @@ def check_frame(df: Any, need: Sequence[str], where: str) -> None:
         )
 
 
-def select(df: pd.DataFrame, need: Sequence[str], where: str, **filters: Any) -> pd.DataFrame:
-    """The rows of ``df`` matching every filter that is not None (a value or a list of values;
-    unit strings such as ``"24MiB"`` work for capacity, bandwidth and throughput)."""
+def select(
+    df: pd.DataFrame,
+    need: Sequence[str],
+    where: str,
+    **filters: NameFilter | BatchFilter | AmountFilter,
+) -> pd.DataFrame:
+    """The rows of ``df`` matching every filter that is not None (a value or an iterable of
+    values; unit strings such as ``"24MiB"`` work for capacity, bandwidth and throughput)."""
     active = {k: v for k, v in filters.items() if v is not None}
     check_frame(df, list(need) + [k for k in active if k not in need], where)
     mask = np.ones(len(df), dtype=bool)
     absent = []  # the filters no row matches at all, with the values the column has
     for col, value in active.items():
-        values = (
-            list(value) if isinstance(value, (list, tuple, set, np.ndarray, pd.Series)) else [value]
+        values: list[Any] = (
+            [value] if isinstance(value, str) or not isinstance(value, Iterable) else list(value)
         )
         parse = FIELD_PARSERS.get(col)
         if parse is not None:

@@ -3,8 +3,10 @@
 Each takes a sweep DataFrame (one row per design point, SI base units: ``dnnmem.sweep`` or rows
 of ``Result.to_dict()``), keeps the rows matching the filters given (``network=``, ``batch=``,
 ``policy=``, ``bandwidth=``, ``throughput=``, ``capacity=``: a value, a unit string such as
-``"616GB/s"``, or a list), and draws one line (or bar group) per combination of the design-point
-columns that still vary. Each returns the matplotlib Axes it drew on.
+``"616GB/s"``, or several in a list, tuple, set, range, array or Series; typed
+``NameFilter``, ``BatchFilter``, ``AmountFilter``), and draws one line (or bar
+group) per combination of the design-point columns that still vary. Each returns the
+matplotlib Axes it drew on.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from ._common import (
     BANDWIDTH,
     BYTES,
     TIME,
+    AmountFilter,
+    BatchFilter,
+    NameFilter,
     check_frame,
     context,
     describe,
@@ -79,11 +84,11 @@ def _capacity_axis(ax: Axes, df: pd.DataFrame) -> float:
 def traffic_vs_capacity(
     df: pd.DataFrame,
     *,
-    network: Any = None,
-    batch: Any = None,
-    policy: Any = None,
-    bandwidth: Any = None,
-    throughput: Any = None,
+    network: NameFilter = None,
+    batch: BatchFilter = None,
+    policy: NameFilter = None,
+    bandwidth: AmountFilter = None,
+    throughput: AmountFilter = None,
     ax: Axes | None = None,
 ) -> Axes:
     """Off-chip traffic in and out of one iteration against on-chip capacity (thesis Fig. 5.2).
@@ -147,11 +152,11 @@ def time_vs_capacity(
     df: pd.DataFrame,
     *,
     speedup: bool | None = None,
-    network: Any = None,
-    batch: Any = None,
-    policy: Any = None,
-    bandwidth: Any = None,
-    throughput: Any = None,
+    network: NameFilter = None,
+    batch: BatchFilter = None,
+    policy: NameFilter = None,
+    bandwidth: AmountFilter = None,
+    throughput: AmountFilter = None,
     ax: Axes | None = None,
 ) -> Axes:
     """Iteration time against capacity, with the speedup of two throughputs (thesis Fig. 5.3).
@@ -253,11 +258,11 @@ def bandwidth_vs_capacity(
     *,
     relative: bool = True,
     peak: bool = True,
-    network: Any = None,
-    batch: Any = None,
-    policy: Any = None,
-    bandwidth: Any = None,
-    throughput: Any = None,
+    network: NameFilter = None,
+    batch: BatchFilter = None,
+    policy: NameFilter = None,
+    bandwidth: AmountFilter = None,
+    throughput: AmountFilter = None,
     ax: Axes | None = None,
 ) -> Axes:
     """Average off-chip bandwidth (Eq. 4.1) against capacity (thesis Fig. 5.4).
@@ -353,11 +358,11 @@ def bandwidth_vs_capacity(
 def throughput_vs_batch(
     df: pd.DataFrame,
     *,
-    network: Any = None,
-    policy: Any = None,
-    capacity: Any = None,
-    bandwidth: Any = None,
-    throughput: Any = None,
+    network: NameFilter = None,
+    policy: NameFilter = None,
+    capacity: AmountFilter = None,
+    bandwidth: AmountFilter = None,
+    throughput: AmountFilter = None,
     ax: Axes | None = None,
 ) -> Axes:
     """Training throughput in samples/s (Eq. 5.2) against batch size (thesis Fig. 5.6).
