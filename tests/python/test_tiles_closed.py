@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from oracle_tiles import ORDERS, tile_walk
 
@@ -60,13 +60,24 @@ def test_closed_form_equals_the_walk_when_no_operation_fits(
     assert est["dy_read_by_dw"] == walk["dy_read_by_dw"]
 
 
+# The closed form's total over the walk's, over every case of this test's domain (M, K, N ≤ 9,
+# tile ≤ 3, share 0–400 B, every order and nest pair: 39.5 million cases, all computed; the page
+# gives the figures): 0.7887–2.8025. The bounds below are those, rounded outwards, so that no
+# draw of the domain can fail unless the closed form or the walk changes.
+GAP_LOW, GAP_HIGH = 0.78, 2.81
+
+
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(shapes, st.integers(0, 400), st.sampled_from(ORDERS), nests)
+# The extremes of the domain, and the draw that broke the former bound of 2.5 (2.547).
+@example((9, 9, 9, 1), 101, "interleave", ("kij", "kji"))
+@example((9, 9, 9, 1), 96, "dx-major", ("ikj", "jik"))
+@example((7, 8, 9, 1), 79, "interleave", ("kij", "kji"))
 def test_closed_form_within_its_stated_gap(
     shape: tuple[int, int, int, int], c_eff: int, order: str, nest: tuple[str, str]
 ) -> None:
     # Page: between the two regimes the closed form is an estimate; its total stays within
-    # [compulsory, no reuse] and within a factor 2.5 of the walk's (the page's measured gap).
+    # [compulsory, no reuse] and within the page's measured gap of the walk's.
     m, k, n, tile = shape
     args = (m, k, n, order, tile, c_eff, 1, 1, *nest)
     est, walk = _total(_core.tile_estimate(*args)), _total(_core.tile_walk(*args))
@@ -80,7 +91,7 @@ def test_closed_form_within_its_stated_gap(
         + k * n * (2 * nt[0] - 1)
     )
     assert compulsory <= est <= no_reuse
-    assert walk / 2.5 <= est <= walk * 2.5
+    assert GAP_LOW * walk <= est <= GAP_HIGH * walk
 
 
 @settings(max_examples=EXAMPLES, deadline=None)
