@@ -231,20 +231,30 @@ def _check_grid_size(
     total = math.prod(sizes.values())
     if total <= max_points:
         return
-    from .units import format_bytes
-
     # The axis to split over: the one with the fewest values whose sweeps each fit, else the
     # longest.
     fits = [k for k, n in sizes.items() if n > 1 and total // n <= max_points]
     split = min(fits, key=lambda k: sizes[k]) if fits else max(sizes, key=lambda k: sizes[k])
     factors = " × ".join(f"{k} {n:,}" for k, n in sizes.items())
-    raise ValueError(
-        f"max_points: the grid has {total:,} points ({factors}), more than "
-        f"max_points={max_points:,}; at about {format_bytes(_PEAK_BYTES_PER_POINT, False)} each "
-        f"while the sweep runs it would need about "
-        f"{format_bytes(total * _PEAK_BYTES_PER_POINT, False)} of memory. Split it into sweeps "
-        f"of fewer points (e.g. one per {split} value; they can share one out= file), or "
-        f"pass max_points={total} if the memory is there (in a YAML sweep, max_points: {total})"
+    raise _too_many_points(
+        f"the grid has {total:,} points ({factors}), more than max_points={max_points:,}",
+        total,
+        "about",
+        f"e.g. one per {split} value; ",
+        f"pass max_points={total} if the memory is there (in a YAML sweep, max_points: {total})",
+    )
+
+
+def _too_many_points(what: str, points: int, bound: str, example: str, raise_it: str) -> ValueError:
+    """The error of a sweep beyond ``max_points``: ``what``, the memory ``points`` need
+    (``bound``: "about", "at least"), and the two ways on (split, ``example``; or ``raise_it``)."""
+    from .units import format_bytes
+
+    return ValueError(
+        f"max_points: {what}; at about {format_bytes(_PEAK_BYTES_PER_POINT, False)} each while "
+        f"the sweep runs it would need {bound} "
+        f"{format_bytes(points * _PEAK_BYTES_PER_POINT, False)} of memory. Split it into sweeps "
+        f"of fewer points ({example}they can share one out= file), or {raise_it}"
     )
 
 
@@ -254,15 +264,13 @@ def _check_range_length(axes: Mapping[str, Any], max_points: int | None) -> None
     values are distinct, so the grid has at least that many points."""
     for name, value in axes.items():
         if max_points is not None and isinstance(value, range) and len(value) > max_points:
-            from .units import format_bytes
-
-            need = format_bytes(len(value) * _PEAK_BYTES_PER_POINT, False)
-            raise ValueError(
-                f"max_points: {name}={value!r} alone has {len(value):,} values, so the grid has "
-                f"more than max_points={max_points:,} points; at about "
-                f"{format_bytes(_PEAK_BYTES_PER_POINT, False)} each while the sweep runs it "
-                f"would need at least {need} of memory. Split it into sweeps of fewer points "
-                f"(they can share one out= file), or raise max_points= if the memory is there"
+            raise _too_many_points(
+                f"{name}={value!r} alone has {len(value):,} values, so the grid has more than "
+                f"max_points={max_points:,} points",
+                len(value),
+                "at least",
+                "",
+                "raise max_points= if the memory is there",
             )
 
 

@@ -21,7 +21,7 @@ from .network import Network, load_network
 from .policy import Policy, PolicyLike, _format_value, parts
 from .policy import policy as as_policy
 from .presets import as_hardware
-from .units import format_bandwidth, format_bytes, format_count, format_time
+from .units import column_unit, format_bandwidth, format_bytes, format_count, format_time
 
 if TYPE_CHECKING:
     import numpy as np
@@ -36,20 +36,6 @@ NetworkLike = Union[Network, str, "os.PathLike[str]", dict]
 
 #: Tensor roles, in the order of the C++ enum (the ``traffic_<in|out>_<role>`` columns).
 ROLES = ("activation", "weight", "state", "gradient", "weight_grad")
-
-
-#: Units of Result.steps' columns other than bytes (``attrs["units"]``).
-_STEP_UNITS = {
-    **dict.fromkeys(("step", "name", "layer", "kind", "class", "phase", "part"), ""),
-    "flops": "FLOP",
-    **dict.fromkeys(("start", "end", "time", "compute_time", "stall", "capacity_stall"), "s"),
-}
-
-
-def _step_unit(column: str) -> str:
-    if column in _STEP_UNITS:
-        return _STEP_UNITS[column]
-    return "bytes" if column.startswith(("bytes_", "link_")) or column == "resident_bytes" else ""
 
 
 def policies(kind: str | None = None) -> pd.DataFrame:
@@ -407,7 +393,7 @@ class Result:
         for role in ("activation", "weight", "state", "gradient", "weight_grad"):
             df[f"bytes_in_{role}"] = t[f"bytes_in_{role}"]
             df[f"bytes_out_{role}"] = t[f"bytes_out_{role}"]
-        df.attrs["units"] = {c: _step_unit(c) for c in df.columns}
+        df.attrs["units"] = {c: column_unit(c) for c in df.columns}
         return df
 
     def _breakdown(self, column: str) -> pd.Series:

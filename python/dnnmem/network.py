@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from . import _core
 from ._lazy import LazyModule, is_integer
-from .units import format_bytes, format_count
+from .units import column_unit, format_bytes, format_count
 
 if TYPE_CHECKING:
     import numpy as np
@@ -38,21 +38,9 @@ NetworkSource = Union[str, "os.PathLike[str]", dict]
 _PHASE_NAMES = ["fwd", "loss", "bwd"]
 _ROLE_NAMES = ["activation", "weight", "state", "gradient", "weight_grad"]
 
-#: The unit of each numeric column of the Network tables (``attrs["units"]``; every other
-#: column, a name, label, flag or step index, has ""), as their docstrings state them.
-_TABLE_UNITS = {
-    **dict.fromkeys(("output_bytes", "weight_bytes", "state_bytes", "bytes"), "bytes"),
-    **dict.fromkeys(("bytes_read", "bytes_written"), "bytes"),
-    **dict.fromkeys(("fwd_flops", "bwd_dx_flops", "bwd_dw_flops", "flops"), "FLOP"),
-    **dict.fromkeys(("fwd_macs", "macs"), "MAC"),
-    **dict.fromkeys(("rf_fwd", "rf_bwd", "rf"), "FLOP/byte"),
-    **dict.fromkeys(("params", "num_uses", "accesses"), "count"),
-    "output_shape": "elements",
-}
-
 
 def _with_units(df: pd.DataFrame) -> pd.DataFrame:
-    df.attrs["units"] = {str(c): _TABLE_UNITS.get(str(c), "") for c in df.columns}
+    df.attrs["units"] = {str(c): column_unit(c) for c in df.columns}
     return df
 
 

@@ -20,7 +20,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from .hardware import Hardware
-from .units import parse_bandwidth, parse_bytes, parse_throughput
+from .units import column_unit, parse_bandwidth, parse_bytes, parse_throughput
 
 if TYPE_CHECKING:  # pandas is a dependency, but keep import dnnmem light
     import pandas as pd
@@ -174,16 +174,6 @@ _COLUMNS = {
     "approximate": "bool",
 }
 
-#: hardware_presets()' attrs["units"]: "" for the others (names, labels, flags).
-_UNITS = {
-    "year": "year",
-    "capacity": "bytes",
-    "bandwidth": "bytes/s",
-    "throughput": "FLOP/s",
-    "ridge_point": "FLOP/byte",
-    "memory": "bytes",
-}
-
 
 def as_hardware(value: Hardware | str | None, **overrides: str | float) -> Hardware | None:
     """``value`` itself, or the preset it names (``estimate(net, "rtx2080ti")``) with
@@ -268,5 +258,5 @@ def hardware_presets(group: str | None = None) -> pd.DataFrame:
                 }
             )
     frame = pd.DataFrame(rows, columns=list(_COLUMNS)).astype(_COLUMNS)
-    frame.attrs["units"] = {c: _UNITS.get(c, "") for c in frame.columns}
+    frame.attrs["units"] = {c: column_unit(c) for c in frame.columns}
     return frame

@@ -43,6 +43,7 @@ from .network import Network, _check_batch
 from .policy import KINDS, PolicyLike
 from .policy import policy as as_policy
 from .presets import as_hardware
+from .units import COLUMN_UNITS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -56,7 +57,6 @@ __all__ = [
     "SweepInterrupted",
     "INPUT_COLUMNS",
     "RESULT_COLUMNS",
-    "COLUMN_UNITS",
     "column_units",
     "MAX_POINTS",
 ]
@@ -94,58 +94,13 @@ RESULT_COLUMNS = [
 PIN_COLUMNS = ["pinned", "pinned_bytes", "recompute_time"]
 RESULT_COLUMNS += PIN_COLUMNS
 
-#: The unit of each column of a sweep (docs/model/report.md), as ``df.attrs["units"]`` gives it:
-#: "" for names and labels. A policy option's column (``link_cap``) has its option's unit.
-COLUMN_UNITS: dict[str, str] = {
-    "network": "",
-    "batch": "samples",
-    "policy": "",
-    "scheduler": "",
-    "cache": "",
-    "link": "",
-    "compute": "",
-    "capacity": "bytes",
-    "bandwidth": "bytes/s",
-    "throughput": "FLOP/s",
-    "time": "s",
-    "traffic_in": "bytes",
-    "traffic_out": "bytes",
-    "link_in": "bytes",
-    "link_out": "bytes",
-    "avg_bandwidth": "bytes/s",
-    "active_time": "fraction",
-    "utilization": "fraction",
-    "samples_per_s": "samples/s",
-    "compute_time": "s",
-    "stall_time": "s",
-    "capacity_stall_time": "s",
-    "drain_time": "s",
-    "flops": "FLOP",
-    "kept": "count",
-    "prefetched": "count",
-    "born": "count",
-    "offloads": "count",
-    **{f"traffic_{d}_{r}": "bytes" for d in ("in", "out") for r in ROLES},
-    "groups": "count",
-    "sub_batches": "samples",
-    "gb_bytes": "bytes",
-    "macs": "MAC",
-    "energy": "DRAM-byte units",
-    "energy_dram_share": "fraction",
-    "pinned": "count",
-    "pinned_bytes": "bytes",
-    "recompute_time": "s",
-    "baseline_time": "s",
-    "speedup": "×",
-}
-
 
 def column_units(columns: Any) -> dict[str, str]:
-    """The unit of each of a sweep's ``columns`` (:data:`COLUMN_UNITS`; a policy option's
-    column ``<part>_<option>`` has the option's unit, "" if it has none)."""
+    """The unit of each of a sweep's ``columns`` (:data:`dnnmem.units.COLUMN_UNITS`; a policy
+    option's column ``<part>_<option>`` has the option's unit, "" if it has none)."""
     out = {}
     for c in columns:
-        unit = COLUMN_UNITS.get(c)
+        unit = COLUMN_UNITS.get(str(c))
         if unit is None:
             kind, _, option = str(c).partition("_")
             units = {
@@ -444,7 +399,7 @@ def sweep(
         pinning managers' ``pinned`` (tensors), ``pinned_bytes``, ``recompute_time`` (s).
         ``df.attrs["evaluated"]`` is the number of points evaluated by this call,
         ``df.attrs["units"]`` the unit of each column (``{"time": "s", "capacity": "bytes",
-        ...}``, :data:`COLUMN_UNITS`).
+        ...}``, :data:`dnnmem.units.COLUMN_UNITS`).
 
     Raises
     ------
@@ -662,8 +617,15 @@ def _prepare(
     every schedule."""
     nets = _Networks(network, hw.bytes_per_element)
     if points is None:
-        listed = {"capacity": capacity, "bandwidth": bandwidth, "throughput": throughput}
-        _check_range_length({**listed, "batch": batch}, max_points)
+        _check_range_length(
+            {
+                "capacity": capacity,
+                "bandwidth": bandwidth,
+                "throughput": throughput,
+                "batch": batch,
+            },
+            max_points,
+        )
     axes = {
         "capacity": _values("capacity", hw.capacity if capacity is None else capacity),
         "bandwidth": _values("bandwidth", hw.bandwidth if bandwidth is None else bandwidth),

@@ -23,6 +23,8 @@ __all__ = [
     "format_bandwidth",
     "format_throughput",
     "format_time",
+    "COLUMN_UNITS",
+    "column_unit",
 ]
 
 _SI = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18}
@@ -240,3 +242,43 @@ def format_count(value: float, unit: str, digits: int = 4) -> str:
         (1.0, unit),
     ]
     return _format(float(value), steps, digits)
+
+
+_ROLES = ("activation", "weight", "state", "gradient", "weight_grad")
+
+#: The unit of each column of dnnmem's tables, one name one unit wherever it appears: a sweep's
+#: DataFrame (docs/model/report.md), :attr:`Result.steps`, the Network tables (``layers``,
+#: ``steps``, ``tensors``, ``accesses``) and :func:`dnnmem.hardware_presets`. Each gives it as
+#: ``df.attrs["units"]``; a column not listed (a name, label, flag or step index) has "".
+COLUMN_UNITS: dict[str, str] = {
+    **dict.fromkeys(
+        ("capacity", "memory", "bytes", "output_bytes", "weight_bytes", "state_bytes"), "bytes"
+    ),
+    **dict.fromkeys(("bytes_read", "bytes_written", "resident_bytes", "pinned_bytes"), "bytes"),
+    **dict.fromkeys(("traffic_in", "traffic_out", "link_in", "link_out", "gb_bytes"), "bytes"),
+    **dict.fromkeys(("bytes_in", "bytes_out", "bytes_streamed_in", "bytes_streamed_out"), "bytes"),
+    **{f"traffic_{d}_{r}": "bytes" for d in ("in", "out") for r in _ROLES},
+    **{f"bytes_{d}_{r}": "bytes" for d in ("in", "out") for r in _ROLES},
+    **dict.fromkeys(("bandwidth", "avg_bandwidth"), "bytes/s"),
+    "throughput": "FLOP/s",
+    **dict.fromkeys(("flops", "fwd_flops", "bwd_dx_flops", "bwd_dw_flops"), "FLOP"),
+    **dict.fromkeys(("macs", "fwd_macs"), "MAC"),
+    **dict.fromkeys(("rf", "rf_fwd", "rf_bwd", "ridge_point"), "FLOP/byte"),
+    **dict.fromkeys(("time", "start", "end", "stall", "capacity_stall"), "s"),
+    **dict.fromkeys(("compute_time", "stall_time", "capacity_stall_time", "drain_time"), "s"),
+    **dict.fromkeys(("recompute_time", "baseline_time"), "s"),
+    **dict.fromkeys(("active_time", "utilization", "energy_dram_share"), "fraction"),
+    **dict.fromkeys(("batch", "sub_batches"), "samples"),
+    "samples_per_s": "samples/s",
+    **dict.fromkeys(("kept", "prefetched", "born", "offloads", "groups", "pinned"), "count"),
+    **dict.fromkeys(("params", "num_uses", "accesses"), "count"),
+    "output_shape": "elements",
+    "energy": "DRAM-byte units",
+    "speedup": "×",
+    "year": "year",
+}
+
+
+def column_unit(column: object) -> str:
+    """The unit of a column of dnnmem's tables (:data:`COLUMN_UNITS`), "" for one not listed."""
+    return COLUMN_UNITS.get(str(column), "")
