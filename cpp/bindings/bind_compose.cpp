@@ -97,8 +97,7 @@ void bind_compose(py::module_& m) {
     spec.cache = {cache, option_map(cache_options, part_label("cache manager", cache))};
     spec.link = {link, option_map(link_options, part_label("link", link))};
     spec.compute = {compute, option_map(compute_options, part_label("compute model", compute))};
-    py::gil_scoped_release release;
-    return std::make_shared<PreparedPolicy>(prepare_policy(*s, spec, ops_per_mac));
+    return interruptible([&] { return std::make_shared<PreparedPolicy>(prepare_policy(*s, spec, ops_per_mac)); });
   }, py::arg("schedule"), py::arg("cache") = "lookahead", py::arg("cache_options") = py::dict(),
      py::arg("link") = "raw", py::arg("link_options") = py::dict(), py::arg("compute") = "peak",
      py::arg("compute_options") = py::dict(), py::arg("ops_per_mac") = 2,

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "dnnmem/policies.hpp"
+#include "limits.hpp"
 #include "point.hpp"
 
 namespace dnnmem {
@@ -88,7 +89,8 @@ PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Prepared
     ws.reuse_lo = 1;
     ws.reuse_hi = 0;
     policy.cache->plan(in, ws.planner, ws.plan);
-    apply_tile_model(in, ws.plan);
+    apply_tile_model(in, ws.plan, policy.cache->unbounded);
+    check_plan_limits(in, policy, ws.plan);
     if (policy.cache->capacity_free && s.tile_model.order.empty()) {  // the plan at any capacity
       ws.reuse_lo = std::numeric_limits<std::int64_t>::min();
       ws.reuse_hi = std::numeric_limits<std::int64_t>::max();
@@ -114,6 +116,7 @@ Estimate estimate(const Schedule& s, const Hardware& hw, const PreparedPolicy& p
   Estimate e;
   e.time = in.time;
   e.plan = make_plan(*policy.cache, in);
+  check_plan_limits(in, policy, e.plan);
   TimelineScratch timeline_scratch;
   const TimelineTotals tl = simulate(in, e.plan, timeline_scratch, &e.timeline);
   const PointTotals t = totals(in.time, tl, e.plan.counts);

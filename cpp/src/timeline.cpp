@@ -250,8 +250,14 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
     if constexpr (kTable) {
       const auto role = static_cast<std::size_t>(s.tensors[static_cast<std::size_t>(x.tensor)].role);
       (load ? st->in_by_role : st->out_by_role)[role] += x.bytes;
-      if (x.kind == TransferKind::StreamLoad) st->streamed_in += x.bytes;
-      if (x.kind == TransferKind::StreamStore) st->streamed_out += x.bytes;
+      if (x.kind == TransferKind::StreamLoad) {
+        st->streamed_in += x.bytes;
+        st->streamed_wire_in += raw ? x.bytes : wire;
+      }
+      if (x.kind == TransferKind::StreamStore) {
+        st->streamed_out += x.bytes;
+        st->streamed_wire_out += raw ? x.bytes : wire;
+      }
     }
   };
   const auto complete = [&](int id) __attribute__((always_inline)) {
@@ -301,6 +307,7 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
   const Ticks* const compute_of = in.compute.data();
   std::int64_t wait_level = 0;  // see TimelineTotals::wait_free_from
   for (std::size_t i = 0; i < n; ++i) {
+    check_interrupt_every(i);
     if constexpr (kTable) {
       st = &table->steps[i];
       bytes_in = bytes_out = wire_in = wire_out = 0;

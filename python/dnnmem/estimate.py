@@ -357,8 +357,10 @@ class Result:
         ``bytes_in``, ``bytes_out`` (issued at the step's start, or its end for offloads),
         ``link_in``, ``link_out`` (the same transfers' bytes on the link),
         ``bytes_streamed_in``, ``bytes_streamed_out`` (the part of them that is the step's own
-        accesses going off-chip: issued at its start and due at its end, so the step lasts at
-        least their bytes / bandwidth; :func:`dnnmem.plots.roofline` uses them),
+        accesses going off-chip: issued at its start and due at its end),
+        ``link_streamed_in``, ``link_streamed_out`` (the same streamed transfers' bytes on the
+        link: the step lasts at least their bytes / bandwidth, whatever the link;
+        :func:`dnnmem.plots.roofline` uses them),
         ``resident_bytes`` (on chip at its start, data being written out included), and
         ``bytes_in_<role>`` / ``bytes_out_<role>`` for each tensor role (activation, weight,
         state, gradient, weight_grad), which add up to ``bytes_in`` / ``bytes_out``.
@@ -389,6 +391,8 @@ class Result:
         df["link_out"] = t["wire_out"]
         df["bytes_streamed_in"] = t["bytes_streamed_in"]
         df["bytes_streamed_out"] = t["bytes_streamed_out"]
+        df["link_streamed_in"] = t["wire_streamed_in"]
+        df["link_streamed_out"] = t["wire_streamed_out"]
         df["resident_bytes"] = t["resident_bytes"]
         for role in ("activation", "weight", "state", "gradient", "weight_grad"):
             df[f"bytes_in_{role}"] = t[f"bytes_in_{role}"]

@@ -257,6 +257,7 @@ COLUMN_UNITS: dict[str, str] = {
     **dict.fromkeys(("bytes_read", "bytes_written", "resident_bytes", "pinned_bytes"), "bytes"),
     **dict.fromkeys(("traffic_in", "traffic_out", "link_in", "link_out", "gb_bytes"), "bytes"),
     **dict.fromkeys(("bytes_in", "bytes_out", "bytes_streamed_in", "bytes_streamed_out"), "bytes"),
+    **dict.fromkeys(("link_streamed_in", "link_streamed_out"), "bytes"),
     **{f"traffic_{d}_{r}": "bytes" for d in ("in", "out") for r in _ROLES},
     **{f"bytes_{d}_{r}": "bytes" for d in ("in", "out") for r in _ROLES},
     **dict.fromkeys(("bandwidth", "avg_bandwidth"), "bytes/s"),

@@ -35,7 +35,7 @@ ComputeModel prepare(const Schedule& s, const Options& own, int ops_per_mac) {
     }
     // FLOPs outside the GEMMs: all of a non-GEMM step's, the non-MAC ones of a GEMM step.
     const std::int64_t vector_flops = st.num_gemms > 0 ? st.ops.flops : st.ops.total(ops_per_mac);
-    const Ticks work = static_cast<Ticks>(cycles) * per_cycle + detail::ceil_div_ratio(vector_flops, vector);
+    const Ticks work = static_cast<Ticks>(cycles) * per_cycle + detail::ceil_div_ratio_wide(vector_flops, vector);
     if (work > (Ticks{1} << 62))
       throw std::invalid_argument("compute model 'systolic': a step's compute time is too large to "
                                   "count exactly");

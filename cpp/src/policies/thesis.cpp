@@ -260,6 +260,7 @@ class ThesisPlanner {
     const ReadAt* first_read = x_.first_reads.data();
     const ReadAt* first_end = first_read + x_.first_reads.size();
     for (int v = 0; v < n_; ++v) {
+      check_interrupt_every(static_cast<std::size_t>(v));
       const int b = begin[v], e = begin[v + 1];
       if (b != e)
         in_rule_order(
@@ -365,6 +366,7 @@ class ThesisPlanner {
     const PlanUse* rec = x_.write_uses.data();
     const int* begin = x_.write_begin.data();
     for (int step = 0; step < n_; ++step) {
+      check_interrupt_every(static_cast<std::size_t>(step));
       for (int i = begin[step]; i < begin[step + 1]; ++i) {
         const PlanUse& r = rec[i];
         const int f = r.f;
@@ -440,6 +442,7 @@ class ThesisPlanner {
     const StreamUse* store = stores;  // alias the tables' ints)
     const UseState* st = st_;
     for (int step = 0; step < n_; ++step) {
+      check_interrupt_every(static_cast<std::size_t>(step));
       for (const StreamUse* end = loads + load_begin[step + 1]; load != end; ++load)
         if (!(static_cast<std::uint8_t>(st[load->f]) & (KeptIn | Loaded)))
           out.push_back({load->tensor, TransferKind::StreamLoad, load->bytes, step, step});
@@ -489,6 +492,7 @@ void linger_offloads(Plan& p, const PlanInput& in, PlanScratch& w) {
   };
   std::size_t i = 0;
   for (int step = 0; step < n; ++step) {
+    check_interrupt_every(static_cast<std::size_t>(step));
     std::size_t j = i;  // [i, j): the transfers issued at the start of the step
     bool again = false;
     for (; j < xs.size() && xs[j].issue_step == step && !xs[j].at_end(); ++j) {

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "dnnmem/compose.hpp"
+#include "dnnmem/interrupt.hpp"
 #include "dnnmem/units.hpp"
 #include "steps.hpp"
 
@@ -295,6 +296,7 @@ void build_mbs(const Network& net, const ScheduleOptions& options, const MbsRule
   std::map<std::int64_t, Schedule> at_size;  // the default schedule at each sub-batch size (GEMMs)
   std::vector<char> written(out.tensors.size(), 0);
   const auto emit = [&](std::size_t i, int g, std::size_t k) {
+    check_interrupt_every(out.steps.size());
     const Step& b = base.steps[i];
     const LayerGroup& G = out.groups[static_cast<std::size_t>(g)];
     const std::int64_t lo = G.bounds[k], hi = G.bounds[k + 1], size = hi - lo;
@@ -306,11 +308,14 @@ void build_mbs(const Network& net, const ScheduleOptions& options, const MbsRule
       const auto t = static_cast<std::size_t>(A.tensor);
       const Tensor& T = base.tensors[t];
       if (sliced(T.role)) {
+        // The slices inside [lo, hi): from the cut at lo (a cut: every group touching the
+        // tensor cut it at its bounds) while they end by hi. A binary search, not a scan of
+        // every cut: a tensor has a cut per sub-batch, and each sub-batch's step reads it.
         const auto& c = cuts[t];
-        for (std::size_t s = 0; s + 1 < c.size(); ++s)
-          if (c[s] >= lo && c[s + 1] <= hi)
-            out.accesses.push_back({first_slice[t] + static_cast<int>(s), A.read, A.write, A.partial,
-                                    out.tensors[static_cast<std::size_t>(first_slice[t]) + s].bytes});
+        for (auto s = static_cast<std::size_t>(std::lower_bound(c.begin(), c.end(), lo) - c.begin());
+             s + 1 < c.size() && c[s + 1] <= hi; ++s)
+          out.accesses.push_back({first_slice[t] + static_cast<int>(s), A.read, A.write, A.partial,
+                                  out.tensors[static_cast<std::size_t>(first_slice[t]) + s].bytes});
         continue;
       }
       Access S = A;
@@ -344,20 +349,19 @@ void build_mbs(const Network& net, const ScheduleOptions& options, const MbsRule
     for (std::size_t k = 0; k + 1 < out.groups[static_cast<std::size_t>(g)].bounds.size(); ++k)
       for (int p = out.groups[static_cast<std::size_t>(g)].first; p <= out.groups[static_cast<std::size_t>(g)].last; ++p)
         emit(static_cast<std::size_t>(p), g, k);
-  std::vector<std::size_t> backward;
+  std::vector<std::vector<std::size_t>> backward(static_cast<std::size_t>(G));  // per group, in step order
   for (std::size_t i = static_cast<std::size_t>(P); i < base.steps.size(); ++i) {
     const Step& st = base.steps[i];
     if (st.phase == Phase::Loss) {  // one loss step per sub-batch of its output's group
       const int g = group_of_step(st);
       for (std::size_t k = 0; k + 1 < out.groups[static_cast<std::size_t>(g)].bounds.size(); ++k) emit(i, g, k);
     } else {
-      backward.push_back(i);
+      backward[static_cast<std::size_t>(group_of_step(st))].push_back(i);
     }
   }
   for (int g = G; g-- > 0;)  // backward: groups in reverse, each sub-batch back through the group
     for (std::size_t k = 0; k + 1 < out.groups[static_cast<std::size_t>(g)].bounds.size(); ++k)
-      for (std::size_t i : backward)
-        if (group_of_step(base.steps[i]) == g) emit(i, g, k);
+      for (std::size_t i : backward[static_cast<std::size_t>(g)]) emit(i, g, k);
   finish_tensors(out);
   out.capabilities = kTraining;
 }
