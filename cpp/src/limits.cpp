@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace dnnmem {
 namespace {
@@ -105,6 +106,10 @@ void check_iteration_limits(const Schedule& s) {
     throw too_large("the bytes of all tensors", tensor_bytes, "2^58 bytes");
   if (flops > kMaxIterationFlops)
     throw too_large("the FLOPs of all steps", flops, "2^62 FLOPs");
+  // (a) bounds the default schedule's accesses; a scheduler that repeats steps (mbs: once per
+  // sub-batch) checks its own before building (mbs_builder.cpp), and this is the last word.
+  if (s.accesses.size() > static_cast<std::size_t>(kMaxIterationAccesses))
+    throw too_large("the tensor accesses", static_cast<Wide>(s.accesses.size()), "2^28");
 }
 
 namespace {
@@ -121,21 +126,27 @@ Wide div_up_sat(Wide a, Wide b) { return a >= kSaturatedTicks ? a : (a + b - 1) 
 
 // Upper bounds for transfers that move `bytes` in all in `count` transfers, of any tensors:
 // their bytes on the wire, their time at the link's wire rate (efficiency included) and at its
-// compressor cap. A transfer's time is the larger of the two (LinkModel::ticks), so their sum
-// bounds it; each rounding up adds at most 1 per transfer.
+// compressor cap, in ticks (saturated) and, for messages, in seconds. A transfer's time is the
+// larger of the two (LinkModel::ticks), so their sum bounds it; each rounding up adds at most 1
+// per transfer.
 struct TransferBound {
   Wide wire = 0, wire_ticks = 0, cap_ticks = 0;
+  double wire_seconds = 0, cap_seconds = 0;
 };
 
 TransferBound transfer_bound(const LinkModel& link, const TimeBase& time, Wide bytes, Wide count) {
   TransferBound b;
+  const double efficiency = static_cast<double>(link.eff_num) / LinkModel::kEfficiencyDen;
   b.wire = link.num.empty() ? bytes : add_sat(div_up_sat(mul_sat(bytes, link.max_num), link.max_den), count);
   b.wire_ticks = mul_sat(b.wire, time.throughput);
   if (link.eff_num != LinkModel::kEfficiencyDen)
     b.wire_ticks = add_sat(div_up_sat(mul_sat(b.wire_ticks, LinkModel::kEfficiencyDen), link.eff_num), count);
+  b.wire_seconds = static_cast<double>(bytes) * static_cast<double>(link.max_num) / static_cast<double>(link.max_den) /
+                   static_cast<double>(time.bandwidth) / efficiency;
   if (link.cap > 0) {
     const Wide per_second = static_cast<Wide>(time.bandwidth) * time.throughput;  // < 2^124
     b.cap_ticks = add_sat(mul_sat(bytes, per_second / link.cap + 1), count);
+    b.cap_seconds = static_cast<double>(bytes) / static_cast<double>(link.cap);
   }
   return b;
 }
@@ -152,46 +163,63 @@ std::string tick_limit(const TimeBase& time) {
          approx_double(seconds_of(time, kMaxTicks)) + " s (2^125 ticks of 1 / (bandwidth · throughput) s)";
 }
 
+// The steps' compute, in ticks (saturated) and in seconds: each step's work at peak
+// throughput, or its operands' bytes / spm_bandwidth when longer (the scratchpad floor), and
+// what re-executed steps add. `work_seconds`: the first part alone.
+struct ComputeSum {
+  Wide ticks = 0;
+  double seconds = 0, work_seconds = 0;
+};
+
+ComputeSum sum_compute(const PlanInput& in, const PreparedPolicy& policy, const std::vector<Ticks>& recompute) {
+  ComputeSum c;
+  const auto throughput = static_cast<double>(in.time.throughput);
+  const auto spm = static_cast<double>(policy.compute.spm_bandwidth);
+  for (std::size_t i = 0; i < policy.compute.work.size(); ++i) {
+    const double work = static_cast<double>(policy.compute.work[i]) / throughput;
+    c.work_seconds += work;
+    c.seconds += spm > 0 ? std::max(work, static_cast<double>(policy.compute.spm_bytes[i]) / spm) : work;
+  }
+  for (const Ticks t : in.compute) c.ticks = add_sat(c.ticks, t);
+  for (const Ticks r : recompute) {
+    c.ticks = add_sat(c.ticks, r);
+    c.seconds += seconds_of(in.time, r);
+  }
+  return c;
+}
+
 // What makes the iteration too long to count, by its largest term: the compute (a scratchpad
 // floor above it), the link's wire time or its cap. `extra`, `compute_extra`: what the plan adds
 // to the transfers and to the compute beyond the steps' accesses ("" for check_time_limits).
-[[noreturn]] void refuse_time(const PlanInput& in, const PreparedPolicy& policy, Wide work, Wide compute,
+[[noreturn]] void refuse_time(const PlanInput& in, const PreparedPolicy& policy, const ComputeSum& c,
                               const TransferBound& b, const std::string& extra, const std::string& compute_extra) {
   const std::string compute_part = part_label("compute model", policy.compute_name);
   const std::string link_part = part_label("link", policy.link_name);
-  const Wide floor = compute - work;
-  const Wide largest = std::max({work, floor, b.wire_ticks, b.cap_ticks});
-  // "last up to 3 s", or "last more than 4 s" where a sum saturated
-  const auto last = [&](Wide t) {
-    return (t >= kSaturatedTicks ? " last more than " : " last up to ") + approx_double(seconds_of(in.time, t)) + " s";
-  };
+  const double floor = c.seconds - c.work_seconds;
+  const double largest = std::max({c.work_seconds, floor, b.wire_seconds, b.cap_seconds});
+  const auto last = [](double seconds) { return " last up to " + approx_double(seconds) + " s"; };
   std::string why;
-  if (largest == floor) {
+  if (largest == floor && policy.compute.spm_bandwidth > 0) {
     why = compute_part + ": option 'spm_bandwidth' = " + approx_double(static_cast<double>(policy.compute.spm_bandwidth)) +
-          " bytes/s makes the steps" + compute_extra + last(compute) + " (each at least its operands' bytes / spm_bandwidth)" +
-          tick_limit(in.time) + ": raise spm_bandwidth, or lower bandwidth or throughput";
-  } else if (largest == b.cap_ticks) {
+          " bytes/s makes the steps" + compute_extra + last(c.seconds) +
+          " (each at least its operands' bytes / spm_bandwidth)" + tick_limit(in.time) +
+          ": raise spm_bandwidth, or lower bandwidth or throughput";
+  } else if (largest == b.cap_seconds && policy.link.cap > 0) {
     why = link_part + ": option 'cap' = " + approx_double(static_cast<double>(policy.link.cap)) +
-          " bytes/s makes the transfers" + extra + last(b.cap_ticks) + " (each at least its bytes / cap)" +
+          " bytes/s makes the transfers" + extra + last(b.cap_seconds) + " (each at least its bytes / cap)" +
           tick_limit(in.time) + ": raise cap, or lower bandwidth or throughput";
-  } else if (largest == b.wire_ticks) {
+  } else if (largest == b.wire_seconds) {
     std::string option;
     if (policy.link.eff_num != LinkModel::kEfficiencyDen)
       option = " option 'efficiency' = " +
                approx_double(static_cast<double>(policy.link.eff_num) / LinkModel::kEfficiencyDen) + " makes";
-    why = link_part + ":" + option + " the transfers" + extra + last(b.wire_ticks) + tick_limit(in.time) +
+    why = link_part + ":" + option + " the transfers" + extra + last(b.wire_seconds) + tick_limit(in.time) +
           (option.empty() ? ": lower bandwidth or throughput" : ": raise efficiency, or lower bandwidth or throughput");
   } else {
-    why = compute_part + ": the steps" + compute_extra + last(compute) + tick_limit(in.time) + ": lower bandwidth or throughput";
+    why = compute_part + ": the steps" + compute_extra + last(c.seconds) + tick_limit(in.time) +
+          ": lower bandwidth or throughput";
   }
   throw std::invalid_argument("the iteration's time is too large to count exactly: " + why);
-}
-
-// The compute ticks of `in` (saturated) and, for the messages, the part from the work alone.
-void sum_compute(const PlanInput& in, const PreparedPolicy& policy, Wide& work, Wide& compute) {
-  work = compute = 0;
-  for (const std::int64_t w : policy.compute.work) work += in.time.compute(w);  // <= 2^124 (prepare_policy)
-  for (const Ticks c : in.compute) compute = add_sat(compute, c);
 }
 
 constexpr Wide kMaxWireBytes = Wide{1} << 62;  // the link's byte totals are int64
@@ -211,9 +239,8 @@ void check_time_limits(const PlanInput& in, const PreparedPolicy& policy) {
                                 approx_double(static_cast<double>(policy.link.max_num) / static_cast<double>(policy.link.max_den)) +
                                 " wire bytes per byte) could put " + approx(b.wire) +
                                 " bytes on the wire, more than the 2^62 counted exactly " + at(s.batch));
-  Wide work = 0, compute = 0;
-  sum_compute(in, policy, work, compute);
-  if (add_sat(compute, add_sat(b.wire_ticks, b.cap_ticks)) > kMaxTicks) refuse_time(in, policy, work, compute, b, "", "");
+  const ComputeSum c = sum_compute(in, policy, {});
+  if (add_sat(c.ticks, add_sat(b.wire_ticks, b.cap_ticks)) > kMaxTicks) refuse_time(in, policy, c, b, "", "");
 }
 
 void check_plan_limits(const PlanInput& in, const PreparedPolicy& policy, const Plan& plan) {
@@ -232,10 +259,9 @@ void check_plan_limits(const PlanInput& in, const PreparedPolicy& policy, const 
   if (b.wire > kMaxWireBytes)
     throw std::invalid_argument(part_label("link", policy.link_name) + ": the iteration could put " + approx(b.wire) +
                                 " bytes on the wire" + extra + ", more than the 2^62 counted exactly " + at(s.batch));
-  Wide work = 0, compute = 0;
-  sum_compute(in, policy, work, compute);
-  for (const Ticks r : plan.recompute) compute = add_sat(compute, r);
-  if (add_sat(compute, add_sat(b.wire_ticks, b.cap_ticks)) > kMaxTicks) refuse_time(in, policy, work, compute, b, extra, plan.recompute.empty() ? "" : extra);
+  const ComputeSum c = sum_compute(in, policy, plan.recompute);
+  if (add_sat(c.ticks, add_sat(b.wire_ticks, b.cap_ticks)) > kMaxTicks)
+    refuse_time(in, policy, c, b, extra, plan.recompute.empty() ? "" : extra);
 }
 
 }  // namespace dnnmem

@@ -86,6 +86,8 @@ STEP_COLUMNS = [
     "link_out",
     "bytes_streamed_in",
     "bytes_streamed_out",
+    "link_streamed_in",
+    "link_streamed_out",
     "resident_bytes",
 ] + [
     f"bytes_{d}_{role}"

@@ -196,3 +196,24 @@ def test_joint_search_is_the_least_pair_and_matches_the_oracle() -> None:
     # parts=1 on one core leaves the layer whole: the best order alone.
     whole = row("order=best, partition=joint")
     assert (whole["partition"], whole["bytes"]) == ("", row("order=best")["bytes"])
+
+
+def test_p3_under_the_tile_model() -> None:
+    """docs/model/invariants.md, P3 under the tile model (issue 26): a cache can move more than
+    `none` at the same capacity, as what it keeps shrinks the tiles' share (ResNet-18, N = 16,
+    2 MiB, order=best: lru 4,147,055,496 bytes, none 3,267,450,080); it never moves more than
+    `none` at capacity 0 under the same scheduler (every tiled operand with no reuse)."""
+    net = dnnmem.network("resnet18", batch=16)
+
+    def traffic(policy: str, capacity: int | str) -> int:
+        r = dnnmem.estimate(net, capacity=capacity, policy=policy)
+        return r.traffic_in + r.traffic_out
+
+    best = "split-backward(order=best)"
+    assert traffic(f"{best} + lru", "2MiB") == 4_147_055_496
+    assert traffic(f"{best} + none", "2MiB") == 3_267_450_080
+    for scheduler in (best, "split-backward(order=dw-major, tile=16, method=closed)"):
+        bound = traffic(f"{scheduler} + none", 0)
+        for cache in ("lru", "lookahead", "onsram-static", "fifo"):
+            for capacity in ("256KiB", "2MiB", "24MiB"):
+                assert traffic(f"{scheduler} + {cache}", capacity) <= bound, (scheduler, cache)

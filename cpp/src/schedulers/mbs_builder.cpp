@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "dnnmem/compose.hpp"
 #include "dnnmem/interrupt.hpp"
@@ -237,6 +239,7 @@ void build_mbs(const Network& net, const ScheduleOptions& options, const MbsRule
   out.forward_order = base.forward_order;
   const int P = static_cast<int>(base.forward_order.size());
   std::vector<int> group_at(static_cast<std::size_t>(P), 0);  // forward position -> group
+  std::vector<std::int64_t> sub_batches;                      // per group
   for (std::size_t g = 0; g < starts.size(); ++g) {
     const std::size_t last_unit = g + 1 < starts.size() ? starts[g + 1] - 1 : units.size() - 1;
     LayerGroup G;
@@ -247,7 +250,7 @@ void build_mbs(const Network& net, const ScheduleOptions& options, const MbsRule
       n = std::max(n, units[u].iterations);
       G.footprint = std::max(G.footprint, units[u].footprint);
     }
-    G.bounds = balanced_bounds(batch, n);
+    sub_batches.push_back(n);
     for (int p = G.first; p <= G.last; ++p) group_at[static_cast<std::size_t>(p)] = static_cast<int>(g);
     out.groups.push_back(std::move(G));
   }
@@ -256,17 +259,38 @@ void build_mbs(const Network& net, const ScheduleOptions& options, const MbsRule
   const auto group_of_step = [&](const Step& st) {
     return group_at[static_cast<std::size_t>(pos_of[static_cast<std::size_t>(st.layer)])];
   };
+  // Every step runs once per sub-batch of its group, with at least its accesses: refuse up front
+  // an iteration of more than kMaxSerializedAccesses rather than build it (millions of
+  // one-sample sub-batches would take all the memory first).
+  Ticks at_least = 0;  // (a 128-bit count)
+  for (const Step& st : base.steps)
+    at_least += static_cast<Ticks>(sub_batches[static_cast<std::size_t>(group_of_step(st))]) * st.num_accesses;
+  if (at_least > kMaxSerializedAccesses)
+    throw std::invalid_argument(
+        "scheduler 'mbs': the serialized iteration at batch " + std::to_string(batch) + " would make at least " +
+        std::to_string(static_cast<std::int64_t>(at_least)) + " tensor accesses (up to " +
+        std::to_string(*std::max_element(sub_batches.begin(), sub_batches.end())) +
+        " sub-batches a group), more than the 2^25 a serialized iteration may make (a schedule takes about "
+        "180 bytes per access: 6 GB there): raise buffer or lower the batch");
+  for (std::size_t g = 0; g < out.groups.size(); ++g) out.groups[g].bounds = balanced_bounds(batch, sub_batches[g]);
 
   // Slices: each activation or gradient is cut at the sub-batch bounds of every group that
   // touches it, so that every step's range is a union of whole slices.
   const std::size_t nt = base.tensors.size();
-  std::vector<std::vector<std::int64_t>> cuts(nt);
-  for (const Step& st : base.steps) {
-    const LayerGroup& G = out.groups[static_cast<std::size_t>(group_of_step(st))];
+  // (Each group's bounds once per tensor, not once per access: a group's bounds are a cut per
+  // sub-batch, and several steps of a group touch the same tensor.)
+  std::vector<std::pair<std::size_t, int>> touched;  // (tensor, group)
+  for (const Step& st : base.steps)
     for (int k = 0; k < st.num_accesses; ++k) {
       const auto t = static_cast<std::size_t>(base.accesses[static_cast<std::size_t>(st.first_access + k)].tensor);
-      if (sliced(base.tensors[t].role)) cuts[t].insert(cuts[t].end(), G.bounds.begin(), G.bounds.end());
+      if (sliced(base.tensors[t].role)) touched.emplace_back(t, group_of_step(st));
     }
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  std::vector<std::vector<std::int64_t>> cuts(nt);
+  for (const auto& [t, g] : touched) {
+    const LayerGroup& G = out.groups[static_cast<std::size_t>(g)];
+    cuts[t].insert(cuts[t].end(), G.bounds.begin(), G.bounds.end());
   }
   std::vector<int> first_slice(nt + 1, 0);
   for (std::size_t t = 0; t < nt; ++t) {
