@@ -1,6 +1,7 @@
 // The limits that keep every count of the pipeline exact (docs/estimator.md, "Limits"): those of
-// the schedule, checked once when it is built, and those of time, checked per design point. Kept apart from the scheduler: the proof below is about what
-// every later stage may sum, whatever scheduler made the steps.
+// the schedule, checked once when it is built, and those of time, checked per design point.
+// Kept apart from the scheduler: the proof below is about what every later stage may sum,
+// whatever scheduler made the steps.
 #include "limits.hpp"
 
 #include <algorithm>
