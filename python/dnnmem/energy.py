@@ -26,13 +26,26 @@ is not modelled.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from .network import Network
+from .network import schedule_columns, sub_batch_string
 
-__all__ = ["EnergyModel", "WAVECORE", "calibrate_mac", "schedule_columns", "sub_batch_string"]
+if TYPE_CHECKING:
+    from .hardware import Hardware
+
+__all__ = [
+    "EnergyModel",
+    "RELATIVE_COLUMNS",
+    "relative_columns",
+    "relative_model",
+    "WAVECORE",
+    "calibrate_mac",
+    "schedule_columns",
+    "sub_batch_string",
+]
 
 
 @dataclass(frozen=True)
@@ -76,39 +89,35 @@ def calibrate_mac(
     return (dram_bytes / dram_share - dram_bytes - global_buffer * gb_bytes) / macs
 
 
-def sub_batch_string(bounds: list[list[int]]) -> str:
-    """The sub-batch sizes of each layer group, compactly: one entry per group in network
-    order, separated by spaces; an entry lists its sizes run-length coded, ``<size>x<count>``
-    joined by ``+`` (balanced splits have at most two sizes). ``"2x16 11x2+10x1 32x1"``: three
-    groups, of 16 sub-batches of 2 samples, of 11 + 11 + 10 samples, and of the whole batch."""
-    out = []
-    for b in bounds:
-        sizes = [hi - lo for lo, hi in zip(b[:-1], b[1:])]
-        runs: list[list[int]] = []
-        for s in sizes:
-            if runs and runs[-1][0] == s:
-                runs[-1][1] += 1
-            else:
-                runs.append([s, 1])
-        out.append("+".join(f"{s}x{n}" for s, n in runs))
-    return " ".join(out)
+#: The columns of the relative model (:func:`relative_columns`), as :mod:`dnnmem.registry` adds
+#: them to every result.
+RELATIVE_COLUMNS = ("energy", "energy_dram_share")
 
 
-def schedule_columns(net: Network) -> dict[str, Any]:
-    """What the report takes from a scheduled network alone (no hardware, no cache manager):
-    ``groups`` (layer groups of a serialized schedule, 0 for the others), ``sub_batches``
-    (:func:`sub_batch_string`; ``""`` when there are no groups), ``gb_bytes`` (bytes the steps
-    read and write: the global-buffer bytes of the energy model) and ``macs``."""
+def relative_model(value: Any) -> EnergyModel:
+    """The ``energy=`` argument of :func:`dnnmem.estimate` and :func:`dnnmem.sweep` checked: an
+    :class:`EnergyModel`, or None for :data:`WAVECORE`."""
+    if value is None:
+        return WAVECORE
+    if not isinstance(value, EnergyModel):
+        raise TypeError(f"energy: expected dnnmem.EnergyModel, got {type(value).__name__}")
+    return value
+
+
+def _share(part: Any, whole: Any) -> Any:
+    """part / whole: NaN where whole is 0 (a scalar, or NumPy arrays element-wise)."""
+    if isinstance(whole, (int, float)):
+        return part / whole if whole else math.nan
     import numpy as np
 
-    s = net.schedule
-    a = s.access_table()
-    b = a["bytes"].astype(np.int64)
-    gb = int((b * a["read"]).sum() + (b * a["write"]).sum())
-    g = s.group_table()
-    return {
-        "groups": len(g["bounds"]),
-        "sub_batches": sub_batch_string([list(map(int, x)) for x in g["bounds"]]),
-        "gb_bytes": gb,
-        "macs": int(s.step_table()["macs"].sum()),
-    }
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return part / whole
+
+
+def relative_columns(totals: Mapping[str, Any], hardware: Hardware, model: Any) -> dict:
+    """The ``energy`` and ``energy_dram_share`` columns of one result or a sweep's rows
+    (:class:`dnnmem.registry.ReportModel`'s ``derive``): ``totals`` needs ``traffic_in``,
+    ``traffic_out``, ``gb_bytes`` and ``macs``, scalars or arrays."""
+    traffic = totals["traffic_in"] + totals["traffic_out"]
+    energy = model.total(traffic, totals["gb_bytes"], totals["macs"])
+    return {"energy": energy, "energy_dram_share": _share(model.dram * traffic, energy)}

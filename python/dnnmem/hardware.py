@@ -7,6 +7,7 @@ import math
 import warnings
 from typing import TYPE_CHECKING
 
+from .part import _as_part
 from .units import (
     format_bandwidth,
     format_bytes,
@@ -123,8 +124,6 @@ class Hardware:
         object.__setattr__(self, "name", str(name))
         object.__setattr__(self, "precision", precision)
         if compute:
-            from .policy import _as_part
-
             compute = str(_as_part("compute", compute))
         object.__setattr__(self, "compute", str(compute or ""))
 

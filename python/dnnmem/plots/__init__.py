@@ -26,7 +26,6 @@ plot_pareto                all points faint, the Pareto front highlighted
 
 from __future__ import annotations
 
-from ..pareto import plot_pareto
 from .capacity import (
     bandwidth_vs_capacity,
     sweep_overview,
@@ -34,6 +33,7 @@ from .capacity import (
     time_vs_capacity,
     traffic_vs_capacity,
 )
+from .pareto import plot_pareto
 from .result import breakdown_table, time_breakdown, timeline
 from .roofline import layer_points, modified_roofline, modified_roofline_grid, roofline
 
