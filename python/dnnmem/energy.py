@@ -121,3 +121,108 @@ def relative_columns(totals: Mapping[str, Any], hardware: Hardware, model: Any) 
     traffic = totals["traffic_in"] + totals["traffic_out"]
     energy = model.total(traffic, totals["gb_bytes"], totals["macs"])
     return {"energy": energy, "energy_dram_share": _share(model.dram * traffic, energy)}
+
+
+# -- joules (docs/model/energy.md) ----------------------------------------------------------------
+
+#: The joule model's columns (:func:`joule_columns`): the iteration's energy, per sample, and
+#: its six components, which add up to ``energy_j``.
+JOULE_COLUMNS = (
+    "energy_j",
+    "energy_per_sample_j",
+    "energy_sram_j",
+    "energy_dram_j",
+    "energy_host_link_j",
+    "energy_compute_j",
+    "energy_sram_leakage_j",
+    "energy_static_j",
+)
+
+
+def _technology(hardware: Hardware) -> tuple[str, str, float, str | None]:
+    """(memory technology, node, clock Hz, precision) of ``hardware``, defaults filled in."""
+    from . import technology as tech
+
+    return (
+        hardware.memory_type or tech.DEFAULT_MEMORY,
+        hardware.node or tech.DEFAULT_NODE,
+        hardware.clock or tech.DEFAULT_CLOCK,
+        hardware.precision,
+    )
+
+
+def _sram_area(capacity: Any, node: str) -> Any:
+    from .area import sram_area_at_node
+
+    return sram_area_at_node(capacity, node)
+
+
+def joule_columns(totals: Mapping[str, Any], hardware: Hardware, option: Any = None) -> dict:
+    """The energy of one iteration in joules, by component (docs/model/energy.md), for one
+    result or a sweep's rows (scalars or arrays, :class:`dnnmem.registry.ReportModel`'s
+    ``derive``). ``totals`` needs ``traffic_in``, ``traffic_out``, ``gb_bytes``, ``macs``,
+    ``flops``, ``time``, ``capacity``, ``throughput`` and ``batch``; the technology (memory,
+    node, clock, precision) is ``hardware``'s."""
+    from . import technology as tech
+
+    memory, node, _, precision = _technology(hardware)
+    pj = 1e-12
+    traffic = totals["traffic_in"] + totals["traffic_out"]
+    capacity = totals["capacity"]
+    # SRAM: every byte a step reads or writes, and every byte moved to or from off-chip memory
+    # (written into the buffer on its way in, read on its way out).
+    sram_bytes = totals["gb_bytes"] + traffic
+    area = _sram_area(capacity, node)
+    e_sram = _vectorize(lambda c, a: tech.sram_pj_per_byte(c, node, a), capacity, area)
+    e_move, kind = tech.dram_pj_per_byte(memory)
+    mac_pj, op_pj = tech.compute_pj(precision, node)
+    macs = totals["macs"]
+    vector_ops = _clip0(totals["flops"] - 2 * macs) if "flops" in totals else 0
+    compute = (macs * mac_pj + vector_ops * op_pj) * pj
+    leak_w = _vectorize(lambda c: tech.sram_leakage_w(c, node), capacity)
+    peak_macs_per_s = totals["throughput"] / 2
+    static_w = table_static_fraction() * peak_macs_per_s * mac_pj * pj
+    time = totals["time"]
+    out = {
+        "energy_sram_j": sram_bytes * e_sram * pj,
+        "energy_dram_j": traffic * e_move * pj if kind == "dram" else 0.0 * traffic,
+        "energy_host_link_j": traffic * e_move * pj if kind != "dram" else 0.0 * traffic,
+        "energy_compute_j": compute,
+        "energy_sram_leakage_j": leak_w * time,
+        "energy_static_j": static_w * time,
+    }
+    total = sum(out.values())
+    return {"energy_j": total, "energy_per_sample_j": total / totals["batch"], **out}
+
+
+def table_static_fraction() -> float:
+    """The logic's leakage as a fraction of its peak dynamic power (``static.logic_fraction``)."""
+    from . import technology as tech
+
+    return float(tech.table()["static"]["logic_fraction"])
+
+
+def _clip0(x: Any) -> Any:
+    """max(x, 0), scalar or array."""
+    if isinstance(x, (int, float)):
+        return max(x, 0)
+    import numpy as np
+
+    return np.maximum(x, 0)
+
+
+def _vectorize(f: Any, *args: Any) -> Any:
+    """``f`` of scalars, element-wise over arrays (the SRAM curve is not NumPy code)."""
+    if all(isinstance(a, (int, float)) for a in args):
+        return f(*args)
+    import numpy as np
+
+    arrays = np.broadcast_arrays(*[np.asarray(a, dtype=float) for a in args])
+    flat = [a.ravel() for a in arrays]
+    cache: dict[tuple[float, ...], float] = {}
+    out = np.empty(flat[0].shape, dtype=float)
+    for i, key in enumerate(zip(*flat)):  # a sweep has few distinct capacities: cached
+        if key not in cache:
+            cache[key] = float(f(*key))
+        out[i] = cache[key]
+    return out.reshape(arrays[0].shape)

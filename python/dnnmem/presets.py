@@ -144,6 +144,9 @@ def hardware(name: str, /, precision: str | None = None, **overrides: str | floa
         "name": f"{entry['name']} ({prec})",
         "compute": entry.get("compute") or "",
         "precision": prec,
+        "memory_type": _memory_type(entry),
+        "node": entry.get("process"),
+        "clock": entry.get("clock"),
     }
     fields.update(overrides)
     if fields["capacity"] is None:
@@ -260,3 +263,13 @@ def hardware_presets(group: str | None = None) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=list(_COLUMNS)).astype(_COLUMNS)
     frame.attrs["units"] = {c: column_unit(c) for c in frame.columns}
     return frame
+
+
+def _memory_type(entry: dict[str, Any]) -> str | None:
+    """The chip's memory technology as the energy table names it (``"HBM2e"`` -> ``"hbm2e"``),
+    None where the preset names none or the table has no figures for it."""
+    from .technology import memory_technologies
+
+    name = entry.get("memory_type")
+    key = None if name is None else str(name).lower().replace(" ", "")
+    return key if key in memory_technologies() else None

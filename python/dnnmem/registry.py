@@ -8,7 +8,8 @@ this module, never a part's own module, for what a part adds in Python:
   network (:mod:`dnnmem.compression`);
 * **report models**: a model that adds columns to every result, a :class:`dnnmem.Result`'s
   (:meth:`~dnnmem.Result.to_dict`, attributes) and a sweep's rows alike, from the result's
-  totals and the hardware (:mod:`dnnmem.energy`: the ``energy`` columns).
+  totals and the hardware (:mod:`dnnmem.energy`: the ``energy`` columns in DRAM-byte units
+  and the ``energy_*_j`` columns in joules; :mod:`dnnmem.cost`: ``area_*_mm2``, ``cost_*_usd``).
 
 A new part is one file and one line below (or a call of :func:`register_link_tables` /
 :func:`register_report` from a package of your own, as ``matplotlib.projections.
@@ -22,7 +23,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Callable
 
-from . import compression, energy
+from . import compression, cost, energy
 
 if TYPE_CHECKING:
     from .hardware import Hardware
@@ -115,6 +116,8 @@ register_report(
         check=energy.relative_model,
     )
 )
+register_report(ReportModel("energy (joules)", energy.JOULE_COLUMNS, energy.joule_columns))
+register_report(ReportModel("area and cost", cost.AREA_COLUMNS, cost.area_columns))
 
 
 # -- what the core asks -------------------------------------------------------------------------

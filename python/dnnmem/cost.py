@@ -1,0 +1,95 @@
+"""Silicon area (mm²) and a rough price (USD) of a design point (docs/model/cost.md).
+
+    area_sram_mm2    = SRAM of ``capacity`` at the node (:func:`dnnmem.area.sram_area_at_node`)
+    area_compute_mm2 = throughput / (2 × clock) MAC units × one MAC's area at the precision and node
+    area_phy_mm2     = the memory interfaces ``bandwidth`` needs (HBM stacks, DRAM channels) × PHY area
+    area_mm2         = (the three) / (1 − uncore fraction)
+    cost_die_usd     = wafer price / (dies per 300 mm wafer × Poisson yield at the defect density)
+    cost_dram_usd    = the interfaces' DRAM capacity × USD per GB          (ROUGH)
+    cost_usd         = cost_die_usd + cost_dram_usd                          (ROUGH)
+
+Every figure is in ``data/energy.json`` with its source (:mod:`dnnmem.technology`); the
+technology (memory, node, clock, precision) is the :class:`dnnmem.Hardware`'s. Registered as a
+report model (:mod:`dnnmem.registry`): every result and sweep row carries these columns.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from . import technology as tech
+from .area import sram_area_at_node
+
+if TYPE_CHECKING:
+    from .hardware import Hardware
+
+__all__ = ["AREA_COLUMNS", "area_columns", "die_usd", "dies_per_wafer", "die_yield"]
+
+#: The columns of :func:`area_columns`.
+AREA_COLUMNS = (
+    "area_mm2",
+    "area_sram_mm2",
+    "area_compute_mm2",
+    "area_phy_mm2",
+    "cost_usd",
+    "cost_die_usd",
+    "cost_dram_usd",
+)
+
+
+def dies_per_wafer(area_mm2: float, wafer_mm: float = 300.0) -> float:
+    """Gross dies of ``area_mm2`` on a round wafer: π r² / A − π d / √(2A) (edge loss)."""
+    if area_mm2 <= 0:
+        return math.inf
+    r = wafer_mm / 2
+    return max(math.pi * r * r / area_mm2 - math.pi * wafer_mm / math.sqrt(2 * area_mm2), 0.0)
+
+
+def die_yield(area_mm2: float, defects_per_cm2: float) -> float:
+    """Poisson yield exp(−A · D0), A in cm²."""
+    return math.exp(-area_mm2 / 100 * defects_per_cm2)
+
+
+def die_usd(area_mm2: float, node: str | float) -> float:
+    """Price (USD, rough) of one good die of ``area_mm2`` at ``node``."""
+    die = tech.table()["die"]
+    good = dies_per_wafer(area_mm2, die["wafer_mm"]) * die_yield(area_mm2, die["defects_per_cm2"])
+    return tech.wafer_usd(node) / good if good > 0 else math.inf
+
+
+def area_columns(totals: Mapping[str, Any], hardware: Hardware, option: Any = None) -> dict:
+    """The area and cost columns of one result or a sweep's rows (scalars or arrays):
+    ``totals`` needs ``capacity``, ``bandwidth`` and ``throughput``."""
+    memory = hardware.memory_type or tech.DEFAULT_MEMORY
+    node = hardware.node or tech.DEFAULT_NODE
+    clock = hardware.clock or tech.DEFAULT_CLOCK
+    uncore = float(tech.table()["die"]["uncore_fraction"])
+    mac_mm2 = tech.mac_area_mm2(hardware.precision, node)
+
+    def one(capacity: float, bandwidth: float, throughput: float) -> tuple[float, ...]:
+        sram = float(sram_area_at_node(capacity, node))
+        compute = throughput / (2 * clock) * mac_mm2
+        phy = tech.phy_area_mm2(memory, bandwidth)
+        area = (sram + compute + phy) / (1 - uncore)
+        _, gb = tech.memory_units(memory, bandwidth)
+        die = die_usd(area, node)
+        dram = tech.dram_usd(memory, gb)
+        return area, sram, compute, phy, die + dram, die, dram
+
+    cap, bw, thr = totals["capacity"], totals["bandwidth"], totals["throughput"]
+    if all(isinstance(a, (int, float)) for a in (cap, bw, thr)):
+        values = one(float(cap), float(bw), float(thr))
+        return dict(zip(AREA_COLUMNS, values))
+    import numpy as np
+
+    arrays = np.broadcast_arrays(*[np.asarray(a, dtype=float) for a in (cap, bw, thr)])
+    cache: dict[tuple[float, float, float], tuple[float, ...]] = {}
+    rows = []
+    for key in zip(*[a.ravel() for a in arrays]):
+        if key not in cache:
+            cache[key] = one(*key)
+        rows.append(cache[key])
+    table = np.asarray(rows, dtype=float).reshape(-1, len(AREA_COLUMNS))
+    return {c: table[:, i] for i, c in enumerate(AREA_COLUMNS)}
