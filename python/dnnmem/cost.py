@@ -93,3 +93,48 @@ def area_columns(totals: Mapping[str, Any], hardware: Hardware, option: Any = No
         rows.append(cache[key])
     table = np.asarray(rows, dtype=float).reshape(-1, len(AREA_COLUMNS))
     return {c: table[:, i] for i, c in enumerate(AREA_COLUMNS)}
+
+
+def peak_power_w(hardware: Hardware, sram_bytes: float | None = None) -> float:
+    """Power (W) at peak: the MAC arrays at full throughput, the memory at full bandwidth, the
+    SRAM's leakage and the rest's static power (docs/model/energy.md): the model's TDP."""
+    from .energy import table_static_fraction
+
+    memory = hardware.memory_type or tech.DEFAULT_MEMORY
+    node = hardware.node or tech.DEFAULT_NODE
+    mac_pj, _ = tech.compute_pj(hardware.precision, node)
+    macs_w = hardware.throughput / 2 * mac_pj * 1e-12
+    mem_w = hardware.bandwidth * tech.dram_pj_per_byte(memory)[0] * 1e-12
+    sram = hardware.capacity if sram_bytes is None else sram_bytes
+    return macs_w * (1 + table_static_fraction()) + mem_w + tech.sram_leakage_w(sram, node)
+
+
+def preset_check() -> list[dict[str, Any]]:
+    """The presets with a published die area or TDP beside the model's (docs/model/cost.md): each
+    chip at its precision of widest MAC array, with all of its on-chip SRAM (the capacity and
+    the ``extra`` register files and L1 the preset lists)."""
+    from .presets import hardware, load_presets
+    from .units import parse_bytes
+
+    rows = []
+    for key, e in load_presets().items():
+        if "die_area" not in e and "tdp" not in e:
+            continue
+        rates = {p: float(hardware(key, p).throughput) for p in e["throughput"]}
+        widest = max(rates, key=lambda p: rates[p])
+        hw = hardware(key, widest)
+        sram = float(hw.capacity) + sum(float(parse_bytes(v)) for v in e.get("extra", {}).values())
+        cols = area_columns(
+            {"capacity": sram, "bandwidth": hw.bandwidth, "throughput": hw.throughput}, hw
+        )
+        rows.append(
+            {
+                "key": key,
+                "precision": widest,
+                "die_mm2": float(e["die_area"].removesuffix("mm2")) if "die_area" in e else None,
+                "model_mm2": cols["area_mm2"],
+                "tdp_w": float(e["tdp"].removesuffix("W")) if "tdp" in e else None,
+                "model_w": peak_power_w(hw, sram),
+            }
+        )
+    return rows

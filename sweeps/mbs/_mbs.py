@@ -35,7 +35,8 @@ MEMORY = {"HBM2x2": 300 * GiB, "HBM2": 150 * GiB, "GDDR5": 192 * GiB, "LPDDR4": 
 
 
 def core(capacity: float = 10 * MiB, bandwidth: float = 150 * GiB) -> dnnmem.Hardware:
-    """One WaveCore core (§4.1-4.2): one 128 x 128 array at 0.7 GHz, fp16."""
+    """One WaveCore core (§4.1-4.2): one 128 x 128 array at 0.7 GHz, fp16; HBM2 and 32 nm for
+    the joules (docs/model/energy.md)."""
     return dnnmem.Hardware(
         capacity=capacity,
         bandwidth=bandwidth,
@@ -43,6 +44,9 @@ def core(capacity: float = 10 * MiB, bandwidth: float = 150 * GiB) -> dnnmem.Har
         name="WaveCore core",
         precision="fp16",
         compute="systolic(rows=128, cols=128)",
+        memory_type="hbm2",
+        node="32nm",
+        clock="700MHz",
     )
 
 
@@ -114,7 +118,8 @@ def load(name: str, batch: int) -> dnnmem.Network:
 def run(net: dnnmem.Network, hw: dnnmem.Hardware, policy: str) -> dict[str, Any]:
     """One estimate as a row: the result's totals (docs/model/report.md): traffic (also by
     role), time, utilization, groups and sub-batch sizes, global-buffer bytes and energy
-    (``dnnmem.energy.WAVECORE``: DRAM-byte units, the paper's §6 ratios)."""
+    (``dnnmem.energy.WAVECORE``: DRAM-byte units, the paper's §6 ratios; ``energy_j``: the
+    joule model, static energy included, docs/model/energy.md)."""
     r = dnnmem.estimate(net, hw, policy=policy)
     d = r.to_dict()
     keep = [
@@ -127,6 +132,10 @@ def run(net: dnnmem.Network, hw: dnnmem.Hardware, policy: str) -> dict[str, Any]
         "gb_bytes",
         "energy",
         "energy_dram_share",
+        "energy_j",
+        "energy_dram_j",
+        "energy_sram_leakage_j",
+        "energy_static_j",
     ]
     row: dict[str, Any] = {"traffic": r.traffic, **{k: d[k] for k in keep}}
     row["weight_bytes"] = d["traffic_in_weight"]  # the re-reads of serialization included

@@ -52,7 +52,7 @@ def compute(small: bool = False) -> pd.DataFrame:
     key = ["network", "encodings"]
     base = df[df["config"] == "Baseline"].set_index(key)
     at = pd.MultiIndex.from_frame(df[key])
-    for col in ("traffic", "time", "energy"):
+    for col in ("traffic", "time", "energy", "energy_j"):
         df[f"{col}_ratio"] = df[col].to_numpy() / base[col].reindex(at).to_numpy()
     return df
 
