@@ -58,18 +58,17 @@ def test_chain_joules_by_hand() -> None:
     # by Stillmaker & Baas (22 nm between their 20 and 32 nm), plus the wire to half the side of
     # 64 KiB of 0.346 um2 cells at 70 % efficiency.
     points = technology.table()["sram"]["points"]
-    cap = {"32KiB": 32768, "256KiB": 262144, "2MiB": 2097152, "1MiB": 1048576}
     mean = [
-        (cap[p["capacity"]], (p["read_pj_per_byte"] + p["write_pj_per_byte"]) / 2)
+        (dnnmem.parse_bytes(p["capacity"]), (p["read_pj_per_byte"] + p["write_pj_per_byte"]) / 2)
         for p in points
-        if p["capacity"] in cap
     ]
+    assert (65536, (0.538516 + 0.760406) / 2) in mean  # CACTI's 64 KiB point itself
     t = math.log(22 / 20) / math.log(32 / 20)
     e22 = math.exp(math.log(0.2211) + t * (math.log(0.6593) - math.log(0.2211)))
     area = 65536 * 8 * 0.346 / 0.7 * 1e-6
     e_sram = _loglog(mean, 65536) / e22 + 0.1 * 8 * math.sqrt(area) / 2
     assert r.energy_sram_j == pytest.approx((405 + 341) * e_sram * pj, rel=1e-9)
-    leak = [(cap[p["capacity"]], p["leakage_mw"]) for p in points if p["capacity"] in cap]
+    leak = [(dnnmem.parse_bytes(p["capacity"]), p["leakage_mw"]) for p in points]
     assert r.energy_sram_leakage_j == pytest.approx(
         _loglog(leak, 65536) * 1e-3 / e22 * r.time, rel=1e-9
     )
@@ -157,7 +156,9 @@ def test_nodes_and_technologies() -> None:
 
 def test_die_cost_model() -> None:
     # 300 mm wafer, 100 mm2 dies: 706.9 - 66.6 = 640.2 gross.
-    assert dies_per_wafer(100.0) == pytest.approx(math.pi * 150**2 / 100 - math.pi * 300 / math.sqrt(200))
+    assert dies_per_wafer(100.0) == pytest.approx(
+        math.pi * 150**2 / 100 - math.pi * 300 / math.sqrt(200)
+    )
     a = dnnmem.estimate("resnet18", dnnmem.Hardware(node="7nm", capacity="1MiB"))
     good = dies_per_wafer(a.area_mm2) * math.exp(-a.area_mm2 / 100 * 0.1)
     assert a.cost_die_usd == pytest.approx(9346 / good)
@@ -170,9 +171,31 @@ def test_cacti_peer_values() -> None:
     assert peer["tool"].startswith("CACTI 7") and "zigzag-dse" in peer["tool"]
     model = {p["capacity"]: p for p in technology.table()["sram"]["points"]}
     for p in peer["points"]:
+        if p["node"] != technology.table()["sram"]["node"]:
+            continue
         m = model[p["capacity"]]
-        for k in ("read_pj_per_byte", "write_pj_per_byte", "area_mm2", "leakage_mw"):
+        for k in ("read_pj_per_byte", "write_pj_per_byte", "area_mm2"):
             assert m[k] == pytest.approx(p[k], rel=1e-3), (p["capacity"], k)
+    for p in peer["points_lstp_cells"]:  # leakage: the low-standby-power cells' run
+        if p["node"] == technology.table()["sram"]["node"]:
+            assert model[p["capacity"]]["leakage_mw"] == pytest.approx(p["leakage_mw"], rel=1e-3)
+    # The model scales the 22 nm table to other nodes by Stillmaker and Baas; CACTI's own 32 and
+    # 45 nm points agree within 0-30 % on energy and 10 % on leakage.
+    ref = {p["capacity"]: p for p in peer["points"] if p["node"] == "22nm"}
+    e22 = technology.node_scale("22nm")[0]
+    for p in peer["points"]:
+        if p["node"] == "22nm":
+            continue
+        r, f = ref[p["capacity"]], technology.node_scale(p["node"])[0] / e22
+        mean = (p["read_pj_per_byte"] + p["write_pj_per_byte"]) / 2
+        scaled = (r["read_pj_per_byte"] + r["write_pj_per_byte"]) / 2 * f
+        assert 0.95 <= scaled / mean <= 1.35, (p["node"], p["capacity"])
+        assert 0.85 <= r["leakage_mw"] * f / p["leakage_mw"] <= 1.15, (p["node"], p["capacity"])
+    lstp = {(p["node"], p["capacity"]): p["leakage_mw"] for p in peer["points_lstp_cells"]}
+    for node in ("32nm", "45nm"):
+        f = technology.node_scale(node)[0] / e22
+        for c, mw in ((c, lstp[("22nm", c)]) for c in ref):
+            assert 0.5 <= mw * f / lstp[(node, c)] <= 2.0, (node, c)
     quoted = {"32KiB": (0.32, 0.54, 0.059), "256KiB": (1.29, 1.36, 0.55), "2MiB": (4.2, 4.4, 3.7)}
     for c, (rd, wr, area) in quoted.items():
         p = model[c]
