@@ -128,6 +128,10 @@ def plot(df: pd.DataFrame) -> Figure:
     )
     fig.colorbar(sc, ax=ax, label="modelled die area (mm²)")
     ax.set_xscale("log")
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
+
+    ax.xaxis.set_major_formatter(ScalarFormatter())
+    ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("time per iteration (ms)")
     ax.set_ylabel("energy per iteration (J)")
     ax.set_title(
@@ -163,7 +167,7 @@ def main() -> None:
     if not a.no_plot and not a.small:
         FIGURES_DIR.mkdir(exist_ok=True)
         plot(front).savefig(FIGURES_DIR / "energy-area-front.png", dpi=120)
-        print("wrote figures/energy-area-front.png")
+        print("wrote figures/energy-area-front.png (docs/images/ has the page's copy)")
 
 
 if __name__ == "__main__":
