@@ -116,7 +116,21 @@ _LAZY: dict[str, str] = {
 # Submodules reachable as attributes (``dnnmem.zoo.networks()``), imported on first use: those
 # that an eager ``import dnnmem`` used to load, and ``plots``.
 _SUBMODULES = frozenset(
-    {"plots", "area", "cdma", "energy", "policy", "presets", "thesis", "units", "zoo"}
+    {
+        "plots",
+        "area",
+        "cdma",
+        "compression",
+        "cost",
+        "energy",
+        "policy",
+        "presets",
+        "registry",
+        "technology",
+        "thesis",
+        "units",
+        "zoo",
+    }
 )
 # Names of the API that are also names of submodules: the import system binds a submodule on
 # its package when it first imports it, which would hide the function.

@@ -1,6 +1,8 @@
-"""Energy of one iteration from its DRAM bytes, global-buffer bytes and MACs, and the schedule
-quantities the report adds for serialized schedules (docs/model/report.md, "Energy and the
-serialized schedule").
+"""Energy of one iteration, two ways: in joules by component (:func:`joule_columns`,
+docs/model/energy.md: SRAM, DRAM, host link, compute, SRAM leakage, static), and, kept under its
+name for the mini-batch serialization paper's ratios, in relative units from its DRAM bytes,
+global-buffer bytes and MACs (docs/model/report.md, "Energy and the serialized schedule"). Both
+are report models (:mod:`dnnmem.registry`): every result and sweep row carries their columns.
 
 The model is the one the mini-batch serialization paper ("Mini-batch Serialization: CNN
 Training with Inter-layer Data Reuse", §6) allows: it gives ratios, not joules, so energy is in

@@ -130,6 +130,13 @@ def plot(df: pd.DataFrame) -> Figure:
     ax.set_xscale("log")
     from matplotlib.ticker import NullFormatter, ScalarFormatter
 
+    ax.set_xticks(
+        [
+            t
+            for t in (0.5, 1, 2, 5, 10, 20, 50)
+            if df["time"].min() * 1e3 / 1.5 <= t <= df["time"].max() * 1e3 * 1.5
+        ]
+    )
     ax.xaxis.set_major_formatter(ScalarFormatter())
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.set_xlabel("time per iteration (ms)")

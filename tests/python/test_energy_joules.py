@@ -219,3 +219,24 @@ def test_presets_against_published_die_areas_and_tdps() -> None:
     macs = a100.throughput / (2 * 1.41e9)
     cols = dnnmem.estimate("resnet18", a100).to_dict()
     assert cols["area_compute_mm2"] == pytest.approx(macs * 5824e-6 * 0.059)
+
+
+def test_area_budget_script_small() -> None:
+    # sweeps/energy/area_budget.py in its CI mode: the fastest point under each budget fits it,
+    # its shares add to 1, and the three-way front is a Pareto front of (time, energy, area).
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sweeps" / "energy"))
+    import area_budget
+
+    best = area_budget.best_under_budget(area_budget.grid(small=True))
+    assert (best["area_mm2"] <= best["budget_mm2"]).all() and len(best)
+    shares = best[["sram_share", "phy_share", "compute_share"]].sum(axis=1)
+    assert shares.to_numpy() == pytest.approx(1.0)
+    df = area_budget.thesis_front(small=True)
+    front = df[df["front"]]
+    assert 0 < len(front) < len(df)
+    cols = ["time", "energy_j", "area_mm2"]
+    for _, f in front.iterrows():  # no point dominates a front point
+        better = (df[cols] <= f[cols]).all(axis=1) & (df[cols] < f[cols]).any(axis=1)
+        assert not better.any()
