@@ -148,8 +148,10 @@ def with_area(
 ) -> pd.DataFrame:
     """A copy of a sweep DataFrame with a column of on-chip SRAM area (mm²) from ``capacity``.
 
-    Use it for Pareto fronts of area against time:
-    ``dnnmem.pareto(with_area(df), minimize=["area_mm2", "time"])``.
+    A sweep already carries ``area_mm2``, the modelled die (SRAM, MAC arrays and memory
+    interfaces at the hardware's node, docs/model/cost.md); this function's is the SRAM alone at
+    ``node``, and replaces that column unless you name another one
+    (``with_area(df, column="sram_mm2")``).
 
     Parameters
     ----------

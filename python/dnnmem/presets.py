@@ -28,7 +28,16 @@ if TYPE_CHECKING:  # pandas is a dependency, but keep import dnnmem light
 __all__ = ["hardware", "hardware_presets", "load_presets"]
 
 _DATA = "hardware.json"
-_OVERRIDABLE = ("capacity", "bandwidth", "throughput", "name", "compute")
+_OVERRIDABLE = (
+    "capacity",
+    "bandwidth",
+    "throughput",
+    "name",
+    "compute",
+    "memory_type",
+    "node",
+    "clock",
+)
 
 
 @functools.lru_cache(maxsize=1)
@@ -107,9 +116,10 @@ def hardware(name: str, /, precision: str | None = None, **overrides: str | floa
         implied), whichever the chip lists. Default: the chip's ``default_precision``
         (``"fp32"`` where the chip has it, else its main precision, e.g. ``"bf16"`` on TPUs).
     **overrides
-        ``capacity``, ``bandwidth``, ``throughput`` or ``name``, parsed as in
-        :class:`Hardware` (``capacity="80MiB"``). Needed for ``capacity`` on chips whose
-        on-chip capacity is unpublished (``b200``, ``tpu-v5e``).
+        ``capacity``, ``bandwidth``, ``throughput``, ``name``, ``compute``, or the technology of
+        the energy and cost model (``memory_type``, ``node``, ``clock``: "the A100 at 5 nm"),
+        parsed as in :class:`Hardware` (``capacity="80MiB"``). Needed for ``capacity`` on chips
+        whose on-chip capacity is unpublished (``b200``, ``tpu-v5e``).
 
     Returns
     -------
