@@ -20,6 +20,7 @@ routing between banks, so it is a lower bound on a real cache's area.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING, Union
 
@@ -196,16 +197,19 @@ def sram_area_at_node(capacity_bytes: Capacity, node: str) -> float | np.ndarray
     """:func:`sram_area` at any node from 5 to 45 nm: the bit cell interpolated log-log between
     the nodes of :data:`BITCELL_UM2` (``"12nm"``: between 16 and 7 nm), beyond them the
     nearest one's; the default array efficiency. The energy and cost model's SRAM area."""
+    return sram_area(capacity_bytes, bitcell_um2=_bitcell_at(node))
+
+
+@functools.lru_cache(maxsize=64)
+def _bitcell_at(node: str) -> float:
     from .technology import node_nm
 
     nm = node_nm(node)
     cells = sorted((node_nm(k), v) for k, v in BITCELL_UM2.items())
     if nm <= cells[0][0]:
-        cell = cells[0][1]
-    elif nm >= cells[-1][0]:
-        cell = cells[-1][1]
-    else:
-        (x0, y0), (x1, y1) = next((a, b) for a, b in zip(cells, cells[1:]) if a[0] <= nm <= b[0])
-        t = math.log(nm / x0) / math.log(x1 / x0)
-        cell = math.exp(math.log(y0) + t * (math.log(y1) - math.log(y0)))
-    return sram_area(capacity_bytes, bitcell_um2=cell)
+        return cells[0][1]
+    if nm >= cells[-1][0]:
+        return cells[-1][1]
+    (x0, y0), (x1, y1) = next((a, b) for a, b in zip(cells, cells[1:]) if a[0] <= nm <= b[0])
+    t = math.log(nm / x0) / math.log(x1 / x0)
+    return math.exp(math.log(y0) + t * (math.log(y1) - math.log(y0)))

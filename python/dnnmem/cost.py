@@ -60,39 +60,44 @@ def die_usd(area_mm2: float, node: str | float) -> float:
 
 
 def area_columns(totals: Mapping[str, Any], hardware: Hardware, option: Any = None) -> dict:
-    """The area and cost columns of one result or a sweep's rows (scalars or arrays):
-    ``totals`` needs ``capacity``, ``bandwidth`` and ``throughput``."""
+    """The area and cost columns of one result or a sweep's rows (scalars or arrays, the same
+    arithmetic): ``totals`` needs ``capacity``, ``bandwidth`` and ``throughput``."""
+    import numpy as np
+
     memory = hardware.memory_type or tech.DEFAULT_MEMORY
     node = hardware.node or tech.DEFAULT_NODE
     clock = hardware.clock or tech.DEFAULT_CLOCK
-    uncore = float(tech.table()["die"]["uncore_fraction"])
-    mac_mm2 = tech.mac_area_mm2(hardware.precision, node)
-
-    def one(capacity: float, bandwidth: float, throughput: float) -> tuple[float, ...]:
-        sram = float(sram_area_at_node(capacity, node))
-        compute = throughput / (2 * clock) * mac_mm2
-        phy = tech.phy_area_mm2(memory, bandwidth)
-        area = (sram + compute + phy) / (1 - uncore)
-        _, gb = tech.memory_units(memory, bandwidth)
-        die = die_usd(area, node)
-        dram = tech.dram_usd(memory, gb)
-        return area, sram, compute, phy, die + dram, die, dram
-
-    cap, bw, thr = totals["capacity"], totals["bandwidth"], totals["throughput"]
-    if all(isinstance(a, (int, float)) for a in (cap, bw, thr)):
-        values = one(float(cap), float(bw), float(thr))
-        return dict(zip(AREA_COLUMNS, values))
-    import numpy as np
-
-    arrays = np.broadcast_arrays(*[np.asarray(a, dtype=float) for a in (cap, bw, thr)])
-    cache: dict[tuple[float, float, float], tuple[float, ...]] = {}
-    rows = []
-    for key in zip(*[a.ravel() for a in arrays]):
-        if key not in cache:
-            cache[key] = one(*key)
-        rows.append(cache[key])
-    table = np.asarray(rows, dtype=float).reshape(-1, len(AREA_COLUMNS))
-    return {c: table[:, i] for i, c in enumerate(AREA_COLUMNS)}
+    die = tech.table()["die"]
+    scalar = all(
+        isinstance(totals[k], (int, float)) for k in ("capacity", "bandwidth", "throughput")
+    )
+    cap = np.asarray(totals["capacity"], dtype=float)
+    bw = np.asarray(totals["bandwidth"], dtype=float)
+    thr = np.asarray(totals["throughput"], dtype=float)
+    sram = np.asarray(sram_area_at_node(cap, node), dtype=float)
+    compute = thr / (2 * clock) * tech.mac_area_mm2(hardware.precision, node)
+    unit_gbps, unit_gb, unit_mm2 = tech.memory_unit(memory)
+    units = np.maximum(1.0, np.ceil(bw / (unit_gbps * 1e9) - 1e-9)) if unit_gbps else 0 * bw
+    phy = units * unit_mm2
+    area = (sram + compute + phy) / (1 - float(die["uncore_fraction"]))
+    r = die["wafer_mm"] / 2
+    gross = np.maximum(np.pi * r * r / area - np.pi * die["wafer_mm"] / np.sqrt(2 * area), 0.0)
+    good = gross * np.exp(-area / 100 * die["defects_per_cm2"])
+    with np.errstate(divide="ignore"):
+        die_usd_ = np.where(good > 0, tech.wafer_usd(node) / np.where(good > 0, good, 1), np.inf)
+    dram = units * unit_gb * tech.usd_per_gb(memory)
+    out = {
+        "area_mm2": area,
+        "area_sram_mm2": sram,
+        "area_compute_mm2": compute,
+        "area_phy_mm2": phy,
+        "cost_usd": die_usd_ + dram,
+        "cost_die_usd": die_usd_,
+        "cost_dram_usd": dram,
+    }
+    if scalar:
+        return {k: float(v) for k, v in out.items()}
+    return {k: np.broadcast_to(v, cap.shape).astype(float) for k, v in out.items()}
 
 
 def peak_power_w(hardware: Hardware, sram_bytes: float | None = None) -> float:

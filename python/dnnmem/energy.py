@@ -174,8 +174,9 @@ def joule_columns(totals: Mapping[str, Any], hardware: Hardware, option: Any = N
     # SRAM: every byte a step reads or writes, and every byte moved to or from off-chip memory
     # (written into the buffer on its way in, read on its way out).
     sram_bytes = totals["gb_bytes"] + traffic
-    area = _sram_area(capacity, node)
-    e_sram = _vectorize(lambda c, a: tech.sram_pj_per_byte(c, node, a), capacity, area)
+    e_sram = _vectorize(
+        lambda c: tech.sram_pj_per_byte(c, node, float(_sram_area(c, node))), capacity
+    )
     e_move, kind = tech.dram_pj_per_byte(memory)
     mac_pj, op_pj = tech.compute_pj(precision, node)
     macs = totals["macs"]
@@ -213,18 +214,13 @@ def _clip0(x: Any) -> Any:
     return np.maximum(x, 0)
 
 
-def _vectorize(f: Any, *args: Any) -> Any:
-    """``f`` of scalars, element-wise over arrays (the SRAM curve is not NumPy code)."""
-    if all(isinstance(a, (int, float)) for a in args):
-        return f(*args)
+def _vectorize(f: Any, values: Any) -> Any:
+    """``f`` of a scalar, element-wise over an array: called once per distinct value (a sweep
+    has few distinct capacities; the SRAM curve is not NumPy code)."""
+    if isinstance(values, (int, float)):
+        return f(values)
     import numpy as np
 
-    arrays = np.broadcast_arrays(*[np.asarray(a, dtype=float) for a in args])
-    flat = [a.ravel() for a in arrays]
-    cache: dict[tuple[float, ...], float] = {}
-    out = np.empty(flat[0].shape, dtype=float)
-    for i, key in enumerate(zip(*flat)):  # a sweep has few distinct capacities: cached
-        if key not in cache:
-            cache[key] = float(f(*key))
-        out[i] = cache[key]
-    return out.reshape(arrays[0].shape)
+    array = np.asarray(values, dtype=float)
+    keys, inverse = np.unique(array.ravel(), return_inverse=True)
+    return np.array([float(f(k)) for k in keys])[inverse.ravel()].reshape(array.shape)

@@ -28,7 +28,9 @@ __all__ = [
     "dram_pj_per_byte",
     "mac_area_mm2",
     "memory_technologies",
+    "memory_unit",
     "memory_units",
+    "usd_per_gb",
     "node_nm",
     "node_scale",
     "phy_area_mm2",
@@ -84,6 +86,7 @@ def _log_interp(points: dict[str, float], nm: float, below: float) -> float:
     raise AssertionError("unreachable")
 
 
+@functools.lru_cache(maxsize=256)
 def node_scale(node: str | float) -> tuple[float, float]:
     """(energy factor, area factor) of ``node`` relative to 45 nm (``nodes`` table)."""
     nm = node_nm(node)
@@ -119,6 +122,7 @@ def mac_area_mm2(precision: str | None, node: str | float) -> float:
     return um2 * node_scale(node)[1] * 1e-6
 
 
+@functools.lru_cache(maxsize=1)
 def _sram_points() -> list[tuple[float, float, float, float]]:
     """(bytes, pJ/B read-write mean, mm², mW leakage) at the table's node, by capacity."""
     pts = table()["sram"]["points"]
@@ -152,6 +156,7 @@ def _sram_curve(capacity: float, column: int) -> float:
     return math.exp(math.log(ys[i]) + t * (math.log(ys[i + 1]) - math.log(ys[i])))
 
 
+@functools.lru_cache(maxsize=1)
 def _bank() -> float:
     return float(parse_bytes(table()["sram"]["bank"]))
 
@@ -210,6 +215,21 @@ def memory_units(tech: str, bandwidth: float) -> tuple[int, float]:
         return 0, 0.0
     n = max(1, math.ceil(float(bandwidth) / (entry["unit_gbps"] * 1e9) - 1e-9))
     return n, n * float(entry["unit_gb"])
+
+
+def memory_unit(tech: str) -> tuple[float, float, float]:
+    """(GB/s, GB, PHY mm²) of one interface unit of ``tech``; zeros for a host link."""
+    group, entry = _memory(tech)
+    if group != "dram":
+        return 0.0, 0.0, 0.0
+    phy = float(table()["dram"]["phy_mm2"][entry["unit"]])
+    return float(entry["unit_gbps"]), float(entry["unit_gb"]), phy
+
+
+def usd_per_gb(tech: str) -> float:
+    """Price (USD per GB, rough) of ``tech`` memory; 0 for a host link."""
+    group, _ = _memory(tech)
+    return float(table()["dram"]["usd_per_gb"][_memory_key(tech)]) if group == "dram" else 0.0
 
 
 def phy_area_mm2(tech: str, bandwidth: float) -> float:
