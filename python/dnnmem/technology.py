@@ -40,10 +40,12 @@ __all__ = [
     "wafer_usd",
 ]
 
-#: The default design point's technology (the thesis's RTX 2080 Ti: GDDR6, TSMC 12 nm, a
-#: 1.545 GHz boost clock), used when a :class:`dnnmem.Hardware` names none.
+#: The default design point's memory technology (the thesis's RTX 2080 Ti: GDDR6), used when a
+#: :class:`dnnmem.Hardware` names none.
 DEFAULT_MEMORY = "gddr6"
+#: The default design point's process node (the RTX 2080 Ti's TSMC 12 nm).
 DEFAULT_NODE = "12nm"
+#: The default design point's clock in Hz (the RTX 2080 Ti's 1.545 GHz boost).
 DEFAULT_CLOCK = 1.545e9
 
 
