@@ -314,7 +314,7 @@ def test_bad_arguments() -> None:
     with pytest.raises(
         TypeError,
         match=r"^hardware: unknown override\(s\) \['cache'\]; valid: "
-        r"capacity, bandwidth, throughput, name, compute$",
+        r"capacity, bandwidth, throughput, name, compute, memory_type, node, clock$",
     ):
         dnnmem.hardware("a100", cache="1MiB")
     with pytest.raises(TypeError, match=r"^name: expected a chip name string, got int$"):
