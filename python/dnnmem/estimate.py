@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Union
 from . import _core, registry
 from ._lazy import LazyModule
 from .hardware import Hardware, check_element_size
-from .network import Network, load_network, schedule_columns
+from .network import Network, load_network, looks_like_json, schedule_columns
 from .part import _format_value, parts
 from .policy import Policy, PolicyLike
 from .policy import policy as as_policy
@@ -31,7 +31,7 @@ else:
     np = LazyModule("numpy")
     pd = LazyModule("pandas")
 
-__all__ = ["estimate", "policies", "Result"]
+__all__ = ["estimate", "load_result", "policies", "Result"]
 
 NetworkLike = Union[Network, str, "os.PathLike[str]", dict]
 
@@ -42,8 +42,8 @@ ROLES = ("activation", "weight", "state", "gradient", "weight_grad")
 def policies(kind: str | None = None) -> pd.DataFrame:
     """Every part a policy can be composed of (docs/policies.md): one row per part with
     ``kind`` (scheduler, cache, link, compute), ``name``, ``description`` and ``options``
-    (a one-line summary: name, unit, default). The cache managers' names alone are the
-    thesis's six policies."""
+    (a one-line summary: name, unit, default). The thesis's policies (``lookahead``,
+    ``belady``, ``prefetch-next``, ``no-lookahead``, ``lru``, ``none``) are cache managers."""
     rows = []
     for name, p in parts(kind).items():
         opts = []
@@ -79,7 +79,7 @@ def _network(
     size = 4 if bytes_per_element is None else bytes_per_element
     if isinstance(network, Network):
         return network if batch is None or batch == network.batch else network.with_batch(batch)
-    if isinstance(network, str) and not os.path.exists(network):
+    if isinstance(network, str) and not os.path.exists(network) and not looks_like_json(network):
         from .zoo import network as zoo_network
         from .zoo import networks, unknown_network_message
 
@@ -203,6 +203,34 @@ def estimate(
     return result
 
 
+def load_result(path: str | os.PathLike[str]) -> Result:
+    """Read a result written by :meth:`Result.save`.
+
+    Parameters
+    ----------
+    path : path
+        The file (JSON, ``"format": "dnnmem-result"``).
+
+    Returns
+    -------
+    Result
+        Equal to the result saved: every total, ``steps``, ``pin_table()``, the network,
+        hardware, policy and energy model (``baseline`` is estimated again when read).
+
+    Raises
+    ------
+    ValueError
+        Naming the file, for a file that is not a saved result, or one of a newer version
+        than this dnnmem reads.
+    OSError
+        When the file cannot be read.
+    """
+    from .result_io import read_result
+
+    result: Result = read_result(path, Result)
+    return result
+
+
 #: How a result's sparsity came about, in words (compressing links only).
 _SPARSITY_SOURCES = {
     "rule": "the type/depth rule (default, not measured)",
@@ -300,6 +328,20 @@ class Result:
     def traffic(self) -> int:
         """traffic_in + traffic_out, bytes."""
         return self.traffic_in + self.traffic_out
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write this result to ``path`` (JSON, versioned; :func:`dnnmem.load_result` reads it
+        back equal), through a temporary file renamed over it (docs/analysis.md, "Keeping
+        results")."""
+        from .result_io import save_result
+
+        save_result(self, path)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickling (process pools, joblib, caches): the same contents as :meth:`save`."""
+        from .result_io import result_from_state, result_state
+
+        return (result_from_state, (result_state(self), type(self)))
 
     # The columns below are derived when first read, and kept: a point whose caller reads only
     # the totals (a loop over estimate(), a one-point command) does not build the step table
