@@ -5,9 +5,10 @@ Every script ``sweeps/<seed>/<script>.py`` (seed: cdma, mbs, onsram, interleaved
 ``NAME`` (its figure's file name, ``<seed>-<figure>-<what>``:
 :func:`dnnmem.plots.style.figure_name`), ``compute(small=False) -> DataFrame`` and
 ``plot(df) -> Figure``. A script whose numbers are on ``docs/seeds/<seed>.md`` also has
-``markdown(tables) -> dict[str, str]``: Markdown blocks by name, made from its tables (by
-default one, named after the script, from ``compute``; ``TABLES`` maps more names to functions of
-``small``). Each block sits on the page between ``<!-- generated: NAME begin -->`` and
+``markdown(tables) -> dict[str, str]``: Markdown blocks by name, made from the seed's tables
+(``tables`` holds every table of the seed's page by name: the script's own, by default one named
+after the script from ``compute`` (``TABLES`` maps more names to functions of ``small``), and the
+other scripts' as the page shows them). Each block sits on the page between ``<!-- generated: NAME begin -->`` and
 ``<!-- generated: NAME end -->``; nothing between the markers is written by hand.
 
     python sweeps/<seed>/<script>.py [--small] [--no-plot] [--markdown] [--cached]
@@ -180,8 +181,11 @@ def tables_of(script: ModuleType) -> dict[str, Callable[[bool], pd.DataFrame]]:
     return {Path(script.__file__).stem: lambda small: script.compute(small=small)}
 
 
-def load_tables(seed: str, script: ModuleType) -> dict[str, pd.DataFrame]:
-    """A script's tables as the page shows them (``tests/data/seeds/<seed>/``)."""
+def load_tables(seed: str, script: ModuleType | None = None) -> dict[str, pd.DataFrame]:
+    """A script's tables as the page shows them (``tests/data/seeds/<seed>/``); every table of
+    the seed's page when ``script`` is None."""
+    if script is None:
+        return {f.stem: load_table(f) for f in sorted((CACHE_DIR / seed).glob("*.csv"))}
     return {n: load_table(cache_path(seed, n)) for n in tables_of(script)}
 
 
@@ -241,7 +245,8 @@ def main(
     with pd.option_context("display.width", 200, "display.max_columns", 40):
         print(main_df.to_string(index=False))
     if a.markdown:
-        blocks = script.markdown(frames)
+        every = load_tables(seed)  # the other scripts' tables, as the page shows them
+        blocks = script.markdown({**every, **frames})
         if a.small:
             for block, body in blocks.items():
                 print(f"\n<!-- generated: {block} (--small: not written) -->\n{body}")

@@ -139,9 +139,7 @@ def legend_entries(fig: Any) -> dict[str, tuple[Any, ...]]:
     legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None] + list(fig.legends)
     for legend in legends:
         for handle, text in zip(legend.legend_handles, legend.get_texts()):
-            if hasattr(handle, "get_facecolor") and not hasattr(handle, "get_linestyle"):
-                look = (to_hex(handle.get_facecolor()), None, None, handle.get_hatch())
-            elif hasattr(handle, "get_marker"):  # a line
+            if hasattr(handle, "get_marker"):  # a line
                 look = (to_hex(handle.get_color()), handle.get_linestyle(), handle.get_marker(), None)
             else:  # a patch (bars)
                 look = (to_hex(handle.get_facecolor()), None, None, handle.get_hatch())

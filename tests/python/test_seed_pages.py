@@ -36,9 +36,10 @@ def test_page_is_what_its_scripts_write(seed: str) -> None:
     written: dict[str, str] = {}
     owner: dict[str, str] = {}
     tables: set[str] = set()
+    every = p.load_tables(seed)
     for name, mod in _with_markdown(seed).items():
         tables |= set(p.tables_of(mod))
-        for block, body in mod.markdown(p.load_tables(seed, mod)).items():
+        for block, body in mod.markdown(every).items():
             assert block not in written, f"{name} and {owner[block]} both write block {block!r}"
             written[block], owner[block] = body, name
     assert sorted(on_page) == sorted(written), "blocks on the page vs blocks the scripts write"

@@ -161,7 +161,7 @@ SERIES_COLORS: dict[str, str] = {
     "MBS2, training footprint": "#17becf",
     "MBS1, fit trusted": "#c5b0d5",
     "MBS2, fit trusted": "#00441b",
-    "MBS2 + lookahead": "#aec7e8",
+    "MBS2 + lookahead": "#08306b",
     # Interleaved gradient order: the ladder's rungs.
     "Interleaving": "#ff7f0e",
     "+ Rearrangement (Alg. 1)": "#9467bd",
@@ -221,14 +221,21 @@ def series_style(label: str, index: int = 0) -> dict[str, Any]:
         color, turn = SERIES_COLORS[key], 0
     else:
         color, turn = _CYCLE[index % len(_CYCLE)], index // len(_CYCLE)
-    if paper:
-        return {"color": color, "linestyle": "--", "marker": "s", "hatch": PAPER_HATCH}
+    if paper:  # light with a hatch in the colour of what it is compared with
+        return {"color": color, "fill": _light(color), "linestyle": "--", "marker": "s",
+                "hatch": PAPER_HATCH}  # fmt: skip
     return {
         "color": color,
         "linestyle": _LINESTYLES[turn % len(_LINESTYLES)],
         "marker": _MARKERS[turn % len(_MARKERS)],
         "hatch": _HATCHES[turn % len(_HATCHES)],
     }
+
+
+def _light(color: str, share: float = 0.55) -> str:
+    """``color`` mixed with ``share`` of white."""
+    rgb = [int(color[i : i + 2], 16) for i in (1, 3, 5)]
+    return "#" + "".join(f"{round(c + (255 - c) * share):02x}" for c in rgb)
 
 
 def _fixed(label: str) -> bool:
@@ -403,6 +410,7 @@ def bars(
     average: str | None = None,
     errors: Mapping[str, Any] | None = None,
     reference: float | None = None,
+    missing: str | None = None,
     width: float = 0.8,
 ) -> None:
     """Grouped bars: one group per row of ``table`` (in its order), one bar per column (in its
@@ -419,6 +427,8 @@ def bars(
         Column → (lower, upper) error lengths, e.g. a spread over random orders.
     reference : float, optional
         A thin horizontal line (1 for speedups and normalised values, 0 for changes).
+    missing : str, optional
+        Written upright where a value is missing (NaN), so that an absent bar is explained.
     """
     t = table.copy()
     if average:
@@ -444,15 +454,20 @@ def bars(
             x - width / 2 + w * (j + 0.5),
             t[col].to_numpy(dtype=float),
             w,
-            color=s["color"],
+            color=s.get("fill", s["color"]),
             hatch=s["hatch"],
-            edgecolor="0.25" if s["hatch"] else s["color"],
+            edgecolor=s["color"] if s["hatch"] else s.get("fill", s["color"]),
             linewidth=0.5,
             label=display_name(col),
             yerr=err,
             capsize=2 if err is not None else 0,
             error_kw={"elinewidth": 0.8},
         )
+        if missing:
+            for xi, val in zip(x - width / 2 + w * (j + 0.5), t[col].to_numpy(dtype=float)):
+                if math.isnan(val):
+                    ax.annotate(missing, (xi, 0), xytext=(0, 3), textcoords="offset points",
+                                rotation=90, ha="center", va="bottom", fontsize=7, color="0.3")  # fmt: skip
     if average:
         ax.axvline(x[-1] - 0.75, color="0.5", ls=":", lw=0.8)
     if reference is not None:
