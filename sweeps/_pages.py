@@ -244,7 +244,10 @@ def main(
     main_df = frames[shown]
     with pd.option_context("display.width", 200, "display.max_columns", 40):
         print(main_df.to_string(index=False))
-    if a.markdown:
+    if a.markdown and not hasattr(script, "markdown"):
+        print(f"{name}: no block of its own on docs/seeds/{seed}.md; its tables are in another "
+              f"script's: rerun that one with --markdown --cached")  # fmt: skip
+    elif a.markdown:
         every = load_tables(seed)  # the other scripts' tables, as the page shows them
         blocks = script.markdown({**every, **frames})
         if a.small:

@@ -68,7 +68,7 @@ def _row(df: pd.DataFrame, x: str, paper: str, why: str, what: str) -> list[str]
     a = df[df["network"] == "average"].set_index(x)["change_pct"]
     nets = df[df["network"] != "average"]
     top = nets.loc[nets["change_pct"].idxmin()]
-    per = nets.pivot(index="network", columns=x, values="change_pct")
+    per = nets.pivot(index="network", columns=x, values="change_pct")[list(a.index)]
     big = per.min(axis=1).sort_values().head(2)
     return [
         what, paper,

@@ -17,6 +17,7 @@ If scikit-learn is importable, ``sklearn_agree`` is the share of held-out shapes
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any
 
 import _igo as C

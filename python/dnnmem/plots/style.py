@@ -339,7 +339,7 @@ def legend(
 
 
 def tick_labels(
-    ax: Axes, labels: Sequence[Any], *, axis: str = "x", width: int = 14, positions: Any = None
+    ax: Axes, labels: Sequence[Any], *, axis: str = "x", width: int = 16, positions: Any = None
 ) -> None:
     """Category labels a reader knows: :func:`display_name`, wrapped at ``width`` characters,
     8 pt. :func:`tidy` slants them where they would overlap."""
