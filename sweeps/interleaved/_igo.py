@@ -207,7 +207,7 @@ def ladder_bars(
         t = a.set_index("rung")[[column, "paper_pct"]].rename(
             columns={column: "dnnmem", "paper_pct": "paper"}
         )
-        style.bars(ax, t, reference=0.0)
+        style.bars(ax, t, reference=0.0, missing="not in the paper")
         ax.set_title(title(value), fontsize=10)
     axes[0, 0].set_ylabel(ylabel)
     fig.suptitle(suptitle, fontsize=10)

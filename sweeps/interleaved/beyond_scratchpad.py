@@ -79,7 +79,7 @@ def plot(df: pd.DataFrame) -> Figure:
     ax.grid(True, alpha=0.3)
     ax.set_xlabel("scratchpad")
     ax.set_ylabel("best order vs sequential (%)")
-    ax.set_title("Tile orders vs scratchpad size (mean of ResNet-50, BERT-tiny, T5-small; "
+    ax.set_title("Tile orders vs scratchpad size\n(mean of ResNet-50, BERT-tiny, T5-small; "
                  "negative = faster)", fontsize=10)  # fmt: skip
     style.legend(ax)
     return fig

@@ -35,10 +35,9 @@ def test_page_is_what_its_scripts_write(seed: str) -> None:
     on_page = p.read_blocks(text)
     written: dict[str, str] = {}
     owner: dict[str, str] = {}
-    tables: set[str] = set()
+    tables = {t for mod in scripts(seed).values() for t in p.tables_of(mod)}
     every = p.load_tables(seed)
     for name, mod in _with_markdown(seed).items():
-        tables |= set(p.tables_of(mod))
         for block, body in mod.markdown(every).items():
             assert block not in written, f"{name} and {owner[block]} both write block {block!r}"
             written[block], owner[block] = body, name
@@ -46,7 +45,8 @@ def test_page_is_what_its_scripts_write(seed: str) -> None:
     for block, body in written.items():
         assert on_page[block] == body, (
             f"docs/seeds/{seed}.md, block {block!r} differs from what "
-            f"sweeps/{seed}/{owner[block]}.py writes: rerun it with --markdown"
+            f"sweeps/{seed}/{owner[block]}.py writes: rerun it with --markdown (the engine "
+            f"changed) or --markdown --cached (the page or the script's text changed)"
         )
     cached = {f.stem for f in (REPO / "tests" / "data" / "seeds" / seed).glob("*.csv")}
     assert cached == tables, "tables under tests/data/seeds/ that no script writes, or missing"

@@ -463,11 +463,13 @@ def bars(
             capsize=2 if err is not None else 0,
             error_kw={"elinewidth": 0.8},
         )
-        if missing:
+        if missing:  # along the bar's place, on the side the other bars grow to
+            down = bool(np.nanmean(t.to_numpy(dtype=float)) < 0)
             for xi, val in zip(x - width / 2 + w * (j + 0.5), t[col].to_numpy(dtype=float)):
                 if math.isnan(val):
-                    ax.annotate(missing, (xi, 0), xytext=(0, 3), textcoords="offset points",
-                                rotation=90, ha="center", va="bottom", fontsize=7, color="0.3")  # fmt: skip
+                    ax.annotate(missing, (xi, 0), xytext=(0, -3 if down else 3),
+                                textcoords="offset points", rotation=90, ha="center",
+                                va="top" if down else "bottom", fontsize=7, color="0.3")  # fmt: skip
     if average:
         ax.axvline(x[-1] - 0.75, color="0.5", ls=":", lw=0.8)
     if reference is not None:
