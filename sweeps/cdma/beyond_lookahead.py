@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 import _cdma as C
 import pandas as pd
-from _pages import num, share, table
+from _pages import num, table
+from _pages import share as share_of
 
 import dnnmem
 from dnnmem import cdma
@@ -92,7 +93,7 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
         f"With {min(df['memory']):g} × the memory, `lookahead + zvc` is below `vdnn-all + zvc` on "
         f"{below} of {len(half)} networks (vDNN does not look at the capacity: it needs twice the "
         f"memory), and compression lifts `lookahead` by {num(100 * lift.min(), 0)}–"
-        f"{share(lift.max(), 0)}."
+        f"{share_of(lift.max(), 0)}."
     )
     return {"beyond_lookahead": "\n".join(blocks) + "\n" + text + "\n"}
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import _cdma as C
 import pandas as pd
-from _pages import num, pct, share, table
+from _pages import num, share, table
 
 from dnnmem import cdma
 from dnnmem.plots import style

@@ -85,11 +85,15 @@ RUNGS = ["Interleaving", "+ Rearrangement (Alg. 1)", "+ Rearrangement (ideal)", 
 
 
 def _avg(df: pd.DataFrame, npu: str, rung: str, col: str = "change_pct") -> float:
-    return float(df[(df["network"] == "average") & (df["npu"] == npu) & (df["rung"] == rung)][col].iloc[0])
+    return float(
+        df[(df["network"] == "average") & (df["npu"] == npu) & (df["rung"] == rung)][col].iloc[0]
+    )
 
 
 def _net(df: pd.DataFrame, npu: str, net: str, rung: str, col: str = "change_pct") -> float:
-    return float(df[(df["network"] == net) & (df["npu"] == npu) & (df["rung"] == rung)][col].iloc[0])
+    return float(
+        df[(df["network"] == net) & (df["npu"] == npu) & (df["rung"] == rung)][col].iloc[0]
+    )
 
 
 def _rungs(df: pd.DataFrame, npu: str, col: str = "change_pct", rungs: list[str] = RUNGS) -> str:
@@ -176,7 +180,9 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
                      *(" / ".join(num(_avg(d, "large", r, c), 1, sign=True) for r in RUNGS)
                        for c, _ in cols)])  # fmt: skip
         if t not in ("best", "handicap"):  # handicap's baseline is fixed's
-            b = d[(d["rung"] == "Baseline") & (d["network"] != "average")].set_index(["npu", "network"])["time"]
+            b = d[(d["rung"] == "Baseline") & (d["network"] != "average")].set_index(
+                ["npu", "network"]
+            )["time"]
             ratio = 100 * (b / base_best.loc[b.index] - 1)
             slow.append([f"`{t}`", pct(ratio.loc["small"].mean(), 1, sign=True),
                          f"{pct(ratio.loc['small'].max(), 0, sign=True)} ({n(ratio.loc['small'].idxmax())})",

@@ -47,7 +47,9 @@ def plot(df: pd.DataFrame) -> Figure:
     style.bars(ax, t, reference=0.0)
     ax.set_xlabel("DRAM bandwidth (× the large NPU's)")
     ax.set_ylabel("execution time vs the baseline (%)")
-    ax.set_title("Interleaved-gradient Fig. 15 analogue: bandwidth (negative = faster)", fontsize=10)
+    ax.set_title(
+        "Interleaved-gradient Fig. 15 analogue: bandwidth (negative = faster)", fontsize=10
+    )
     style.legend(ax)
     return fig
 

@@ -56,7 +56,9 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
     """The page's Fig. 6 row."""
     df = tables["fig6_dy_oracle"]
     g = df[df["network"] == "geomean"].set_index("npu")["speedup"]
-    small = df[(df["npu"] == "small") & (df["network"] != "geomean")].set_index("network")["speedup"]
+    small = df[(df["npu"] == "small") & (df["network"] != "geomean")].set_index("network")[
+        "speedup"
+    ]
     top = small.sort_values(ascending=False).head(4)
     row = (
         "Fig. 6: dY-oracle speedup (geometric mean)", "1.70× small, 1.43× large",

@@ -92,16 +92,20 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
     df = tables["gpu_whatif"]
     avg = df[df["network"] == "average"].set_index(["capacity", "rung"])
     rungs = [r for r in dict.fromkeys(df["rung"]) if r != "Baseline"]
-    rows = [["paper (RTX 3090, backward only)", "", *(pct(PAPER[r], 1) if r in PAPER else "" for r in rungs)]]
-    for cap, (hw, tile) in gpus().items():
+    rows = [
+        [
+            "paper (RTX 3090, backward only)",
+            "",
+            *(pct(PAPER[r], 1) if r in PAPER else "" for r in rungs),
+        ]
+    ]
+    for cap, (_hw, tile) in gpus().items():
         rows.append([f"`{cap}`: {LEVEL_NAMES[cap]} (GEMM steps / iteration)", str(tile),
                      *(f"{num(avg.loc[(cap, r), 'gemm_change_pct'], 1, sign=True)} / "
                        f"{pct(avg.loc[(cap, r), 'change_pct'], 1, sign=True)}" for r in rungs)])  # fmt: skip
     nets = df[(df["network"] != "average") & (df["rung"] == "Baseline")]
     reads = nets[nets["capacity"] == "L2"]["dy_reads"]
-    text = (
-        f"At the L2's scale the baseline reads dY {num(reads.min(), 1)}–{num(reads.max(), 1)} times."
-    )
+    text = f"At the L2's scale the baseline reads dY {num(reads.min(), 1)}–{num(reads.max(), 1)} times."
     head = (
         "GPU (RTX 3090, §6.6): Interleaving / + Rearrangement / + Partitioning",
         " / ".join(num(PAPER[r], 1) for r in PAPER) + " % (backward pass)",
@@ -114,8 +118,10 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
         "the orders matter but plain interleaving halves each stream's share, as on the small NPU.",
     )  # fmt: skip
     header = ["level", "tile", *rungs]
-    return {"gpu_whatif": table(header, rows) + "\n" + text + "\n",
-            "gpu_whatif_headline": table(["quantity", "paper", "dnnmem", "why different"], [head])}
+    return {
+        "gpu_whatif": table(header, rows) + "\n" + text + "\n",
+        "gpu_whatif_headline": table(["quantity", "paper", "dnnmem", "why different"], [head]),
+    }
 
 
 if __name__ == "__main__":

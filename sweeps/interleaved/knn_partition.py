@@ -151,7 +151,9 @@ def plot(df: pd.DataFrame) -> Figure:
     fig, axes = style.figure(1, 2, panel=(6.0, 3.8), sharey=True)
     for ax, npu in zip(axes[0], C.NPUS):
         d = df[(df["npu"] == npu) & (df["network"] != "average")].set_index("network")
-        t = 100 * d[["agree_knn", "agree_rule"]].rename(columns={"agree_knn": "KNN", "agree_rule": "rule"})
+        t = 100 * d[["agree_knn", "agree_rule"]].rename(
+            columns={"agree_knn": "KNN", "agree_rule": "rule"}
+        )
         style.bars(ax, t)
         ax.axhline(91, color="0.3", ls="--", lw=1, label="paper's KNN (91 %)")
         ax.set_ylim(0, 100)
@@ -174,7 +176,8 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
 
     bytes_vs = {
         (npu, c): per[npu][f"bytes_{c}"].sum() / per[npu]["bytes_best"].sum() - 1
-        for npu in C.NPUS for c in ("knn", "rule")
+        for npu in C.NPUS
+        for c in ("knn", "rule")
     }
     held = int(at.loc[("small", "held-out"), "layers"])
     layers = int(at.loc[("small", "80/20 layers"), "layers"])
@@ -233,8 +236,10 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
          "the same small share of the ideal lost; the absolute gains are small for the reasons of "
          "the ladder's rows."),
     ]  # fmt: skip
-    return {"knn_partition": knn + "\n" + text + "\n",
-            "knn_headline": table(["quantity", "paper", "dnnmem", "why different"], rows_h)}
+    return {
+        "knn_partition": knn + "\n" + text + "\n",
+        "knn_headline": table(["quantity", "paper", "dnnmem", "why different"], rows_h),
+    }
 
 
 if __name__ == "__main__":

@@ -15,8 +15,8 @@ import sys
 from typing import TYPE_CHECKING
 
 import _mbs as C
-from _pages import num, table, times
 import pandas as pd
+from _pages import num, table, times
 
 import dnnmem
 from dnnmem.plots import style
@@ -106,7 +106,11 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
             mbs = g.loc["MBS2 strict"]
             if isinstance(mbs.get("error"), str):
                 m = re.search(r"layer '([^']+)' needs .*?\((\d+) bytes\)", mbs["error"])
-                why = f"one sample of `{m[1]}` needs {num(int(m[2]) / 1e6, 1)} MB" if m else mbs["error"]
+                why = (
+                    f"one sample of `{m[1]}` needs {num(int(m[2]) / 1e6, 1)} MB"
+                    if m
+                    else mbs["error"]
+                )
             else:
                 why = str(mbs["sub_batches"])
             rows.append([f"{style.display_name(name)}, {_label(d, gpu)}", *cells, why])

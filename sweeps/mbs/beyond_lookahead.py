@@ -12,8 +12,8 @@ import sys
 from typing import TYPE_CHECKING
 
 import _mbs as C
-from _pages import num, share, table, times
 import pandas as pd
+from _pages import num, share, table, times
 
 from dnnmem.plots import style
 
@@ -46,7 +46,9 @@ def plot(df: pd.DataFrame) -> Figure:
         d = df[(df["network"] == name) & (df["config"] != "Baseline")]
         for i, (col, what) in enumerate((("traffic_ratio", "traffic"), ("speedup", "speedup"))):
             ax = axes[i, j]
-            style.lines(ax, {c: (g["buffer_mib"], g[col]) for c, g in d.groupby("config", sort=False)})
+            style.lines(
+                ax, {c: (g["buffer_mib"], g[col]) for c, g in d.groupby("config", sort=False)}
+            )
             ax.set_xticks(sorted(d["buffer_mib"].unique()))
             ax.set_xlabel("buffer (MiB)")
             ax.set_ylabel(f"{what} vs Baseline (×)")

@@ -11,8 +11,8 @@ import sys
 from typing import TYPE_CHECKING
 
 import _mbs as C
-from _pages import num, table, times
 import pandas as pd
+from _pages import num, table, times
 
 from dnnmem.plots import style
 

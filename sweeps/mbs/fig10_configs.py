@@ -118,7 +118,9 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
 
     def closing(n: str) -> str:
         if closed[n] > gap[n]:
-            return f"overshoot {style.display_name(n)} by {num(100 * (closed[n] - gap[n]), 1)} points"
+            return (
+                f"overshoot {style.display_name(n)} by {num(100 * (closed[n] - gap[n]), 1)} points"
+            )
         return (f"close {share(closed[n] / gap[n], 0)} of the fit-trusted gap on "
                 f"{style.display_name(n)} ({num(100 * closed[n], 1)} of {num(100 * gap[n], 1)} points)")  # fmt: skip
 
@@ -146,7 +148,8 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
             "configuration. The paper's baseline also reads every normalization input twice (§2) "
             "and stores ReLU derivatives as 1-bit masks (§3); by default ours does neither, so "
             "our baseline is smaller and every ratio larger. The encodings "
-            + "; ".join(closing(n) for n in deep) + ".",
+            + "; ".join(closing(n) for n in deep)
+            + ".",
         ),
         (
             "MBS1 traffic vs ArchOpt (§6)",
@@ -163,7 +166,8 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
         (
             'MBS1 / MBS2 traffic (§1: "traffic increases by 20%")',
             "≈ 1.2",
-            "fit trusted " + joined(
+            "fit trusted "
+            + joined(
                 num(v(n, "MBS1 (fit trusted)", "traffic") / v(n, "MBS2 (fit trusted)", "traffic"))
                 for n in deep
             ),
@@ -178,7 +182,7 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
             "(`batch_normalization_2` at 147 × 147 × 64, input and output), so 10 MiB holds "
             f"{fs_sub['inception_v3'].split('x')[0]} sample. With {n_sub['inception_v3']} "
             f"sub-batches every weight is read {n_sub['inception_v3']} times per pass and its "
-            f"gradient partial sum {n_sub['inception_v3'] - 1} times. ResNet-50 fits {fs_sub[r50].split('x')[0]} samples (the paper's \"1–2 samples\", "
+            f'gradient partial sum {n_sub["inception_v3"] - 1} times. ResNet-50 fits {fs_sub[r50].split("x")[0]} samples (the paper\'s "1–2 samples", '
             "§3).",
         ),
         (
@@ -199,7 +203,8 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
         (
             'Greedy vs exhaustive grouping (§3 footnote: "roughly 1%")',
             "≈ 1 %",
-            "MBS2, 10 MiB enforced: " + joined(num(100 * dp[n], 1) for n in deep)
+            "MBS2, 10 MiB enforced: "
+            + joined(num(100 * dp[n], 1) for n in deep)
             + f" % less traffic exhaustive (AlexNet {share(dp['alexnet'])})",
             "`grouping=dp` is exact for our cost, so it is never worse than greedy (a property "
             "test checks this).",
@@ -217,12 +222,20 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
         (
             "MBS-FS slower than IL on Inception (§6)",
             "yes",
-            ("yes" if all(v(n, "MBS-FS", "time_ratio") > v(n, "IL", "time_ratio")
-                          for n in ("inception_v3", "inception_v4")) else "no")  # fmt: skip
-            + ": " + joined(times(v(n, "MBS-FS", "time_ratio")) for n in ("inception_v3", "inception_v4"))
-            + " Baseline time vs " + joined(times(v(n, "IL", "time_ratio")) for n in ("inception_v3", "inception_v4")),
+            (
+                "yes"
+                if all(
+                    v(n, "MBS-FS", "time_ratio") > v(n, "IL", "time_ratio")
+                    for n in ("inception_v3", "inception_v4")
+                )
+                else "no"
+            )
+            + ": "
+            + joined(times(v(n, "MBS-FS", "time_ratio")) for n in ("inception_v3", "inception_v4"))
+            + " Baseline time vs "
+            + joined(times(v(n, "IL", "time_ratio")) for n in ("inception_v3", "inception_v4")),
             "One-sample sub-batches: weight traffic cannot be hidden.",
-        ),  # fmt: skip
+        ),
         (
             'AlexNet MBS-FS slowdown (§6: "much larger performance loss")',
             "large",
@@ -234,13 +247,13 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
             "30 / 24 / 24 %",
             f"{saved('MBS2', col='energy_ratio')} (enforced); paper encodings "
             f"{saved('MBS2', 'paper', 'energy_ratio')}",
-            "Our energy is only DRAM bytes, global-buffer bytes / 8 (§6: \"a global buffer access "
-            "energy is 8× lower\") and MACs, with the MAC energy calibrated once so that DRAM is "
+            'Our energy is only DRAM bytes, global-buffer bytes / 8 (§6: "a global buffer access '
+            'energy is 8× lower") and MACs, with the MAC energy calibrated once so that DRAM is '
             "21.6 % of ResNet-50's Baseline energy (§6). The paper also counts static energy, "
             "which shrinks with time. Our global-buffer bytes are every byte a step reads or "
             "writes, the same for every cache manager, so they do not grow as DRAM traffic falls "
             "as the paper's do (§6, \"global buffer traffic is increased by a similar amount as "
-            "DRAM traffic is decreased\").",
+            'DRAM traffic is decreased").',
         ),
         (
             'DRAM share of energy, MBS1 (§6: "from 21.6% to 8.7%")',

@@ -10,8 +10,8 @@ import sys
 from typing import TYPE_CHECKING
 
 import _mbs as C
-from _pages import num, table
 import pandas as pd
+from _pages import num, table
 
 from dnnmem.plots import style
 

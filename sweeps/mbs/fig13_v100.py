@@ -23,8 +23,8 @@ import sys
 from typing import TYPE_CHECKING
 
 import _mbs as C
-from _pages import joined, num, table, times
 import pandas as pd
+from _pages import joined, num, table, times
 
 import dnnmem
 from dnnmem.plots import style
@@ -107,13 +107,16 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
     row = (
         'WaveCore (LPDDR4) vs V100 (Fig. 13: "it still exhibits better training performance")',
         "WaveCore faster",
-        "MBS2 on LPDDR4 vs an FP32 V100: " + joined(num(vs(n, "V100 FP32 none")) for n in deep)
+        "MBS2 on LPDDR4 vs an FP32 V100: "
+        + joined(num(vs(n, "V100 FP32 none")) for n in deep)
         + f"× (AlexNet {times(vs('alexnet', 'V100 FP32 none'))}); vs the V100's FP16 tensor-core "
-        "peak: " + joined(num(vs(n, "V100 none")) for n in deep)
+        "peak: "
+        + joined(num(vs(n, "V100 none")) for n in deep)
         + f"× (AlexNet {times(vs('alexnet', 'V100 none'))})",
         "Our V100 runs at its peak (15.7 TFLOP/s FP32, 125 FP16), an upper bound on Caffe's speed; "
         "the paper's V100 numbers are measured. The paper's \"gap widens with depth\" does not "
-        "show: " + style.display_name(min(deep, key=lambda n: vs(n, "V100 FP32 none")))
+        "show: "
+        + style.display_name(min(deep, key=lambda n: vs(n, "V100 FP32 none")))
         + " gains least.",
     )
     return {"fig13_v100": table(["quantity", "paper", "dnnmem", "why they differ"], [row])}

@@ -19,8 +19,8 @@ import sys
 from typing import TYPE_CHECKING
 
 import _mbs as C
-from _pages import num, share, table
 import pandas as pd
+from _pages import num, share, table
 
 from dnnmem.plots import style
 

@@ -15,9 +15,9 @@ import sys
 from typing import TYPE_CHECKING
 
 import _mbs as C
-from _pages import share, table
 import numpy as np
 import pandas as pd
+from _pages import share, table
 
 from dnnmem.plots import style
 

@@ -176,7 +176,9 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
     wcol = max(widths, key=lambda c: widths[c].max())
     width, widest = widths[wcol], widths[wcol].idxmax()
     same = bool(((t["lru"] - t["fifo"]).abs() < 0.005).all())
-    holds = int(((st >= t["one_step"] - 1e-12) & (st >= t["lru"] - 1e-12) & (st >= t["fifo"] - 1e-12)).sum())
+    holds = int(
+        ((st >= t["one_step"] - 1e-12) & (st >= t["lru"] - 1e-12) & (st >= t["fifo"] - 1e-12)).sum()
+    )
     below = [n for n in t.index if t.at[n, "eager_spec_min"] < 1]
     rel = [
         ("∞ SPM range", "1.02–5.17", f"{num(inf.min())}–{num(inf.max())}",

@@ -48,7 +48,9 @@ def plot(df: pd.DataFrame) -> Figure:
     sizes = sorted(df["spm_kib"].unique())
     data = {n: (g["spm_kib"], g["static"]) for n, g in df.groupby("network", sort=False)}
     style.lines(ax, data)
-    style.log_ticks(ax, sizes, fmt=lambda k: format_bytes(k * 1024, digits=3).replace(" ", "\u2009"))
+    style.log_ticks(
+        ax, sizes, fmt=lambda k: format_bytes(k * 1024, digits=3).replace(" ", "\u2009")
+    )
     ax.set_xlabel("scratchpad")
     ax.set_ylabel("OnSRAM-Static speedup over No SPM Mgmt (×)")
     ax.grid(True, alpha=0.3)

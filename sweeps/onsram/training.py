@@ -113,7 +113,9 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
     rows = []
     for (name, batch, mib), g in df.groupby(["network", "batch", "capacity_mib"], sort=False):
         s = g.set_index("policy")["speedup"]
-        rows.append([f"{style.display_name(name)}, {batch}", f"{mib:g}", *(num(s[p]) for p in pols)])
+        rows.append(
+            [f"{style.display_name(name)}, {batch}", f"{mib:g}", *(num(s[p]) for p in pols)]
+        )
     header = ["network, N", "MiB", *(NAMES[p] for p in pols)]
     k = df.set_index(["network", "capacity_mib", "policy"])
 

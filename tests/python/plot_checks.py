@@ -136,11 +136,18 @@ def legend_entries(fig: Any) -> dict[str, tuple[Any, ...]]:
     from matplotlib.colors import to_hex
 
     out = {}
-    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None] + list(fig.legends)
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None] + list(
+        fig.legends
+    )
     for legend in legends:
         for handle, text in zip(legend.legend_handles, legend.get_texts()):
             if hasattr(handle, "get_marker"):  # a line
-                look = (to_hex(handle.get_color()), handle.get_linestyle(), handle.get_marker(), None)
+                look = (
+                    to_hex(handle.get_color()),
+                    handle.get_linestyle(),
+                    handle.get_marker(),
+                    None,
+                )
             else:  # a patch (bars)
                 look = (to_hex(handle.get_facecolor()), None, None, handle.get_hatch())
             out[text.get_text()] = look

@@ -106,7 +106,13 @@ def assert_matches_cache(
         else:
             same = np.array(
                 [
-                    (u == v) or (isinstance(u, float) and isinstance(v, float) and math.isnan(u) and math.isnan(v))
+                    (u == v)
+                    or (
+                        isinstance(u, float)
+                        and isinstance(v, float)
+                        and math.isnan(u)
+                        and math.isnan(v)
+                    )
                     for u, v in zip(a, b)
                 ]
             )

@@ -346,7 +346,12 @@ def test_style_module():
     as_line = {(s["color"], s["linestyle"], s["marker"]) for s in looks.values()}
     as_bar = {(s["color"], s["hatch"]) for s in looks.values()}
     assert len(as_line) == len(as_bar) == 32  # no two series alike, as lines or as bars
-    assert style.sort_sizes(["128MiB", "24MiB", "4 MiB", "1GiB"]) == ["4 MiB", "24MiB", "128MiB", "1GiB"]
+    assert style.sort_sizes(["128MiB", "24MiB", "4 MiB", "1GiB"]) == [
+        "4 MiB",
+        "24MiB",
+        "128MiB",
+        "1GiB",
+    ]
     assert style.sort_sizes(["b", "a"]) == ["b", "a"]
     assert style.sort_sizes([2**30, 2**20]) == [2**20, 2**30]
     assert style.display_name("resnet50") == "ResNet-50" and style.display_name("x_y") == "x_y"
@@ -366,9 +371,7 @@ def test_style_bars_average_and_readable_ticks():
 
     from dnnmem.plots import style
 
-    table = pd.DataFrame(
-        {"vDNN": [0.5, 0.8], "ZVC": [0.7, 0.9]}, index=["squeezenet", "googlenet"]
-    )
+    table = pd.DataFrame({"vDNN": [0.5, 0.8], "ZVC": [0.7, 0.9]}, index=["squeezenet", "googlenet"])
     fig, axes = style.figure(1, 2, panel=(2.0, 2.5))
     style.bars(axes[0, 0], table, average="mean", reference=1.0)
     labels = [t.get_text() for t in axes[0, 0].get_xticklabels()]

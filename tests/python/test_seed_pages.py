@@ -115,7 +115,7 @@ def test_seed_figures_keep_the_style(seed: str) -> None:
     """Every figure of the seed, drawn from the page's tables: no legend over data or cut off,
     no overlapping or minor tick labels, no text cut off, no two legend entries alike, no raw
     column or zoo names; and a policy has one colour in every figure of every seed."""
-    from dnnmem.plots.style import SERIES_COLORS
+    from dnnmem.plots.style import SERIES_COLORS, series_style
 
     p = pages()
     for name, mod in scripts(seed).items():
@@ -130,4 +130,6 @@ def test_seed_figures_keep_the_style(seed: str) -> None:
         assert problems == [], f"sweeps/{seed}/{name}.py: {problems}"
         for label, look in legend_entries(fig).items():
             if label in SERIES_COLORS:
-                assert look[0] == SERIES_COLORS[label], f"{name}: {label!r} drawn in {look[0]}"
+                want = series_style(label)
+                want = want.get("fill", want["color"]) if look[1] is None else want["color"]
+                assert look[0] == want, f"{name}: {label!r} drawn in {look[0]}, not {want}"

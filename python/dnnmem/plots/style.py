@@ -58,10 +58,12 @@ __all__ = [
     "lines",
     "tick_labels",
     "overlapping",
+    "shown_ticklabels",
     "tidy",
     "log_ticks",
     "size_key",
     "sort_sizes",
+    "size_label",
     "geomean",
     "figure_name",
 ]
@@ -296,7 +298,7 @@ def _entries(target: Any) -> tuple[list[Any], list[str]]:
     """The legend entries of an Axes, or of every Axes of a Figure, one per label."""
     from matplotlib.figure import FigureBase
 
-    axes = target.axes if isinstance(target, FigureBase) else [target]
+    axes: Any = target.axes if isinstance(target, FigureBase) else [target]
     seen: dict[str, Any] = {}
     for ax in axes:
         for h, lab in zip(*ax.get_legend_handles_labels()):
@@ -334,8 +336,9 @@ def legend(
         return target.legend(
             handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kw
         )
-    loc = "outside lower center" if below else "outside right upper"
-    return target.legend(handles, labels, loc=loc, **kw)
+    if below:
+        return target.legend(handles, labels, loc="outside lower center", **kw)
+    return target.legend(handles, labels, loc="outside right upper", **kw)
 
 
 def tick_labels(
@@ -362,7 +365,9 @@ def overlapping(texts: Sequence[Any], gap: float = 3.0) -> bool:
         xs = sorted(float(t.get_transform().transform(t.get_position())[0]) for t in shown)
         fig = shown[0].get_figure()
         dpi = fig.dpi if fig is not None else 100.0
-        high = max(t.get_fontsize() * dpi / 72 * 1.2 * (t.get_text().count("\n") + 1) for t in shown)
+        high = max(
+            t.get_fontsize() * dpi / 72 * 1.2 * (t.get_text().count("\n") + 1) for t in shown
+        )
         return any((b - a) * abs(math.sin(angle)) < high for a, b in zip(xs, xs[1:]))
     boxes = [t.get_window_extent() for t in shown]
     for i, a in enumerate(boxes):
