@@ -308,6 +308,8 @@ def test_small_mode_leaves_the_repository_as_it_was(mods, monkeypatch):
         import run_all
     finally:
         sys.path.remove(str(THESIS))
+    # The figures are drawn (into the temporary figures/) by test_small_grid_and_networks.
+    monkeypatch.setattr(run_all, "FIGURES", [])
     run_all.main(["--small"])
     assert status() == before
     assert (mods._common.RESULTS_DIR / "thesis-figures.md").exists()  # where it went instead
