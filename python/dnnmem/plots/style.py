@@ -124,6 +124,7 @@ SERIES_COLORS: dict[str, str] = {
     "none": _GRAY,
     "Baseline": _GRAY,
     "No SPM Mgmt": _GRAY,
+    "ArchOpt": _GRAY,
     "sequential (dX then dW)": _GRAY,
     "∞ SPM": "#222222",
     "oracle": "#222222",
