@@ -240,3 +240,17 @@ def test_area_budget_script_small() -> None:
     for _, f in front.iterrows():  # no point dominates a front point
         better = (df[cols] <= f[cols]).all(axis=1) & (df[cols] < f[cols]).any(axis=1)
         assert not better.any()
+
+
+def test_mbs_joules_script_small() -> None:
+    # sweeps/energy/mbs_joules.py in its CI mode (ResNet-50, batch 8): MBS2 saves more joules than
+    # the relative model says (static energy falls with time), and MBS1 lowers the DRAM share.
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sweeps" / "energy"))
+    import mbs_joules
+
+    df = mbs_joules.compute(small=True)
+    assert (df["mbs2_saved_joules_pct"] > df["mbs2_saved_relative_pct"]).all()
+    assert (df["mbs1_dram_share_pct"] < df["baseline_dram_share_pct"]).all()
+    assert ((df["baseline_static_share_pct"] > 7) & (df["baseline_static_share_pct"] < 22)).all()

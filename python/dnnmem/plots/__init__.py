@@ -22,10 +22,15 @@ sweep_overview             traffic and time vs capacity, a row per network     F
 timeline                   per-step compute / stall / transfers of one estimate
 plot_pareto                all points faint, the Pareto front highlighted
 ========================== =================================================== ==============
+
+:mod:`dnnmem.plots.style` is the one look of every figure, these and the seed scripts'
+(``sweeps/``): a fixed colour per policy, legends outside the data, sizes in numeric order,
+averages, readable tick labels, the ``<seed>-<figure>-<what>`` file names.
 """
 
 from __future__ import annotations
 
+from . import style as style  # the figures' one look: dnnmem.plots.style
 from .capacity import (
     bandwidth_vs_capacity,
     sweep_overview,
