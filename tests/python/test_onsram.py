@@ -367,12 +367,16 @@ def test_o4_under_the_tile_model() -> None:
             assert row[f"psum_read_{t}"] == row[f"psum_written_{t}"] == 0
             if row[f"streamed_{t}"] and t in ("dY", "W", "X"):
                 assert row[f"read_{t}"] == row[f"size_{t}"]  # each operand read once
-    for cache in ("onsram-static(alpha=0.5, split=phase)", "onsram-static", "one-step", "none"):
-        assert bound.time <= run(cache).time * (1 + 1e-12), cache
-    # A smaller spread: tile orders, capacities, with and without the compressing link.
-    small = dnnmem.network("resnet18", batch=4)
+    others = {c: run(c).time for c in ("onsram-static(alpha=0.5, split=phase)", "one-step", "none")}
+    assert others["onsram-static(alpha=0.5, split=phase)"] == pytest.approx(0.12824680993213391)
+    assert others["none"] == pytest.approx(0.141408293862279)  # the 0.128 s and 0.141 s
+    for cache, t in others.items():
+        assert bound.time <= t * (1 + 1e-12), cache
+    # A smaller spread (kept small for CI time): tile orders, capacities, with and without the
+    # compressing link.
+    small = dnnmem.network("resnet18", batch=2)
     for scheduler in ("split-backward(order=best)", "split-backward(order=seq, tile=16)"):
-        for capacity in (0, 2**20, 24 * 2**20):
+        for capacity in (0, 2**20):
             for link in ("raw", "ratio(activation=3)"):
 
                 def time(cache: str) -> float:
@@ -380,5 +384,5 @@ def test_o4_under_the_tile_model() -> None:
                     return dnnmem.estimate(small, capacity=capacity, policy=p).time
 
                 low = time("infinite-spm")
-                for cache in ("onsram-static(split=phase)", "one-step", "onsram-eager-wb", "none"):
+                for cache in ("onsram-static(split=phase)", "onsram-eager-wb", "none"):
                     assert low <= time(cache) * (1 + 1e-12), (scheduler, capacity, link, cache)
