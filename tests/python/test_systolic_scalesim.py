@@ -133,7 +133,10 @@ def _scalesim(row: list, rows: int, cols: int, dataflow: str) -> tuple[int, floa
     as SCALE-Sim reported them (tests/data/scalesim/compute_v2.json)."""
     cases = json.loads(RECORDED.read_text())["cases"]
     key = case_key(row, rows, cols, dataflow)
-    assert key in cases, f"no SCALE-Sim report for {key!r}: run tests/data/scalesim/record.py"
+    assert key in cases, (
+        f"no SCALE-Sim report for {key!r}: list it in scalesim_cases() and run "
+        "tests/data/scalesim/record.py"
+    )
     case = cases[key]
     assert case["stall_cycles"] == 0
     shapes = (tuple(case["ifmap_shape"]), tuple(case["filter_shape"]))
