@@ -146,6 +146,7 @@ def capture(name: str) -> dict[str, Any]:
     def record(nodes: Any) -> None:
         graph = V.graph
         sizes = _buffers(graph)
+        position = {n: i for i, n in enumerate(graph.graph.nodes)}
         placeholders = {
             n.name: _describe_placeholder(n) for n in graph.graph.nodes if n.op == "placeholder"
         }
@@ -167,9 +168,16 @@ def capture(name: str) -> dict[str, Any]:
                     own = [o for o in origins if o.op == "call_function" and _op_of(o) in kernel]
                     origin_node = getattr(ir, "origin_node", None)
                     origins = own or ([origin_node] if origin_node is not None else origins)
+                # What each buffer holds: the operator whose value it stores (its origin
+                # node, else the latest of the operators computed into it).
                 held = {}
                 for out in sub.get_outputs():
                     origin = getattr(out.node, "origin_node", None)
+                    if origin is None:
+                        mine = [
+                            o for o in (getattr(out.node, "origins", ()) or ()) if o in position
+                        ]
+                        origin = max(mine, key=position.__getitem__) if mine else None
                     held[out.get_name()] = _describe(origin) if origin is not None else ""
                 nests.append(
                     {
@@ -186,7 +194,7 @@ def capture(name: str) -> dict[str, Any]:
             {
                 "inputs": placeholders,
                 "outputs": outputs,
-                "buffers": {k: v for k, v in sorted(sizes.items())},
+                "buffers": dict(sorted(sizes.items())),
                 "nodes": entries,
             }
         )
@@ -213,9 +221,10 @@ def _describe_placeholder(node: Any) -> list[int]:
     return [int(d) for d in getattr(val, "shape", ())]
 
 
-def imported_layers(name: str) -> list[dict[str, Any]]:
+def imported_layers(name: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The layers dnnmem's torch importer makes of the same module, each with the module call
-    and operator it comes from (recorded by wrapping the importer's emit)."""
+    and operator it comes from (recorded by wrapping the importer's emit), and the network
+    document it writes."""
     import torch
 
     from dnnmem.importers import _torch_graph
@@ -255,31 +264,43 @@ def imported_layers(name: str) -> list[dict[str, Any]]:
     try:
         from dnnmem.importers.torch import from_torch
 
-        from_torch(exported, document=True)
+        document = from_torch(exported, document=True)
     finally:
         _torch_graph._TorchImport.call = call  # type: ignore[method-assign]
         _torch_graph._TorchImport.activation_module = activation_module  # type: ignore[method-assign]
         _torch_graph._TorchImport.emit = emit  # type: ignore[method-assign]
-    return made
+    assert isinstance(document, dict)
+    return made, document
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("network", choices=["resnet18", "resnet50", "mobilenet_v2", "bert_layer"])
     parser.add_argument("-o", "--output", type=Path, required=True)
+    parser.add_argument(
+        "--import-only",
+        action="store_true",
+        help="only (re)write the imported layers and document of an existing file (no compile)",
+    )
     args = parser.parse_args(argv)
     import torch
 
-    result = {
-        "network": args.network,
-        "batch": BATCH,
-        "torch": torch.__version__,
-        "python": platform.python_version(),
-        "command": f"python scripts/inductor_groups.py {args.network} -o {args.output}",
-        "device": "cpu",
-        "layers": imported_layers(args.network),
-        **capture(args.network),
-    }
+    layers, document = imported_layers(args.network)
+    if args.import_only:
+        result = json.loads(args.output.read_text())
+        result.update(layers=layers, document=document)
+    else:
+        result = {
+            "network": args.network,
+            "batch": BATCH,
+            "torch": torch.__version__,
+            "python": platform.python_version(),
+            "command": f"python scripts/inductor_groups.py {args.network} -o {args.output}",
+            "device": "cpu",
+            "layers": layers,
+            "document": document,
+            **capture(args.network),
+        }
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(result, indent=1, sort_keys=False) + "\n")
 

@@ -95,38 +95,38 @@ class StepFuser {
   }
 
   // Settles every backward read of a forward output (docs/model/fusion.md, "What the backward
-  // pass reads"): read it where the forward step writes it anyway, recompute it where that
-  // costs no read, read a 1-bit mask instead (a ReLU's sign at `accelerator`, dropout's draw at
-  // both levels), or save it: the forward step writes it for the backward pass.
+  // pass reads"): at `pointwise` read it where a product's backward reads it anyway (what the
+  // compilers save), else recompute it where that costs no read, read a 1-bit mask instead (a
+  // ReLU's sign, a dropout's draw), or save it: the forward step writes it for the backward pass.
   void settle_backward_reads() {
     const std::size_t nt = s_.tensors.size();
-    // written[t]: the forward step that makes t writes it (a consumer in another step, a loss
-    // step, an output that must end off-chip); grows as reads are settled as saved.
-    written_.assign(nt, 0);
+    const bool accelerator = g_.level == FusionLevel::Accelerator;
+    // saved_[t]: the backward step of a product reads forward output t (an input it needs for
+    // its weight gradient, a matmul's operand).
+    saved_.assign(nt, 0);
     for (std::size_t i = 0; i < s_.steps.size(); ++i) {
-      if (s_.steps[i].phase == Phase::Backward) continue;
-      for (const Access& a : steps_acc_[i]) {
-        const int p = producer(a.tensor);
-        if (p < 0) continue;
-        const auto t = static_cast<std::size_t>(a.tensor);
-        if (unit_[i] != unit_[static_cast<std::size_t>(fwd_step_[static_cast<std::size_t>(p)])] ||
-            s_.tensors[t].must_end_offchip)
-          written_[t] = 1;
-      }
+      const Step& st = s_.steps[i];
+      if (st.phase != Phase::Backward || fusion_class(kind(st.layer)) != FusionClass::Product) continue;
+      for (const Access& a : steps_acc_[i])
+        if (a.read && producer(a.tensor) >= 0) saved_[static_cast<std::size_t>(a.tensor)] = 1;
     }
-    // What each backward step reads anyway: the forward outputs written anyway and the inputs.
+    // What each backward step reads anyway: network inputs, forward outputs no backward step can
+    // recompute (a dropout's own output aside: its mask is read), and at `pointwise` the saved.
     base_.assign(static_cast<std::size_t>(num_units_), {});
     for (std::size_t i = 0; i < s_.steps.size(); ++i) {
-      if (s_.steps[i].phase != Phase::Backward) continue;
+      const Step& st = s_.steps[i];
+      if (st.phase != Phase::Backward) continue;
       for (const Access& a : steps_acc_[i]) {
         const Tensor& T = s_.tensors[static_cast<std::size_t>(a.tensor)];
-        if (!a.read || T.role != Role::Activation) continue;
-        if (T.starts_offchip || written_[static_cast<std::size_t>(a.tensor)])
-          base_[static_cast<std::size_t>(unit_[i])].push_back(a.tensor);
+        if (!a.read || a.write || T.role != Role::Activation) continue;
+        const int p = producer(a.tensor);
+        const bool anyway = p < 0 ? T.starts_offchip
+                                  : (!recomputable_kind(kind(p)) && !(p == st.layer && kind(p) == Kind::Dropout)) ||
+                                        (!accelerator && saved_[static_cast<std::size_t>(a.tensor)]);
+        if (anyway) base_[static_cast<std::size_t>(unit_[i])].push_back(a.tensor);
       }
     }
     mask_.assign(net_.layers.size(), -1);
-    const bool accelerator = g_.level == FusionLevel::Accelerator;
     for (std::size_t i = 0; i < s_.steps.size(); ++i) {
       const Step& st = s_.steps[i];
       if (st.phase != Phase::Backward) continue;
@@ -138,26 +138,24 @@ class StepFuser {
           kept.push_back(a);
           continue;
         }
-        const auto t = static_cast<std::size_t>(a.tensor);
         const bool own = p == st.layer;
         if (own && kind(p) == Kind::Dropout) {
           kept.push_back(mask_read(p));
-        } else if (!accelerator && written_[t]) {
+        } else if (!accelerator && saved_[static_cast<std::size_t>(a.tensor)]) {
           kept.push_back(a);
         } else if (recomputable(a.tensor, u, 0)) {
           continue;  // recomputed from what the step reads anyway
-        } else if (accelerator && own && backward_needs_only_sign(kind(p))) {
+        } else if (own && backward_needs_only_sign(kind(p))) {
           kept.push_back(mask_read(p));
         } else {
-          written_[t] = 1;  // read as it is; saved by its forward step if nothing else writes it
-          kept.push_back(a);
+          kept.push_back(a);  // read as it is: saved by its forward step
         }
       }
       steps_acc_[i] = std::move(kept);
     }
   }
 
-  std::vector<char> written_;
+  std::vector<char> saved_;             // per tensor: a product's backward reads it
   std::vector<std::vector<int>> base_;  // per unit: the forward outputs it reads anyway
   std::vector<int> mask_;               // per layer: its mask tensor, -1 if none
 

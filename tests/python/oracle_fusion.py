@@ -179,31 +179,40 @@ def fused_steps(net: Any, level: str) -> list[FusedStep]:
         name = tensor[2:]
         return name if name in fwd_step else None
 
-    # Written anyway: used by a forward or loss step outside its producer's forward step.
-    written: set[str] = set()
-    for i, (phase, _, _, a) in enumerate(base):
-        if phase == "bwd":
-            continue
-        for name, *_ in a:
-            p = producer(name)
-            if p is not None and (unit[i] != unit[fwd_step[p]] or must_end[name]):
-                written.add(name)
+    def recomputable_kind(layer: str) -> bool:
+        kind = g.kind[layer]
+        return _class(kind) in ("row", "bn") or (
+            _class(kind) == "pointwise" and kind not in ("dropout", "position_embedding")
+        )
+
+    # Saved: forward outputs a product's backward reads.
+    saved: set[str] = set()
+    for phase, layer, _, a in base:
+        if phase == "bwd" and _class(g.kind[layer]) == "product":
+            saved.update(name for name, read, *_ in a if read and producer(name) is not None)
+    # Read anyway by a backward step: inputs, outputs nothing can recompute, the saved
+    # (pointwise).
     base_reads: dict[tuple[Any, ...], set[str]] = {}
-    for i, (phase, _, _, a) in enumerate(base):
-        if phase == "bwd":
-            for name, read, *_ in a:
-                if read and role[name] == "activation" and (starts[name] or name in written):
-                    base_reads.setdefault(unit[i], set()).add(name)
+    for i, (phase, layer, _, a) in enumerate(base):
+        if phase != "bwd":
+            continue
+        for name, read, write, *_ in a:
+            if not read or write or role[name] != "activation":
+                continue
+            p = producer(name)
+            if p is None:
+                anyway = bool(starts[name])
+            else:
+                own_dropout = p == layer and g.kind[p] == "dropout"
+                anyway = (not recomputable_kind(p) and not own_dropout) or (
+                    level == "pointwise" and name in saved
+                )
+            if anyway:
+                base_reads.setdefault(unit[i], set()).add(name)
 
     def recomputable(tensor: str, u: tuple[Any, ...], depth: int = 0) -> bool:
         p = producer(tensor)
-        if p is None or depth > 16:
-            return False
-        kind = g.kind[p]
-        ok = _class(kind) in ("row", "bn") or (
-            _class(kind) == "pointwise" and kind not in ("dropout", "position_embedding")
-        )
-        if not ok:
+        if p is None or depth > 16 or not recomputable_kind(p):
             return False
         for x in g.inputs(p):
             y = f"Y:{x}"
@@ -237,14 +246,13 @@ def fused_steps(net: Any, level: str) -> list[FusedStep]:
             own = p == layer
             if own and g.kind[p] == "dropout":
                 kept.append(mask(p))
-            elif level == "pointwise" and name in written:
+            elif level == "pointwise" and name in saved:
                 kept.append(a)
             elif recomputable(name, unit[i]):
                 continue
-            elif level == "accelerator" and own and g.kind[p] in SIGN_ONLY:
+            elif own and g.kind[p] in SIGN_ONLY:
                 kept.append(mask(p))
             else:
-                written.add(name)
                 kept.append(a)
         accs[i] = kept
 
