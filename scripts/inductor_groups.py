@@ -107,15 +107,43 @@ def _op_of(node: Any) -> str:
     return op[:-1] if op.endswith("_") and not op.startswith("_") else op
 
 
+# Operators that only re-index (or copy) a tensor: a buffer holding one holds its source.
+LAYOUT = {
+    "view",
+    "_unsafe_view",
+    "reshape",
+    "transpose",
+    "permute",
+    "t",
+    "expand",
+    "clone",
+    "squeeze",
+    "unsqueeze",
+    "contiguous",
+    "alias",
+}
+
+
 def _describe(node: Any) -> str:
     """``module path|call|operator`` of an FX node; an item of a multi-output operator is
-    ``operator[index]`` (convolution_backward[0] is dX, [1] dW)."""
+    ``operator[index]`` (convolution_backward[0] is dX, [1] dW). A view or copy is described
+    as its source, with ``~`` in front of the operator (``fc|0|~addmm``)."""
+    hops = 0
+    while (
+        getattr(node, "op", "") == "call_function"
+        and str(getattr(node.target, "_overloadpacket", node.target)).replace("aten.", "") in LAYOUT
+        and node.args
+        and hasattr(node.args[0], "op")
+        and node.args[0].op != "placeholder"
+    ):
+        node, hops = node.args[0], hops + 1
+    mark = "~" if hops else ""
     if getattr(node, "target", None) is not None and "getitem" in str(node.target):
         src, index = node.args[0], node.args[1]
         path, call = _call_of(src)
-        return f"{path}|{call}|{_op_of(src)}[{index}]"
+        return f"{path}|{call}|{mark}{_op_of(src)}[{index}]"
     path, call = _call_of(node)
-    return f"{path}|{call}|{_op_of(node)}"
+    return f"{path}|{call}|{mark}{_op_of(node)}"
 
 
 def _buffers(graph: Any) -> dict[str, int]:

@@ -207,10 +207,11 @@ class Grouper {
 
 }  // namespace
 
-FusionGroups fusion_groups(const Network& net, const std::vector<int>& forward_order, FusionLevel level) {
+FusionGroups fusion_groups(const Network& net, const std::vector<int>& forward_order, FusionLevel level,
+                           bool training) {
   FusionGroups out;
   out.level = level;
-  Grouper(net, forward_order, level, /*statistics_cut=*/true).run(out.forward, out.forward_of);
+  Grouper(net, forward_order, level, /*statistics_cut=*/training).run(out.forward, out.forward_of);
   if (level == FusionLevel::Accelerator) {
     Grouper(net, forward_order, level, /*statistics_cut=*/false).run(out.backward, out.backward_of);
   } else {

@@ -21,6 +21,7 @@ import pandas as pd
 
 import dnnmem
 import dnnmem.interleaved as igo
+from dnnmem.policy import FUSION_LEVELS
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -119,6 +120,16 @@ def large_npu(cores: int = 1, bandwidth_scale: float = 1.0) -> dnnmem.Hardware:
     )
 
 
+#: The fusion level of every run (docs/model/fusion.md; ``--fusion``): the reproductions keep the
+#: thesis's ``none`` until each is settled (docs/seeds/interleaved.md, "Fusion").
+FUSION = "none"
+
+
+def fused(policy: str) -> str:
+    """``policy`` at :data:`FUSION`."""
+    return policy if FUSION == "none" else str(dnnmem.Policy.parse(policy).replace(fusion=FUSION))
+
+
 def reduction(network: str, hw: dnnmem.Hardware, batch: int, cores: int = 1) -> dict[str, Any]:
     """Execution-time reduction (%) of the full technique over the sequential baseline; with
     several cores both split the batch dimension M across them (one part per core), the
@@ -130,7 +141,7 @@ def reduction(network: str, hw: dnnmem.Hardware, batch: int, cores: int = 1) -> 
         if cores > 1:
             opts.update(cores=cores, parts=1, partition=opts.get("partition", "m"))
         policy = f"{igo.policy(hardware=hw, **opts)} + {compute}"
-        times[label] = dnnmem.estimate(load(network, batch), hw, policy, batch=batch).time
+        times[label] = dnnmem.estimate(load(network, batch), hw, fused(policy), batch=batch).time
     return {
         "network": network,
         "baseline": times["baseline"],
@@ -163,7 +174,7 @@ def run_on(
 ) -> dict[str, Any]:
     """:func:`run` on any hardware ``hw`` (``label`` names it in the row)."""
     npu = label
-    policy = igo.policy(hardware=hw, **options)
+    policy = fused(str(igo.policy(hardware=hw, **options)))
     r = dnnmem.estimate(load(network, batch), hw, policy, batch=batch)
     tiled = {s for t in r._core.tile_table() for s in (t["step"], t["step2"]) if s >= 0}
     gemm_time = float(r.steps["time"].iloc[sorted(tiled)].sum()) if tiled else 0.0
@@ -219,7 +230,13 @@ def main(
     if tiler:
         p.add_argument("--tiler", choices=list(TILERS), default="best",
                        help="the baseline tiler of every rung (default: dnnmem's best)")  # fmt: skip
+    p.add_argument("--fusion", choices=FUSION_LEVELS, default="none",
+                   help="fusion level of every policy (docs/model/fusion.md)")  # fmt: skip
     a = p.parse_args()
+    global FUSION
+    FUSION = a.fusion
+    if FUSION != "none":
+        name = f"{name}_fusion_{FUSION}"
     extra = {"tiler": a.tiler} if tiler else {}
     if tiler and a.tiler != "best":
         name = f"{name}_{a.tiler}"

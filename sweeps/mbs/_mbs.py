@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 import dnnmem
+from dnnmem.policy import FUSION_LEVELS
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -111,11 +112,21 @@ def load(name: str, batch: int) -> dnnmem.Network:
     return dnnmem.network(name, batch=batch, bytes_per_element=2)
 
 
+#: The fusion level of every run (docs/model/fusion.md; ``--fusion``): the reproductions keep the
+#: thesis's ``none`` until each is settled (docs/seeds/mbs.md, "Fusion").
+FUSION = "none"
+
+
+def fused(policy: str) -> str:
+    """``policy`` at :data:`FUSION`."""
+    return policy if FUSION == "none" else str(dnnmem.Policy.parse(policy).replace(fusion=FUSION))
+
+
 def run(net: dnnmem.Network, hw: dnnmem.Hardware, policy: str) -> dict[str, Any]:
     """One estimate as a row: the result's totals (docs/model/report.md): traffic (also by
     role), time, utilization, groups and sub-batch sizes, global-buffer bytes and energy
     (``dnnmem.energy.WAVECORE``: DRAM-byte units, the paper's §6 ratios)."""
-    r = dnnmem.estimate(net, hw, policy=policy)
+    r = dnnmem.estimate(net, hw, policy=fused(policy))
     d = r.to_dict()
     keep = [
         "traffic_in",
@@ -142,7 +153,13 @@ def main(
     p = argparse.ArgumentParser(description=f"{name}: compute, print and plot")
     p.add_argument("--small", action="store_true", help="the CI mode: fewer points")
     p.add_argument("--no-plot", action="store_true", help="print the table only")
+    p.add_argument("--fusion", choices=FUSION_LEVELS, default="none",
+                   help="fusion level of every policy (docs/model/fusion.md)")  # fmt: skip
     a = p.parse_args()
+    global FUSION
+    FUSION = a.fusion
+    if FUSION != "none":
+        name = f"{name}_fusion_{FUSION}"
     df = compute(small=a.small)
     with pd.option_context("display.width", 200, "display.max_columns", 30):
         print(df.to_string(index=False))

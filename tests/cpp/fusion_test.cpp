@@ -217,8 +217,13 @@ TEST_CASE("fusion: every scheduler takes the option") {
   CHECK(mbs.step_layer_begin.size() == mbs.steps.size() + 1);
   ScheduleOptions o;
   o.scheduler = "split-backward";
-  o.scheduler_options = {{"fusion", std::string("pointwise")}, {"order", std::string("alg1")}};
+  o.scheduler_options = {{"fusion", std::string("accelerator")}, {"order", std::string("alg1")}};
   CHECK_THROWS_WITH(build_schedule(n, o), Catch::Matchers::Contains("cannot be combined"));
+  o.scheduler_options = {{"fusion", std::string("pointwise")}, {"order", std::string("alg1")}};
+  CHECK(build_schedule(n, o).tile_model.order == "alg1");
+  // Inference: a batch norm with running statistics is point-wise, no cut.
+  const Schedule inf_acc = fused(n, "accelerator", "inference");
+  CHECK(names(n, inf_acc) == std::vector<std::string>{"F:conv+bn+relu+add+out"});
   o.scheduler_options = {{"fusion", std::string("fused")}};
   CHECK_THROWS_WITH(build_schedule(n, o), Catch::Matchers::Contains("fusion"));
 }

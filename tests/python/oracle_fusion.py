@@ -155,7 +155,8 @@ def fused_steps(net: Any, level: str) -> list[FusedStep]:
     elements = dict(zip(lt["name"], lt["output_bytes"] // net.batch))
     order = [layer for p, layer, _, _ in base if p == "fwd"]
     g = _Graph(net, order)
-    fwd_groups = groups(net, order, level, True)
+    training = any(p != "fwd" for p, *_ in base)  # inference: running statistics, no cut
+    fwd_groups = groups(net, order, level, training)
     bwd_groups = groups(net, order, level, level == "pointwise")
     fwd_of = {m: i for i, grp in enumerate(fwd_groups) for m in grp}
     bwd_of = {m: i for i, grp in enumerate(bwd_groups) for m in grp}

@@ -61,8 +61,10 @@ struct FusionGroups {
 };
 
 // The groups of `level` over the layers of `forward_order` (the layers with a forward step, in
-// step order). At `none` every layer is a group of its own.
+// step order). At `none` every layer is a group of its own. Without a backward pass
+// (`training` false) a batch norm normalises with its running statistics: a point-wise layer,
+// no statistics cut.
 FusionGroups fusion_groups(const Network& net, const std::vector<int>& forward_order,
-                           FusionLevel level);
+                           FusionLevel level, bool training = true);
 
 }  // namespace dnnmem

@@ -42,9 +42,12 @@ extern const SchedulerPart scheduler_split_backward{
       rules.split_backward = order == "none" || order == "seq" || order == "dy-oracle";
       rules.weight_first = own.choice("first") == "dw";
       detail::read_fusion(own, rules);
-      if (order != "none" && rules.fusion != FusionLevel::None)
-        throw std::invalid_argument("scheduler 'split-backward': option 'fusion' cannot be combined "
-                                    "with the tile model (option 'order') yet; use order=none");
+      // At `pointwise` a product's backward steps stay its own (a library kernel), as the tile
+      // model needs them; at `accelerator` they take in point-wise work it does not model.
+      if (order != "none" && rules.fusion == FusionLevel::Accelerator)
+        throw std::invalid_argument("scheduler 'split-backward': fusion=accelerator cannot be "
+                                    "combined with the tile model (option 'order') yet; use "
+                                    "fusion=pointwise or order=none");
       detail::build_steps(net, options, rules, out);
       if (order == "none") return;
       out.tile_model.order = order;
