@@ -243,7 +243,8 @@ class ScheduleBuilder {
       for (int o : outs) s_.tensors[static_cast<std::size_t>(y_[static_cast<std::size_t>(o)])].must_end_offchip = true;
     }
     if (rules_.fusion != FusionLevel::None)
-      detail::fuse_steps(net_, fusion_groups(net_, s_.forward_order, rules_.fusion, rules_.training), y_, s_);
+      detail::fuse_steps(net_, fusion_groups(net_, s_.forward_order, rules_.fusion,
+                                                 rules_.training && rules_.batch_statistics), y_, s_);
     finish_tensors();
   }
 

@@ -5,8 +5,9 @@ torch needed here).
 For every layer of the network as ``dnnmem.importers.from_torch`` imports it (the JSON's
 ``layers``), three facts are compared:
 
-- **written**: the forward pass writes the layer's output to memory (Inductor: a buffer of the
-  forward graph holds it; dnnmem: the fused forward step writes ``Y:<layer>``);
+- **written**: the forward pass writes the layer's output, or its mask, to memory (Inductor: a
+  buffer of the forward graph holds it; dnnmem: the fused forward step writes ``Y:<layer>`` or
+  ``M:<layer>``);
 - **saved**: the forward pass hands the output, or its mask, to the backward pass (Inductor: an
   output of the forward graph, a view of it, or a ``y <= 0`` / dropout mask; dnnmem: a backward
   step reads ``Y:<layer>`` or ``M:<layer>``);
@@ -29,7 +30,9 @@ from typing import Any
 import dnnmem
 
 DATA = Path(
-    os.environ.get("DNNMEM_INDUCTOR_DATA", Path(__file__).resolve().parents[1] / "data" / "inductor")
+    os.environ.get(
+        "DNNMEM_INDUCTOR_DATA", Path(__file__).resolve().parents[1] / "data" / "inductor"
+    )
 )
 NETWORKS = ("resnet18", "resnet50", "mobilenet_v2", "bert_layer")
 
@@ -131,19 +134,22 @@ def inductor_facts(name: str) -> dict[str, dict[str, bool]]:
     }
     out = {x["name"]: {"written": False, "saved": False, "gradient": False} for x in layers.layers}
     fwd, bwd = facts["forward"], facts["backward"]
-    pathless: Counter[str] = Counter()
+    taken: set[tuple[str, str]] = set()  # (graph, layer) matched by an operator outside modules
 
     def match(desc: str, elements: int | None, graph: str) -> dict[str, Any] | None:
         path, call, op, index = _parse(desc)
         if index not in (None, 0):
             return None
-        if path == "":  # an operator outside any module call: by family, in order
+        if path == "":  # an operator outside any module call: the next layer of its family
             family = FAMILY.get(op, op)
-            seen = pathless[f"{graph}{family}"]
-            cands = [x for x in layers.layers if x["family"] == family]
-            cands = [x for x in cands if elements is None or numel[x["name"]] == elements]
-            pathless[f"{graph}{family}"] += 1
-            return cands[seen] if seen < len(cands) else None
+            for x in layers.layers:
+                if x["family"] != family or (graph, x["name"]) in taken:
+                    continue
+                if elements is not None and numel[x["name"]] != elements:
+                    continue
+                taken.add((graph, x["name"]))
+                return x
+            return None
         found = layers.find(path, call, op)
         if found is not None and elements is not None and numel[found["name"]] != elements:
             return None
@@ -204,8 +210,9 @@ def dnnmem_facts(name: str, level: str = "pointwise") -> dict[str, dict[str, boo
     acc = net.accesses
     phase = net.steps["phase"].to_numpy()[acc["step"].to_numpy()]
     written = set(acc.loc[acc["write"] & (phase == "fwd"), "tensor"])
+    written |= {f"Y:{t[2:]}" for t in written if t.startswith("M:")}  # a mask stands for Y
     saved = set(acc.loc[acc["read"] & (phase == "bwd"), "tensor"])
-    saved |= {f"Y:{t[2:]}" for t in written if t.startswith("M:")}  # a mask stands for Y
+    saved |= {f"Y:{t[2:]}" for t in written if t.startswith("M:")}
     grads = set(acc.loc[acc["write"] & (phase == "bwd"), "tensor"])
     # Each layer's gradient tensor: what its unfused backward step reads first.
     ua = base.accesses

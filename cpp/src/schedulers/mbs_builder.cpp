@@ -41,12 +41,25 @@ std::vector<MbsUnit> mbs_units(const Network& net, const Schedule& base, const M
   // last forward reader; and each position's own footprint (its inputs and output).
   std::vector<int> start(nt, -2), end(nt, -2);
   std::vector<std::int64_t> own(static_cast<std::size_t>(P), 0);
+  // A fused step's outputs that only the backward pass reads (its saved tensors and masks) are
+  // stored as they are produced and take no buffer (docs/model/fusion.md, "Mini-batch
+  // serialization"); the unfused schedule's footprints are unchanged.
+  std::vector<int> last_forward_read(nt, -1);
+  if (!base.step_layer_begin.empty())
+    for (std::size_t i = 0; i < base.steps.size(); ++i) {
+      if (base.steps[i].phase == Phase::Backward) continue;
+      for (int k = 0; k < base.steps[i].num_accesses; ++k) {
+        const Access& a = base.accesses[static_cast<std::size_t>(base.steps[i].first_access + k)];
+        if (a.read) last_forward_read[static_cast<std::size_t>(a.tensor)] = static_cast<int>(i);
+      }
+    }
   for (int p = 0; p < P; ++p) {
     const Step& st = base.steps[static_cast<std::size_t>(p)];
     for (int k = 0; k < st.num_accesses; ++k) {
       const Access& a = base.accesses[static_cast<std::size_t>(st.first_access + k)];
       const auto t = static_cast<std::size_t>(a.tensor);
       if (base.tensors[t].role != Role::Activation) continue;
+      if (!base.step_layer_begin.empty() && a.write && !a.read && last_forward_read[t] <= p) continue;
       own[static_cast<std::size_t>(p)] += per_sample(a.tensor);
       if (start[t] == -2) start[t] = a.write ? p : -1;
       end[t] = p;
@@ -229,6 +242,7 @@ void build_mbs(const Network& net, const ScheduleOptions& options, const MbsRule
   const std::int64_t batch = options.batch;
   StepRules steps;
   steps.fusion = rules.fusion;
+  steps.batch_statistics = false;  // batch norm runs per sub-batch as group norm (docs/model/mbs.md)
   Schedule base;
   build_steps(net, options, steps, base);
   const std::vector<MbsUnit> units = mbs_units(net, base, rules);

@@ -23,6 +23,9 @@ struct StepRules {
   std::uint64_t seed = 0;
   // Which layers run as one step (docs/model/fusion.md): none keeps one step per layer and pass.
   FusionLevel fusion = FusionLevel::None;
+  // Batch norms normalise with statistics over the whole batch (the fusion stage's statistics
+  // cut); false where they are per sample (mbs runs them as group norm).
+  bool batch_statistics = true;
 };
 
 // The option `fusion` every scheduler takes (the fusion stage, docs/model/fusion.md).
