@@ -3,8 +3,8 @@ one thread, at fusion none, pointwise and accelerator, and the time to build eac
 
 A fused schedule has fewer steps, so a point costs less; ``none`` is the unfused schedule and
 costs what it cost before the fusion stage existed (the driver's hashes check that its results
-are bit-identical, docs/performance.md). Levels are timed in alternating rounds in one process,
-best of each; report the ratios to ``none``, never absolute numbers across machines.
+are bit-identical, docs/performance.md). Levels are timed (CPU time) in alternating rounds in one
+process, best of each; report the ratios to ``none``, never absolute numbers across machines.
 
     .venv/bin/python benchmarks/bench_fusion.py [--rounds 3] [--points 200]
 """
@@ -33,16 +33,16 @@ def per_point_us(net: dnnmem.Network, policy: str, level: str, points: int) -> f
     cap = np.array([(24 + 2 * (i % 489)) * MiB for i in range(points)], dtype=np.int64)
     bw, thr = np.full(points, 616e9), np.full(points, 13.45e12)
     pol = np.zeros(points, dtype=np.int32)
-    t0 = time.perf_counter()
+    t0 = time.process_time()  # CPU time: the sweep runs on this thread (threads=1)
     _core.sweep(schedule, cap, bw, thr, pol, 1, 2, None, None, policies=prepared)
-    return (time.perf_counter() - t0) / points * 1e6
+    return (time.process_time() - t0) / points * 1e6
 
 
 def build_ms(net: dnnmem.Network, level: str) -> float:
     """Time to build the schedule at `level` (ms)."""
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     _core.build_schedule(net._core, net.batch, 4, "default", {"fusion": level})
-    return (time.perf_counter() - t0) * 1e3
+    return (time.process_time() - t0) * 1e3
 
 
 def main() -> None:

@@ -144,6 +144,7 @@ def interleaved(small: bool) -> pd.DataFrame:
             {
                 "dy_share_of_reads": "paper_dy_share_of_reads",
                 "dy_share_of_traffic": "paper_dy_share_of_traffic",
+                "dy_share_of_iteration": None,
             },
         )
 
