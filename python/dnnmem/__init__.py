@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .pareto import pareto
     from .policy import Part, Policy, parts
     from .presets import hardware, hardware_presets
+    from .result_io import load_result
     from .sweep import SweepInterrupted, sweep
     from .thesis import ThesisReading, default_reading, thesis_reading
     from .units import (
@@ -50,6 +51,7 @@ __all__ = [
     "Result",
     "estimate",
     "policies",
+    "load_result",
     "Policy",
     "Part",
     "parts",
@@ -89,6 +91,7 @@ _LAZY: dict[str, str] = {
     "Result": "estimate",
     "estimate": "estimate",
     "policies": "estimate",
+    "load_result": "result_io",
     "Policy": "policy",
     "Part": "policy",
     "parts": "policy",
@@ -150,8 +153,9 @@ if not TYPE_CHECKING:
 
 
 def __dir__() -> list[str]:
-    """Every name of the API, imported yet or not."""
-    return sorted(set(globals()) | set(__all__) | _SUBMODULES)
+    """Every name of the API, imported yet or not, and the submodules reachable as attributes;
+    not the names this file uses itself (``sys``, ``Any``, ...) nor private ones."""
+    return sorted(set(__all__) | _SUBMODULES)
 
 
 sys.modules[__name__].__class__ = _Package

@@ -17,7 +17,7 @@ from ._lazy import LazyModule
 from .cdma import COMPRESSING_LINKS, SparsityLike, link_tables
 from .energy import WAVECORE, EnergyModel, schedule_columns
 from .hardware import Hardware, check_element_size
-from .network import Network, load_network
+from .network import Network, load_network, looks_like_json
 from .policy import Policy, PolicyLike, _format_value, parts
 from .policy import policy as as_policy
 from .presets import as_hardware
@@ -41,8 +41,8 @@ ROLES = ("activation", "weight", "state", "gradient", "weight_grad")
 def policies(kind: str | None = None) -> pd.DataFrame:
     """Every part a policy can be composed of (docs/policies.md): one row per part with
     ``kind`` (scheduler, cache, link, compute), ``name``, ``description`` and ``options``
-    (a one-line summary: name, unit, default). The cache managers' names alone are the
-    thesis's six policies."""
+    (a one-line summary: name, unit, default). The thesis's policies (``lookahead``,
+    ``belady``, ``prefetch-next``, ``no-lookahead``, ``lru``, ``none``) are cache managers."""
     rows = []
     for name, p in parts(kind).items():
         opts = []
@@ -78,7 +78,7 @@ def _network(
     size = 4 if bytes_per_element is None else bytes_per_element
     if isinstance(network, Network):
         return network if batch is None or batch == network.batch else network.with_batch(batch)
-    if isinstance(network, str) and not os.path.exists(network):
+    if isinstance(network, str) and not os.path.exists(network) and not looks_like_json(network):
         from .zoo import network as zoo_network
         from .zoo import networks, unknown_network_message
 
@@ -296,6 +296,20 @@ class Result:
     def traffic(self) -> int:
         """traffic_in + traffic_out, bytes."""
         return self.traffic_in + self.traffic_out
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write this result to ``path`` (JSON, versioned; :func:`dnnmem.load_result` reads it
+        back equal), through a temporary file renamed over it (docs/analysis.md, "Keeping
+        results")."""
+        from .result_io import save_result
+
+        save_result(self, path)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickling (process pools, joblib, caches): the same contents as :meth:`save`."""
+        from .result_io import result_from_state, result_state
+
+        return (result_from_state, (result_state(self),))
 
     # The columns below are derived when first read, and kept: a point whose caller reads only
     # the totals (a loop over estimate(), a one-point command) does not build the step table

@@ -451,9 +451,12 @@ class Network:
         return json.dumps(self.to_dict(), indent=indent)
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the network document to ``path`` (JSON)."""
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.to_json(indent=1))
+        """Write the network document to ``path`` (JSON), through a temporary file in the same
+        folder renamed over it: a write that fails (a full disk) leaves the file that was there
+        as it was, and the ``OSError`` names it."""
+        from ._files import write_text_atomically
+
+        write_text_atomically(path, self.to_json(indent=1))
 
     # -- display -------------------------------------------------------------------------------
     def summary(self) -> str:
@@ -498,6 +501,21 @@ class Network:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickling (process pools, joblib, caches): the document, its source, batch, element
+        size and scheduler; the schedule is built again where it is first used."""
+        return (
+            _network_from_document,
+            (self._core.document, self.source, self.batch, self.bytes_per_element, self.scheduler),
+        )
+
+
+def _network_from_document(
+    document: str, source: str, batch: int, bytes_per_element: int, scheduler: str
+) -> Network:
+    """A pickled :class:`Network` (:meth:`Network.__reduce__`)."""
+    return Network(_core.parse_network(document, source), batch, bytes_per_element, scheduler)
+
 
 _MAX_DEPTH = 64  # the core's limit on nested lists / objects (cpp/src/network_json.cpp)
 #: The largest network file :func:`load_network` reads (the core's limit: 256 MiB).
@@ -538,6 +556,22 @@ def _scan_dict(doc: dict) -> tuple[str, str, float] | None:
     return first
 
 
+def shorten(text: str, limit: int = 100) -> str:
+    """``repr(text)``, cut in the middle when longer than ``limit`` characters and followed by
+    its length: what an error message shows of a value that can be huge (a document pasted
+    where a path goes)."""
+    if len(text) <= limit:
+        return repr(text)
+    half = limit // 2
+    return f"{text[:half]!r}...{text[-half // 2 :]!r} ({len(text):,} characters)"
+
+
+def looks_like_json(text: str) -> bool:
+    """Whether a string given as a path is a JSON document instead (no path starts with
+    ``{``)."""
+    return text.lstrip()[:1] == "{"
+
+
 def _read_file(path: str) -> bytes:
     """The bytes of a network file, at most MAX_FILE_BYTES (a device such as /dev/zero never
     ends: read in chunks and stop)."""
@@ -564,7 +598,8 @@ def _read_file(path: str) -> bytes:
 
             if path.lower() in networks():
                 hint = f" (the built-in network: dnnmem.network({path!r}))"
-        raise _error(path, f"cannot read the file: {e.strerror}{hint}") from None
+        shown = path if len(path) <= 200 else shorten(path)
+        raise _error(shown, f"cannot read the file: {e.strerror}{hint}") from None
 
 
 def load_network(source: NetworkSource, batch: int = 1, bytes_per_element: int = 4) -> Network:
@@ -616,6 +651,12 @@ def load_network(source: NetworkSource, batch: int = 1, bytes_per_element: int =
         core = _core.parse_network(text, "<dict>")
     elif isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
+        if isinstance(path, str) and looks_like_json(path) and not os.path.exists(path):
+            raise _error(
+                "<string>",
+                f"got a JSON document as a string ({shorten(path, 60)}), where a path or a "
+                f"dict goes: pass json.loads(text) (on the command line: a .json file)",
+            )
         core = _core.parse_network(_read_file(path), path)
     else:
         raise TypeError(f"load_network: expected a path or a dict, got {type(source).__name__}")

@@ -170,12 +170,29 @@ def _option_value(part: str, spec: Mapping[str, Any], value: Any) -> float | str
         raise ValueError(f"{where} must be a number, got {type(value).__name__}")
     if not math.isfinite(number):
         raise ValueError(f"{where} must be finite, got {value!r}")
+    # The core's checks, here, where the policy is read: before a part's Python side uses the
+    # value (zvc(target=2) reached the sparsity calibration, whose error named no option).
+    if spec["type"] == "integer" and not number.is_integer():
+        raise ValueError(f"{where} must be a whole number, got {_plain(number)}")
+    low, high = float(spec.get("min", -math.inf)), float(spec.get("max", math.inf))
+    exclusive = bool(spec.get("min_exclusive", False))
+    if (number <= low if exclusive else number < low) or number > high:
+        bounds = f"{'>' if exclusive else '>='} {_plain(low)}"
+        if math.isfinite(high):
+            bounds += f" and <= {_plain(high)}"
+        raise ValueError(f"{where} must be {bounds}, got {_plain(number)}")
     return number
+
+
+def _plain(v: float) -> str:
+    """A number as the core's messages write it: whole numbers below 10^15 in full, anything
+    else in the shortest form that reads back to it (``0.1``, ``1e+18``)."""
+    return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
 
 
 def _make_part(kind: str | None, name: str, options: Mapping[str, Any]) -> Part:
     """A Part of `kind` (None: whatever kind `name` is), its options checked against the
-    registry (names and types here; ranges when the core prepares it)."""
+    registry: names, types and ranges (the core checks them again when it prepares it)."""
     reg = _registry()
     if name not in reg:
         label = KIND_LABELS[kind] if kind else "part"

@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Union
 
 from . import _core
+from ._files import reason, replace_atomically
 from ._lazy import LazyModule
 from ._optional import require
 from ._sweep_args import (
@@ -154,8 +155,10 @@ _INT_ENGINE = (
 
 
 class SweepInterrupted(UserWarning):
-    """A sweep stopped early (Ctrl-C or an exception from the progress display); the
-    DataFrame returned holds only the points that finished."""
+    """A sweep stopped early (Ctrl-C); the DataFrame returned holds only the points that
+    finished (``df.attrs["interrupted"]`` is True). With ``out=``, they are in that file too,
+    and running the same sweep with the same ``out=`` again resumes it: only the points not in
+    the file are evaluated. The message says how many points finished and how to resume."""
 
 
 # -- evaluation ---------------------------------------------------------------------------------
@@ -403,8 +406,12 @@ def sweep(
         ``flops``, the plan counts ``kept``, ``prefetched``, ``born``, ``offloads``, and the
         pinning managers' ``pinned`` (tensors), ``pinned_bytes``, ``recompute_time`` (s).
         ``df.attrs["evaluated"]`` is the number of points evaluated by this call,
-        ``df.attrs["units"]`` the unit of each column (``{"time": "s", "capacity": "bytes",
-        ...}``, :data:`dnnmem.units.COLUMN_UNITS`).
+        ``df.attrs["reused"]`` the number read back from ``out`` (a resumed sweep),
+        ``df.attrs["points"]`` the number the sweep asked for (the rows of a complete run;
+        ``None`` when interrupted before the grid was built), ``df.attrs["interrupted"]``
+        whether Ctrl-C stopped it (``on_interrupt="return"``), ``df.attrs["units"]`` the unit
+        of each column (``{"time": "s", "capacity": "bytes", ...}``,
+        :data:`dnnmem.units.COLUMN_UNITS`).
 
     Raises
     ------
@@ -474,14 +481,19 @@ def sweep(
     except KeyboardInterrupt:
         if on_interrupt == "raise":
             raise
+        again = (
+            f"; run it again to start it (out={os.fspath(out)!r} is as it was)"
+            if out is not None
+            else ""
+        )
         warnings.warn(
             SweepInterrupted(
-                "sweep interrupted while preparing the points: no point was evaluated"
+                f"sweep interrupted while preparing the points: no point was evaluated{again}"
             ),
             stacklevel=2,
         )
         df = pd.DataFrame({c: [] for c in INPUT_COLUMNS + RESULT_COLUMNS})
-        df.attrs["evaluated"] = 0
+        df.attrs.update(evaluated=0, reused=0, points=None, interrupted=True)
         df.attrs["units"] = column_units(df.columns)
         return df
     grid, key_of, row_flops, previous, todo, scheduler = prepared
@@ -561,14 +573,26 @@ def sweep(
     elif speedup:  # interrupted: the columns are there, without values
         df = df.assign(baseline_time=np.nan, speedup=np.nan)
     df.attrs["units"] = column_units(df.columns)
+    df.attrs.update(reused=int((~todo).sum()), points=len(grid), interrupted=interrupted)
     if interrupted:
-        warnings.warn(
-            SweepInterrupted(
-                f"sweep interrupted: returning the {len(df)} of {len(grid)} points that finished"
-            ),
-            stacklevel=2,
-        )
+        warnings.warn(SweepInterrupted(_interrupted_message(len(df), len(grid), out)), stacklevel=2)
     return df
+
+
+def _interrupted_message(done: int, points: int, out: str | os.PathLike[str] | None) -> str:
+    """What :class:`SweepInterrupted` says: how many points finished, where they are, and how to
+    go on from there."""
+    head = f"sweep interrupted: returning the {done} of {points} points that finished"
+    if out is None:
+        return (
+            f"{head}; to keep finished points across runs, pass out='results.parquet': a run "
+            f"with the same out= evaluates only the points not in it yet"
+        )
+    path = os.fspath(out)
+    return (
+        f"{head}; they are in out={path!r}: run the same sweep with out={path!r} again to "
+        f"resume (only the other {points - done} points are evaluated)"
+    )
 
 
 def _with_speedup(
@@ -970,19 +994,16 @@ def _write_rows(
     more: str = "",
 ) -> None:
     """Write ``rows`` to ``out`` with ``write(rows, path)``, through a temporary file next to
-    it, renamed (a write that fails leaves ``out`` as it was). When it fails after the work
-    (the disk full, the folder removed or made read-only meanwhile), the rows go to a copy in
-    the temporary folder (``tempfile.gettempdir()``, often another disk) and the ``OSError``
-    names it (``name``: the argument; ``whose``, ``more``: said of the rows and the copy)."""
+    it, flushed and renamed (:func:`dnnmem._files.replace_atomically`: a write that fails leaves
+    ``out`` as it was). When it fails after the work (the disk full, the folder removed or made
+    read-only meanwhile), the rows go to a copy in the temporary folder
+    (``tempfile.gettempdir()``, often another disk) and the ``OSError`` names it (``name``: the
+    argument; ``whose``, ``more``: said of the rows and the copy)."""
     path = os.fspath(out)
-    tmp = path + ".tmp"
     try:
-        write(rows, tmp)
-        os.replace(tmp, path)
+        replace_atomically(path, lambda tmp: write(rows, tmp))
     except Exception as e:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
-        what = f"{name}: could not write {path!r} ({type(e).__name__}: {e})"
+        what = f"{name}: could not write {path!r}: {reason(e)}"
         copy = None
         try:
             fd, copy = tempfile.mkstemp(prefix="dnnmem-sweep-", suffix=os.path.splitext(path)[1])
@@ -994,7 +1015,7 @@ def _write_rows(
                     os.remove(copy)
             raise OSError(
                 f"{what}; nor could a copy be written to the temporary folder "
-                f"{tempfile.gettempdir()!r} ({type(e2).__name__}: {e2}): the {len(rows)} rows "
+                f"{tempfile.gettempdir()!r} ({reason(e2)}): the {len(rows)} rows "
                 f"are lost ({path!r} is as it was)"
             ) from e
         raise OSError(

@@ -11,7 +11,7 @@ import importlib
 import os
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..network import Network, load_network
+from ..network import Network, load_network, shorten
 
 if TYPE_CHECKING:  # the builders, for the type checker (imported on first use below)
     from .attention_block import mha_block as mha_block
@@ -109,13 +109,12 @@ def unknown_network_message(name: str, files: bool = True) -> str:
             if len(close) > 1
             else f" (did you mean {close[0]}?)"
         )
+    shown = shorten(name)
     head = (
-        f"{name!r} is neither a file nor a built-in network"
-        if files
-        else f"unknown network {name!r}"
+        f"{shown} is neither a file nor a built-in network" if files else f"unknown network {shown}"
     )
     if not files and (name.lower().endswith(".json") or "/" in name or os.sep in name):
-        hint = f" (a network file is read by dnnmem.load_network({name!r}))"
+        hint = f" (a network file is read by dnnmem.load_network({shown}))"
     return f"{head}{hint}; built-in networks: {', '.join(networks())}"
 
 
