@@ -329,3 +329,23 @@ def test_yaml_and_cli(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "policy=lru + fusion=accelerator" in done.stdout
+
+
+def test_mbs_footprint_of_fused_steps() -> None:
+    """mbs sizes sub-batches on the fused steps (docs/model/fusion.md, "Mini-batch
+    serialization"): a step's footprint is what it reads and the outputs a later forward step
+    reads; what it writes only for the backward pass takes no buffer. The chain per sample:
+    unfused, the add reads Y:relu and x and writes Y:add (3 × 128 bytes); at pointwise the fused
+    step reads Y:conv and x and writes Y:out (its mask M:out is for the backward pass only);
+    at accelerator (group norm under mbs: no statistics cut) one step reads x and writes Y:out
+    (Y:conv is saved for the backward pass only)."""
+    net = dnnmem.load_network(CHAIN, batch=4)
+    footprint = {
+        level: int(
+            net.with_scheduler(
+                f"mbs(variant=fs, buffer=1MiB, fusion={level})"
+            ).schedule.group_table()["footprint"][0]
+        )
+        for level in LEVELS
+    }
+    assert footprint == {"none": 384, "pointwise": 384, "accelerator": 256}
