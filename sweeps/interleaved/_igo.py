@@ -128,6 +128,22 @@ def large_npu(cores: int = 1, bandwidth_scale: float = 1.0) -> dnnmem.Hardware:
     )
 
 
+#: The fusion level of every run (docs/model/fusion.md; ``--fusion``): the reproductions keep the
+#: thesis's ``none`` until each is settled (docs/seeds/interleaved.md, "Fusion").
+FUSION = "none"
+
+
+def fused(policy: str) -> str:
+    """``policy`` at :data:`FUSION`."""
+    return policy if FUSION == "none" else str(dnnmem.Policy.parse(policy).replace(fusion=FUSION))
+
+
+def set_fusion(level: str) -> None:
+    """Every run of this seed's scripts at fusion ``level`` (``--fusion``)."""
+    global FUSION
+    FUSION = level
+
+
 def change(network: str, hw: dnnmem.Hardware, batch: int, cores: int = 1) -> dict[str, Any]:
     """Execution-time change (%, negative = faster) of the full technique against the
     sequential baseline; with several cores both split the batch dimension M across them (one
