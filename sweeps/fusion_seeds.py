@@ -5,8 +5,10 @@ the level its paper assumes: ``accelerator`` for OnSRAM (an optimised graph on a
 with vector units) and mini-batch serialization (WaveCore's vector units at the global buffer),
 ``pointwise`` for interleaved gradient order (a simulator that counts GEMMs and fuses as
 "PyTorch and XLA" do). The headline numbers of each figure are printed side by side with the
-paper's, and written to ``figures/fusion_seeds_<family>.csv``. The defaults of the
-reproductions are not changed here.
+paper's, and written to ``tests/data/seeds/fusion/<family>.csv`` (the numbers the seed pages'
+"Fusion" sections show; ``tests/python/test_fusion_seeds.py`` checks the pages against them and
+them against the engine) or, with ``--small``, to ``figures/fusion_seeds_<family>_small.csv``.
+The defaults of the reproductions are not changed here.
 
     python sweeps/fusion_seeds.py [--small] [--family onsram mbs interleaved]
 
@@ -172,12 +174,13 @@ def main() -> None:
     p.add_argument("--small", action="store_true", help="each figure's CI mode")
     p.add_argument("--family", nargs="+", choices=list(FAMILIES), default=list(FAMILIES))
     a = p.parse_args()
-    out_dir = HERE.parent / "figures"
-    out_dir.mkdir(exist_ok=True)
+    # A quick mode never writes into tests/data/ (sweeps/_pages.py).
+    out_dir = HERE.parent / ("figures" if a.small else "tests/data/seeds/fusion")
+    out_dir.mkdir(parents=True, exist_ok=True)
     for family in a.family:
         print(f"{family}:", flush=True)
         df = FAMILIES[family](a.small)
-        path = out_dir / f"fusion_seeds_{family}{'_small' if a.small else ''}.csv"
+        path = out_dir / (f"fusion_seeds_{family}_small.csv" if a.small else f"{family}.csv")
         df.to_csv(path, index=False)
         with pd.option_context("display.width", 220, "display.max_rows", 500):
             print(df.round(3).to_string(index=False))

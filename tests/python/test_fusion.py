@@ -4,12 +4,11 @@ worked chain, and the plumbing (Policy, sweep axis, YAML, CLI, result columns)."
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,6 +16,7 @@ from oracle_fusion import fused_steps, groups
 from test_policies_oracle import random_network
 
 import dnnmem
+from dnnmem.cli import main
 from dnnmem.policy import Policy
 
 LEVELS = ("none", "pointwise", "accelerator")
@@ -116,7 +116,7 @@ def test_worked_chain_groups_table() -> None:
 # -- the core against the oracle --------------------------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=25, deadline=None)
 @given(random_network(), st.sampled_from(LEVELS[1:]), st.sampled_from(["default", "inference"]))
 def test_random_networks_match_the_oracle(doc: dict, level: str, scheduler: str) -> None:
     net = dnnmem.load_network(doc, batch=2)
@@ -145,8 +145,8 @@ def test_transformer_split_backward_matches_the_oracle() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["resnet50", "mobilenet_v2", "transformer", "gnmt", "bert_base", "vgg16", "gpt2"]
-)
+    "name", ["resnet50", "mobilenet_v2", "transformer", "bert_base", "vgg16", "gpt2"]
+)  # GNMT (26 409 steps at N=2, its LSTM gates fused) takes 7 s here: sweeps/thesis/fusion.py
 def test_invariants_on_the_zoo(name: str) -> None:
     net = dnnmem.network(name, batch=2)
     base_moved = streamed(net)
@@ -165,18 +165,20 @@ def test_invariants_on_the_zoo(name: str) -> None:
     assert streamed(net.with_fusion("accelerator")) <= streamed(net.with_fusion("pointwise"))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(random_network(), st.sampled_from(LEVELS[1:]))
 def test_random_networks_invariants(doc: dict, level: str) -> None:
     net = dnnmem.load_network(doc, batch=3)
     fused = net.with_fusion(level)
     assert fused.schedule.total_ops() == net.schedule.total_ops()
     assert streamed(fused) <= streamed(net)
-    for cache in ("none", "lookahead"):
-        r = dnnmem.estimate(
-            fused, dnnmem.Hardware(capacity="1MiB"), policy=f"{cache} + fusion={level}"
-        )
-        assert r.time > 0
+    hw = dnnmem.Hardware(capacity="1MiB")
+    # With the cache manager none, the estimate's traffic is the streamed bytes: never more fused.
+    unfused = dnnmem.estimate(net, hw, policy="none")
+    r = dnnmem.estimate(fused, hw, policy=f"none + fusion={level}")
+    assert r.traffic == streamed(fused) and unfused.traffic == streamed(net)
+    assert r.traffic <= unfused.traffic and r.flops == unfused.flops
+    assert dnnmem.estimate(fused, hw, policy=f"lookahead + fusion={level}").time > 0
 
 
 def test_none_is_the_unfused_schedule() -> None:
@@ -291,44 +293,27 @@ def test_sweep_fusion_axis_and_column() -> None:
         dnnmem.sweep("resnet18", fusion="fused", progress=False)
 
 
-def test_yaml_and_cli(tmp_path: Path) -> None:
+def test_yaml_and_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec = tmp_path / "s.yaml"
     spec.write_text(
         "network: resnet18\nbatch: 2\ncapacity: 8MiB\npolicy: lru\nfusion: [none, pointwise]\n"
     )
     out = tmp_path / "s.csv"
-    done = subprocess.run(
-        [sys.executable, "-m", "dnnmem", "sweep", str(spec), "-o", str(out), "--no-progress"],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    import pandas as pd
-
+    assert main(["sweep", str(spec), "-o", str(out), "--no-progress"]) == 0
     df = pd.read_csv(out)
     assert df["fusion"].tolist() == ["none", "pointwise"]
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "dnnmem",
-            "estimate",
-            "--network",
-            "resnet18",
-            "--batch",
-            "2",
-            "--policy",
-            "lru",
-            "--fusion",
-            "accelerator",
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
+    # The command line's --fusion overrides the file's key.
+    assert (
+        main(["sweep", str(spec), "-o", str(out), "--no-progress", "--fusion", "accelerator"]) == 0
     )
-    assert done.returncode == 0, done.stderr
-    assert "policy=lru + fusion=accelerator" in done.stdout
+    assert pd.read_csv(out)["fusion"].tolist() == ["accelerator"]
+    capsys.readouterr()
+    argv = ["estimate", "--network", "resnet18", "--batch", "2", "--policy", "lru"]
+    assert main([*argv, "--fusion", "accelerator"]) == 0
+    printed = capsys.readouterr().out
+    assert "policy=lru + fusion=accelerator" in printed
+    r = dnnmem.estimate("resnet18", batch=2, policy="lru + fusion=accelerator")
+    assert printed.strip() == repr(r).strip()
 
 
 def test_mbs_footprint_of_fused_steps() -> None:
