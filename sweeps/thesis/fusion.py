@@ -4,7 +4,10 @@
 The thesis's figures keep fusion ``none`` (its Fig. 5.5 has batch-norm and activation kinds of
 their own). This script evaluates the four workloads of Table 5.1 on the RTX 2080 Ti under
 ``lookahead`` at fusion ``none``, ``pointwise`` and ``accelerator``, at 24, 128 and 400 MiB,
-and prints the traffic, the time, the steps and the share of the time in type-II steps.
+and prints the traffic, the time, the steps and the share of the time in type-II steps. The full
+mode writes them to ``tests/data/thesis/fusion.csv``, the numbers the page's section shows
+(``tests/python/test_fusion_thesis.py`` checks the page against them and them against the
+engine); ``--small`` (batch 2) only prints.
 
     python sweeps/thesis/fusion.py [--small]
 """
@@ -12,6 +15,8 @@ and prints the traffic, the time, the steps and the share of the time in type-II
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
+from pathlib import Path
 
 import pandas as pd
 
@@ -20,14 +25,16 @@ import dnnmem
 WORKLOADS = {"resnet50": 32, "mobilenet_v2": 32, "gnmt": 32, "transformer": 128}
 CAPACITIES_MIB = (24, 128, 400)
 LEVELS = ("none", "pointwise", "accelerator")
+DATA = Path(__file__).resolve().parents[2] / "tests" / "data" / "thesis" / "fusion.csv"
 
 
-def compute(small: bool = False) -> pd.DataFrame:
+def compute(small: bool = False, networks: Iterable[str] = tuple(WORKLOADS)) -> pd.DataFrame:
     """One row per (network, capacity, level): ``traffic`` (bytes), ``time`` (s), ``steps``,
     ``type_ii_share`` (of the time, by the class of each step's first layer) and the ratios of
-    traffic and time to fusion ``none``."""
+    traffic and time to fusion ``none``. ``networks``: a subset of the four workloads."""
     rows = []
-    for name, batch in WORKLOADS.items():
+    for name in networks:
+        batch = WORKLOADS[name]
         net = dnnmem.network(name, batch=2 if small else batch)
         for mib in CAPACITIES_MIB:
             hw = dnnmem.Hardware(
@@ -62,6 +69,10 @@ def main() -> None:
     df = compute(small=a.small)
     with pd.option_context("display.width", 200):
         print(df.round(4).to_string(index=False))
+    if not a.small:  # a quick mode never writes into tests/data/
+        DATA.parent.mkdir(parents=True, exist_ok=True)
+        df.to_csv(DATA, index=False)
+        print(f"-> {DATA}")
 
 
 if __name__ == "__main__":

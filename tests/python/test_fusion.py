@@ -111,6 +111,17 @@ def test_worked_chain_groups_table() -> None:
     assert int(df["flops"].sum()) == 992 - 96  # all but the loss step
     none = dnnmem.load_network(CHAIN).fusion_groups("none")
     assert (none["layer_count"] == 1).all() and (none["intermediate_bytes"] == 0).all()
+    # Saved for the backward pass, unfused: Y:conv (the batch norm's input), Y:relu and Y:out
+    # (each ReLU's backward reads its output); Y:bn and Y:add are read by no backward step.
+    fwd = none[none["phase"] == "fwd"]
+    assert fwd["saved_bytes"].tolist() == [128, 0, 128, 0, 128]
+    # pointwise: Y:conv, and the last ReLU's 1-bit mask (32 elements, 4 bytes): Y:relu is
+    # recomputed from Y:conv, Y:out would need x, which the backward step does not read.
+    pw = dnnmem.load_network(CHAIN).fusion_groups("pointwise")
+    fwd = pw[pw["phase"] == "fwd"]
+    assert fwd["saved_bytes"].tolist() == [128, 4] and fwd["mask_bytes"].tolist() == [0, 4]
+    assert fwd["bytes_written"].tolist() == [128, 128 + 4]
+    assert fwd["intermediate_bytes"].tolist() == [0, 384]
 
 
 # -- the core against the oracle --------------------------------------------------------------------
