@@ -4,8 +4,10 @@ a plan is still running, not when it ends.
 
 The work: the tile model at tile = 1 over a chain of dense layers, each backward GEMM walked
 tile by tile (2^19 tile operations each, three orders under ``order=best``) — long, in little
-memory. The bound is generous and relative: the interrupt must arrive well before the whole
-plan could have finished (a few layers' worth of the measured time of one layer, against 40)."""
+memory: the whole plan takes about 50 s of one core (measured when the test was written), so an
+interrupt that works arrives long before it could have finished. The bound, 10 s after the
+signal, is generous for a loaded machine (under load the plan is longer still) and far below the
+plan. (A layer's time cannot be measured beforehand: the walks are memoised across networks.)"""
 
 from __future__ import annotations
 
@@ -60,23 +62,19 @@ def sigint_after() -> Iterator[Callable[[float], None]]:
         signal.signal(signal.SIGINT, previous)
 
 
-def _one_layer_seconds() -> float:
-    start = time.perf_counter()
-    dnnmem.estimate(_chain(1), capacity=0, policy=POLICY)
-    return time.perf_counter() - start
+#: Seconds after the signal by which the work must have stopped (the whole plan: ~50 s).
+PROMPT = 10.0
 
 
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals")
 def test_ctrl_c_stops_a_long_plan(sigint_after: Callable[[float], None]) -> None:
-    unit = _one_layer_seconds()  # one layer's walks (and the rest of an estimate)
     net = _chain(LAYERS)  # (built before the alarm: its own interruptibility is not timed here)
     sigint_after(0.2)
     start = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
         dnnmem.estimate(net, capacity=0, policy=POLICY)
     elapsed = time.perf_counter() - start
-    # The whole plan walks LAYERS layers: about LAYERS · unit seconds.
-    assert elapsed < 0.2 + 8 * unit + 1.0, (elapsed, unit)
+    assert elapsed < 0.2 + PROMPT, elapsed
     # The process is fine afterwards: the same call without an interrupt gives a result.
     assert dnnmem.estimate(_chain(1), capacity=0, policy=POLICY).time > 0
 
@@ -84,11 +82,10 @@ def test_ctrl_c_stops_a_long_plan(sigint_after: Callable[[float], None]) -> None
 @pytest.mark.skipif(threading.current_thread() is not threading.main_thread(), reason="signals")
 def test_ctrl_c_stops_a_sweep_inside_its_point(sigint_after: Callable[[float], None]) -> None:
     """A sweep of one long point: before, Ctrl-C cancelled only the points not yet started."""
-    unit = _one_layer_seconds()
     net = _chain(LAYERS)
     sigint_after(0.2)
     start = time.perf_counter()
     with pytest.raises(KeyboardInterrupt):
         dnnmem.sweep(net, capacity=[0], policy=POLICY, progress=False, on_interrupt="raise")
     elapsed = time.perf_counter() - start
-    assert elapsed < 0.2 + 8 * unit + 1.0, (elapsed, unit)
+    assert elapsed < 0.2 + PROMPT, elapsed
