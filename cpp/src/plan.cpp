@@ -8,6 +8,7 @@ PlanInput make_plan_input(const Schedule& s, const Hardware& hw, const PreparedP
                           std::vector<Ticks>&& compute) {
   PlanInput in{s, hw.capacity, time_base(hw), policy.ops_per_mac, std::move(compute),
                &policy.link, &policy.cache_options};
+  in.kept_given = &policy.kept_given;
   in.compute.clear();
   in.compute.reserve(s.steps.size());
   for (const std::int64_t work : policy.compute.work) in.compute.push_back(in.time.compute(work));
