@@ -18,7 +18,7 @@ from .cdma import COMPRESSING_LINKS, SparsityLike, link_tables
 from .energy import WAVECORE, EnergyModel, schedule_columns
 from .hardware import Hardware, check_element_size
 from .network import Network, load_network
-from .policy import Policy, PolicyLike, _format_value, parts
+from .policy import Policy, PolicyLike, _format_value, parts, prepare_point
 from .policy import policy as as_policy
 from .presets import as_hardware
 from .units import column_unit, format_bandwidth, format_bytes, format_count, format_time
@@ -181,6 +181,7 @@ def estimate(
     scheduled = net.with_scheduler(composition.scheduler)
     _check_has_steps(scheduled)
     prepared = composition.prepare(scheduled.schedule, ops_per_mac, scheduled, sparsity)
+    prepared = prepare_point(composition, scheduled.schedule, prepared, hardware.capacity)
     core = _core.estimate(
         scheduled.schedule, hardware.capacity, hardware.bandwidth, hardware.throughput, prepared
     )

@@ -788,8 +788,9 @@ def _rounded(schedule: _core.Schedule, capacity: int, exact: bool = False) -> np
     return _round(inst, b.kept, int(capacity))
 
 
-def _prepare_lp_rounded(schedule: _core.Schedule, prepared: Any, capacity: int) -> Any:
-    """``prepared`` (cache manager lp-rounded) with the kept intervals of its point."""
+def prepare_point(schedule: _core.Schedule, prepared: Any, capacity: int) -> Any:
+    """``prepared`` (cache manager lp-rounded) with the kept intervals of its point
+    (:data:`dnnmem.policy.POINT_DATA`)."""
     return prepared.with_kept(_rounded(schedule, capacity).tolist())
 
 
@@ -895,3 +896,60 @@ def trace_bound(trace: TraceLike, capacity: int) -> float:
     m.add_entries(r0 + hi[leave] + 1, cols[leave], s[leave])
     _, obj, _, _ = m.solve(False, None)
     return float(s.sum() * unit + obj * unit)
+
+
+# -- sweeps ----------------------------------------------------------------------------------
+
+#: The columns ``sweep(..., bounds=True)`` adds, with their units.
+BOUND_COLUMNS = {
+    "traffic_lower_bound": "bytes",
+    "time_lower_bound": "s",
+    "traffic_gap": "fraction",
+    "time_gap": "fraction",
+}
+
+
+def with_bounds(
+    df: pd.DataFrame,
+    networks: dict[tuple[str, int, str], Network],
+    policies: dict[str, Any],
+    ops_per_mac: int = 2,
+) -> pd.DataFrame:
+    """``df`` (a sweep's rows) with :data:`BOUND_COLUMNS`: each point's traffic and time lower
+    bounds and its gaps to them (``result / bound − 1``). ``networks`` maps (network, batch,
+    scheduler) to the scheduled network, ``policies`` a row's ``policy`` to its Policy. Each
+    bound is solved once per distinct input (the traffic bound per schedule and capacity, the
+    time bound per schedule, link, compute model and hardware)."""
+    from .hardware import Hardware
+
+    traffic_of: dict[tuple[Any, ...], float] = {}
+    time_of: dict[tuple[Any, ...], float] = {}
+    prepared_of: dict[tuple[Any, ...], Any] = {}
+    tb = np.empty(len(df))
+    tt = np.empty(len(df))
+    cols = [df[c].to_numpy() for c in ("network", "batch", "policy", "capacity", "bandwidth", "throughput")]
+    for i, (name, batch, label, cap, bw, thr) in enumerate(zip(*cols)):
+        composition = policies[str(label)]
+        key = (str(name), int(batch), str(composition.scheduler))
+        net = networks[key]
+        tkey = (*key, int(cap))
+        if tkey not in traffic_of:
+            traffic_of[tkey] = _traffic_bound(net.schedule, int(cap)).value
+        tb[i] = traffic_of[tkey]
+        rest = str(composition.replace(cache="none"))
+        pkey = (*key, rest)
+        if pkey not in prepared_of:
+            prepared_of[pkey] = composition.replace(cache="none").prepare(net.schedule, ops_per_mac, net)
+        hkey = (*pkey, int(cap), float(bw), float(thr))
+        if hkey not in time_of:
+            hw = Hardware(capacity=int(cap), bandwidth=float(bw), throughput=float(thr))
+            time_of[hkey] = _time_bound(net.schedule, hw, prepared_of[pkey]).value
+        tt[i] = time_of[hkey]
+    out = df.copy()
+    traffic = (out["traffic_in"] + out["traffic_out"]).to_numpy(dtype=float)
+    out["traffic_lower_bound"] = tb
+    out["time_lower_bound"] = tt
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out["traffic_gap"] = np.where(tb > 0, traffic / np.where(tb > 0, tb, 1) - 1, np.nan)
+        out["time_gap"] = out["time"].to_numpy() / tt - 1
+    return out
