@@ -407,7 +407,8 @@ class Bound:
         ``"traffic"`` (bytes) or ``"time"`` (seconds).
     value : float
         The bound: no plan of the model moves fewer bytes (``traffic``) or finishes sooner
-        (``time``) at this design point. Bytes are rounded down to a whole byte.
+        (``time``) at this design point. Bytes: the LP value less its tolerance, rounded up
+        to a whole byte (every plan moves whole bytes).
     exact : bool
         True when the integer program was solved to optimality (``exact=True``): ``value`` is
         then the optimum of the problem, not only a bound on it.
@@ -532,7 +533,8 @@ def _traffic_bound(
         kept[v.x >= 0] = np.clip(sol[v.x[v.x >= 0]], 0.0, 1.0)
     variable = _variable_bytes(inst)
     lp = inst.const_bytes + obj * v.unit + variable
-    value = math.floor(max(lp - SAFETY * variable, inst.const_bytes))
+    # Every plan moves whole bytes: the least integer at or above the LP value is a bound too.
+    value = math.ceil(max(lp - SAFETY * variable - 1e-9, inst.const_bytes))
     solved = status == "Optimal"
     return Bound(
         kind="traffic",
