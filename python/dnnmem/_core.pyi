@@ -3,6 +3,7 @@
 # comparison of every signature with the one pybind11 records): change both together.
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Callable, overload
 
 import numpy as np
@@ -125,6 +126,15 @@ class PreparedPolicy:
     @property
     def compute_work(self) -> npt.NDArray[np.int64]: ...
     def link_wire_bytes(self, tensor: int, bytes: int) -> int: ...
+    def transfer_seconds(
+        self,
+        tensor: Sequence[int],
+        bytes: Sequence[int],
+        load: Sequence[bool],
+        bandwidth: float,
+        throughput: float,
+    ) -> npt.NDArray[np.float64]: ...
+    def with_kept(self, kept: Sequence[int]) -> PreparedPolicy: ...
 
 def prepare_policy(
     schedule: Schedule,

@@ -234,7 +234,9 @@ class _Model:
         self.rhi: list[np.ndarray] = []
         self.nrow = 0
 
-    def add_cols(self, n: int, cost: Any = 0.0, lo: Any = 0.0, hi: Any = 1.0, integer: bool = False) -> int:
+    def add_cols(
+        self, n: int, cost: Any = 0.0, lo: Any = 0.0, hi: Any = 1.0, integer: bool = False
+    ) -> int:
         first = self.ncol
         self.cost.append(np.broadcast_to(np.asarray(cost, dtype=float), (n,)).copy())
         self.lower.append(np.broadcast_to(np.asarray(lo, dtype=float), (n,)).copy())
@@ -348,7 +350,10 @@ def _traffic_model(inst: _Instance, capacity: int, integer: bool, cost: bool = T
     first = m.add_cols(ny, y_cost if cost else 0.0, 0.0, 1.0, integer)
     y[has_y] = first + np.arange(ny)
     # y >= x of each neighbour interval.
-    for nb, mask in ((x[np.maximum(np.arange(nf) - 1, 0)], has_y & inst.has_prev), (x, has_y & inst.has_next)):
+    for nb, mask in (
+        (x[np.maximum(np.arange(nf) - 1, 0)], has_y & inst.has_prev),
+        (x, has_y & inst.has_next),
+    ):
         idx = np.flatnonzero(mask)
         r0 = m.add_rows(len(idx), 0.0, math.inf)
         rows = r0 + np.arange(len(idx))
@@ -656,7 +661,9 @@ def _time_bound(
     terms_due: list[np.ndarray] = []
     terms_rel: list[np.ndarray] = []
 
-    def add(col: np.ndarray, coef: np.ndarray, const: np.ndarray, due: np.ndarray, rel: np.ndarray) -> None:
+    def add(
+        col: np.ndarray, coef: np.ndarray, const: np.ndarray, due: np.ndarray, rel: np.ndarray
+    ) -> None:
         terms_col.append(col)
         terms_coef.append(coef)
         terms_const.append(const)
@@ -664,14 +671,26 @@ def _time_bound(
         terms_rel.append(rel)
 
     sec = load_s / scale
-    add(np.full(len(first_read), -1), np.zeros(len(first_read)), sec[first_read], inst.step[first_read], np.zeros(len(first_read), dtype=np.int64))
+    add(
+        np.full(len(first_read), -1),
+        np.zeros(len(first_read)),
+        sec[first_read],
+        inst.step[first_read],
+        np.zeros(len(first_read), dtype=np.int64),
+    )
     add(x[lf - 1], -sec[lf], sec[lf], inst.step[lf], inst.step[lf - 1] + 1)
     sst = store_s / scale
     a1 = inst.value_a[single]
     add(x[a1], -sst[a1], sst[a1], np.full(len(a1), -1), inst.step[a1])
     am = inst.value_a[multi]
     add(v.z, sst[am], np.zeros(len(am)), np.full(len(am), -1), inst.step[am])
-    add(np.full(len(final_writes), -1), np.zeros(len(final_writes)), sst[final_writes], np.full(len(final_writes), -1), inst.step[final_writes])
+    add(
+        np.full(len(final_writes), -1),
+        np.zeros(len(final_writes)),
+        sst[final_writes],
+        np.full(len(final_writes), -1),
+        inst.step[final_writes],
+    )
     add(v.y[dead], -sst[dead], sst[dead], np.full(len(dead), -1), inst.step[dead])
     ps = (p_in + p_out) / scale
     add(np.full(len(ps), -1), np.zeros(len(ps)), ps, p["step"], p["step"])
@@ -756,13 +775,13 @@ def _round(inst: _Instance, kept: np.ndarray, capacity: int) -> np.ndarray:
         lo = int(step[g]) if not resident[g] else int(step[g]) + 1
         hi = int(step[g + 1])
         b = int(size[g])
-        top = int(occ[lo:hi + 1].max()) if lo <= hi else 0
+        top = int(occ[lo : hi + 1].max()) if lo <= hi else 0
         if top + b > capacity:
             continue
         if resident[g + 1]:  # its end is already counted (the interval after it is kept)
             hi -= 1
         if lo <= hi:
-            occ[lo:hi + 1] += b
+            occ[lo : hi + 1] += b
         resident[g] = resident[g + 1] = True
         out[g] = 1
     return out
@@ -831,7 +850,13 @@ def gap(result: Result, *, exact: bool = False) -> dict[str, float]:
 # -- the trace form (FOO) --------------------------------------------------------------------
 
 
-def export_trace(network: NetworkLike, path: str | os.PathLike[str] | None = None, *, batch: int | None = None, policy: PolicyLike = "lookahead") -> pd.DataFrame:
+def export_trace(
+    network: NetworkLike,
+    path: str | os.PathLike[str] | None = None,
+    *,
+    batch: int | None = None,
+    policy: PolicyLike = "lookahead",
+) -> pd.DataFrame:
     """The schedule's full uses as a caching trace: one request per full use, in step order
     and, within a step, in tensor order; ``time`` the request's index, ``id`` the tensor's
     index, ``size`` its bytes (docs/model/optimal.md, "The trace form"). Written as ``time id
@@ -929,7 +954,10 @@ def with_bounds(
     prepared_of: dict[tuple[Any, ...], Any] = {}
     tb = np.empty(len(df))
     tt = np.empty(len(df))
-    cols = [df[c].to_numpy() for c in ("network", "batch", "policy", "capacity", "bandwidth", "throughput")]
+    cols = [
+        df[c].to_numpy()
+        for c in ("network", "batch", "policy", "capacity", "bandwidth", "throughput")
+    ]
     for i, (name, batch, label, cap, bw, thr) in enumerate(zip(*cols)):
         composition = policies[str(label)]
         key = (str(name), int(batch), str(composition.scheduler))
@@ -941,7 +969,9 @@ def with_bounds(
         rest = str(composition.replace(cache="none"))
         pkey = (*key, rest)
         if pkey not in prepared_of:
-            prepared_of[pkey] = composition.replace(cache="none").prepare(net.schedule, ops_per_mac, net)
+            prepared_of[pkey] = composition.replace(cache="none").prepare(
+                net.schedule, ops_per_mac, net
+            )
         hkey = (*pkey, int(cap), float(bw), float(thr))
         if hkey not in time_of:
             hw = Hardware(capacity=int(cap), bandwidth=float(bw), throughput=float(thr))

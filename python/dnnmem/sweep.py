@@ -544,7 +544,11 @@ def sweep(
             for k, idx, names in groups:
                 part = _engine_columns(len(idx))
                 ready_k, pol_k = _per_point(
-                    [pols.by_label[n] for n in names], ready[k], key_of[k].schedule, pol[idx], cap[idx]
+                    [pols.by_label[n] for n in names],
+                    ready[k],
+                    key_of[k].schedule,
+                    pol[idx],
+                    cap[idx],
                 )
                 try:
                     _run(
