@@ -29,6 +29,7 @@ from __future__ import annotations
 from ..pareto import plot_pareto
 from .capacity import (
     bandwidth_vs_capacity,
+    gap_vs_capacity,
     sweep_overview,
     throughput_vs_batch,
     time_vs_capacity,
@@ -44,6 +45,7 @@ __all__ = [
     "roofline",
     "traffic_vs_capacity",
     "time_vs_capacity",
+    "gap_vs_capacity",
     "bandwidth_vs_capacity",
     "throughput_vs_batch",
     "sweep_overview",

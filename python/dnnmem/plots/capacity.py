@@ -457,3 +457,67 @@ def sweep_overview(df: pd.DataFrame) -> Figure:
         f"Sweep: {len(df)} design points, one row per {', '.join(facets) or 'sweep'}", fontsize=11
     )
     return fig
+
+
+def gap_vs_capacity(
+    df: pd.DataFrame,
+    *,
+    kind: str = "traffic",
+    network: NameFilter = None,
+    batch: BatchFilter = None,
+    policy: NameFilter = None,
+    bandwidth: AmountFilter = None,
+    throughput: AmountFilter = None,
+    ax: Axes | None = None,
+) -> Axes:
+    """Each policy's gap to the lower bound against capacity: ``result / bound − 1`` in %, from
+    a sweep with ``bounds=True`` (:mod:`dnnmem.optimal`, docs/model/optimal.md).
+
+    Parameters
+    ----------
+    kind : {"traffic", "time"}
+        The gap drawn: ``traffic_gap`` (off-chip bytes) or ``time_gap`` (iteration time).
+
+    Returns
+    -------
+    Axes
+
+    Raises
+    ------
+    ValueError
+        A needed column missing (a sweep without ``bounds=True``), no matching row, duplicates,
+        or another ``kind``.
+    """
+    where = "gap_vs_capacity"
+    if kind not in ("traffic", "time"):
+        raise ValueError(f"{where}: kind must be 'traffic' or 'time', got {kind!r}")
+    col = f"{kind}_gap"
+    d = select(
+        df,
+        ["capacity", col],
+        where,
+        network=network,
+        batch=batch,
+        policy=policy,
+        bandwidth=bandwidth,
+        throughput=throughput,
+    )
+    ax = new_axes(ax)
+    xf = _capacity_axis(ax, d)
+    parts = groups(d, "capacity", where, values=[col])
+    for i, (label, g) in enumerate(parts):
+        ax.plot(
+            g["capacity"] / xf,
+            100 * g[col],
+            "-o",
+            ms=3,
+            color=_color(i, len(parts)),
+            label=label or col.replace("_", " "),
+        )
+    ax.axhline(0, color="0.5", lw=0.8)
+    ax.set_ylabel(f"{kind} above the lower bound (%)")
+    ax.set_ylim(bottom=min(0.0, float(100 * d[col].min()) if len(d) else 0.0))
+    title(ax, f"Gap to the {kind} lower bound vs capacity", context(d, ["capacity"]))
+    handles, labels = ax.get_legend_handles_labels()
+    outside_legend(ax, handles, labels)
+    return ax

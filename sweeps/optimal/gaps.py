@@ -1,0 +1,88 @@
+"""Every cache manager's gap to the lower bounds across capacity (docs/optimality.md).
+
+``compute(small)`` sweeps the thesis's networks with ``bounds=True``; ``plot(df)`` draws the
+traffic and time gaps of each policy against capacity; ``table(df)`` the rows of the page.
+``--small`` (CI): ResNet-50 at N = 4, three capacities.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import pandas as pd
+
+import dnnmem
+
+POLICIES = ["lookahead", "belady", "prefetch-next", "lru", "lp-rounded"]
+FULL = [("resnet50", 32), ("mobilenet_v2", 32), ("transformer", 128)]
+CAPACITIES_MIB = [4, 8, 16, 24, 48, 128, 256, 500]
+
+
+def compute(small: bool = False) -> pd.DataFrame:
+    nets = [("resnet50", 4)] if small else FULL
+    caps = [f"{c}MiB" for c in ([4, 24, 128] if small else CAPACITIES_MIB)]
+    frames = []
+    for name, batch in nets:
+        t0 = time.perf_counter()
+        df = dnnmem.sweep(
+            name, batch=batch, capacity=caps, policy=POLICIES, progress=False, bounds=True
+        )
+        df["seconds"] = time.perf_counter() - t0
+        frames.append(df)
+    return pd.concat(frames, ignore_index=True)
+
+
+def plot(df: pd.DataFrame):  # type: ignore[no-untyped-def]
+    import matplotlib.pyplot as plt
+
+    nets = list(dict.fromkeys(df["network"]))
+    fig, axes = plt.subplots(len(nets), 2, figsize=(12, 3.6 * len(nets)), squeeze=False)
+    for row, name in zip(axes, nets):
+        for ax, kind in zip(row, ("traffic", "time")):
+            dnnmem.plots.gap_vs_capacity(df, kind=kind, network=name, ax=ax)
+    fig.tight_layout()
+    return fig
+
+
+def table(df: pd.DataFrame) -> str:
+    lines = []
+    for (name, batch), g in df.groupby(["network", "batch"], sort=False):
+        lines.append(f"\n**{name}, N = {batch}** (traffic gap / time gap, %)\n")
+        caps = sorted(g["capacity"].unique())
+        lines.append("| policy | " + " | ".join(f"{c // 2**20} MiB" for c in caps) + " |")
+        lines.append("|---" * (len(caps) + 1) + "|")
+        for p in POLICIES:
+            gp = g[g["policy"] == p].set_index("capacity")
+            cells = [
+                f"{100 * gp.loc[c, 'traffic_gap']:.1f} / {100 * gp.loc[c, 'time_gap']:.1f}"
+                for c in caps
+            ]
+            lines.append(f"| `{p}` | " + " | ".join(cells) + " |")
+        b = g.drop_duplicates("capacity").set_index("capacity")
+        lines.append(
+            "| bound | "
+            + " | ".join(
+                f"{b.loc[c, 'traffic_lower_bound'] / 1e9:.3f} GB / "
+                f"{b.loc[c, 'time_lower_bound'] * 1e3:.2f} ms"
+                for c in caps
+            )
+            + " |"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--small", action="store_true")
+    ap.add_argument("--out", default="docs/images/optimal_gaps.png")
+    ap.add_argument("--no-plot", action="store_true")
+    args = ap.parse_args()
+    df = compute(args.small)
+    print(table(df))
+    if not args.no_plot:
+        fig = plot(df)
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(args.out, dpi=110)
+        print(f"wrote {args.out}")
