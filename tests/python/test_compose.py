@@ -16,8 +16,8 @@ from oracle_schedulers import default_steps, expected_steps
 from test_policies_oracle import compare_with_oracle, random_network
 
 import dnnmem
-from dnnmem.policy import POINT_DATA
 from dnnmem import cdma
+from dnnmem.policy import POINT_DATA
 
 MiB = 2**20
 # lp-rounded takes its kept intervals from an LP (dnnmem.optimal), which the oracle does not
