@@ -23,6 +23,7 @@ void bind_compose(py::module_& m);
 // Throws std::invalid_argument naming `part` for a value of another type.
 OptionMap option_map(const py::dict& options, const std::string& part);
 void bind_compute(py::module_& m);
+void bind_bound(py::module_& m);
 
 template <class T>
 py::array_t<T> to_array(const std::vector<T>& v) {

@@ -208,3 +208,39 @@ def tile_estimate(
     lockstep: bool = False,
     replace: str = "belady",
 ) -> dict[str, Any]: ...
+
+class ChainProblem:
+    """The traffic problem chain by chain, for the Lagrangian bound (dnnmem.optimal)."""
+
+    capacity: float
+    @property
+    def num_steps(self) -> int: ...
+    def __init__(
+        self,
+        num_steps: int,
+        capacity: float,
+        chain_start: npt.ArrayLike,
+        step: npt.ArrayLike,
+        size: npt.ArrayLike,
+        keep_cost: npt.ArrayLike,
+        keep_lo: npt.ArrayLike,
+        keep_hi: npt.ArrayLike,
+        has_y: npt.ArrayLike,
+        y_cost: npt.ArrayLike,
+        group: npt.ArrayLike,
+        group_cost: npt.ArrayLike,
+    ) -> None: ...
+    def lagrangian(
+        self, price: npt.ArrayLike
+    ) -> tuple[float, npt.NDArray[np.uint8], npt.NDArray[np.float64]]: ...
+    def maximize(
+        self,
+        start: npt.ArrayLike,
+        max_iterations: int = 1000,
+        time_limit: float = 0.0,
+        tolerance: float = 0.0,
+        initial_delta: float = 0.0,
+        patience: int = 40,
+        step_factor: float = 0.2,
+        averaging: float = 0.03,
+    ) -> tuple[float, npt.NDArray[np.float64], npt.NDArray[np.uint8], int]: ...

@@ -61,6 +61,20 @@ MAX_EXACT_USES = 600
 #: lifts it above an achievable result.
 SAFETY = 1e-6
 
+#: The Lagrangian bound is exact for its prices (no solver tolerance): only its sums in double
+#: precision err, by far less than this share of the total, which it leaves out.
+LAGRANGIAN_SAFETY = 1e-9
+
+#: The ways to bound (``method=``): ``"lagrangian"`` (the default: the Lagrangian bound, the
+#: C++ core, no extra needed) and ``"lp"`` (the LP relaxation solved by HiGHS: the tightest,
+#: the ``optimal`` extra). docs/model/optimal.md says how they relate: L ≤ LP ≤ every plan.
+METHODS = ("lagrangian", "lp")
+
+#: The Lagrangian ascent's limits: at most this many evaluations of L(λ), and it stops once
+#: its target margin falls below this share of the bound.
+LAGRANGIAN_ITERATIONS = 2000
+LAGRANGIAN_TOLERANCE = 1e-6
+
 
 def _highspy() -> Any:
     require("highspy", "dnnmem.optimal (the LP and MILP bounds, the lp-rounded cache manager)")
@@ -96,6 +110,7 @@ class _Instance:
     dead_write: np.ndarray  # per full use: a write whose value no later use reads
     partial: dict[str, np.ndarray]  # partial accesses: tensor, step, read, write, bytes
     tensor_role: np.ndarray
+    costs: _Costs | None = None  # the LP's costs (_costs), built once
 
 
 _CACHE: dict[int, tuple[Any, _Instance]] = {}
@@ -322,12 +337,26 @@ class _Vars:
     unit: float
 
 
-def _traffic_model(inst: _Instance, capacity: int, integer: bool, cost: bool = True) -> _Vars:
-    """The traffic problem as an LP (docs/model/optimal.md): columns x (kept intervals), y
-    (resident at a use's step, where both neighbours' intervals meet or a dead write), z (a
-    store shared by several intervals), O (bytes resident at each step); costs in bytes /
-    ``unit``. Returns the columns; the constant part is ``inst.const_bytes``."""
-    m = _Model()
+@dataclass
+class _Costs:
+    """The traffic problem's costs and occupancies, shared by the LP and the Lagrangian bound
+    (docs/model/optimal.md): per full use f, the interval it starts (x) and its residency at
+    its step (y); in bytes / ``unit``."""
+
+    unit: float
+    s: np.ndarray  # per full use: its tensor's size, in units
+    x_cost: np.ndarray  # per use with a next use: keeping its interval (− the bytes it saves)
+    has_y: np.ndarray  # uses between two intervals, and dead writes
+    y_cost: np.ndarray  # per use with y: occupying its step (− a dead write's store)
+    lo: np.ndarray  # per use with a next use: the steps its kept interval occupies itself,
+    hi: np.ndarray  # lo … hi (its ends that have a y column are the y's)
+    group_a: np.ndarray  # values read by several later uses: their write's use,
+    group_e: np.ndarray  # and their last reader's (intervals a … e − 1 must all be kept)
+
+
+def _costs(inst: _Instance) -> _Costs:
+    if inst.costs is not None:
+        return inst.costs
     nf = len(inst.tensor)
     unit = float(max(int(inst.size.max()) if nf else 1, 1))
     s = inst.size / unit
@@ -337,17 +366,59 @@ def _traffic_model(inst: _Instance, capacity: int, integer: bool, cost: bool = T
     single = inst.value_e == inst.value_a + 1
     # A value read by one later use: its store is saved exactly when that interval is kept.
     np.add.at(x_cost, inst.value_a[single], -s[inst.value_a[single]])
+    # y: uses between two intervals, and dead writes (born on chip they move nothing).
+    has_y = (inst.has_prev & inst.has_next) | inst.dead_write
+    y_cost = np.where(inst.dead_write, -s, 0.0)
+    # An interval covers its interior, and each end whose use has no y column.
+    lo = np.where(has_y, inst.step + 1, inst.step)
+    hi = np.full(nf, -1, dtype=np.int64)
+    if nf:
+        hi[:-1] = np.where(has_y[1:], inst.step[1:] - 1, inst.step[1:])
+    lo = np.where(inst.has_next, lo, 0)
+    hi = np.where(inst.has_next, hi, -1)
+    multi = ~single
+    inst.costs = _Costs(
+        unit=unit,
+        s=s,
+        x_cost=np.where(inst.has_next, x_cost, 0.0),
+        has_y=has_y,
+        y_cost=y_cost,
+        lo=lo,
+        hi=hi,
+        group_a=inst.value_a[multi],
+        group_e=inst.value_e[multi],
+    )
+    return inst.costs
+
+
+def _group_members(c: _Costs) -> tuple[np.ndarray, np.ndarray]:
+    """Per interval of a store group: (its group's index, its use)."""
+    lengths = c.group_e - c.group_a
+    owner = np.repeat(np.arange(len(lengths)), lengths)
+    offs = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return owner, np.repeat(c.group_a, lengths) + offs
+
+
+def _traffic_model(inst: _Instance, capacity: int, integer: bool, cost: bool = True) -> _Vars:
+    """The traffic problem as an LP (docs/model/optimal.md): columns x (kept intervals), y
+    (resident at a use's step, where both neighbours' intervals meet or a dead write), z (a
+    store shared by several intervals), O (bytes resident at each step); costs in bytes /
+    ``unit``. A tensor larger than the capacity is never resident (its x and y are 0).
+    Returns the columns; the constant part is ``inst.const_bytes``."""
+    m = _Model()
+    nf = len(inst.tensor)
+    c = _costs(inst)
+    unit, s = c.unit, c.s
+    fits = np.where(inst.size <= capacity, 1.0, 0.0)
     has_x = inst.has_next
     x = np.full(nf, -1, dtype=np.int64)
     nx = int(has_x.sum())
-    first = m.add_cols(nx, x_cost[has_x] if cost else 0.0, 0.0, 1.0, integer)
+    first = m.add_cols(nx, c.x_cost[has_x] if cost else 0.0, 0.0, fits[has_x], integer)
     x[has_x] = first + np.arange(nx)
-    # y: uses between two intervals, and dead writes (born on chip they move nothing).
-    has_y = (inst.has_prev & inst.has_next) | inst.dead_write
+    has_y = c.has_y
     y = np.full(nf, -1, dtype=np.int64)
     ny = int(has_y.sum())
-    y_cost = np.where(inst.dead_write, -s, 0.0)[has_y]
-    first = m.add_cols(ny, y_cost if cost else 0.0, 0.0, 1.0, integer)
+    first = m.add_cols(ny, c.y_cost[has_y] if cost else 0.0, 0.0, fits[has_y], integer)
     y[has_y] = first + np.arange(ny)
     # y >= x of each neighbour interval.
     for nb, mask in (
@@ -359,19 +430,13 @@ def _traffic_model(inst: _Instance, capacity: int, integer: bool, cost: bool = T
         rows = r0 + np.arange(len(idx))
         m.add_entries(rows, y[idx], 1.0)
         m.add_entries(rows, nb[idx], -1.0)
-    # z for values read by several later uses: z >= 1 - x_i, i = a .. e-1 (the dead-write cost
-    # of a value with readers is in the x terms: its first interval).
-    multi = ~single
-    va, ve = inst.value_a[multi], inst.value_e[multi]
-    nz = len(va)
-    zc = s[va] if cost else np.zeros(nz)
+    # z for values read by several later uses: z >= 1 - x_i, i = a .. e-1.
+    nz = len(c.group_a)
+    zc = s[c.group_a] if cost else np.zeros(nz)
     z0 = m.add_cols(nz, zc, 0.0, 1.0, False)
     z = z0 + np.arange(nz)
-    lengths = ve - va
     if nz:
-        owner = np.repeat(np.arange(nz), lengths)
-        offs = np.arange(int(lengths.sum())) - np.repeat(np.cumsum(lengths) - lengths, lengths)
-        ints = np.repeat(va, lengths) + offs
+        owner, ints = _group_members(c)
         r0 = m.add_rows(len(ints), 1.0, math.inf)
         rows = r0 + np.arange(len(ints))
         m.add_entries(rows, z[owner], 1.0)
@@ -383,20 +448,113 @@ def _traffic_model(inst: _Instance, capacity: int, integer: bool, cost: bool = T
     steps = np.arange(n)
     m.add_entries(r0 + steps, o0 + steps, 1.0)
     m.add_entries(r0 + steps[1:], o0 + steps[:-1], -1.0)
-    # interval f covers its interior, and each end whose use has no y column
     fi = np.flatnonzero(has_x)
-    lo = np.where(has_y[fi], inst.step[fi] + 1, inst.step[fi])
-    hi = np.where(has_y[fi + 1], inst.step[fi + 1] - 1, inst.step[fi + 1])
-    cover = lo <= hi
+    cover = c.lo[fi] <= c.hi[fi]
     cols = np.r_[x[fi][cover], y[has_y]]
-    los = np.r_[lo[cover], inst.step[has_y]]
-    his = np.r_[hi[cover], inst.step[has_y]]
+    los = np.r_[c.lo[fi][cover], inst.step[has_y]]
+    his = np.r_[c.hi[fi][cover], inst.step[has_y]]
     amount = np.r_[s[fi][cover], s[has_y]]
     # enters at lo (+), leaves after hi (− at hi + 1)
     m.add_entries(r0 + los, cols, -amount)
     leave = his + 1 < n
     m.add_entries(r0 + his[leave] + 1, cols[leave], amount[leave])
     return _Vars(x=x, y=y, z=z, model=m, unit=unit)
+
+
+@dataclass
+class _Weights:
+    """What each transfer of the traffic problem costs (bytes, or channel seconds), as the
+    chain problem's costs in units of ``unit``: ``const`` + ``variable`` + ``unit`` · L(λ) is
+    a lower bound on every plan's total (``variable``: the costs written as savings)."""
+
+    unit: float
+    keep_cost: np.ndarray
+    y_cost: np.ndarray
+    group_cost: np.ndarray  # per group (_Costs.group_a)
+    const: float
+    variable: float
+
+
+def _weights(inst: _Instance, load_w: np.ndarray, store_w: np.ndarray, const: float) -> _Weights:
+    """The chain problem's costs when a load of full use f costs ``load_w[f]`` and a store of
+    the value written at f costs ``store_w[f]``; ``const`` is what every plan pays besides
+    (partial accesses, first reads, final write-outs)."""
+    c = _costs(inst)
+    nf = len(inst.tensor)
+    unit = float(max(load_w.max(initial=0.0), store_w.max(initial=0.0)))
+    unit = unit if unit > 0 else 1.0
+    lw, sw = load_w / unit, store_w / unit
+    keep = np.zeros(nf)
+    np.add.at(keep, inst.load_f - 1, -lw[inst.load_f])
+    single = inst.value_a[inst.value_e == inst.value_a + 1]
+    np.add.at(keep, single, -sw[single])
+    dead = inst.dead_write
+    variable = float(load_w[inst.load_f].sum() + store_w[single].sum() + store_w[dead].sum())
+    return _Weights(
+        unit=unit,
+        keep_cost=np.where(inst.has_next, keep, 0.0),
+        y_cost=np.where(dead & c.has_y, -sw, 0.0),
+        group_cost=sw[c.group_a],
+        const=const,
+        variable=variable,
+    )
+
+
+def _traffic_weights(inst: _Instance) -> _Weights:
+    size = inst.size.astype(float)
+    return _weights(inst, size, size, float(inst.const_bytes))
+
+
+def _chain_problem(inst: _Instance, capacity: int, w: _Weights) -> Any:
+    """The traffic problem chain by chain (one chain per tensor) for the Lagrangian bound:
+    the occupancies of :func:`_traffic_model`, the costs ``w``, the capacity rows left to the
+    prices (``_core.ChainProblem``, cpp/include/dnnmem/bound.hpp)."""
+    c = _costs(inst)
+    nf = len(inst.tensor)
+    group = np.zeros(nf, dtype=np.uint8)
+    group_cost = np.zeros(nf)
+    if len(c.group_a):
+        _, ints = _group_members(c)
+        group[ints] |= 1  # kGroupInside
+        group[c.group_a] |= 2  # kGroupFirst
+        group[c.group_e - 1] |= 4  # kGroupLast
+        group_cost[c.group_e - 1] = w.group_cost
+    chain_start = np.r_[np.flatnonzero(~inst.has_prev), nf].astype(np.int64)
+    return _core.ChainProblem(
+        inst.n,
+        capacity / c.unit,
+        chain_start,
+        inst.step.astype(np.int32),
+        c.s,
+        w.keep_cost,
+        c.lo.astype(np.int32),
+        c.hi.astype(np.int32),
+        c.has_y.astype(np.uint8),
+        w.y_cost,
+        group,
+        group_cost,
+    )
+
+
+def _lagrangian(
+    inst: _Instance,
+    capacity: int,
+    w: _Weights,
+    start: np.ndarray | None = None,
+    time_limit: float | None = None,
+) -> tuple[float, np.ndarray, np.ndarray, int, float]:
+    """The Lagrangian bound (docs/model/optimal.md): (the bound in the weights' unit, before
+    rounding; the prices; the minimiser's kept flags; iterations; seconds)."""
+    p = _chain_problem(inst, capacity, w)
+    t0 = _time.perf_counter()
+    value, price, kept, iterations = p.maximize(
+        np.zeros(0) if start is None else np.asarray(start, dtype=float),
+        max_iterations=LAGRANGIAN_ITERATIONS,
+        time_limit=0.0 if time_limit is None else float(time_limit),
+        tolerance=LAGRANGIAN_TOLERANCE * (w.const + w.variable) / w.unit,
+    )
+    elapsed = _time.perf_counter() - t0
+    return w.const + w.variable + value * w.unit, price, kept, iterations, elapsed
 
 
 # -- results ---------------------------------------------------------------------------------
@@ -418,20 +576,28 @@ class Bound:
         True when the integer program was solved to optimality (``exact=True``): ``value`` is
         then the optimum of the problem, not only a bound on it.
     status : str
-        The solver's status (``"Optimal"``, or why it stopped).
+        The solver's status (``"Optimal"``, or why it stopped; ``method="lagrangian"``: the
+        iterations it took).
     solver_time : float
-        Seconds HiGHS took.
+        Seconds the solver took (HiGHS, or the Lagrangian ascent).
     lp_value : float
-        The solver's objective, unrounded (bytes or seconds).
+        The solver's objective, unrounded (bytes or seconds): the LP's optimum, or the best
+        L(λ) of the Lagrangian bound.
     kept : numpy.ndarray
         Per full use, the fraction of the interval it starts that the solution keeps (0 … 1;
-        0 where the use has no next full use).
+        0 where the use has no next full use). The Lagrangian bound: its minimiser's flags
+        (0 or 1; together they may not fit the capacity).
     compute_time : float
         ``time`` only: the iteration's compute seconds (the bound is never below it).
     traffic : float
         ``traffic`` only: the solution's traffic, bytes (unrounded).
     capacity : int
         The capacity (bytes) of the point.
+    method : str
+        ``"lagrangian"``, ``"lp"`` or ``"exact"`` (the integer program).
+    price : numpy.ndarray or None
+        ``"lagrangian"``: the price of each step's capacity at the best L(λ), in the
+        problem's units (a warm start for a neighbouring capacity).
     """
 
     kind: str
@@ -444,6 +610,22 @@ class Bound:
     capacity: int = 0
     traffic: float = math.nan
     compute_time: float = math.nan
+    method: str = "lp"
+    price: np.ndarray | None = field(default=None, repr=False)
+
+
+def _method(method: str | None, exact: bool) -> str:
+    """The method a call uses: ``"exact"``, ``"lp"`` or ``"lagrangian"``."""
+    if method is not None and method not in METHODS:
+        raise ValueError(f"method: expected one of {', '.join(METHODS)}, got {method!r}")
+    if exact:
+        if method == "lagrangian":
+            raise ValueError(
+                "exact=True solves the integer program; method='lagrangian' bounds its LP "
+                "relaxation: pass one of them"
+            )
+        return "exact"
+    return method or "lagrangian"
 
 
 def _check_exact(inst: _Instance, exact: bool) -> None:
@@ -497,6 +679,7 @@ def traffic_lower_bound(
     *,
     batch: int | None = None,
     capacity: str | float | None = None,
+    method: str | None = None,
     exact: bool = False,
     time_limit: float | None = None,
 ) -> Bound:
@@ -509,12 +692,18 @@ def traffic_lower_bound(
     policy : str or Policy
         Only its scheduler matters (it makes the schedule); the bound holds for every cache
         manager that keeps within the capacity (docs/model/optimal.md says which).
+    method : {"lagrangian", "lp"}, optional
+        ``"lagrangian"`` (the default): the Lagrangian bound, computed by the C++ core in
+        milliseconds to seconds (GNMT), at most a few tenths of a percent below the LP's;
+        ``"lp"``: the LP relaxation itself, solved by HiGHS (the ``optimal`` extra), the
+        tightest bound short of ``exact`` and the slowest (docs/performance.md, "Bounds").
     exact : bool
         Solve the integer program (the optimum itself) instead of its LP relaxation; refused
         above :data:`MAX_EXACT_USES` full uses.
     time_limit : float, optional
         Seconds for the solver; an integer program stopped early still gives a valid bound
-        (its dual bound), with ``exact`` False.
+        (its dual bound), with ``exact`` False; the Lagrangian ascent stopped early gives its
+        best bound so far.
 
     Returns
     -------
@@ -522,25 +711,41 @@ def traffic_lower_bound(
         ``value`` in bytes (rounded down), ``kept`` the solution's intervals.
     """
     _, hw, _, schedule = _point(network, hardware, policy, batch, capacity)
-    return _traffic_bound(schedule, hw.capacity, exact, time_limit)
+    return _traffic_bound(schedule, hw.capacity, exact, time_limit, method)
 
 
 def _traffic_bound(
-    schedule: _core.Schedule, capacity: int, exact: bool = False, time_limit: float | None = None
+    schedule: _core.Schedule,
+    capacity: int,
+    exact: bool = False,
+    time_limit: float | None = None,
+    method: str | None = None,
+    start: np.ndarray | None = None,
 ) -> Bound:
+    how = _method(method, exact)
     inst = _instance(schedule)
     _check_exact(inst, exact)
-    v = _traffic_model(inst, int(capacity), integer=exact)
-    sol, obj, status, elapsed = v.model.solve(exact, time_limit)
-    nf = len(inst.tensor)
-    kept = np.zeros(nf)
-    if len(sol):
-        kept[v.x >= 0] = np.clip(sol[v.x[v.x >= 0]], 0.0, 1.0)
     variable = _variable_bytes(inst)
-    lp = inst.const_bytes + obj * v.unit + variable
+    if how == "lagrangian":
+        lp, price, flags, iterations, elapsed = _lagrangian(
+            inst, int(capacity), _traffic_weights(inst), start, time_limit
+        )
+        status = f"{iterations} iterations"
+        kept = flags.astype(float)
+        solved = False
+    else:
+        v = _traffic_model(inst, int(capacity), integer=exact)
+        sol, obj, status, elapsed = v.model.solve(exact, time_limit)
+        kept = np.zeros(len(inst.tensor))
+        if len(sol):
+            kept[v.x >= 0] = np.clip(sol[v.x[v.x >= 0]], 0.0, 1.0)
+        lp = inst.const_bytes + obj * v.unit + variable
+        price = None
+        solved = status == "Optimal"
     # Every plan moves whole bytes: the least integer at or above the LP value is a bound too.
-    value = math.ceil(max(lp - SAFETY * variable - 1e-9, inst.const_bytes))
-    solved = status == "Optimal"
+    margin = LAGRANGIAN_SAFETY * (inst.const_bytes + variable) if how == "lagrangian" else 0.0
+    margin += SAFETY * variable if how != "lagrangian" else 0.0
+    value = math.ceil(max(lp - margin - 1e-9, inst.const_bytes))
     return Bound(
         kind="traffic",
         value=float(value),
@@ -551,6 +756,8 @@ def _traffic_bound(
         kept=kept,
         capacity=int(capacity),
         traffic=lp,
+        method=how,
+        price=price,
     )
 
 
@@ -591,19 +798,25 @@ def time_lower_bound(
     bandwidth: str | float | None = None,
     throughput: str | float | None = None,
     ops_per_mac: int = 2,
+    method: str | None = None,
     exact: bool = False,
     time_limit: float | None = None,
 ) -> Bound:
     """The least iteration time (s) any plan of the model can take at a design point.
 
-    An LP over the kept intervals and each step's end time (docs/model/optimal.md, "The time
-    bound"): compute runs the steps in order; the one channel moves every load a step needs by
-    the step's end, and cannot start a transfer before the data exists. The policy's scheduler,
-    link (a transfer's seconds) and compute model (a step's seconds) are used; its cache
-    manager is not.
+    ``method="lp"``: an LP over the kept intervals and each step's end time
+    (docs/model/optimal.md, "The time problem"): compute runs the steps in order; the one
+    channel moves every load a step needs by the step's end, and cannot start a transfer
+    before the data exists. ``method="lagrangian"`` (the default): the larger of the compute
+    time and the Lagrangian bound on the channel's seconds (every transfer, one at a time),
+    in milliseconds where the LP takes seconds, and looser. The policy's scheduler, link (a
+    transfer's seconds) and compute model (a step's seconds) are used; its cache manager is
+    not.
 
     Parameters
     ----------
+    method : {"lagrangian", "lp"}, optional
+        As :func:`traffic_lower_bound`.
     exact : bool
         The integer program: the optimum of this relaxed problem, a bound on every plan's time
         that its own plan (run through the timeline by ``lp-rounded``) may or may not reach.
@@ -621,7 +834,7 @@ def time_lower_bound(
         network, hardware, policy, batch, capacity, bandwidth, throughput
     )
     prepared = composition.prepare(schedule, ops_per_mac, net)
-    return _time_bound(schedule, hw, prepared, exact, time_limit)
+    return _time_bound(schedule, hw, prepared, exact, time_limit, method)
 
 
 def _time_bound(
@@ -630,7 +843,10 @@ def _time_bound(
     prepared: Any,
     exact: bool = False,
     time_limit: float | None = None,
+    method: str | None = None,
+    start: np.ndarray | None = None,
 ) -> Bound:
+    how = _method(method, exact)
     inst = _instance(schedule)
     _check_exact(inst, exact)
     n = inst.n
@@ -641,6 +857,31 @@ def _time_bound(
     p = inst.partial
     p_in = _transfer_seconds(prepared, p["tensor"], p["bytes"], True, hw) * p["read"]
     p_out = _transfer_seconds(prepared, p["tensor"], p["bytes"], False, hw) * p["write"]
+    total_compute = float(compute.sum())
+    if how == "lagrangian":
+        # The channel moves every transfer of a plan one at a time: its seconds, bounded as
+        # the traffic is (each load and store weighed by its seconds), bound the time; so
+        # does the compute.
+        first_read = inst.read & ~inst.has_prev
+        final = np.flatnonzero(inst.write)[inst.value_final_store]
+        const = float(load_s[first_read].sum() + store_s[final].sum() + p_in.sum() + p_out.sum())
+        w = _weights(inst, load_s, store_s, const)
+        channel, price, flags, iterations, elapsed = _lagrangian(
+            inst, hw.capacity, w, start, time_limit
+        )
+        return Bound(
+            kind="time",
+            value=max(channel * (1 - LAGRANGIAN_SAFETY), total_compute),
+            exact=False,
+            status=f"{iterations} iterations",
+            solver_time=elapsed,
+            lp_value=channel,
+            kept=flags.astype(float),
+            capacity=int(hw.capacity),
+            compute_time=total_compute,
+            method=how,
+            price=price,
+        )
     scale = max(float(compute.sum()) + float(load_s.sum() + store_s.sum()), 1e-30) / 1e3
     v = _traffic_model(inst, hw.capacity, integer=exact, cost=False)
     m = v.model
@@ -740,7 +981,6 @@ def _time_bound(
     if len(sol):
         kept[x >= 0] = np.clip(sol[x[x >= 0]], 0.0, 1.0)
     lp = obj * scale
-    total_compute = float(compute.sum())
     value = max(lp * (1 - SAFETY), total_compute)
     return Bound(
         kind="time",
@@ -752,6 +992,7 @@ def _time_bound(
         kept=kept,
         capacity=int(hw.capacity),
         compute_time=total_compute,
+        method=how,
     )
 
 
@@ -805,7 +1046,7 @@ def rounded_plan(
 
 def _rounded(schedule: _core.Schedule, capacity: int, exact: bool = False) -> np.ndarray:
     inst = _instance(schedule)
-    b = _traffic_bound(schedule, capacity, exact)
+    b = _traffic_bound(schedule, capacity, exact, method=None if exact else "lp")
     return _round(inst, b.kept, int(capacity))
 
 
@@ -818,8 +1059,13 @@ def prepare_point(schedule: _core.Schedule, prepared: Any, capacity: int) -> Any
 # -- results beside their bounds -------------------------------------------------------------
 
 
-def bounds(result: Result, *, exact: bool = False) -> dict[str, float]:
+def bounds(result: Result, *, method: str | None = None, exact: bool = False) -> dict[str, float]:
     """The bounds of a result's design point and its gaps to them.
+
+    Parameters
+    ----------
+    method, exact
+        As :func:`traffic_lower_bound` (default: the Lagrangian bounds).
 
     Returns
     -------
@@ -829,9 +1075,9 @@ def bounds(result: Result, *, exact: bool = False) -> dict[str, float]:
         is 5 % above the bound; NaN where the bound is 0).
     """
     schedule = result.network.schedule
-    t = _traffic_bound(schedule, result.hardware.capacity, exact)
+    t = _traffic_bound(schedule, result.hardware.capacity, exact, method=method)
     prepared = result.composition.prepare(schedule, result.ops_per_mac, result.network)
-    tb = _time_bound(schedule, result.hardware, prepared, exact)
+    tb = _time_bound(schedule, result.hardware, prepared, exact, method=method)
     return {
         "traffic_lower_bound": t.value,
         "time_lower_bound": tb.value,
@@ -840,10 +1086,10 @@ def bounds(result: Result, *, exact: bool = False) -> dict[str, float]:
     }
 
 
-def gap(result: Result, *, exact: bool = False) -> dict[str, float]:
+def gap(result: Result, *, method: str | None = None, exact: bool = False) -> dict[str, float]:
     """``traffic_gap`` and ``time_gap`` of a result: its traffic and time over the bounds of its
     design point, minus 1 (fractions). See :func:`bounds`."""
-    b = bounds(result, exact=exact)
+    b = bounds(result, method=method, exact=exact)
     return {"traffic_gap": b["traffic_gap"], "time_gap": b["time_gap"]}
 
 
@@ -941,12 +1187,14 @@ def with_bounds(
     networks: dict[tuple[str, int, str], Network],
     policies: dict[str, Any],
     ops_per_mac: int = 2,
+    method: str | None = None,
 ) -> pd.DataFrame:
     """``df`` (a sweep's rows) with :data:`BOUND_COLUMNS`: each point's traffic and time lower
     bounds and its gaps to them (``result / bound − 1``). ``networks`` maps (network, batch,
-    scheduler) to the scheduled network, ``policies`` a row's ``policy`` to its Policy. Each
-    bound is solved once per distinct input (the traffic bound per schedule and capacity, the
-    time bound per schedule, link, compute model and hardware)."""
+    scheduler) to the scheduled network, ``policies`` a row's ``policy`` to its Policy;
+    ``method`` as :func:`traffic_lower_bound`. Each bound is solved once per distinct input
+    (the traffic bound per schedule and capacity, the time bound per schedule, link, compute
+    model and hardware)."""
     from .hardware import Hardware
 
     traffic_of: dict[tuple[Any, ...], float] = {}
@@ -964,7 +1212,7 @@ def with_bounds(
         net = networks[key]
         tkey = (*key, int(cap))
         if tkey not in traffic_of:
-            traffic_of[tkey] = _traffic_bound(net.schedule, int(cap)).value
+            traffic_of[tkey] = _traffic_bound(net.schedule, int(cap), method=method).value
         tb[i] = traffic_of[tkey]
         rest = str(composition.replace(cache="none"))
         pkey = (*key, rest)
@@ -975,7 +1223,7 @@ def with_bounds(
         hkey = (*pkey, int(cap), float(bw), float(thr))
         if hkey not in time_of:
             hw = Hardware(capacity=int(cap), bandwidth=float(bw), throughput=float(thr))
-            time_of[hkey] = _time_bound(net.schedule, hw, prepared_of[pkey]).value
+            time_of[hkey] = _time_bound(net.schedule, hw, prepared_of[pkey], method=method).value
         tt[i] = time_of[hkey]
     out = df.copy()
     traffic = (out["traffic_in"] + out["traffic_out"]).to_numpy(dtype=float)

@@ -343,7 +343,7 @@ def sweep(
     energy: EnergyModel | None = None,
     speedup: bool = False,
     max_points: int | None = MAX_POINTS,
-    bounds: bool = False,
+    bounds: bool | str = False,
 ) -> pd.DataFrame:
     """Estimate many design points: a Cartesian grid, or explicit ``points``.
 
@@ -405,12 +405,15 @@ def sweep(
         same policy with the cache manager ``none`` (nothing kept on chip), and that time over
         the point's (:attr:`dnnmem.Result.speedup`). The baseline points are evaluated in a
         second sweep, not written to ``out``.
-    bounds : bool
+    bounds : bool or {"lagrangian", "lp"}
         Add the columns ``traffic_lower_bound`` (bytes), ``time_lower_bound`` (s),
-        ``traffic_gap`` and ``time_gap`` (result / bound − 1): the least traffic and time any
-        plan could reach at each point, and how far the point's policy is from them
-        (:mod:`dnnmem.optimal`, docs/model/optimal.md; needs the ``optimal`` extra). One LP is
-        solved per distinct schedule and capacity (and hardware, for time), in Python.
+        ``traffic_gap`` and ``time_gap`` (result / bound − 1): lower bounds on the traffic and
+        time any plan could reach at each point, and how far the point's policy is from them
+        (:mod:`dnnmem.optimal`, docs/model/optimal.md). ``True`` or ``"lagrangian"``: the
+        Lagrangian bounds (the C++ core; milliseconds a point, seconds for GNMT); ``"lp"``:
+        the LP relaxations, tighter by at most a few tenths of a percent in traffic and more
+        in time, solved by HiGHS (the ``optimal`` extra; up to minutes a point). One bound is
+        computed per distinct schedule and capacity (and hardware, for time).
     max_points : int or None
         The most points the grid may have (default :data:`MAX_POINTS`, a million): a larger
         grid is refused before it is built, naming its size and axes. A point takes about
@@ -457,8 +460,10 @@ def sweep(
         raise ValueError(f"max_points: must be an integer >= 1 or None, got {max_points!r}")
     if executor is not None and not isinstance(executor, Executor):
         raise TypeError(_not_an_executor(executor))
-    if bounds:  # before the work, not after it
-        require("highspy", "sweep(bounds=True)")
+    if bounds is not False and bounds not in (True, "lagrangian", "lp"):
+        raise ValueError(f"bounds: expected True, False, 'lagrangian' or 'lp', got {bounds!r}")
+    if bounds == "lp":  # before the work, not after it
+        require("highspy", "sweep(bounds='lp')")
     if out is not None:  # before the work, not after it
         _check_out(out)
         require("pyarrow", "out= (a Parquet file)", "fastparquet")
@@ -597,7 +602,8 @@ def sweep(
     if bounds and len(df) and not interrupted:
         from .optimal import with_bounds
 
-        df = with_bounds(df, key_of, pols.by_label, ops_per_mac)
+        method = bounds if isinstance(bounds, str) else None
+        df = with_bounds(df, key_of, pols.by_label, ops_per_mac, method)
     elif bounds:
         df = df.assign(
             traffic_lower_bound=np.nan, time_lower_bound=np.nan, traffic_gap=np.nan, time_gap=np.nan

@@ -1,14 +1,17 @@
 """Lower bounds and the lp-rounded plan (docs/model/optimal.md, dnnmem.optimal).
 
 Hand-computed instances; the integer programs against a brute-force enumeration of every plan
-(tests/python/oracle_optimal.py); the bounds against every cache manager that keeps within the
-capacity on random networks; lp-rounded against the model's traffic of its own kept set; and the
-trace form against the FOO authors' code (tests/data/foo/).
+(tests/python/oracle_optimal.py); the bounds (Lagrangian and LP) against every cache manager
+that keeps within the capacity on random networks, and the Lagrangian against the LP;
+lp-rounded against the model's traffic of its own kept set; and the trace form against the FOO
+authors' code (tests/data/foo/). The tests that solve with HiGHS are skipped without the
+``optimal`` extra; the Lagrangian bounds need none.
 """
 
 from __future__ import annotations
 
 import csv
+import importlib.util
 import math
 import sys
 from pathlib import Path
@@ -19,13 +22,18 @@ from hypothesis import HealthCheck, given, settings
 
 import dnnmem
 
-pytest.importorskip("highspy", reason="the 'optimal' extra (highspy) is not installed")
-
-from dnnmem import optimal  # noqa: E402
+from dnnmem import optimal
 
 sys.path.insert(0, str(Path(__file__).parent))
 import oracle_optimal as oo  # noqa: E402
 from test_random_networks import networks  # noqa: E402
+
+HAVE_HIGHSPY = importlib.util.find_spec("highspy") is not None
+needs_highspy = pytest.mark.skipif(
+    not HAVE_HIGHSPY, reason="the 'optimal' extra (highspy) is not installed"
+)
+#: The methods that run here: the Lagrangian always, the LP with the extra.
+METHODS = ["lagrangian", "lp"] if HAVE_HIGHSPY else ["lagrangian"]
 
 DATA = Path(__file__).parents[1] / "data" / "foo"
 
@@ -86,6 +94,7 @@ def _earliest_end_first(requests: list[tuple[str, int]], capacity: int) -> int:
     return missed
 
 
+@needs_highspy
 def test_three_objects_where_belady_is_optimal() -> None:
     """Unit sizes, capacity 1: B over requests 0–2, A over 1–4, C over 3–5. Keeping B and C
     misses A's 1 byte; no plan does better (A overlaps both); the LP is integral."""
@@ -95,6 +104,7 @@ def test_three_objects_where_belady_is_optimal() -> None:
     assert optimal.trace_bound(pd.DataFrame(_trace(req)), 1) == pytest.approx(1.0, abs=1e-9)
 
 
+@needs_highspy
 def test_three_objects_where_belady_is_not_optimal() -> None:
     """A is 3 bytes, B and C 1 byte, capacity 3 (the same requests). Bélády keeps B (it ends
     first) and C, and misses A: 3 bytes. Keeping A misses B and C: 2 bytes, the optimum. The LP
@@ -110,15 +120,42 @@ def test_no_capacity_and_enough_capacity_are_exact() -> None:
     bytes every tensor moves once (P1): the bound is lookahead's."""
     net = chain([3, 1])
     none = dnnmem.estimate(net, capacity=0, policy="none")
-    assert optimal.traffic_lower_bound(net, capacity=0).value == none.traffic == 53
     peak = net.schedule.peak_alive_bytes()
     at_peak = dnnmem.estimate(net, capacity=peak)
-    assert optimal.traffic_lower_bound(net, capacity=peak).value == at_peak.traffic == 28
+    for method in METHODS:
+        assert optimal.traffic_lower_bound(net, capacity=0, method=method).value == 53
+        assert none.traffic == 53
+        assert optimal.traffic_lower_bound(net, capacity=peak, method=method).value == 28
+        assert at_peak.traffic == 28
+
+
+def test_a_tensor_larger_than_the_capacity_is_never_kept() -> None:
+    """chain([3, 1]) at capacity 2: only Y:x (2 bytes), Y:d1 and dY:d1 (1 byte each) fit.
+    Keeping Y:d1 from step 1 to 2 and dY:d1 from 2 to 3 saves a load and a store of 1 byte
+    each: 53 - 4 = 49 bytes, the optimum (keeping Y:x instead saves only its 2-byte load). A
+    relaxation that let 2/3 of a 3-byte tensor stay would go below 49."""
+    net = chain([3, 1])
+    inst = optimal._instance(net.schedule)
+    for method in METHODS:
+        b = optimal.traffic_lower_bound(net, capacity=2, method=method)
+        assert b.value == 49 and b.method == method
+        assert not b.kept[inst.size > 2].any(), method
+    assert dnnmem.estimate(net, capacity=2, policy="belady").traffic == 49
+
+
+def test_method_is_checked() -> None:
+    with pytest.raises(ValueError, match="method: expected one of lagrangian, lp"):
+        optimal.traffic_lower_bound(chain([1]), capacity=0, method="simplex")
+    with pytest.raises(ValueError, match="exact=True"):
+        optimal.traffic_lower_bound(chain([1]), capacity=0, method="lagrangian", exact=True)
+    with pytest.raises(ValueError, match="bounds: expected"):
+        dnnmem.sweep("resnet18", capacity=0, progress=False, bounds="fast")
 
 
 # -- the integer programs against brute force ------------------------------------------------
 
 
+@needs_highspy
 @pytest.mark.parametrize("units", [[3, 1], [2, 3, 1], [4, 2]])
 def test_integer_programs_equal_brute_force(units: list[int]) -> None:
     net = chain(units)
@@ -127,11 +164,16 @@ def test_integer_programs_equal_brute_force(units: list[int]) -> None:
         traffic, time = oo.optimum(p, cap)
         exact = optimal.traffic_lower_bound(net, capacity=cap, exact=True)
         assert exact.exact and exact.value == traffic, cap
-        assert optimal.traffic_lower_bound(net, capacity=cap).value <= traffic
+        lp = optimal.traffic_lower_bound(net, capacity=cap, method="lp")
+        lag = optimal.traffic_lower_bound(net, capacity=cap)
+        assert lag.lp_value <= lp.lp_value * (1 + 1e-7) and lp.value <= traffic
+        assert lag.value <= traffic
         t = optimal.time_lower_bound(net, capacity=cap, bandwidth=1, throughput=1, exact=True)
         assert t.exact and t.lp_value == pytest.approx(time, rel=1e-9), cap
-        lp = optimal.time_lower_bound(net, capacity=cap, bandwidth=1, throughput=1)
-        assert lp.value <= time * (1 + 1e-12)
+        tlp = optimal.time_lower_bound(net, capacity=cap, bandwidth=1, throughput=1, method="lp")
+        tlag = optimal.time_lower_bound(net, capacity=cap, bandwidth=1, throughput=1)
+        assert tlag.lp_value <= tlp.lp_value * (1 + 1e-7) and tlp.value <= time * (1 + 1e-12)
+        assert tlag.value <= time * (1 + 1e-12)
         r = dnnmem.estimate(net, capacity=cap, bandwidth=1, throughput=1, policy="lp-rounded")
         assert r.traffic >= traffic and r.time >= t.value
 
@@ -144,6 +186,7 @@ def test_exact_is_refused_for_large_schedules() -> None:
 # -- lp-rounded ------------------------------------------------------------------------------
 
 
+@needs_highspy
 def test_lp_rounded_moves_the_model_traffic_of_its_kept_set() -> None:
     net = dnnmem.network("resnet18", batch=2)
     s = net.schedule
@@ -167,6 +210,7 @@ def test_lp_rounded_refuses_intervals_that_do_not_fit() -> None:
         dnnmem._core.estimate(s, 1, 1.0, 1.0, prepared)
 
 
+@needs_highspy
 def test_lp_rounded_in_a_sweep_equals_estimate() -> None:
     net = dnnmem.network("mobilenet_v1", batch=1)
     caps = [2**20, 4 * 2**20]
@@ -195,10 +239,17 @@ def test_bounds_hold_for_every_covered_manager(doc: dict) -> None:
         return
     peak = net.schedule.peak_alive_bytes()
     for cap in (0, peak // 5, peak // 2, peak):
-        traffic = optimal.traffic_lower_bound(net, capacity=cap).value
         hw = dnnmem.Hardware(capacity=cap, bandwidth=1e9, throughput=1e9)
-        time = optimal.time_lower_bound(net, hw).value
-        for policy in COVERED:
+        lag = optimal.traffic_lower_bound(net, capacity=cap)
+        tlag = optimal.time_lower_bound(net, hw)
+        traffic, time = lag.value, tlag.value
+        if HAVE_HIGHSPY:  # the Lagrangian bound is never above the LP's (the LP's dual)
+            lp = optimal.traffic_lower_bound(net, capacity=cap, method="lp")
+            tlp = optimal.time_lower_bound(net, hw, method="lp")
+            assert lag.lp_value <= lp.lp_value * (1 + 1e-7), cap
+            assert tlag.lp_value <= max(tlp.lp_value, tlp.compute_time) * (1 + 1e-7), cap
+            traffic, time = max(traffic, lp.value), max(time, tlp.value)
+        for policy in COVERED if HAVE_HIGHSPY else [p for p in COVERED if p != "lp-rounded"]:
             r = dnnmem.estimate(net, hw, policy=policy)
             assert r.traffic >= traffic, (policy, cap)
             assert r.time >= time * (1 - 1e-12), (policy, cap)
@@ -207,6 +258,7 @@ def test_bounds_hold_for_every_covered_manager(doc: dict) -> None:
 # -- the trace form against the FOO authors' code --------------------------------------------
 
 
+@needs_highspy
 def test_trace_bound_equals_foo_with_byte_costs() -> None:
     with open(DATA / "foo_byte_misses.csv") as fh:
         rows = [r for r in csv.DictReader(fh) if r["network"] != "ptb_lstm"]  # (1 s a point)
@@ -247,6 +299,10 @@ def test_sweep_with_bounds() -> None:
 def test_missing_highspy_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "highspy", None)
     with pytest.raises(ImportError, match=r"\.\[optimal\]"):
-        optimal.traffic_lower_bound(chain([1]), capacity=0)
+        optimal.traffic_lower_bound(chain([1]), capacity=0, method="lp")
     with pytest.raises(ImportError, match=r"\.\[optimal\]"):
-        dnnmem.sweep("resnet18", capacity=0, progress=False, bounds=True)
+        dnnmem.sweep("resnet18", capacity=0, progress=False, bounds="lp")
+    # The Lagrangian bounds need no extra.
+    assert optimal.traffic_lower_bound(chain([1]), capacity=0).value > 0
+    df = dnnmem.sweep("resnet18", capacity=0, progress=False, bounds=True)
+    assert (df["traffic_gap"] == 0).all()
