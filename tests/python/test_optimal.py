@@ -21,7 +21,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import dnnmem
-
 from dnnmem import optimal
 
 sys.path.insert(0, str(Path(__file__).parent))
