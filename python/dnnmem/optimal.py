@@ -864,8 +864,8 @@ def _time_bound(
         # does the compute.
         first_read = inst.read & ~inst.has_prev
         final = np.flatnonzero(inst.write)[inst.value_final_store]
-        const = float(load_s[first_read].sum() + store_s[final].sum() + p_in.sum() + p_out.sum())
-        w = _weights(inst, load_s, store_s, const)
+        fixed = float(load_s[first_read].sum() + store_s[final].sum() + p_in.sum() + p_out.sum())
+        w = _weights(inst, load_s, store_s, fixed)
         channel, price, flags, iterations, elapsed = _lagrangian(
             inst, hw.capacity, w, start, time_limit
         )
