@@ -69,7 +69,8 @@ void bind_bound(py::module_& m) {
            "per node) and its occupancy (one per step, units).")
       .def("maximize", [](const ChainProblem& p, const F64& start, int max_iterations,
                           double time_limit, double tolerance, double initial_delta,
-                          int patience, double step_factor, double averaging) {
+                          int patience, double step_factor, double averaging, int restarts,
+                          double restart_delta) {
              LagrangianOptions o;
              o.start = vec(start, "start");
              o.max_iterations = max_iterations;
@@ -79,6 +80,8 @@ void bind_bound(py::module_& m) {
              o.patience = patience;
              o.step_factor = step_factor;
              o.averaging = averaging;
+             o.restarts = restarts;
+             o.restart_delta = restart_delta;
              LagrangianResult r;
              {
                py::gil_scoped_release release;  // reads p and o only
@@ -87,7 +90,8 @@ void bind_bound(py::module_& m) {
              return py::make_tuple(r.value, to_array(r.price), to_array(r.kept), r.iterations);
            }, py::arg("start"), py::arg("max_iterations") = 1000, py::arg("time_limit") = 0.0,
            py::arg("tolerance") = 0.0, py::arg("initial_delta") = 0.0, py::arg("patience") = 40,
-           py::arg("step_factor") = 0.2, py::arg("averaging") = 0.03,
+           py::arg("step_factor") = 0.2, py::arg("averaging") = 0.03, py::arg("restarts") = 3,
+           py::arg("restart_delta") = 0.01,
            "The best L(price) of the volume algorithm from `start` (docs/model/optimal.md): "
            "(value in units, its prices, its kept flags, iterations).");
 }

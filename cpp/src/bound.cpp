@@ -141,56 +141,53 @@ void lagrangian(const ChainProblem& p, const std::vector<double>& price, Lagrang
   if (price.size() != steps)
     throw std::invalid_argument("lagrangian: " + std::to_string(price.size()) +
                                 " prices for " + std::to_string(steps) + " steps");
+  if (p.chain_grouped.size() + 1 != p.chain_start.size())
+    throw std::invalid_argument("lagrangian: the ChainProblem is not prepared");
   LagrangianPoint& w = out;
   w.from.resize(n);
   w.keep.resize(n);
   w.wy.resize(n);
+  w.kept.resize(n);
   w.prefix.resize(steps + 1);
   w.prefix[0] = 0;
   for (std::size_t s = 0; s < steps; ++s) w.prefix[s + 1] = w.prefix[s] + price[s];
-  for (std::size_t g = 0; g < n; ++g) {
-    const std::int32_t lo = p.keep_lo[g], hi = p.keep_hi[g];
-    const double span = lo <= hi ? w.prefix[static_cast<std::size_t>(hi) + 1] -
-                                       w.prefix[static_cast<std::size_t>(lo)]
-                                 : 0.0;
-    w.keep[g] = p.keep_cost[g] + p.size[g] * span;
-    w.wy[g] = p.y_cost[g] + p.size[g] * price[static_cast<std::size_t>(p.step[g])];
-    if (p.size[g] > p.capacity) {  // never resident (P4): neither kept nor born on chip
-      w.keep[g] = kInf;
-      w.wy[g] = std::max(0.0, w.wy[g]);
-    }
-  }
-  out.kept.resize(n);
-  double value = 0;
-  if (p.chain_grouped.size() + 1 != p.chain_start.size())
-    throw std::invalid_argument("lagrangian: the ChainProblem is not prepared");
-  for (std::size_t c = 0; c + 1 < p.chain_start.size(); ++c) {
-    const auto g0 = static_cast<std::size_t>(p.chain_start[c]);
-    const auto g1 = static_cast<std::size_t>(p.chain_start[c + 1]);
-    value += p.chain_grouped[c] ? solve_chain(p, g0, g1, w, out.kept.data())
-                                : solve_plain_chain(g0, g1, w, p, out.kept.data());
-  }
-  double total_price = 0;
-  for (double v : price) total_price += v;
-  out.value = value - p.capacity * total_price;
-  // The minimiser's occupancy: kept intervals over lo … hi, and each y at its step (y = 1 when
-  // an interval next to it is kept, or when occupying pays: wy < 0).
   std::vector<double>& occ = out.occupancy;
   occ.assign(steps + 1, 0.0);
+  double value = 0;
+  // Chain by chain, each pass over its nodes while they are in cache: the prices folded into
+  // the costs, the dynamic program, and the minimiser's occupancy (kept intervals over lo … hi,
+  // each y at its step: y = 1 when an interval next to it is kept, or when occupying pays).
   for (std::size_t c = 0; c + 1 < p.chain_start.size(); ++c) {
     const auto g0 = static_cast<std::size_t>(p.chain_start[c]);
     const auto g1 = static_cast<std::size_t>(p.chain_start[c + 1]);
     for (std::size_t g = g0; g < g1; ++g) {
-      if (out.kept[g] && p.keep_lo[g] <= p.keep_hi[g]) {
+      const std::int32_t lo = p.keep_lo[g], hi = p.keep_hi[g];
+      const double span = lo <= hi ? w.prefix[static_cast<std::size_t>(hi) + 1] -
+                                         w.prefix[static_cast<std::size_t>(lo)]
+                                   : 0.0;
+      w.keep[g] = p.keep_cost[g] + p.size[g] * span;
+      w.wy[g] = p.y_cost[g] + p.size[g] * price[static_cast<std::size_t>(p.step[g])];
+      if (p.size[g] > p.capacity) {  // never resident (P4): neither kept nor born on chip
+        w.keep[g] = kInf;
+        w.wy[g] = std::max(0.0, w.wy[g]);
+      }
+    }
+    value += p.chain_grouped[c] ? solve_chain(p, g0, g1, w, w.kept.data())
+                                : solve_plain_chain(g0, g1, w, p, w.kept.data());
+    for (std::size_t g = g0; g < g1; ++g) {
+      if (w.kept[g] && p.keep_lo[g] <= p.keep_hi[g]) {
         occ[static_cast<std::size_t>(p.keep_lo[g])] += p.size[g];
         occ[static_cast<std::size_t>(p.keep_hi[g]) + 1] -= p.size[g];
       }
-      if (p.has_y[g] && ((g > g0 && out.kept[g - 1]) || out.kept[g] || w.wy[g] < 0)) {
+      if (p.has_y[g] && ((g > g0 && w.kept[g - 1]) || w.kept[g] || w.wy[g] < 0)) {
         occ[static_cast<std::size_t>(p.step[g])] += p.size[g];
         occ[static_cast<std::size_t>(p.step[g]) + 1] -= p.size[g];
       }
     }
   }
+  double total_price = 0;
+  for (double v : price) total_price += v;
+  out.value = value - p.capacity * total_price;
   double run = 0;
   for (std::size_t s = 0; s < steps; ++s) {
     run += occ[s];
@@ -204,8 +201,10 @@ void lagrangian(const ChainProblem& p, const std::vector<double>& price, Lagrang
 // leave from the best prices so far, along the excess of an average of the minimisers'
 // occupancies (which, unlike one minimiser's, settles where many intervals tie), with
 // Polyak's length towards a target best + δ; δ halves after `patience` iterations without a
-// gain of δ / 2 (the variable target value method). Every iterate's L is exact, so the best
-// of them is a valid bound whatever the steps do.
+// gain of δ / 2 (the variable target value method). Once δ falls to the tolerance it starts
+// again from the best prices with a wide δ, `restarts` times: where few steps bind, the first
+// run settles with prices on steps that need none, and a second one clears them. Every
+// iterate's L is exact, so the best of them is a valid bound whatever the steps do.
 LagrangianResult maximize_lagrangian(const ChainProblem& p, const LagrangianOptions& options) {
   const auto steps = static_cast<std::size_t>(p.num_steps);
   std::vector<double> best_price = options.start;
@@ -227,8 +226,15 @@ LagrangianResult maximize_lagrangian(const ChainProblem& p, const LagrangianOpti
   double delta = options.initial_delta > 0 ? options.initial_delta
                                            : 0.05 * std::abs(at.value) + 1e-9;
   double ref = best.value;
-  int stall = 0, misses = 0;
-  while (best.iterations < options.max_iterations && delta > options.tolerance) {
+  int stall = 0, misses = 0, restarts = 0;
+  while (best.iterations < options.max_iterations) {
+    if (delta <= options.tolerance) {  // settled: start again from the best, with a wide target
+      if (restarts++ == options.restarts) break;
+      delta = options.restart_delta * std::abs(best.value) + 1e-9;
+      factor = options.step_factor;
+      ref = best.value;
+      stall = 0;
+    }
     double norm = 0;
     for (std::size_t s = 0; s < steps; ++s) {
       double v = average[s] - p.capacity;

@@ -243,4 +243,6 @@ class ChainProblem:
         patience: int = 40,
         step_factor: float = 0.2,
         averaging: float = 0.03,
+        restarts: int = 3,
+        restart_delta: float = 0.01,
     ) -> tuple[float, npt.NDArray[np.float64], npt.NDArray[np.uint8], int]: ...

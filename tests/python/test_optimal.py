@@ -305,3 +305,39 @@ def test_missing_highspy_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> Non
     assert optimal.traffic_lower_bound(chain([1]), capacity=0).value > 0
     df = dnnmem.sweep("resnet18", capacity=0, progress=False, bounds=True)
     assert (df["traffic_gap"] == 0).all()
+
+
+# -- the figure of docs/optimality.md --------------------------------------------------------
+
+
+@needs_highspy
+def test_gaps_script_and_its_plot() -> None:
+    """sweeps/optimal/gaps.py --small: the LP bounds below every policy, the Lagrangian ones
+    below them (to the LP's rounding), and one colour per policy in both panels, whatever
+    series the traffic panel merges (lookahead, belady and prefetch-next keep the same
+    intervals, so their traffic is one line)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from sweep_scripts import run_small
+
+    df = run_small("optimal", ["gaps"])["gaps"]
+    assert (df["traffic_in"] + df["traffic_out"] >= df["traffic_lower_bound"]).all()
+    assert (df["time"] >= df["time_lower_bound"]).all()
+    for kind, near in (("traffic", 0.99), ("time", 0.95)):  # (the time one is the looser)
+        lp, lag = df[f"{kind}_lower_bound"], df[f"{kind}_lower_bound_lagrangian"]
+        assert (lag <= lp * (1 + 1e-6)).all() and (lag >= near * lp).all(), kind
+    colours = {}
+    for kind in ("traffic", "time"):
+        ax = dnnmem.plots.gap_vs_capacity(df, kind=kind)
+        for line in ax.get_lines():
+            label = str(line.get_label())
+            if label.startswith("_"):  # the zero line
+                continue
+            colours.setdefault(label.split(" / ")[0], set()).add(line.get_color())
+        plt.close(ax.figure)
+    assert "lookahead" in colours and "lru" in colours
+    assert all(len(c) == 1 for c in colours.values()), colours
+    with pytest.raises(ValueError, match="kind must be"):
+        dnnmem.plots.gap_vs_capacity(df, kind="energy")

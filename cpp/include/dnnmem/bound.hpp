@@ -71,6 +71,8 @@ struct LagrangianOptions {
   int patience = 40;           // iterations without a gain of δ / 2 before δ halves
   double step_factor = 0.2;    // the first multiple of Polyak's step
   double averaging = 0.03;     // the most weight a new occupancy gets in the average
+  int restarts = 3;            // times to start again once δ falls to the tolerance
+  double restart_delta = 0.01; // δ of a restart, as a share of |best L|
   std::vector<double> start;   // initial prices (empty: 0)
 };
 

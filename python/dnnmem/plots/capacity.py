@@ -505,13 +505,17 @@ def gap_vs_capacity(
     ax = new_axes(ax)
     xf = _capacity_axis(ax, d)
     parts = groups(d, "capacity", where, values=[col])
+    # Where only the policy varies, each policy keeps its colour whatever merges (the traffic
+    # and time panels of one figure then agree).
+    policies = sorted(d["policy"].unique()) if varying(d, ["capacity"]) == ["policy"] else []
     for i, (label, g) in enumerate(parts):
+        k, n = (policies.index(g["policy"].iloc[0]), len(policies)) if policies else (i, len(parts))
         ax.plot(
             g["capacity"] / xf,
             100 * g[col],
             "-o",
             ms=3,
-            color=_color(i, len(parts)),
+            color=_color(k, n),
             label=label or col.replace("_", " "),
         )
     ax.axhline(0, color="0.5", lw=0.8)
