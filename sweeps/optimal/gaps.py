@@ -4,8 +4,9 @@
 tightest bounds short of the integer programs) and adds each point's Lagrangian bounds (the
 default of ``bounds=True``: columns ``traffic_lower_bound_lagrangian``,
 ``time_lower_bound_lagrangian``); ``plot(df)`` draws the traffic and time gaps of each policy
-against capacity; ``table(df)`` the rows of the page. ``--small`` (CI): ResNet-50 at N = 4,
-three capacities.
+against capacity (in the figures' one style, :mod:`dnnmem.plots.style`); ``table(df)`` the rows
+of the page. ``--small`` (CI): ResNet-50 at N = 4, two capacities; it draws its figure under
+``results/optimal/``, never into ``docs/``.
 """
 
 from __future__ import annotations
@@ -13,11 +14,16 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 import dnnmem
 from dnnmem import optimal
+from dnnmem.plots import style
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 POLICIES = ["lookahead", "belady", "prefetch-next", "lru", "lp-rounded"]
 FULL = [("resnet50", 32), ("mobilenet_v2", 32), ("transformer", 128)]
@@ -26,7 +32,7 @@ CAPACITIES_MIB = [4, 8, 16, 24, 48, 128, 256, 500]
 
 def compute(small: bool = False) -> pd.DataFrame:
     nets = [("resnet50", 4)] if small else FULL
-    caps = [f"{c}MiB" for c in ([4, 24, 128] if small else CAPACITIES_MIB)]
+    caps = [f"{c}MiB" for c in ([24, 128] if small else CAPACITIES_MIB)]
     frames = []
     for name, batch in nets:
         t0 = time.perf_counter()
@@ -49,16 +55,14 @@ def compute(small: bool = False) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def plot(df: pd.DataFrame):  # type: ignore[no-untyped-def]
-    import matplotlib.pyplot as plt
-
+def plot(df: pd.DataFrame) -> Figure:
+    """Per network, the traffic and the time gap of each policy against capacity."""
     nets = list(dict.fromkeys(df["network"]))
-    fig, axes = plt.subplots(len(nets), 2, figsize=(12, 3.6 * len(nets)), squeeze=False)
+    fig, axes = style.figure(len(nets), 2, panel=(6.4, 3.6))
     for row, name in zip(axes, nets):
         for ax, kind in zip(row, ("traffic", "time")):
             dnnmem.plots.gap_vs_capacity(df, kind=kind, network=name, ax=ax)
-    fig.tight_layout()
-    return fig
+    return style.tidy(fig)
 
 
 def below(lp: float, lagrangian: float) -> str:
@@ -106,13 +110,22 @@ def table(df: pd.DataFrame) -> str:
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--small", action="store_true")
-    ap.add_argument("--out", default="docs/images/optimal_gaps.png")
+    ap.add_argument(
+        "--out",
+        help="the figure (default docs/images/optimal_gaps.png; --small: "
+        "results/optimal/optimal_gaps.png)",
+    )
     ap.add_argument("--no-plot", action="store_true")
     args = ap.parse_args()
     df = compute(args.small)
     print(table(df))
     if not args.no_plot:
-        fig = plot(df)
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(args.out, dpi=110)
-        print(f"wrote {args.out}")
+        out = Path(
+            args.out
+            or (
+                "results/optimal/optimal_gaps.png" if args.small else "docs/images/optimal_gaps.png"
+            )
+        )
+        out.parent.mkdir(parents=True, exist_ok=True)
+        plot(df).savefig(out, dpi=110)
+        print(f"wrote {out}")

@@ -230,7 +230,7 @@ def test_lp_rounded_in_a_sweep_equals_estimate() -> None:
 # -- valid on random networks ----------------------------------------------------------------
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck))
 @given(networks())
 def test_bounds_hold_for_every_covered_manager(doc: dict) -> None:
     net = dnnmem.load_network(doc, batch=2, bytes_per_element=2)
@@ -316,28 +316,45 @@ def test_gaps_script_and_its_plot() -> None:
     below them (to the LP's rounding), and one colour per policy in both panels, whatever
     series the traffic panel merges (lookahead, belady and prefetch-next keep the same
     intervals, so their traffic is one line)."""
-    import matplotlib
+    pytest.importorskip("matplotlib")
+    from sweep_scripts import import_script
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from sweep_scripts import run_small
-
-    df = run_small("optimal", ["gaps"])["gaps"]
+    gaps = import_script("optimal", "gaps")
+    df = gaps.compute(small=True)
     assert (df["traffic_in"] + df["traffic_out"] >= df["traffic_lower_bound"]).all()
     assert (df["time"] >= df["time_lower_bound"]).all()
     for kind, near in (("traffic", 0.99), ("time", 0.95)):  # (the time one is the looser)
         lp, lag = df[f"{kind}_lower_bound"], df[f"{kind}_lower_bound_lagrangian"]
         assert (lag <= lp * (1 + 1e-6)).all() and (lag >= near * lp).all(), kind
-    colours = {}
-    for kind in ("traffic", "time"):
-        ax = dnnmem.plots.gap_vs_capacity(df, kind=kind)
+    colours: dict[str, set] = {}
+    fig = gaps.plot(df)  # the traffic and the time panel (style.figure: no pyplot to close)
+    assert len(fig.axes) == 2
+    for ax in fig.axes:
         for line in ax.get_lines():
             label = str(line.get_label())
             if label.startswith("_"):  # the zero line
                 continue
             colours.setdefault(label.split(" / ")[0], set()).add(line.get_color())
-        plt.close(ax.figure)
     assert "lookahead" in colours and "lru" in colours
     assert all(len(c) == 1 for c in colours.values()), colours
+    assert colours["lookahead"] == {dnnmem.plots.style.SERIES_COLORS["lookahead"]}
     with pytest.raises(ValueError, match="kind must be"):
         dnnmem.plots.gap_vs_capacity(df, kind="energy")
+
+
+def test_seed_setups_script() -> None:
+    """sweeps/optimal/seeds.py --small (OnSRAM's setup: inference, 2 MiB, two networks): every
+    cache manager at or above the Lagrangian bounds of its own schedule, `none` the worst in
+    traffic, and the page's table has a row per network with every manager."""
+    from sweep_scripts import import_script
+
+    seeds = import_script("optimal", "seeds")
+    df = seeds.compute(small=True)
+    assert set(df["policy"]) == set(seeds.ONSRAM_POLICIES) and len(df) == 2 * 9
+    assert (df["traffic"] >= df["traffic_lower_bound"]).all()
+    assert (df["time"] >= df["time_lower_bound"] * (1 - 1e-12)).all()
+    assert (df["traffic_gap"] >= 0).all() and (df["time_gap"] >= -1e-12).all()
+    for _, g in df.groupby("network"):
+        assert g.set_index("policy")["traffic"].idxmax() == "none"
+    rows = [line for line in seeds.table(df).splitlines() if line.startswith("| resnet50")]
+    assert len(rows) == 1 and rows[0].count("|") == len(seeds.ONSRAM_POLICIES) + 3

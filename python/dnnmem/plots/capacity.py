@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .._lazy import LazyModule
 from .._optional import require
 from ..units import format_throughput
+from . import style
 from ._common import (
     BANDWIDTH,
     BYTES,
@@ -505,23 +506,30 @@ def gap_vs_capacity(
     ax = new_axes(ax)
     xf = _capacity_axis(ax, d)
     parts = groups(d, "capacity", where, values=[col])
-    # Where only the policy varies, each policy keeps its colour whatever merges (the traffic
-    # and time panels of one figure then agree).
-    policies = sorted(d["policy"].unique()) if varying(d, ["capacity"]) == ["policy"] else []
-    for i, (label, g) in enumerate(parts):
-        k, n = (policies.index(g["policy"].iloc[0]), len(policies)) if policies else (i, len(parts))
+    # The figures' one look (dnnmem.plots.style): where only the policy varies, a series is
+    # styled by its first policy, so that each policy keeps its look whatever merges (the
+    # traffic and time panels of one figure then agree); otherwise by its label.
+    by_policy = varying(d, ["capacity"]) == ["policy"]
+    keys = [str(g["policy"].iloc[0]) if by_policy else str(label) for label, g in parts]
+    looks = style.styles(sorted(d["policy"].astype(str).unique()) if by_policy else keys)
+    for key, (label, g) in zip(keys, parts):
+        look = looks[key]
         ax.plot(
             g["capacity"] / xf,
             100 * g[col],
-            "-o",
+            color=look["color"],
+            linestyle=look["linestyle"],
+            marker=look["marker"] or "o",
             ms=3,
-            color=_color(k, n),
             label=label or col.replace("_", " "),
         )
     ax.axhline(0, color="0.5", lw=0.8)
+    caps = d["capacity"][d["capacity"] > 0] / xf
+    if len(caps) and caps.max() >= 8 * caps.min() and (d["capacity"] > 0).all():
+        # Capacities spread over decades (4 MiB ... 500 MiB): a log axis labelled with them.
+        style.log_ticks(ax, caps)
     ax.set_ylabel(f"{kind} above the lower bound (%)")
     ax.set_ylim(bottom=min(0.0, float(100 * d[col].min()) if len(d) else 0.0))
     title(ax, f"Gap to the {kind} lower bound vs capacity", context(d, ["capacity"]))
-    handles, labels = ax.get_legend_handles_labels()
-    outside_legend(ax, handles, labels)
+    style.legend(ax)
     return ax
