@@ -358,3 +358,21 @@ def test_seed_setups_script() -> None:
         assert g.set_index("policy")["traffic"].idxmax() == "none"
     rows = [line for line in seeds.table(df).splitlines() if line.startswith("| resnet50")]
     assert len(rows) == 1 and rows[0].count("|") == len(seeds.ONSRAM_POLICIES) + 3
+
+
+@needs_highspy
+def test_exact_script() -> None:
+    """sweeps/optimal/exact.py --small (mha_block at 10 and 60 % of its peak): the integer
+    program proved, the LP and Lagrangian bounds at or below it, both managers at or above;
+    lookahead above the optimum at both (1.9 % and 1.7 %: not optimal with sizes)."""
+    from sweep_scripts import import_script
+
+    exact = import_script("optimal", "exact")
+    df = exact.compute(small=True)
+    assert len(df) == 2 and df["proved"].all()
+    # (the Lagrangian within the LP solver's tolerance of the LP, 4 bytes in 10⁷ here)
+    assert (df["lagrangian"] <= df["lp"] * (1 + 1e-6)).all()
+    assert (df["lagrangian"] <= df["optimum"]).all() and (df["lp"] <= df["optimum"]).all()
+    assert (df["lookahead"] >= df["optimum"]).all() and (df["lp-rounded"] >= df["optimum"]).all()
+    assert (df["lookahead"] > df["optimum"]).all()
+    assert exact.table(df).count("| mha_block (49) |") == 2
