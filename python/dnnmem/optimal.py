@@ -76,10 +76,31 @@ LAGRANGIAN_ITERATIONS = 2000
 LAGRANGIAN_TOLERANCE = 1e-6
 
 
+_BANNER_SILENCED = False
+
+
 def _highspy() -> Any:
     require("highspy", "dnnmem.optimal (the LP and MILP bounds, the lp-rounded cache manager)")
     import highspy
 
+    global _BANNER_SILENCED
+    if not _BANNER_SILENCED:
+        # HiGHS prints a two-line banner to the process's stdout (C level, before any option
+        # can be set) when its first Highs object is made: it would land in the middle of
+        # `dnnmem estimate --json` or a script's table. Make that first object with stdout
+        # pointed at /dev/null.
+        _BANNER_SILENCED = True
+        import sys
+
+        sys.stdout.flush()
+        saved = os.dup(1)
+        try:
+            with open(os.devnull, "w") as null:
+                os.dup2(null.fileno(), 1)
+                highspy.Highs()
+        finally:
+            os.dup2(saved, 1)
+            os.close(saved)
     return highspy
 
 

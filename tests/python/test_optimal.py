@@ -376,3 +376,21 @@ def test_exact_script() -> None:
     assert (df["lookahead"] >= df["optimum"]).all() and (df["lp-rounded"] >= df["optimum"]).all()
     assert (df["lookahead"] > df["optimum"]).all()
     assert exact.table(df).count("| mha_block (49) |") == 2
+
+
+@needs_highspy
+def test_no_solver_banner_on_stdout() -> None:
+    """HiGHS prints a banner to the process's stdout when its first solver is made; dnnmem
+    silences it, so that `dnnmem estimate --json` with lp-rounded prints JSON only."""
+    import json
+    import subprocess
+
+    out = subprocess.run(
+        [sys.executable, "-m", "dnnmem", "estimate", "--network", "mha_block", "--batch", "1"]
+        + ["--capacity", "1MiB", "--policy", "lp-rounded", "--json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "HiGHS" not in out
+    assert json.loads(out)["network"] == "mha_block"
