@@ -97,7 +97,8 @@ def _highspy() -> Any:
         try:
             with open(os.devnull, "w") as null:
                 os.dup2(null.fileno(), 1)
-                highspy.Highs()
+                module: Any = highspy
+                module.Highs()
         finally:
             os.dup2(saved, 1)
             os.close(saved)
