@@ -27,6 +27,7 @@ void bind_compose(py::module_& m);
 // Throws std::invalid_argument naming `part` for a value of another type.
 OptionMap option_map(const py::dict& options, const std::string& part);
 void bind_compute(py::module_& m);
+void bind_bound(py::module_& m);
 
 // Runs `work` (C++ objects only) without the GIL, stoppable by Ctrl-C: the core's long loops
 // poll (check_interrupt) and, every 20 ms, take the GIL to let Python run its signal handlers

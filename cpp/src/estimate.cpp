@@ -75,6 +75,7 @@ PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Prepared
   PlanInput in = same ? PlanInput{s, hw.capacity, time, policy.ops_per_mac, std::move(ws.compute),
                                   &policy.link, &policy.cache_options}
                       : make_plan_input(s, hw, policy, std::move(ws.compute));
+  in.kept_given = &policy.kept_given;
   ws.planner.same_input = same;
   ws.last_policy = nullptr;  // (until this point is done: a throw leaves nothing to reuse)
   // The previous point's plan holds here when its planner probed this capacity.

@@ -9,6 +9,7 @@ PlanInput make_plan_input(const Schedule& s, const Hardware& hw, const PreparedP
                           std::vector<Ticks>&& compute) {
   PlanInput in{s, hw.capacity, time_base(hw), policy.ops_per_mac, std::move(compute),
                &policy.link, &policy.cache_options};
+  in.kept_given = &policy.kept_given;
   in.compute.clear();
   in.compute.reserve(s.steps.size());
   // work <= 2^62 (its sum is, prepare_policy), bandwidth <= 2^62: each product < 2^124.

@@ -17,7 +17,7 @@ from ._lazy import LazyModule
 from .hardware import Hardware, check_element_size
 from .network import Network, load_network, looks_like_json, schedule_columns
 from .part import _format_value, parts
-from .policy import Policy, PolicyLike
+from .policy import Policy, PolicyLike, prepare_point
 from .policy import policy as as_policy
 from .presets import as_hardware
 from .units import column_unit, format_bandwidth, format_bytes, format_count, format_time
@@ -183,6 +183,7 @@ def estimate(
     scheduled = net.with_scheduler(composition.scheduler)
     _check_has_steps(scheduled)
     prepared = composition.prepare(scheduled.schedule, ops_per_mac, scheduled, sparsity)
+    prepared = prepare_point(composition, scheduled.schedule, prepared, hardware.capacity)
     core = _core.estimate(
         scheduled.schedule, hardware.capacity, hardware.bandwidth, hardware.throughput, prepared
     )

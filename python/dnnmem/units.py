@@ -322,6 +322,10 @@ COLUMN_UNITS: dict[str, str] = {
     "energy": "DRAM-byte units",
     "speedup": "×",
     "year": "year",
+    # sweep(bounds=True), dnnmem.optimal
+    "traffic_lower_bound": "bytes",
+    "time_lower_bound": "s",
+    **dict.fromkeys(("traffic_gap", "time_gap"), "fraction"),
 }
 
 

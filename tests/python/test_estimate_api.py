@@ -309,6 +309,7 @@ def test_policies_and_default_policy(tiny):
     p = dnnmem.parts("cache")
     assert list(p)[:6] == ["lookahead", "belady", "prefetch-next", "no-lookahead", "lru", "none"]
     assert list(p)[6:] == [
+        "lp-rounded",
         "mbs-strict",
         "fifo",
         "infinite-spm",

@@ -94,6 +94,9 @@ struct PreparedPolicy {
   ComputeModel compute;
   int ops_per_mac = 2;
   std::string_view link_name = "raw", compute_name = "peak";  // the parts' names, for messages
+  // Cache manager `lp-rounded` only: per full use, 1 if the reuse interval it starts is kept
+  // (the Python side's rounding of the LP relaxation, docs/model/optimal.md); empty otherwise.
+  std::vector<std::uint8_t> kept_given;
 };
 
 // Throws std::invalid_argument naming the part and the option, or both parts and why for a

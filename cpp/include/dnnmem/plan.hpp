@@ -102,6 +102,8 @@ struct PlanInput {
   std::vector<Ticks> compute;  // per step, ticks
   const LinkModel* link = &identity_link();
   const Options* options = nullptr;  // the cache manager's
+  // Cache manager `lp-rounded`: the kept intervals it is given (PreparedPolicy::kept_given).
+  const std::vector<std::uint8_t>* kept_given = nullptr;
 
   Ticks transfer_ticks(int tensor, std::int64_t bytes, bool load) const {
     return link->ticks(time, tensor, bytes, load);

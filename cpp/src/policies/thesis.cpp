@@ -5,6 +5,8 @@
 // range tree over steps (reservations included).
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 
 #include "dnnmem/compose.hpp"
 #include "dnnmem/policies.hpp"
@@ -37,11 +39,12 @@ void linger_offloads(Plan& p, const PlanInput& in, PlanScratch& w);
 
 class ThesisPlanner {
  public:
+  // `given`: rule 2 keeps exactly the intervals of in.kept_given (lp-rounded), unchecked here.
   ThesisPlanner(const PlanInput& in, PlanScratch& w, Plan& out, Prefetch prefetch,
-                bool lookahead_offload = true)
+                bool lookahead_offload = true, const std::uint8_t* given = nullptr)
       : in_(in), s_(in.schedule), x_(in.schedule.index), w_(w), prefetch_(prefetch),
-        lookahead_offload_(lookahead_offload),
-        through_(in.options != nullptr && in.options->choice("streaming") == "through-cache"),
+        lookahead_offload_(lookahead_offload), given_(given),
+        through_(given == nullptr && in.options != nullptr && in.options->choice("streaming") == "through-cache"),
         n_(static_cast<int>(s_.steps.size())), occ_(s_.steps.size(), w.tree), prefix_(w.prefix),
         deadline_(w.deadline), prefetch_from_(w.prefetch_from), plan_(out), state_(w.use_state),
         prefetches_(w.prefetches), offloads_(w.offloads), candidates_(w.candidates) {
@@ -62,7 +65,9 @@ class ThesisPlanner {
     // rejection can flip as the capacity grows (a kept interval still fits; a prefetch window
     // can only widen), so each rejection asks once more at C' until one flips. Off where the
     // capacity enters otherwise: through-cache reservations, no-lookahead's lingering.
-    probe_ = w.probe_capacity > in.capacity && !through_ && lookahead_offload_ ? w.probe_capacity : -1;
+    probe_ = w.probe_capacity > in.capacity && !through_ && lookahead_offload_ && given_ == nullptr
+                 ? w.probe_capacity
+                 : -1;
     w.probe_capacity = -1;
     w.probe_same = false;
     state_.assign(nf + 1, UseState{});  // (entry nf: the partial accesses' state, always 0)
@@ -90,6 +95,7 @@ class ThesisPlanner {
   PlanScratch& w_;
   Prefetch prefetch_;
   bool lookahead_offload_;
+  const std::uint8_t* given_;  // per full use: keep the interval it starts (lp-rounded), or null
   // streaming=through-cache: every tensor a step accesses passes through the cache during that
   // step (thesis Listing 1, cache.load / cache.generate), so each step reserves its working set
   // (capped at the capacity); a tensor is resident between two uses only if the working sets at
@@ -288,7 +294,10 @@ class ThesisPlanner {
     const int lo = into_kept ? u + 1 : u;  // consecutive kept intervals share their endpoint
     const std::int64_t bytes = r.bytes;
     bool keep = false;
-    if (!through_) {
+    if (given_ != nullptr) {  // the caller checked that the given intervals fit
+      keep = given_[f] != 0;
+      if (keep) occupy(lo, v, bytes, /*reservation=*/false);
+    } else if (!through_) {
       keep = claim(lo, v, bytes);
       if (keep)
         occupy_resident(lo, v, bytes);
@@ -542,6 +551,23 @@ void plan_no_lookahead(const PlanInput& in, PlanScratch& w, Plan& out) {
 void plan_lookahead(const PlanInput& in, PlanScratch& w, Plan& out) {
   ThesisPlanner(in, w, out, Prefetch::LatencyAware).run();
 }
+void plan_lp_rounded(const PlanInput& in, PlanScratch& w, Plan& out) {
+  const std::size_t nf = in.schedule.index.full_step.size();
+  if (in.kept_given == nullptr || in.kept_given->size() != nf)
+    throw std::invalid_argument(
+        "cache manager 'lp-rounded': needs the kept intervals of the LP relaxation, one flag per "
+        "full use (" + std::to_string(nf) + "), which dnnmem.optimal computes in Python (got " +
+        std::to_string(in.kept_given == nullptr ? 0 : in.kept_given->size()) +
+        "); use dnnmem.estimate or dnnmem.sweep, with the 'optimal' extra installed");
+  ThesisPlanner(in, w, out, Prefetch::LatencyAware, true, in.kept_given->data()).run();
+  // Rules 4 and 6 fit-check what they add; the given intervals must fit on their own.
+  for (std::size_t s = 0; s < out.resident.size(); ++s)
+    if (out.resident[s] > in.capacity)
+      throw std::invalid_argument("cache manager 'lp-rounded': the kept intervals given hold " +
+                                  std::to_string(out.resident[s]) + " bytes at step " +
+                                  std::to_string(s) + ", more than the capacity (" +
+                                  std::to_string(in.capacity) + " bytes)");
+}
 void plan_belady(const PlanInput& in, PlanScratch& w, Plan& out) {
   ThesisPlanner(in, w, out, Prefetch::None).run();
 }
@@ -570,6 +596,11 @@ extern const CachePart cache_belady{
 extern const CachePart cache_prefetch_next{
     "prefetch-next", "as lookahead, prefetching one step ahead (thesis Fig. 4.1a)", thesis_options(), 0,
     &plan_prefetch_next};
+extern const CachePart cache_lp_rounded{
+    "lp-rounded",
+    "as lookahead, keeping the reuse intervals of the traffic LP relaxation rounded to a feasible "
+    "plan (dnnmem.optimal; the 'optimal' extra)",
+    {}, 0, &plan_lp_rounded};
 extern const CachePart cache_no_lookahead{
     "no-lookahead",
     "as lookahead, writing a dirty tensor out only when its space is needed (thesis Fig. 4.2a)",
