@@ -117,12 +117,13 @@ def plot(df: pd.DataFrame) -> Figure:
     fig, axes = style.figure(
         1,
         2,
-        panel=(4.6, 3.6),
+        panel=(5.0, 4.4),
         sharex=True,
-        title=f"{style.display_name(str(df['network'].iat[0]))}, batch {int(df['batch'].iat[0])}, "
-        f"7 nm bf16 HBM2e, capacity {df['capacity'].min() / 2**20:.0f}–"
-        f"{df['capacity'].max() / 2**20:.0f} MiB: the Pareto front of time (ms), energy (J) "
-        f"and die area (mm²), {int(df['front'].sum())} of {len(df)} points",
+        title=f"{style.display_name(str(df['network'].iat[0]))}, batch {int(df['batch'].iat[0])}"
+        f" (7 nm, bf16, HBM2e), capacity {df['capacity'].min() / 2**20:.0f}–"
+        f"{df['capacity'].max() / 2**20:.0f} MiB × 3 bandwidths × 3 throughputs\n"
+        f"the Pareto front of time (ms), energy (J) and die area (mm²): "
+        f"{int(df['front'].sum())} of {len(df)} points",
     )
     pairs = df.sort_values(["throughput", "bandwidth", "capacity"]).groupby(
         ["throughput", "bandwidth"], sort=False
@@ -163,8 +164,10 @@ def plot(df: pd.DataFrame) -> Figure:
 
     handles, names = axes[0, 0].get_legend_handles_labels()
     handles.append(Line2D([], [], color="0.4", lw=0.8, alpha=0.45))
-    names.append("capacity 24 → 1000 MiB\n(points off the front)")
-    style.legend(fig, handles, names, title="front, by throughput and bandwidth")
+    names.append("each pair over capacity\n(24 → 1000 MiB, all points)")
+    style.legend(
+        fig, handles, names, below=True, ncol=5, title="front, by throughput and bandwidth"
+    )
     return fig
 
 
