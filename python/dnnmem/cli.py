@@ -539,7 +539,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 #: Options whose value may be written with a sign: argparse takes "-5MiB" for an option of its
 #: own ("expected one argument"), so "--capacity -5MiB" is read as "--capacity=-5MiB" and gets
 #: the option's own message.
-_SIGNED_VALUES = ("--capacity", "--bandwidth", "--throughput", "--steps", "--threads")
+_SIGNED_VALUES = (
+    "--capacity",
+    "--bandwidth",
+    "--throughput",
+    "--clock",
+    "--steps",
+    "--threads",
+)
 
 
 def _join_signed_values(argv: Sequence[str]) -> list[str]:

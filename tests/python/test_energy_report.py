@@ -124,6 +124,7 @@ def test_cli_sets_the_technology_and_prints_joules(capsys) -> None:
         ("--node", "seven", "--node: expected a process node such as '7nm', got 'seven'"),
         ("--node", "0.1nm", "--node: '0.1nm' is outside 1-250 nm"),
         ("--clock", "fast", "--clock: expected Hz or a value such as '1.41GHz', got 'fast'"),
+        ("--clock", "-1GHz", "--clock: must be a finite number of Hz > 0, got -1000000000.0"),
     ],
 )
 def test_cli_technology_errors_name_the_option(capsys, option, value, message) -> None:
