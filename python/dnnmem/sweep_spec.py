@@ -14,6 +14,7 @@ format")::
     node: 7nm                           # (default: the preset's, else gddr6, 12 nm, 1.545 GHz)
     clock: 1.41GHz
     policy: [lookahead, "split-backward + lru + ratio(activation=2)"]   # policies (docs/policies.md)
+    fusion: [none, pointwise]           # optional: each policy at each level (docs/model/fusion.md)
     threads: 2                          # optional
     ops_per_mac: 2                      # optional
 
@@ -42,6 +43,7 @@ _KEYS = {
     "bandwidth",
     "throughput",
     "policy",
+    "fusion",
     "threads",
     "ops_per_mac",
     "max_points",
