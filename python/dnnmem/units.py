@@ -23,6 +23,7 @@ __all__ = [
     "format_bandwidth",
     "format_throughput",
     "format_time",
+    "format_energy",
     "COLUMN_UNITS",
     "column_unit",
 ]
@@ -257,6 +258,14 @@ def format_time(seconds: float, digits: int = 4) -> str:
     if seconds == 0:
         return "0 s"
     return _format(float(seconds), steps, digits)
+
+
+def format_energy(joules: float, digits: int = 4) -> str:
+    """Format joules with SI prefixes: ``format_energy(0.2141)`` → ``'214.1 mJ'``."""
+    steps = [(1e3, "kJ"), (1.0, "J"), (1e-3, "mJ"), (1e-6, "µJ"), (1e-9, "nJ"), (1e-12, "pJ")]
+    if joules == 0:
+        return "0 J"
+    return _format(float(joules), steps, digits)
 
 
 def format_count(value: float, unit: str, digits: int = 4) -> str:

@@ -358,6 +358,7 @@ def test_style_module():
     assert set(dnnmem.networks()) <= set(style.NETWORK_NAMES)  # every zoo network has a name
     assert style.figure_name("cdma", "fig13", "performance") == "cdma-fig13-performance"
     assert style.figure_name("thesis", "fig5_1", "roofline") == "thesis-fig5_1-roofline"
+    assert style.figure_name("energy", "beyond", "pareto_front") == "energy-beyond-pareto_front"
     for bad in (("cdma", "fig13", "Performance"), ("seed", "fig1", "x"), ("mbs", "f10", "x")):
         with pytest.raises(ValueError, match="does not follow <seed>-<figure>-<what>"):
             style.figure_name(*bad)
