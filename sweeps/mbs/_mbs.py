@@ -2,7 +2,9 @@
 configurations as dnnmem compositions (docs/model/mbs.md).
 
 Setup ("Mini-batch Serialization: CNN Training with Inter-layer Data Reuse", §4-§5): one WaveCore
-core — a 128 x 128 systolic array at 0.7 GHz (22.9 TFLOP/s FP16), a 10 MiB global buffer, half
+core — a 128 x 128 systolic array at 0.7 GHz (22.9 TFLOP/s FP16) with double-buffered weights and
+tiles of 256 rows (ArchOpt, the array of every configuration but the Baseline), a 10 MiB global
+buffer, half
 of one HBM2 stack (150 GiB/s, 4 of 8 channels) — training with 16-bit data, 32 samples per core
 for the deep CNNs and 64 for AlexNet. Every script has ``compute(small=False) -> DataFrame``,
 ``plot(df) -> Figure`` (saved as ``figures/<NAME>.png``) and ``markdown(tables)`` (its tables on
@@ -44,16 +46,42 @@ CONFIG_NAMES = {
 }
 
 
-def core(capacity: float = 10 * MiB, bandwidth: float = 150 * GiB) -> dnnmem.Hardware:
-    """One WaveCore core (§4.1-4.2): one 128 x 128 array at 0.7 GHz, fp16."""
+#: WaveCore's array (§4.1): 128 x 128, weight stationary (a block of B is "read and distributed
+#: to the PEs", then a block of A "pipelined into the array"), output tiles of m = 256 rows (the
+#: 64 KiB half of the local A buffer over 128 rows of 2 bytes, §4.2), and weight double buffering:
+#: "there are no gaps between waves" (ArchOpt, in every configuration but the Baseline).
+ARRAY = "systolic(rows=128, cols=128, waves=double-buffered, tile=256)"
+#: The Baseline's array: the same without the second weight register; "before every
+#: multiplication of blocks of A and B, the B block is read and distributed to the PEs, which
+#: requires k (PE array height) cycles [...] No arithmetic occurs during these k cycles" (§4.1).
+BASELINE_ARRAY = "systolic(rows=128, cols=128, waves=pipelined, tile=256)"
+#: SCALE-Sim's array (dnnmem's default `systolic`): every wave a fold that loads, fills, streams
+#: all of a GEMM's rows and drains; what the page showed before the array's options existed.
+SCALESIM_ARRAY = "systolic(rows=128, cols=128)"
+#: The name of the paper's Baseline row (the ``Baseline`` rows are the reference: ArchOpt's array,
+#: the same traffic).
+SINGLE = "Baseline (no double buffering)"
+
+
+def core(
+    capacity: float = 10 * MiB, bandwidth: float = 150 * GiB, array: str = ARRAY
+) -> dnnmem.Hardware:
+    """One WaveCore core (§4.1-4.2): one 128 x 128 array at 0.7 GHz, fp16 (``array``: the
+    compute model; ArchOpt's by default)."""
     return dnnmem.Hardware(
         capacity=capacity,
         bandwidth=bandwidth,
         throughput=2 * 128 * 128 * 0.7e9,
         name="WaveCore core",
         precision="fp16",
-        compute="systolic(rows=128, cols=128)",
+        compute=array,
     )
+
+
+def single_buffered(policy: str) -> str:
+    """``policy`` on the Baseline's array (:data:`BASELINE_ARRAY`): the paper's Baseline when
+    ``policy`` is the Baseline's composition."""
+    return f"{policy} + {BASELINE_ARRAY}"
 
 
 #: mbs-strict's options for the paper's encodings (docs/model/mbs.md): a 1-bit ReLU mask and two
