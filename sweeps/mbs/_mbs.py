@@ -36,6 +36,8 @@ NETWORKS = {"resnet50": 32, "inception_v3": 32, "inception_v4": 32, "alexnet": 6
 # Main-memory options per core (Tab. 4, halved: a core has half the channels).
 MEMORY = {"HBM2x2": 300 * GiB, "HBM2": 150 * GiB, "GDDR5": 192 * GiB, "LPDDR4": 119.6 * GiB}
 #: The memories as the figures name them.
+#: Their technologies (the energy model's DRAM pJ per byte, docs/model/energy.md).
+MEMORY_TYPE = {"HBM2x2": "hbm2", "HBM2": "hbm2", "GDDR5": "gddr5", "LPDDR4": "lpddr4"}
 MEMORY_NAMES = {"HBM2x2": "HBM2 × 2", "HBM2": "HBM2", "GDDR5": "GDDR5", "LPDDR4": "LPDDR4"}
 #: The configurations as the figures name them (the rest keep their name).
 CONFIG_NAMES = {
@@ -64,10 +66,14 @@ SINGLE = "Baseline (no double buffering)"
 
 
 def core(
-    capacity: float = 10 * MiB, bandwidth: float = 150 * GiB, array: str = ARRAY
+    capacity: float = 10 * MiB,
+    bandwidth: float = 150 * GiB,
+    array: str = ARRAY,
+    memory_type: str = "hbm2",
 ) -> dnnmem.Hardware:
-    """One WaveCore core (§4.1-4.2): one 128 x 128 array at 0.7 GHz, fp16 (``array``: the
-    compute model; ArchOpt's by default)."""
+    """One WaveCore core (§4.1-4.2, §5): one 128 x 128 array at 0.7 GHz, fp16, in 32 nm
+    (``array``: the compute model, ArchOpt's by default; ``memory_type``: the DRAM's technology
+    for the joule model, docs/model/energy.md)."""
     return dnnmem.Hardware(
         capacity=capacity,
         bandwidth=bandwidth,
@@ -75,6 +81,9 @@ def core(
         name="WaveCore core",
         precision="fp16",
         compute=array,
+        memory_type=memory_type,
+        node="32nm",
+        clock="700MHz",
     )
 
 
@@ -134,7 +143,8 @@ def load(name: str, batch: int) -> dnnmem.Network:
 def run(net: dnnmem.Network, hw: dnnmem.Hardware, policy: str) -> dict[str, Any]:
     """One estimate as a row: the result's totals (docs/model/report.md): traffic (also by
     role), time, utilization, groups and sub-batch sizes, global-buffer bytes and energy
-    (``dnnmem.energy.WAVECORE``: DRAM-byte units, the paper's §6 ratios)."""
+    (``dnnmem.energy.WAVECORE``: DRAM-byte units, the paper's §6 ratios) and joules (static
+    energy included, docs/model/energy.md)."""
     r = dnnmem.estimate(net, hw, policy=policy)
     d = r.to_dict()
     keep = [
@@ -149,6 +159,10 @@ def run(net: dnnmem.Network, hw: dnnmem.Hardware, policy: str) -> dict[str, Any]
         "energy_dram_share",
     ]
     row: dict[str, Any] = {"traffic": r.traffic, **{k: d[k] for k in keep}}
+    # Joules (docs/model/energy.md: DRAM, SRAM, MACs and the static power over the time).
+    row["energy_j"] = d["energy_j"]
+    row["energy_dram_j"] = d["energy_dram_j"]
+    row["energy_static_j"] = d["energy_static_j"] + d["energy_sram_leakage_j"]
     row["weight_bytes"] = d["traffic_in_weight"]  # the re-reads of serialization included
     row["weight_grad_bytes"] = d["traffic_in_weight_grad"] + d["traffic_out_weight_grad"]
     row["activation_bytes"] = d["traffic_in_activation"] + d["traffic_out_activation"]

@@ -55,6 +55,17 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[Claim]:
     enforced = "MBS2 at 10 MiB, capacity enforced (`mbs-strict`), dnnmem's default encodings"
     single = "Baseline (no double buffering)"  # the paper's Baseline; "Baseline" is ArchOpt's array
     over_archopt = f"{enforced}; over ArchOpt (§6: MBS1 33–62 %, MBS2 36–66 % over ArchOpt)"
+    # §6: MBS1's "22–29% energy saving [...] compared to Baseline", the paper's Baseline, and
+    # "ArchOpt [...] conserves only static energy": joules with static power over the Baseline
+    # without double buffering (docs/model/energy.md; sweeps/energy/mbs_joules.py).
+    joules = ("joules (docs/model/energy.md: DRAM, SRAM, MACs, static power; 32 nm, 0.7 GHz) "
+              "over the paper's Baseline (no double buffering)")  # fmt: skip
+
+    def joules_saved(net: str, config: str) -> float:
+        return 100 * (1 - v(net, config, "energy_j") / v(net, single, "energy_j"))
+
+    def dram_share(net: str, config: str) -> float:
+        return 100 * v(net, config, "energy_dram_j") / v(net, config, "energy_j")
 
     # -- abstract and §1 ----------------------------------------------------------------------
     out.append(claim("MBS2 DRAM traffic saved, mean of the deep CNNs", "abstract", 75,
@@ -68,8 +79,7 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[Claim]:
                      "buffering ours is " + format(mean(speedup(n, "MBS2", single) for n in DEEP), ".2f"),
                      ("1",)))  # fmt: skip
     out.append(claim("MBS2 energy saved, mean of the deep CNNs", "abstract", 26,
-                     mean(saved(n, "MBS2", "energy_ratio") for n in DEEP), "reduction", "%",
-                     "relative energy model dnnmem.energy.WAVECORE (DRAM, global buffer, MACs)",
+                     mean(joules_saved(n, "MBS2") for n in DEEP), "reduction", "%", joules,
                      ("5",)))  # fmt: skip
     out.append(claim("MBS2 traffic reduction factor, mean of the deep CNNs", "§1 (\"4.0×\")", 4.0,
                      mean(1 / v(n, "MBS2", "traffic_ratio") for n in DEEP), "ratio", "×",
@@ -82,8 +92,7 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[Claim]:
                          speedup(n, "MBS2"), "ratio", "×", over_archopt, ("1",)))  # fmt: skip
     for n, p in zip(DEEP, (30, 24, 24)):
         out.append(claim(f"MBS2 energy saved, {NAMES[n]}", "§1, §6", p,
-                         saved(n, "MBS2", "energy_ratio"), "reduction", "%",
-                         "relative energy model (no static term)", ("5",)))  # fmt: skip
+                         joules_saved(n, "MBS2"), "reduction", "%", joules, ("5",)))  # fmt: skip
     out.append(claim("MBS1 / MBS2 traffic (no multi-branch reuse), mean of the deep CNNs",
                      '§1 ("traffic increases by 20%")', 1.2,
                      mean(v(n, "MBS1 (fit trusted)", "traffic") / v(n, "MBS2 (fit trusted)", "traffic")
@@ -114,14 +123,20 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[Claim]:
                      min(s1), "ratio", "×", hyp=("1",)))  # fmt: skip
     out.append(claim("MBS1 speedup over ArchOpt, largest of the deep CNNs", "§6, Fig. 10", 1.62,
                      max(s1), "ratio", "×", hyp=("1",)))  # fmt: skip
-    e1 = [saved(n, "MBS1", "energy_ratio") for n in DEEP]
+    out.append(claim("ArchOpt energy saved over the Baseline, mean of the four CNNs",
+                     '§6 ("little energy benefit (~2%) as it conserves only static energy")', 2,
+                     mean(joules_saved(n, "Baseline") for n in (*DEEP, "alexnet")), "reduction",
+                     "%", joules, ("1", "5")))  # fmt: skip
+    e1 = [joules_saved(n, "MBS1") for n in DEEP]
     out.append(claim("MBS1 energy saved, smallest of the deep CNNs", "§6, Fig. 10", 22, min(e1),
-                     "reduction", "%", hyp=("5",)))  # fmt: skip
+                     "reduction", "%", joules, ("5",)))  # fmt: skip
     out.append(claim("MBS1 energy saved, largest of the deep CNNs", "§6, Fig. 10", 29, max(e1),
-                     "reduction", "%", hyp=("5",)))  # fmt: skip
+                     "reduction", "%", joules, ("5",)))  # fmt: skip
+    out.append(claim("DRAM share of the Baseline's energy, ResNet-50", '§6 ("from 21.6% to 8.7%")',
+                     21.6, dram_share("resnet50", single), "ratio", "%", joules,
+                     ("5",)))  # fmt: skip
     out.append(claim("DRAM share of MBS1's energy, ResNet-50", '§6 ("from 21.6% to 8.7%")', 8.7,
-                     100 * v("resnet50", "MBS1", "energy_dram_share"), "ratio", "%",
-                     "the Baseline's 21.6 % is the calibration point", ("5",)))  # fmt: skip
+                     dram_share("resnet50", "MBS1"), "ratio", "%", joules, ("5",)))  # fmt: skip
     m12 = [100 * (v(n, "MBS1", "traffic_ratio") - v(n, "MBS2", "traffic_ratio")) for n in DEEP]
     out.append(claim("MBS2's traffic below MBS1's, smallest of the deep CNNs (points of the "
                      "Baseline's traffic)", '§6 ("an additional 4–10%")', 4, min(m12),

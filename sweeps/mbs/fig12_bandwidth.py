@@ -28,7 +28,7 @@ def compute(small: bool = False) -> pd.DataFrame:
     rows = []
     memories = {k: C.MEMORY[k] for k in ("HBM2x2", "LPDDR4")} if small else C.MEMORY
     for memory, bw in memories.items():
-        hw = C.core(bandwidth=bw)
+        hw = C.core(bandwidth=bw, memory_type=C.MEMORY_TYPE[memory])
         configs = C.configurations(hw.capacity)
         configs = {C.SINGLE: C.single_buffered(configs["Baseline"]), **configs}
         for config, policy in configs.items():
