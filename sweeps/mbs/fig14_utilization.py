@@ -56,7 +56,7 @@ def compute(small: bool = False) -> pd.DataFrame:
         for array, compute in (("WaveCore", C.ARRAY), ("SCALE-Sim", C.SCALESIM_ARRAY)):
             hw = C.core(bandwidth=1e18, array=compute)  # unlimited: no step waits for memory
             for config, policy in arrays[array].items():
-                r = C.dnnmem.estimate(net, hw, policy=policy)
+                r = C.dnnmem.estimate(net, hw, policy=C.fused(policy))
                 rows.append(
                     {
                         "network": name,
