@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Union
 from . import _core
 from ._lazy import LazyModule, is_integer
 from ._zoo_index import BUILDERS
-from .part import _as_part
+from .part import _as_part, _fusion_level, _with_fusion
 from .units import column_unit, format_bytes, format_count
 
 if TYPE_CHECKING:
@@ -158,8 +158,6 @@ class Network:
     def with_fusion(self, level: str) -> Network:
         """The same network and scheduler at another fusion level (``none``, ``pointwise``,
         ``accelerator``; docs/model/fusion.md); the result is cached."""
-        from .policy import _fusion_level, _with_fusion
-
         return self.with_scheduler(
             _with_fusion(self._scheduler_part, _fusion_level(level, "with_fusion"))
         )
