@@ -173,7 +173,16 @@ def layer_gemm(
     network: Network, layer: int, pass_: str, batch: int, input: int = 0
 ) -> tuple[int, int, int, int]: ...
 def systolic_cycles(
-    m: int, n: int, k: int, count: int, rows: int, cols: int, dataflow: str
+    m: int,
+    n: int,
+    k: int,
+    count: int,
+    rows: int,
+    cols: int,
+    dataflow: str,
+    waves: str = "folds",
+    tile: int = 0,
+    arrays: int = 1,
 ) -> tuple[int, float]: ...
 def tile_walk(
     m: int,

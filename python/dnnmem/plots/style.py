@@ -126,6 +126,7 @@ SERIES_COLORS: dict[str, str] = {
     "Baseline": _GRAY,
     "No SPM Mgmt": _GRAY,
     "ArchOpt": _GRAY,
+    "Baseline (no double buffering)": "#4d4d4d",
     "sequential (dX then dW)": _GRAY,
     "∞ SPM": "#222222",
     "oracle": "#222222",
