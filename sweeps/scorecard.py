@@ -102,12 +102,13 @@ def frame(seeds: list[str] | None = None) -> pd.DataFrame:
     return df
 
 
-def _value(v: float, unit: str) -> str:
+def _value(v: float, unit: str, signed: bool = False) -> str:
+    """``v`` in ``unit``; ``signed``: a change, written with its sign (+ slower, − faster)."""
     if unit == "×":
         return _pages.times(v)
     if unit == "%":
-        return _pages.pct(v, 1, sign=v < 0)
-    return _pages.num(v, 3) + (f" {unit}" if unit else "")
+        return _pages.pct(v, 1, sign=signed)
+    return _pages.num(v, 1 if unit else 3, sign=signed) + (f" {unit}" if unit else "")
 
 
 def _tolerance(kind: str) -> str:
@@ -142,8 +143,8 @@ def markdown(df: pd.DataFrame) -> str:
             (
                 r.claim,
                 r.where,
-                _value(r.paper, r.unit),
-                _value(r.dnnmem, r.unit),
+                _value(r.paper, r.unit, r.paper < 0),
+                _value(r.dnnmem, r.unit, r.paper < 0),
                 _tolerance(r.kind),
                 "yes" if r.within else "no",
                 "right" if r.direction_right else "**wrong**",

@@ -381,10 +381,14 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
       const TileTraffic w = best ? *best : *run(tm, m, k, n, order, o, kNoBound);
       for (std::size_t t = 0; t < 5; ++t) {
         const std::int64_t gemm_bytes = elements[t] * e;
-        rec.read[t] = scale(w.read[t], rec.size[t], gemm_bytes);
-        rec.written[t] = scale(w.written[t], rec.size[t], gemm_bytes);
-        rec.psum_read[t] = scale(w.psum_read[t], rec.size[t], gemm_bytes);
-        rec.psum_written[t] = scale(w.psum_written[t], rec.size[t], gemm_bytes);
+        // im2col = expanded: X and dX move as their GEMM matrices (`count` of them), the patches
+        // expanded off chip; raw: as the tensors (the expansion happens on chip).
+        const bool expanded = tm.im2col_expanded && (static_cast<int>(t) == kX || static_cast<int>(t) == kDX);
+        const std::int64_t as_bytes = expanded ? gemm_bytes * u.gemm.count : rec.size[t];
+        rec.read[t] = scale(w.read[t], as_bytes, gemm_bytes);
+        rec.written[t] = scale(w.written[t], as_bytes, gemm_bytes);
+        rec.psum_read[t] = scale(w.psum_read[t], as_bytes, gemm_bytes);
+        rec.psum_written[t] = scale(w.psum_written[t], as_bytes, gemm_bytes);
       }
       // dY's reads by the dW-ops belong to the dW step of a sequential pair.
       const std::int64_t dy_w = scale(w.dy_read_by_dw, rec.size[0], elements[0] * e);

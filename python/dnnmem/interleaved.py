@@ -57,6 +57,7 @@ def policy(
     cores: int = 1,
     nest: str = "best",
     replace: str = "belady",
+    im2col: str = "raw",
 ) -> str:
     """The composition string of a tile-model policy.
 
@@ -77,6 +78,9 @@ def policy(
         The baseline tiler: ``nest="best"`` ranks each family's loop nests, ``"fixed"`` takes the
         output-stationary ones (ikj / kji); ``replace="belady"`` (farthest next use) or ``"lru"``.
         ``nest="fixed", replace="lru"`` is the simpler tiler of docs/model/interleaved.md.
+    im2col : str
+        ``"raw"`` (default): X and dX move as the tensors (patches expanded on chip);
+        ``"expanded"``: as their im2col GEMM matrices (docs/model/interleaved.md).
     """
     if order not in ORDERS:
         raise ValueError(f"order: {order!r} is not one of {', '.join(ORDERS)}")
@@ -100,6 +104,8 @@ def policy(
         opts.append(f"nest={nest}")
     if replace != "belady":
         opts.append(f"replace={replace}")
+    if im2col != "raw":
+        opts.append(f"im2col={im2col}")
     return f"split-backward({', '.join(opts)}) + {cache}"
 
 

@@ -32,7 +32,10 @@ extern const SchedulerPart scheduler_split_backward{
      choice_option("nest", "tile model: each family's loop nest (best: least traffic; fixed: output-stationary ikj / kji)",
                    "best", {"best", "fixed"}),
      choice_option("replace", "tile model: the walk's tile replacement (farthest next use or LRU)",
-                   "belady", {"belady", "lru"})},
+                   "belady", {"belady", "lru"}),
+     choice_option("im2col",
+                   "tile model: X and dX bytes as the tensors (raw) or as their im2col GEMM matrices (expanded)",
+                   "raw", {"raw", "expanded"})},
     [](const Network& net, const ScheduleOptions& options, const Options& own, Schedule& out) {
       const std::string& order = own.choice("order");
       detail::StepRules rules;
@@ -50,6 +53,7 @@ extern const SchedulerPart scheduler_split_backward{
       out.tile_model.cores = static_cast<int>(own.integer("cores"));
       out.tile_model.fixed_nests = own.choice("nest") == "fixed";
       out.tile_model.lru = own.choice("replace") == "lru";
+      out.tile_model.im2col_expanded = own.choice("im2col") == "expanded";
     }};
 
 }  // namespace dnnmem
