@@ -41,6 +41,13 @@ SEEDS: dict[str, str] = {
 }
 PAGE = _pages.PAGES_DIR / "index.md"
 BLOCK = "scorecard"
+#: The hypotheses column's legend: issue 28's options, each argued on its seed's page.
+HYPOTHESES = (
+    "*hypothesis*: the row is measured under an option of issue 28, argued on the seed's page "
+    "(H2: the interleaved paper's simulator read from its text, GEMM-level accounting, FP32, "
+    "§4.2's reuse window, im2col-expanded operands; H3: cDMA's sparsity per network, the "
+    "activation maps without the input image); — the page's default configuration."
+)
 COLUMNS = [
     "seed", "claim", "where", "paper", "dnnmem", "unit", "kind", "tolerance", "relative_error",
     "within", "direction_right", "note", "hypotheses",
@@ -128,15 +135,17 @@ def score_line(df: pd.DataFrame) -> str:
         f"{n - wrong} of {n} directions right.** Per paper: {per}."
     )
     if df.attrs.get("missing"):
-        line += " Not scored yet (no `claims.py`): " + ", ".join(
-            SEEDS[s] for s in df.attrs["missing"]
-        ) + "."
+        line += (
+            " Not scored yet (no `claims.py`): "
+            + ", ".join(SEEDS[s] for s in df.attrs["missing"])
+            + "."
+        )
     return line
 
 
 def markdown(df: pd.DataFrame) -> str:
     """The page's block: the score, then one table per paper."""
-    out = [score_line(df), ""]
+    out = [score_line(df), "", HYPOTHESES, ""]
     for seed, g in df.groupby("seed", sort=False):
         out.append(f"**{SEEDS[seed]}** ([page]({seed}.md))\n")
         rows = [
@@ -148,12 +157,23 @@ def markdown(df: pd.DataFrame) -> str:
                 _tolerance(r.kind),
                 "yes" if r.within else "no",
                 "right" if r.direction_right else "**wrong**",
+                r.hypotheses or "—",
             )
             for r in g.itertuples()
         ]
         out.append(
             _pages.table(
-                ["claim", "where", "paper", "dnnmem", "tolerance", "within", "direction"], rows
+                [
+                    "claim",
+                    "where",
+                    "paper",
+                    "dnnmem",
+                    "tolerance",
+                    "within",
+                    "direction",
+                    "hypothesis",
+                ],
+                rows,
             )
         )
     return "\n".join(out)

@@ -378,7 +378,9 @@ def _map_bytes(result: Any, sparsity: SparsityLike) -> tuple[int, int]:
     net = result.network
     t = net.tensors
     inputs = set(net.layers["name"][net.layers["kind"] == "input"])
-    maps = np.asarray([r == "activation" and x not in inputs for r, x in zip(t["role"], t["layer"])])
+    maps = np.asarray(
+        [r == "activation" and x not in inputs for r, x in zip(t["role"], t["layer"])]
+    )
     x = result._core.transfer_table()
     keep = maps[x["tensor"]] if len(x["tensor"]) else np.zeros(0, dtype=bool)
     logical = int(x["bytes"][keep].sum())

@@ -48,7 +48,9 @@ def _share_above_3x(net: str, batch: int, policy: str) -> float:
     sparsity, _ = cdma.tensor_sparsity(n, r.composition.link.option_dict)
     inputs = set(n.layers["name"][n.layers["kind"] == "input"])
     t = n.tensors
-    maps = np.asarray([ro == "activation" and x not in inputs for ro, x in zip(t["role"], t["layer"])])
+    maps = np.asarray(
+        [ro == "activation" and x not in inputs for ro, x in zip(t["role"], t["layer"])]
+    )
     x = r._core.transfer_table()
     keep = maps[x["tensor"]]
     b = x["bytes"][keep]

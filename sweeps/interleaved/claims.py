@@ -32,7 +32,9 @@ LADDER = {
 }
 WHERE = {RUNGS[0]: "§6.2, Fig. 12", RUNGS[1]: "§6.2, Fig. 12", RUNGS[2]: "§4.3",
          RUNGS[3]: "Abstract, §6.2, Fig. 12"}  # fmt: skip
-HYP = ("H2: GEMM accounting, FP32, §4.2 window, im2col expanded",)
+#: Issue 28's hypothesis the rows at :data:`READING` test (GEMM-level accounting, FP32, §4.2's
+#: window, im2col-expanded operands: docs/seeds/interleaved.md).
+HYP = ("H2",)
 
 
 def ladder(tables: dict[str, pd.DataFrame], reading: str) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -48,7 +48,8 @@ def compute(small: bool = False) -> pd.DataFrame:
                         r = C.run(net, npu, **options)
                         rows.append({"reading": name, "rung": rung, "npu": npu, "network": net,
                                      "time": r["time"],
-                                     "dy_share_of_reads": r["dy_share_of_reads"]})  # fmt: skip
+                                     "dy_share_of_reads": r["dy_share_of_reads"],
+                                     "dy_share_of_traffic": r["dy_share_of_traffic"]})  # fmt: skip
     df = pd.DataFrame(rows)
     base = df[df["rung"] == "Baseline"].set_index(["reading", "npu", "network"])["time"]
     key = list(zip(df["reading"], df["npu"], df["network"]))
@@ -98,7 +99,7 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
     P = C.PAPER_LADDER
 
     def ladder(name: str, npu: str) -> str:
-        return " / ".join(num(a.at[(name, npu), r], 1) for r in RUNGS)
+        return " / ".join(num(a.at[(name, npu), r], 1, sign=True) for r in RUNGS)
 
     rows = [["paper", "1.70× / 1.43×", " / ".join(num(P["small"][r], 1) for r in RUNGS),
              " / ".join(num(P["large"][r], 1) for r in RUNGS), "— / 51.4 %"]]  # fmt: skip
