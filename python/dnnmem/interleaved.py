@@ -10,8 +10,9 @@
 ``policy(order, hardware)`` builds ``split-backward(order=..., tile=<the array's rows>) + none``;
 the orders are ``seq`` (the paper's baseline), ``interleave``, ``dx-major``, ``dw-major``,
 ``alg1`` (its Algorithm 1 as printed), ``alg1-size`` (the rule of its prose), ``best`` (the
-least traffic of the three fused orders) and ``dy-oracle`` (``seq`` with the dW half's dY reads
-free, the paper's §3.3 experiment).
+least traffic of the three fused orders), ``dy-oracle`` (``seq`` with the dW half's dY reads
+free, the paper's §3.3 experiment) and ``dy-once`` (the same, the dX half's dY reads also capped
+at one read of dY: the experiment's "dY is read only once" taken literally).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ if TYPE_CHECKING:  # keep import dnnmem light
 
 __all__ = ["ORDERS", "layer_table", "policy", "totals"]
 
-ORDERS = ("seq", "interleave", "dx-major", "dw-major", "alg1", "alg1-size", "best", "dy-oracle")
+ORDERS = ("seq", "interleave", "dx-major", "dw-major", "alg1", "alg1-size", "best", "dy-oracle", "dy-once")
 """The backward tile orders of ``split-backward(order=...)`` (docs/model/interleaved.md): the
 sequential baseline, the fused orders, Algorithm 1 (as printed and by size), the per-layer best
 and the dY oracle."""

@@ -128,13 +128,16 @@ def sensitivity_networks(small: bool) -> list[str]:
 #       and it follows PyTorch, §6.1, whose training default is FP32);
 #   replace: the walk's tile replacement, "belady" or "lru" (§4.2's reuse window: a tile is
 #       reused when what was touched since its last use fits in half the SPM);
-#   im2col: "raw" or "expanded" (§6.1: the convolutions run as GEMMs "by applying im2col").
+#   im2col: "raw" or "expanded" (§6.1: the convolutions run as GEMMs "by applying im2col");
+#   oracle: the dY oracle's order, "dy-oracle" (the dW-ops' dY reads free) or "dy-once" (§3.3's
+#       "assuming that dY is read only once for computing both dX and dW", taken literally).
 READINGS: dict[str, dict[str, str]] = {
-    "dnnmem": {"accounting": "iteration", "precision": "bf16", "replace": "belady", "im2col": "raw"},
-    "gemm": {"accounting": "gemm", "precision": "bf16", "replace": "belady", "im2col": "raw"},
-    "fp32": {"accounting": "gemm", "precision": "fp32", "replace": "belady", "im2col": "raw"},
-    "window": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "raw"},
-    "paper": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "expanded"},
+    "dnnmem": {"accounting": "iteration", "precision": "bf16", "replace": "belady", "im2col": "raw", "oracle": "dy-oracle"},
+    "gemm": {"accounting": "gemm", "precision": "bf16", "replace": "belady", "im2col": "raw", "oracle": "dy-oracle"},
+    "fp32": {"accounting": "gemm", "precision": "fp32", "replace": "belady", "im2col": "raw", "oracle": "dy-oracle"},
+    "window": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "raw", "oracle": "dy-oracle"},
+    "im2col": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "expanded", "oracle": "dy-oracle"},
+    "paper": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "expanded", "oracle": "dy-once"},
 }  # fmt: skip
 #: The reading of every run (a script's paper-reading tables set it while they compute).
 READING = "dnnmem"

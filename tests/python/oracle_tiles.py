@@ -285,12 +285,14 @@ def pass_bytes(
     count: int = 1,
     elem_bytes: int = 2,
     im2col: str = "raw",
+    dy_once: bool = False,
 ) -> dict[str, dict[str, int]]:
     """The bytes the plan pass gives each operand from one product's ``walk`` (the page's
     "Timing" and "Reading (im2col traffic)"): the walk counts GEMM-matrix bytes; ``raw`` scales
     each operand P to its tensor, |P| · walked / (its GEMM matrix's bytes), rounded to the
     nearest byte (halves up); ``expanded`` keeps X's and dX's walked bytes, ``count`` products of
-    them. ``sizes``: the tensors' bytes by operand name."""
+    them. ``dy_once`` (order ``dy-once``, the page's orders table): dY's reads capped at one read
+    of the tensor, ``sizes["dY"]``. ``sizes``: the tensors' bytes by operand name."""
     if im2col not in ("raw", "expanded"):
         raise ValueError(f"im2col {im2col!r} (valid: raw, expanded)")
     matrix = {"dY": m * n, "W": k * n, "X": m * k, "dX": m * k, "dW": k * n}
@@ -304,4 +306,6 @@ def pass_bytes(
                 out[what][t] = walked * count
             else:
                 out[what][t] = (walked * sizes[t] + gemm // 2) // gemm
+    if dy_once:
+        out["read"]["dY"] = min(out["read"]["dY"], sizes["dY"])
     return out

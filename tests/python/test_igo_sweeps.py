@@ -3,6 +3,8 @@ interleaved.md has the full numbers)."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from sweep_scripts import import_script, run_small
 
@@ -158,3 +160,18 @@ def test_the_page_shows_what_the_engine_computes(results: dict) -> None:
         assert assert_matches_cache(
             "interleaved", f"fig12_ladder_{tiler}", df, KEYS["fig12_ladder"]
         )
+
+
+def test_hypotheses_table_is_what_the_engine_computes(monkeypatch) -> None:
+    """Issue 28's readings (sweeps/interleaved/hypotheses.py, minutes in full): the first and the
+    last reading on BERT-tiny, both NPUs, every rung, equal the page's saved rows."""
+    from sweep_scripts import assert_matches_cache
+
+    script = import_script("interleaved", "hypotheses")
+    shared = sys.modules["_igo"]
+    readings = {k: shared.READINGS[k] for k in ("dnnmem", "paper")}
+    monkeypatch.setattr(shared, "READINGS", readings)
+    df = script.compute(small=True)
+    assert set(df["reading"]) == {"dnnmem", "paper"} and set(df["network"]) == {"bert_tiny"}
+    keys = ["reading", "rung", "npu", "network"]
+    assert assert_matches_cache("interleaved", "hypotheses", df, keys) == len(df) == 24

@@ -256,3 +256,35 @@ def test_im2col_expanded_equals_the_reference_walk_scaled() -> None:
             for t in ("dX", "dW"):
                 assert row[f"written_{t}"] == want["written"][t], (order, im2col, t)
                 assert row[f"spill_{t}"] == want["psum_written"][t] + want["psum_read"][t]
+
+
+def test_dy_once_reads_dy_once_and_walks_the_rest_as_the_oracle() -> None:
+    # c2 of the im2col tests at batch 2, 1-byte elements, a 60-byte scratchpad (a 30-byte tile
+    # share): under dy-oracle the dX-ops still read dY three times (192 bytes); dy-once caps
+    # them at one read of dY (2 x 16 x 2 = 64 bytes, all on the dX step) and leaves every other
+    # operand's bytes as dy-oracle's (W: 130).
+    from oracle_tiles import pass_bytes, tile_walk
+
+    def run(order: str) -> tuple:
+        r = _run(_convs(), f"split-backward(order={order}, tile=4) + none", 60, batch=2)
+        return r, _row(r, "c2")
+
+    _, oracle = run("dy-oracle")
+    r, once = run("dy-once")
+    assert (oracle["read_dY"], once["read_dY"]) == (192, 64)
+    assert oracle["read_W"] == once["read_W"] == 130
+    for col in ("read_W", "read_X", "written_dX", "written_dW", "spill_dX", "spill_dW"):
+        assert once[col] == oracle[col], col
+    steps = r.steps.set_index("name")
+    assert steps.loc["B:c2/dw", "bytes_in_gradient"] == 0
+    assert steps.loc["B:c2/dx", "bytes_in_gradient"] == 64
+    # The Python reference: the sequential walk without the dW-ops' dY touches, scaled and capped.
+    m, k, n = once["M"], once["K"], once["N"]
+    w = tile_walk(m, k, n, 4, "seq", int(once["c_eff"]), elem=1, psum=1, nest_x=once["nest_x"],
+                  nest_w=once["nest_w"], skip_w=frozenset({"dY"}))  # fmt: skip
+    sizes = {"dY": 64, "W": 18, "X": 32, "dX": 32, "dW": 18}
+    for flag, row in ((False, oracle), (True, once)):
+        want = pass_bytes(w, sizes, m, k, n, elem_bytes=1, dy_once=flag)
+        assert [row[f"read_{t}"] for t in ("dY", "W", "X")] == [
+            want["read"][t] for t in ("dY", "W", "X")
+        ]

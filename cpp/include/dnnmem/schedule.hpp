@@ -158,7 +158,7 @@ struct LayerGroup {
 // scheduler `split-backward(order=...)`; order "" (the default) leaves it off and every plan as
 // the cache manager made it.
 struct TileModelOptions {
-  std::string order;             // seq, interleave, dx-major, dw-major, alg1, alg1-size, best, dy-oracle
+  std::string order;             // seq, interleave, dx-major, dw-major, alg1, alg1-size, best, dy-oracle, dy-once
   std::int64_t tile = 128;       // tile edge, elements (the array's rows)
   double buffer_fraction = 0.5;  // the share of the free scratchpad the step's tiles may use
   int psum_bytes = 0;            // a partial sum's bytes per element; 0 = the element size
