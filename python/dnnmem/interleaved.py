@@ -30,7 +30,8 @@ if TYPE_CHECKING:  # keep import dnnmem light
 
 __all__ = ["ORDERS", "layer_table", "policy", "totals"]
 
-ORDERS = ("seq", "interleave", "dx-major", "dw-major", "alg1", "alg1-size", "best", "dy-oracle", "dy-once")
+ORDERS = ("seq", "interleave", "dx-major", "dw-major", "alg1", "alg1-size", "best", "dy-oracle",
+          "dy-once")  # fmt: skip
 """The backward tile orders of ``split-backward(order=...)`` (docs/model/interleaved.md): the
 sequential baseline, the fused orders, Algorithm 1 (as printed and by size), the per-layer best
 and the dY oracle."""
