@@ -88,3 +88,20 @@ def test_index_page_is_what_the_scorecard_writes() -> None:
     assert block == (want if want.endswith("\n") else want + "\n"), (
         "docs/seeds/index.md's scorecard differs: run python sweeps/scorecard.py --markdown"
     )
+
+
+def test_issue_28_headline_numbers_in_their_bands() -> None:
+    """The pages' headline numbers of issue 28 (the saved tables; the seeds' spot checks tie
+    those to the engine): cDMA's map average under per-network sparsity, the interleaved
+    paper's oracle read as §3.3 words it, and the ideal rung at the `paper` reading."""
+    sc = _scorecard()
+    df = sc.frame(["cdma", "interleaved"]).set_index("claim")["dnnmem"]
+    bands = {
+        "ZVC compression ratio, average over the networks": (2.30, 2.45),
+        "small NPU, dY oracle: speedup": (1.45, 1.65),
+        "large NPU, dY oracle: speedup": (1.12, 1.26),
+        "small NPU, + Rearrangement (ideal): time change": (-25.0, -20.0),
+        "large NPU, + Rearrangement (ideal): time change": (-16.5, -12.5),
+    }
+    for claim, (lo, hi) in bands.items():
+        assert lo <= df[claim] <= hi, (claim, df[claim])
