@@ -18,13 +18,12 @@ if TYPE_CHECKING:
     from . import plots
     from .area import sram_area, with_area
     from .energy import EnergyModel
-    from .estimate import Result, estimate, policies
+    from .estimate import Result, estimate, load_result, policies
     from .hardware import Hardware, PrecisionWarning
     from .network import Flops, Network, NetworkError, load_network
     from .pareto import pareto
     from .policy import Part, Policy, parts
     from .presets import hardware, hardware_presets
-    from .result_io import load_result
     from .sweep import SweepInterrupted, sweep
     from .thesis import ThesisReading, default_reading, thesis_reading
     from .units import (
@@ -91,7 +90,7 @@ _LAZY: dict[str, str] = {
     "Result": "estimate",
     "estimate": "estimate",
     "policies": "estimate",
-    "load_result": "result_io",
+    "load_result": "estimate",
     "Policy": "policy",
     "Part": "policy",
     "parts": "policy",
@@ -119,7 +118,21 @@ _LAZY: dict[str, str] = {
 # Submodules reachable as attributes (``dnnmem.zoo.networks()``), imported on first use: those
 # that an eager ``import dnnmem`` used to load, and ``plots``.
 _SUBMODULES = frozenset(
-    {"plots", "area", "cdma", "energy", "policy", "presets", "thesis", "units", "zoo"}
+    {
+        "plots",
+        "area",
+        "cdma",
+        "compression",
+        "cost",
+        "energy",
+        "policy",
+        "presets",
+        "registry",
+        "technology",
+        "thesis",
+        "units",
+        "zoo",
+    }
 )
 # Names of the API that are also names of submodules: the import system binds a submodule on
 # its package when it first imports it, which would hide the function.

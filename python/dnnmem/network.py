@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Union
 
 from . import _core
 from ._lazy import LazyModule, is_integer
+from ._zoo_index import BUILDERS
+from .part import _as_part
 from .units import column_unit, format_bytes, format_count
 
 if TYPE_CHECKING:
@@ -113,8 +115,6 @@ class Network:
         self._core = core
         self.batch: int = _check_batch(batch)
         self.bytes_per_element: int = _check_element_size(bytes_per_element)
-        from .policy import _as_part
-
         part = _as_part("scheduler", scheduler)
         assert part is not None
         #: The scheduler that turns it into steps (a policy part, ``"default"``: the thesis's).
@@ -141,8 +141,6 @@ class Network:
         """The same network scheduled by another scheduler (a name, ``"name(options)"`` or a
         :class:`dnnmem.Part`; see ``dnnmem.parts("scheduler")``). Its schedule, steps,
         tensors and accesses are that scheduler's; the result is cached."""
-        from .policy import _as_part
-
         part = _as_part("scheduler", scheduler)
         key = str(part)
         if key == self.scheduler:
@@ -504,9 +502,7 @@ def _read_file(path: str) -> bytes:
     except OSError as e:
         hint = ""
         if isinstance(e, FileNotFoundError):
-            from .zoo import networks  # here: the zoo imports this module
-
-            if path.lower() in networks():
+            if path.lower() in BUILDERS:
                 hint = f" (the built-in network: dnnmem.network({path!r}))"
         shown = path if len(path) <= 200 else shorten(path)
         raise _error(shown, f"cannot read the file: {e.strerror}{hint}") from None
@@ -571,3 +567,42 @@ def load_network(source: NetworkSource, batch: int = 1, bytes_per_element: int =
     else:
         raise TypeError(f"load_network: expected a path or a dict, got {type(source).__name__}")
     return Network(core, batch, bytes_per_element)
+
+
+# -- what the report takes from a scheduled network alone ------------------------------------
+
+
+def sub_batch_string(bounds: list[list[int]]) -> str:
+    """The sub-batch sizes of each layer group, compactly: one entry per group in network
+    order, separated by spaces; an entry lists its sizes run-length coded, ``<size>x<count>``
+    joined by ``+`` (balanced splits have at most two sizes). ``"2x16 11x2+10x1 32x1"``: three
+    groups, of 16 sub-batches of 2 samples, of 11 + 11 + 10 samples, and of the whole batch."""
+    out = []
+    for b in bounds:
+        sizes = [hi - lo for lo, hi in zip(b[:-1], b[1:])]
+        runs: list[list[int]] = []
+        for s in sizes:
+            if runs and runs[-1][0] == s:
+                runs[-1][1] += 1
+            else:
+                runs.append([s, 1])
+        out.append("+".join(f"{s}x{n}" for s, n in runs))
+    return " ".join(out)
+
+
+def schedule_columns(net: Network) -> dict[str, Any]:
+    """What the report takes from a scheduled network alone (no hardware, no cache manager):
+    ``groups`` (layer groups of a serialized schedule, 0 for the others), ``sub_batches``
+    (:func:`sub_batch_string`; ``""`` when there are no groups), ``gb_bytes`` (bytes the steps
+    read and write: the global-buffer bytes of the energy model) and ``macs``."""
+    s = net.schedule
+    a = s.access_table()
+    b = a["bytes"].astype(np.int64)
+    gb = int((b * a["read"]).sum() + (b * a["write"]).sum())
+    g = s.group_table()
+    return {
+        "groups": len(g["bounds"]),
+        "sub_batches": sub_batch_string([list(map(int, x)) for x in g["bounds"]]),
+        "gb_bytes": gb,
+        "macs": int(s.step_table()["macs"].sum()),
+    }

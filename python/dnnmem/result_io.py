@@ -21,17 +21,15 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
-from . import __version__
+from ._core import __version__
 from ._lazy import LazyModule
 
 if TYPE_CHECKING:
     import numpy as np
-
-    from .estimate import Result
 else:
     np = LazyModule("numpy")
 
-__all__ = ["load_result", "save_result", "FORMAT", "VERSION"]
+__all__ = ["read_result", "result_from_state", "result_state", "save_result", "FORMAT", "VERSION"]
 
 #: The ``"format"`` of a saved result.
 FORMAT = "dnnmem-result"
@@ -104,7 +102,7 @@ def _sparsity_table(sparsity: Any) -> dict[str, float] | None:
     return {str(k): float(v) for k, v in dict(sparsity).items()}
 
 
-def result_state(result: Result) -> dict[str, Any]:
+def result_state(result: Any) -> dict[str, Any]:
     """Everything :func:`result_from_state` needs to rebuild ``result`` (NumPy arrays as they
     are: pickle keeps them; :func:`save_result` writes them as lists)."""
     net = result.network
@@ -128,6 +126,9 @@ def result_state(result: Result) -> dict[str, Any]:
             "name": hw.name,
             "precision": hw.precision,
             "compute": hw.compute,
+            "memory_type": hw.memory_type,
+            "node": hw.node,
+            "clock": hw.clock,
         },
         "policy": result.policy,
         "ops_per_mac": result.ops_per_mac,
@@ -139,11 +140,11 @@ def result_state(result: Result) -> dict[str, Any]:
     }
 
 
-def result_from_state(state: dict[str, Any]) -> Result:
-    """The :class:`Result` that :func:`result_state` describes."""
+def result_from_state(state: dict[str, Any], cls: type) -> Any:
+    """The :class:`dnnmem.Result` (``cls``) that :func:`result_state` describes. The class is
+    given, not imported: :mod:`dnnmem.estimate` imports this module (no import circle)."""
     from . import _core
     from .energy import EnergyModel
-    from .estimate import Result
     from .hardware import Hardware
     from .network import Network
     from .policy import Policy
@@ -151,13 +152,13 @@ def result_from_state(state: dict[str, Any]) -> Result:
     n = state["network"]
     core = _core.parse_network(n["document"], n["source"])
     network = Network(core, n["batch"], n["bytes_per_element"], n["scheduler"])
-    result = Result(
+    result = cls(
         network,
         Hardware(**state["hardware"]),
         Policy.parse(state["policy"]),
         state["ops_per_mac"],
-        StoredEstimate(state["estimate"]),  # type: ignore[arg-type]
-        EnergyModel(**state["energy"]),
+        StoredEstimate(state["estimate"]),
+        {"energy": EnergyModel(**state["energy"])},
     )
     result._sparsity = state["sparsity"]
     result.sparsity_source = state["sparsity_source"]
@@ -182,7 +183,7 @@ def _decode_table(table: dict[str, Any], where: str) -> dict[str, np.ndarray]:
         raise ValueError(f"{where}: a table of the file is malformed ({e})") from None
 
 
-def save_result(result: Result, path: str | os.PathLike[str]) -> None:
+def save_result(result: Any, path: str | os.PathLike[str]) -> None:
     """Write ``result`` to ``path`` (JSON, version :data:`VERSION`) through a temporary file
     renamed over it (:func:`dnnmem._files.write_atomically`)."""
     from ._files import write_text_atomically
@@ -191,13 +192,16 @@ def save_result(result: Result, path: str | os.PathLike[str]) -> None:
     write_text_atomically(path, text + "\n")
 
 
-def load_result(path: str | os.PathLike[str]) -> Result:
-    """Read a result written by :meth:`dnnmem.Result.save`.
+def read_result(path: str | os.PathLike[str], cls: type) -> Any:
+    """Read a result written by :meth:`dnnmem.Result.save` as a ``cls`` (:class:`dnnmem.Result`;
+    :func:`dnnmem.load_result` passes it).
 
     Parameters
     ----------
     path : path
         The file (JSON, ``"format": "dnnmem-result"``).
+    cls : type
+        :class:`dnnmem.Result`.
 
     Returns
     -------
@@ -235,7 +239,7 @@ def load_result(path: str | os.PathLike[str]) -> Result:
         est = state["estimate"]
         est["step_table"] = _decode_table(est["step_table"], where)
         est["pin_table"] = _decode_table(est["pin_table"], where)
-        return result_from_state(state)
+        return result_from_state(state, cls)
     except (KeyError, TypeError) as e:
         raise ValueError(
             f"{where}: a saved result with a field missing or malformed ({e})"

@@ -20,7 +20,7 @@ from concurrent.futures import Executor
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Union
 
-from . import _core
+from . import _core, registry
 from ._files import reason, replace_atomically
 from ._lazy import LazyModule
 from ._optional import require
@@ -37,11 +37,11 @@ from ._sweep_args import (
     _Policies,
     _values,
 )
-from .energy import WAVECORE, EnergyModel, schedule_columns
 from .estimate import ROLES, NetworkLike, _check_has_steps
 from .hardware import Hardware, check_element_size
-from .network import Network, _check_batch
-from .policy import KINDS, PolicyLike
+from .network import Network, _check_batch, schedule_columns
+from .part import KINDS
+from .policy import PolicyLike
 from .policy import policy as as_policy
 from .presets import as_hardware
 from .units import COLUMN_UNITS
@@ -87,8 +87,7 @@ RESULT_COLUMNS = [
     "sub_batches",
     "gb_bytes",
     "macs",
-    "energy",
-    "energy_dram_share",
+    *registry.report_columns(),  # energy, energy_dram_share
 ]
 #: The pinning managers' report (docs/model/report.md, "Pinning"): tensors pinned, their bytes,
 #: re-executed seconds; 0 for every other cache manager.
@@ -137,7 +136,7 @@ _ENGINE = {
     "pinned_bytes": "pinned_bytes",
     "recompute_seconds": "recompute_time",
 }
-#: Columns that depend on the scheduled network alone (energy.schedule_columns).
+#: Columns that depend on the scheduled network alone (network.schedule_columns).
 _SCHEDULE_COLUMNS = ("groups", "sub_batches", "gb_bytes", "macs")
 _INT_ENGINE = (
     "pinned",
@@ -255,9 +254,12 @@ def evaluate_chunk(
     return out
 
 
-def _derive(cols: Mapping[str, np.ndarray], energy: EnergyModel) -> dict[str, np.ndarray]:
+def _derive(
+    cols: Mapping[str, np.ndarray], hw: Hardware, options: Mapping[str, Any]
+) -> dict[str, np.ndarray]:
     """Result's derived totals from the columns `cols` (arrays), with its arithmetic (int sums,
-    then float division)."""
+    then float division), and the report models' columns (:mod:`dnnmem.registry`) at ``hw``
+    with their ``options``."""
     with np.errstate(divide="ignore", invalid="ignore"):
         t = cols["time"]
         traffic = cols["link_in"] + cols["link_out"]
@@ -265,9 +267,7 @@ def _derive(cols: Mapping[str, np.ndarray], energy: EnergyModel) -> dict[str, np
         d["active_time"] = d["avg_bandwidth"] / cols["bandwidth"]
         d["utilization"] = cols["flops"] / (cols["throughput"] * t)
         d["samples_per_s"] = cols["batch"] / t
-        traffic_bytes = cols["traffic_in"] + cols["traffic_out"]
-        d["energy"] = energy.total(traffic_bytes, cols["gb_bytes"], cols["macs"])
-        d["energy_dram_share"] = energy.dram * traffic_bytes / d["energy"]
+    d.update(registry.derive({**cols, **d}, hw, options))
     return d
 
 
@@ -318,7 +318,7 @@ def sweep(
     ops_per_mac: int = 2,
     on_interrupt: str = "return",
     chunk_size: int | None = None,
-    energy: EnergyModel | None = None,
+    energy: Any = None,
     speedup: bool = False,
     max_points: int | None = MAX_POINTS,
 ) -> pd.DataFrame:
@@ -419,10 +419,7 @@ def sweep(
     """
     if on_interrupt not in ("return", "raise"):
         raise ValueError(f"on_interrupt: must be 'return' or 'raise', got {on_interrupt!r}")
-    if energy is None:
-        energy = WAVECORE
-    elif not isinstance(energy, EnergyModel):
-        raise TypeError(f"energy: expected dnnmem.EnergyModel, got {type(energy).__name__}")
+    options = registry.check_options({"energy": energy})  # the report models' (docs: registry)
     if ops_per_mac not in (1, 2) or isinstance(ops_per_mac, bool):
         raise ValueError(f"ops_per_mac: must be 1 or 2, got {ops_per_mac!r}")
     nthreads = _check_threads(threads)
@@ -556,11 +553,11 @@ def sweep(
     except KeyboardInterrupt:
         interrupted = True
         if on_interrupt == "raise":
-            _finish(grid, results, todo, previous, out, row_flops, pols, energy)
+            _finish(grid, results, todo, previous, out, row_flops, pols, hw, options)
             raise
     finally:
         bar.close()
-    df = _finish(grid, results, todo, previous, out, row_flops, pols, energy)
+    df = _finish(grid, results, todo, previous, out, row_flops, pols, hw, options)
     if speedup and len(df) and not interrupted:
         df = _with_speedup(df, network, hw, threads, ops_per_mac, pols)
     elif speedup:  # interrupted: the columns are there, without values
@@ -878,7 +875,8 @@ def _finish(
     out: Any,
     row_flops: tuple[np.ndarray, dict[str, np.ndarray]],
     pols: _Policies,
-    energy: EnergyModel,
+    hw: Hardware,
+    options: Mapping[str, Any],
 ) -> pd.DataFrame:
     """The DataFrame of the finished points, in grid order; writes `out`."""
     fresh = todo & results["done"]
@@ -889,9 +887,9 @@ def _finish(
     cols["flops"] = row_flops[0][fresh]
     for c in _SCHEDULE_COLUMNS:
         cols[c] = row_flops[1][c][fresh]
-    for c in ("bandwidth", "throughput", "batch"):
+    for c in ("capacity", "bandwidth", "throughput", "batch"):
         cols[c] = base[c].to_numpy()
-    cols.update(_derive(cols, energy))
+    cols.update(_derive(cols, hw, options))
     new = pd.concat(
         [base, pd.DataFrame({c: cols[c] for c in RESULT_COLUMNS}, index=base.index)], axis=1
     )[INPUT_COLUMNS + RESULT_COLUMNS]

@@ -30,7 +30,6 @@ averages, readable tick labels, the ``<seed>-<figure>-<what>`` file names.
 
 from __future__ import annotations
 
-from ..pareto import plot_pareto
 from . import style as style  # the figures' one look: dnnmem.plots.style
 from .capacity import (
     bandwidth_vs_capacity,
@@ -39,6 +38,7 @@ from .capacity import (
     time_vs_capacity,
     traffic_vs_capacity,
 )
+from .pareto import plot_pareto
 from .result import breakdown_table, time_breakdown, timeline
 from .roofline import layer_points, modified_roofline, modified_roofline_grid, roofline
 
