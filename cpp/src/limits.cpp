@@ -116,13 +116,17 @@ void check_iteration_limits(const Schedule& s) {
 namespace {
 
 // Saturating arithmetic on non-negative tick and byte counts: a result above kSaturatedTicks is
-// kSaturatedTicks, and stays so (sums of two never overflow: both are <= 2^126).
+// kSaturatedTicks, and stays so (two saturated values, 2^126 each, add to 2^127: one more than
+// a signed 128-bit value holds, hence the overflow check in add_sat too).
 Wide sat(Wide v) { return v > kSaturatedTicks ? kSaturatedTicks : v; }
 Wide mul_sat(Wide a, Wide b) {
   Wide r = 0;
   return __builtin_mul_overflow(a, b, &r) ? kSaturatedTicks : sat(r);
 }
-Wide add_sat(Wide a, Wide b) { return sat(a + b); }
+Wide add_sat(Wide a, Wide b) {
+  Wide r = 0;
+  return __builtin_add_overflow(a, b, &r) ? kSaturatedTicks : sat(r);
+}
 Wide div_up_sat(Wide a, Wide b) { return a >= kSaturatedTicks ? a : (a + b - 1) / b; }
 
 // Upper bounds for transfers that move `bytes` in all in `count` transfers, of any tensors:

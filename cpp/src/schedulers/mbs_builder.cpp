@@ -30,14 +30,29 @@ std::vector<std::int64_t> balanced_bounds(std::int64_t batch, std::int64_t n) {
   return b;
 }
 
+// Each layer's forward position: the index of the forward step that runs it (-1: none). A fused
+// schedule (docs/model/fusion.md) lists one layer per forward step in forward_order, and a
+// backward step may name another member of that step's group: its members map to the step too.
+std::vector<int> forward_positions(const Network& net, const Schedule& base) {
+  const int P = static_cast<int>(base.forward_order.size());
+  std::vector<int> pos_of(net.layers.size(), -1);
+  for (int p = 0; p < P; ++p) {
+    pos_of[static_cast<std::size_t>(base.forward_order[static_cast<std::size_t>(p)])] = p;
+    if (base.step_layer_begin.empty()) continue;
+    for (int k = base.step_layer_begin[static_cast<std::size_t>(p)]; k < base.step_layer_begin[static_cast<std::size_t>(p) + 1];
+         ++k)
+      pos_of[static_cast<std::size_t>(base.step_layers[static_cast<std::size_t>(k)])] = p;
+  }
+  return pos_of;
+}
+
 }  // namespace
 
 std::vector<MbsUnit> mbs_units(const Network& net, const Schedule& base, const MbsRules& rules) {
   const std::int64_t batch = base.batch;
   const int P = static_cast<int>(base.forward_order.size());
   const std::size_t nt = base.tensors.size();
-  std::vector<int> pos_of(net.layers.size(), -1);
-  for (int p = 0; p < P; ++p) pos_of[static_cast<std::size_t>(base.forward_order[static_cast<std::size_t>(p)])] = p;
+  const std::vector<int> pos_of = forward_positions(net, base);
   const auto per_sample = [&](int t) { return base.tensors[static_cast<std::size_t>(t)].bytes / batch; };
 
   // Forward liveness of every activation: from its producer (-1 for a network input) to its
@@ -271,8 +286,7 @@ void build_mbs(const Network& net, const ScheduleOptions& options, const MbsRule
     for (int p = G.first; p <= G.last; ++p) group_at[static_cast<std::size_t>(p)] = static_cast<int>(g);
     out.groups.push_back(std::move(G));
   }
-  std::vector<int> pos_of(net.layers.size(), -1);
-  for (int p = 0; p < P; ++p) pos_of[static_cast<std::size_t>(base.forward_order[static_cast<std::size_t>(p)])] = p;
+  const std::vector<int> pos_of = forward_positions(net, base);
   const auto group_of_step = [&](const Step& st) {
     return group_at[static_cast<std::size_t>(pos_of[static_cast<std::size_t>(st.layer)])];
   };
