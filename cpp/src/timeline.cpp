@@ -4,10 +4,14 @@
 #include "dnnmem/timeline.hpp"
 
 #include <algorithm>
+#include <any>
+#include <optional>
 #include <climits>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+
+#include "timeline_replay.hpp"
 
 namespace dnnmem {
 namespace {
@@ -300,7 +304,36 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
   const std::int64_t* const resident = plan.resident.data();
   const Ticks* const compute_of = in.compute.data();
   std::int64_t wait_level = 0;  // see TimelineTotals::wait_free_from
+  // Replay of repeated blocks (timeline_replay.hpp): a sweep's pass on the raw link.
+  constexpr bool kReplay = !kTable && kRaw;
+  const std::vector<RepeatBlock>& blocks = s.index.blocks;
+  std::optional<detail::TimelineReplay> replay;
+  if constexpr (kReplay) {
+    if (!w.no_replay && !w.bucket_queues_only && blocks.size() > 1) {
+      auto* records = std::any_cast<detail::TimelineRecords>(&w.replay);
+      if (records == nullptr) records = &w.replay.emplace<detail::TimelineRecords>();
+      replay.emplace(*records, s, plan, compute_of, in.capacity,
+                     detail::TimelineReplay::Channel{small_keys, small_n, small, slots, current, pending,
+                                                     pending_offloads, offload_bytes_in_flight, waiting, po_head,
+                                                     po_tail, po_stamp, epoch, now, tl.capacity_stall, bytes_in,
+                                                     bytes_out, wait_level});
+    }
+  }
+  std::size_t block = 0;
+  int block_start = replay ? 0 : INT_MAX;  // the next block's first step
   for (std::size_t i = 0; i < n; ++i) {
+    if constexpr (kReplay) {
+      if (static_cast<int>(i) == block_start) {
+        replay->end_block();
+        const int j = static_cast<int>(block++);
+        block_start = block < blocks.size() ? blocks[block].begin : INT_MAX;
+        if (replay->begin_block(j, next)) {
+          next_issue = next_step();
+          i = static_cast<std::size_t>(blocks[static_cast<std::size_t>(j)].end) - 1;
+          continue;
+        }
+      }
+    }
     if constexpr (kTable) {
       st = &table->steps[i];
       bytes_in = bytes_out = wire_in = wire_out = 0;
@@ -318,13 +351,19 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
     // offloads go first, in (deadline, issue) order; each is served to its end.
     if (pending_offloads > 0) {
       if (resident[i] + offload_bytes_in_flight > wait_level) wait_level = resident[i] + offload_bytes_in_flight;
+      if constexpr (kReplay)
+        if (replay) replay->wait_begins(static_cast<int>(i), resident[i] + offload_bytes_in_flight);
       while (resident[i] + offload_bytes_in_flight > in.capacity && pending_offloads > 0) {
+        if constexpr (kReplay)
+          if (replay) replay->wait_serves(resident[i] + offload_bytes_in_flight);
         const int id = first_in_offload_order();
         Ticks& rem = slots[id].remaining;
         now += rem;
         rem = 0;
         complete(id);
       }
+      if constexpr (kReplay)
+        if (replay && pending_offloads > 0) replay->wait_stops(resident[i] + offload_bytes_in_flight);
       tl.capacity_stall += now - ready;
     }
     const Ticks start = now;
@@ -384,6 +423,8 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
     tl.wire_in = raw ? bytes_in : wire_in;
     tl.wire_out = raw ? bytes_out : wire_out;
   }
+  if constexpr (kReplay)
+    if (replay) replay->end_block();
   tl.steps_end = now;
   // The compute summed apart from the loop (which keeps one value less then).
   for (std::size_t i = 0; i < n; ++i) tl.compute += compute_of[i] + (recompute ? plan.recompute[i] : 0);
