@@ -80,6 +80,10 @@ class RepeatFinder {
       same.push_back(static_cast<int>(blocks.size()));
       blocks.push_back({a, e, source});
     }
+    int repeated = 0;
+    for (const RepeatBlock& b : blocks)
+      if (b.source >= 0) repeated += b.end - b.begin;
+    x_.replay = blocks.size() > 1 && 4 * static_cast<std::int64_t>(repeated) >= 3 * static_cast<std::int64_t>(n);
   }
 
  private:

@@ -31,6 +31,11 @@ struct TimelineRecords {
   const Schedule* schedule = nullptr;
   std::size_t blocks = 0;
   std::vector<std::uint8_t> is_source;  // per block: a later block names it
+  // Per block: a replay used its record at the previous call (useful) / at this one (used); a
+  // block is recorded only where that paid, or every kRetry calls (as the planners' records).
+  static constexpr unsigned kRetry = 16;
+  std::vector<std::uint8_t> useful, used;
+  unsigned calls = 0;
   std::vector<int> record;               // per block: the block whose record it replays / is, -1
   std::vector<int> at;                   // per block with a record: where it starts in `ints`
   std::vector<int> ints;
@@ -50,25 +55,22 @@ class TimelineReplay {
   static constexpr std::int64_t kLow = std::numeric_limits<std::int64_t>::min();
   static constexpr std::int64_t kHigh = std::numeric_limits<std::int64_t>::max();
 
-  struct Channel {  // run()'s locals
+  // The channel's arrays (fixed for a call) and its state (run()'s locals, copied in and out at
+  // block boundaries so that run() never hands out their addresses).
+  struct Channel {
     std::uint64_t* keys;  // the small array, most urgent last
-    int& small_n;
-    bool& small;
     Slot* slots;
-    int& current;
-    int& pending;
-    int& pending_offloads;
-    std::int64_t& offload_bytes;
     int* waiting;
     int* po_head;
     int* po_tail;
     std::uint32_t* po_stamp;
     std::uint32_t epoch;
-    Ticks& now;
-    Ticks& capacity_stall;
-    std::int64_t& bytes_in;
-    std::int64_t& bytes_out;
-    std::int64_t& wait_level;
+  };
+  struct State {
+    int small_n, current, pending, pending_offloads;
+    bool small;
+    std::int64_t offload_bytes, bytes_in, bytes_out, wait_level;
+    Ticks now, capacity_stall;
   };
 
   TimelineReplay(TimelineRecords& r, const Schedule& s, const Plan& plan, const Ticks* compute,
@@ -83,7 +85,13 @@ class TimelineReplay {
       r.is_source.assign(nb, 0);
       for (const RepeatBlock& b : s.index.blocks)
         if (b.source >= 0) r.is_source[static_cast<std::size_t>(b.source)] = 1;
+      r.used.assign(nb, 1);
+      r.calls = 0;
+    } else {
+      ++r.calls;
     }
+    std::swap(r.useful, r.used);
+    r.used.assign(nb, 0);
     r.record.assign(nb, -1);
     r.at.assign(nb, -1);
     r.ints.clear();
@@ -100,29 +108,38 @@ class TimelineReplay {
   // transfer the block issues. Replays the block if it repeats a record in the same state (then
   // `next` moves past its transfers and the caller goes on at its end) and returns true; else
   // starts a record of it if later blocks repeat it.
-  bool begin_block(int j, std::size_t& next) {
+  bool begin_block(int j, std::size_t& next, State& state) {
+    st_ = &state;
     const RepeatBlock& B = s_.index.blocks[static_cast<std::size_t>(j)];
     a_ = B.begin;
     b_ = B.end;
     block_ = j;
-    if (!c_.small) return false;
+    if (!st_->small) return false;
     std::size_t end = next;
     while (end < nx_ && xs_[end].issue_step < b_) ++end;
+    bool tried = false;
     if (B.source >= 0) {
       const int x = r_.record[static_cast<std::size_t>(B.source)];
+      tried = x >= 0;
       if (x >= 0 && replay(x, next, end)) {
         r_.record[static_cast<std::size_t>(j)] = x;
+        r_.used[static_cast<std::size_t>(x)] = 1;
         ++r_.replayed;
         next = end;
         return true;
       }
     }
-    if (r_.is_source[static_cast<std::size_t>(j)]) start_record(next, end);
+    if (r_.is_source[static_cast<std::size_t>(j)] &&
+        (r_.useful[static_cast<std::size_t>(j)] || tried || r_.calls % TimelineRecords::kRetry == 0))
+      start_record(next, end);
     return false;
   }
 
+  bool recording() const { return recording_; }
+
   // After the block's last step (before the next block begins): its record, if it has one.
-  void end_block() {
+  void end_block(State& state) {
+    st_ = &state;
     if (recording_) finish_record();
   }
 
@@ -152,6 +169,7 @@ class TimelineReplay {
   const Ticks* compute_;
   std::int64_t capacity_;
   Channel c_;
+  State* st_ = nullptr;
   int a_ = 0, b_ = 0, block_ = -1;
   // Recording:
   bool recording_ = false;
@@ -178,7 +196,7 @@ class TimelineReplay {
   void relations(std::size_t first, std::size_t count) {
     std::vector<int>& ids = r_.ids;
     ids.clear();
-    for (int p = 0; p < c_.small_n; ++p) ids.push_back(key_id(p));
+    for (int p = 0; p < st_->small_n; ++p) ids.push_back(key_id(p));
     std::sort(ids.begin(), ids.end());
     for (std::size_t k = 0; k < count; ++k) ids.push_back(static_cast<int>(first + k));
     if (++r_.epoch == 0) {
@@ -207,7 +225,7 @@ class TimelineReplay {
     relations(first, count);
     std::vector<int>& in = r_.ints;
     rec_ = in.size();
-    const int n = c_.small_n;
+    const int n = st_->small_n;
     r_.start_ids.assign(r_.ids.begin(), r_.ids.begin() + n);
     const int* ids = r_.start_ids.data();
     in.resize(rec_ + kHeader);
@@ -216,7 +234,7 @@ class TimelineReplay {
     h[kFirst] = static_cast<int>(first);
     h[kCount] = static_cast<int>(count);
     h[kPendingIn] = n;
-    h[kCurrentIn] = c_.current < 0 ? -1 : position(c_.current, ids, n, first);
+    h[kCurrentIn] = st_->current < 0 ? -1 : position(st_->current, ids, n, first);
     h[kTicks] = static_cast<int>(r_.ticks.size());
     h[kValues] = static_cast<int>(r_.values.size());
     for (int p = 0; p < n; ++p) {
@@ -226,10 +244,10 @@ class TimelineReplay {
     }
     in.insert(in.end(), r_.rel.begin(), r_.rel.end());
     for (int p = 0; p < n; ++p) r_.ticks.push_back(c_.slots[key_id(p)].remaining);
-    now0_ = c_.now;
-    stall0_ = c_.capacity_stall;
-    in0_ = c_.bytes_in;
-    out0_ = c_.bytes_out;
+    now0_ = st_->now;
+    stall0_ = st_->capacity_stall;
+    in0_ = st_->bytes_in;
+    out0_ = st_->bytes_out;
     wait_max_ = kLow;
     low_ = kLow;
     high_ = kHigh;
@@ -238,16 +256,16 @@ class TimelineReplay {
 
   void finish_record() {
     recording_ = false;
-    if (!c_.small) {  // (the queue outgrew the small array meanwhile: no record)
+    if (!st_->small) {  // (the queue outgrew the small array meanwhile: no record)
       r_.ints.resize(rec_);
       return;
     }
     std::vector<int>& in = r_.ints;
     const int n = in[rec_ + kPendingIn];
-    const int m = c_.small_n;
+    const int m = st_->small_n;
     const int* ids = r_.start_ids.data();
     in[rec_ + kPendingOut] = m;
-    in[rec_ + kCurrentOut] = c_.current < 0 ? -1 : position(c_.current, ids, n, first_);
+    in[rec_ + kCurrentOut] = st_->current < 0 ? -1 : position(st_->current, ids, n, first_);
     in[rec_ + kWaits] = static_cast<int>(checked_.size());
     for (int p = 0; p < m; ++p) {
       in.push_back(position(key_id(p), ids, n, first_));
@@ -255,9 +273,9 @@ class TimelineReplay {
     }
     in.insert(in.end(), checked_.begin(), checked_.end());
     for (int p = 0; p < m; ++p) r_.ticks.push_back(c_.slots[key_id(p)].remaining);
-    r_.ticks.push_back(c_.now - now0_);
-    r_.ticks.push_back(c_.capacity_stall - stall0_);
-    r_.values.insert(r_.values.end(), {low_, high_, wait_max_, c_.bytes_in - in0_, c_.bytes_out - out0_});
+    r_.ticks.push_back(st_->now - now0_);
+    r_.ticks.push_back(st_->capacity_stall - stall0_);
+    r_.values.insert(r_.values.end(), {low_, high_, wait_max_, st_->bytes_in - in0_, st_->bytes_out - out0_});
     r_.at[static_cast<std::size_t>(block_)] = static_cast<int>(rec_);
     r_.record[static_cast<std::size_t>(block_)] = block_;
   }
@@ -266,7 +284,7 @@ class TimelineReplay {
   bool replay(int x, std::size_t first, std::size_t end) {
     const int* h = r_.ints.data() + r_.at[static_cast<std::size_t>(x)];
     const int ax = h[kStart], fx = h[kFirst], count = h[kCount], n = h[kPendingIn], waits = h[kWaits];
-    if (static_cast<std::size_t>(count) != end - first || n != c_.small_n) return false;
+    if (static_cast<std::size_t>(count) != end - first || n != st_->small_n) return false;
     for (int k = 0; k < count; ++k) {  // the same issues
       const Transfer& t = xs_[first + static_cast<std::size_t>(k)];
       const Transfer& u = xs_[fx + k];
@@ -292,7 +310,7 @@ class TimelineReplay {
     const int* rel = start + 3 * n;
     for (std::size_t k = 0; k < r_.rel.size(); ++k)
       if (r_.rel[k] != rel[k]) return false;
-    if ((c_.current < 0 ? -1 : position(c_.current, r_.ids.data(), n, first)) != h[kCurrentIn]) return false;
+    if ((st_->current < 0 ? -1 : position(st_->current, r_.ids.data(), n, first)) != h[kCurrentIn]) return false;
     // Resident bytes at the steps that waited: the record's plus one c within its range.
     const int* fin = rel + n + count;
     const int* checked = fin + 2 * h[kPendingOut];
@@ -314,11 +332,11 @@ class TimelineReplay {
              std::size_t first) {
     const int n = h[kPendingIn], m = h[kPendingOut], count = h[kCount];
     const std::vector<int>& ids = r_.ids;
-    c_.now += end_ticks[m];
-    c_.capacity_stall += end_ticks[m + 1];
-    c_.bytes_in += v[3];
-    c_.bytes_out += v[4];
-    if (h[kWaits] > 0) c_.wait_level = std::max(c_.wait_level, v[2] + shift);
+    st_->now += end_ticks[m];
+    st_->capacity_stall += end_ticks[m + 1];
+    st_->bytes_in += v[3];
+    st_->bytes_out += v[4];
+    if (h[kWaits] > 0) st_->wait_level = std::max(st_->wait_level, v[2] + shift);
     // Done at the end: the pending at the start that are not pending any more (their counts
     // taken back), and the block's own (issued and done: nothing counted).
     std::vector<std::uint8_t>& still = r_.ended;
@@ -336,18 +354,18 @@ class TimelineReplay {
       if (still[static_cast<std::size_t>(n + k)] && !xs_[id].writes_out()) ++c_.waiting[xs_[id].deadline];
     }
     // The queue at the end, in the record's (key) order.
-    c_.small_n = m;
-    c_.pending = m;
-    c_.pending_offloads = 0;
-    c_.offload_bytes = 0;
+    st_->small_n = m;
+    st_->pending = m;
+    st_->pending_offloads = 0;
+    st_->offload_bytes = 0;
     for (int q = 0; q < m; ++q) {
       const int id = ids[static_cast<std::size_t>(fin[2 * q])];
       const auto bucket = static_cast<std::uint64_t>(fin[2 * q + 1] + 2 * a_);
       c_.keys[q] = bucket << 32 | static_cast<std::uint32_t>(id);
       c_.slots[id].remaining = end_ticks[q];
       if (xs_[id].writes_out()) {
-        ++c_.pending_offloads;
-        c_.offload_bytes += xs_[id].bytes;
+        ++st_->pending_offloads;
+        st_->offload_bytes += xs_[id].bytes;
       }
     }
     // Each tensor's pending offloads, in issue order (their lists hold nothing else pending).
@@ -375,7 +393,7 @@ class TimelineReplay {
         c_.slots[c_.po_tail[t]].tensor_next = id;
       c_.po_tail[t] = id;
     }
-    c_.current = h[kCurrentOut] < 0 ? -1 : ids[static_cast<std::size_t>(h[kCurrentOut])];
+    st_->current = h[kCurrentOut] < 0 ? -1 : ids[static_cast<std::size_t>(h[kCurrentOut])];
   }
 };
 

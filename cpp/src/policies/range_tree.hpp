@@ -83,7 +83,7 @@ class RangeTree {
 
   // add(lo, hi, v) unless some index in [lo, hi] is above `level`; whether it added. Rule 2
   // asks and then adds the same range, mostly within one block: one visit of the block.
-  bool add_unless_above(int lo, int hi, std::int64_t level, std::int64_t v) {
+  [[gnu::always_inline]] bool add_unless_above(int lo, int hi, std::int64_t level, std::int64_t v) {
     if (lo > hi) return true;
     const int j = lo >> kShift;
     if (j != hi >> kShift) {
@@ -194,7 +194,7 @@ class RangeTree {
   }
 
   // The last index in [lo, hi] whose value is > level, or -1.
-  int last_above(int lo, int hi, std::int64_t level) const {
+  [[gnu::always_inline]] int last_above(int lo, int hi, std::int64_t level) const {
     if (lo > hi) return -1;
     const int bl = lo >> kShift, bh = hi >> kShift;
     if (bl == bh) return last_in_block(bl, lo, hi, level);

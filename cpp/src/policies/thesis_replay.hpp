@@ -35,6 +35,13 @@ struct ThesisReplay {
                                   // relative to the start (rule 3's write-out deadlines, rule 4's
                                   // earliest prefetch steps), 0 if not, -1 not yet known
   std::vector<int> back;          // per block: how many steps before it rule 4's windows may start
+  // Per pass and block: a replay used its record at the previous point (useful) / at this one
+  // (used). A block is recorded only where that paid at the previous point of the same input, or
+  // every kRetry points (a record costs more than deciding: where no repeat replays, as on
+  // networks with few repeated blocks, recording would only cost).
+  static constexpr unsigned kRetry = 16;
+  std::vector<std::uint8_t> useful[3], used[3];
+  unsigned points = 0;  // points of this input so far
   // Of the point: per pass (0: rule 2, 1: rule 4, 2: rule 6) and block, the block whose record
   // it replays or is (-1 none), and where each record lies.
   std::vector<int> record[3];
