@@ -1,17 +1,21 @@
 #include "dnnmem/options.hpp"
 
+#include <charconv>
 #include <cmath>
-#include <sstream>
 #include <stdexcept>
 
 namespace dnnmem {
 namespace {
 
+// As Python's dnnmem.policy writes an option's value: a whole number below 10^15 in full
+// (1000000000000), anything else in the shortest form that reads back to the same double (0.1,
+// not 0.10000000000000001; 1e+18).
 std::string format_number(double v) {
-  std::ostringstream o;
-  o.precision(17);
-  o << v;
-  return o.str();
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e15)
+    return std::to_string(static_cast<long long>(v));
+  char text[64];
+  const auto end = std::to_chars(text, text + sizeof text, v).ptr;
+  return std::string(text, end);
 }
 
 std::string valid_names(const std::vector<OptionSpec>& specs) {

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from . import plots
     from .area import sram_area, with_area
     from .energy import EnergyModel
-    from .estimate import Result, estimate, policies
+    from .estimate import Result, estimate, load_result, policies
     from .hardware import Hardware, PrecisionWarning
     from .network import Flops, Network, NetworkError, load_network
     from .pareto import pareto
@@ -50,6 +50,7 @@ __all__ = [
     "Result",
     "estimate",
     "policies",
+    "load_result",
     "Policy",
     "Part",
     "parts",
@@ -89,6 +90,7 @@ _LAZY: dict[str, str] = {
     "Result": "estimate",
     "estimate": "estimate",
     "policies": "estimate",
+    "load_result": "estimate",
     "Policy": "policy",
     "Part": "policy",
     "parts": "policy",
@@ -116,7 +118,21 @@ _LAZY: dict[str, str] = {
 # Submodules reachable as attributes (``dnnmem.zoo.networks()``), imported on first use: those
 # that an eager ``import dnnmem`` used to load, and ``plots``.
 _SUBMODULES = frozenset(
-    {"plots", "area", "cdma", "energy", "policy", "presets", "thesis", "units", "zoo"}
+    {
+        "plots",
+        "area",
+        "cdma",
+        "compression",
+        "cost",
+        "energy",
+        "policy",
+        "presets",
+        "registry",
+        "technology",
+        "thesis",
+        "units",
+        "zoo",
+    }
 )
 # Names of the API that are also names of submodules: the import system binds a submodule on
 # its package when it first imports it, which would hide the function.
@@ -150,8 +166,9 @@ if not TYPE_CHECKING:
 
 
 def __dir__() -> list[str]:
-    """Every name of the API, imported yet or not."""
-    return sorted(set(globals()) | set(__all__) | _SUBMODULES)
+    """Every name of the API, imported yet or not, and the submodules reachable as attributes;
+    not the names this file uses itself (``sys``, ``Any``, ...) nor private ones."""
+    return sorted(set(__all__) | _SUBMODULES)
 
 
 sys.modules[__name__].__class__ = _Package

@@ -51,7 +51,39 @@ def _values(name: str, value: Any) -> list:
         ) from None
     if not out:
         raise ValueError(f"{name}: no values given")
+    if name in ("capacity", "bandwidth", "throughput", "batch", "policy"):
+        for v in out:
+            if isinstance(v, (list, tuple, set, frozenset, Mapping)) or (
+                isinstance(v, np.ndarray) and v.ndim > 0
+            ):
+                inner = "a range" if isinstance(v, Mapping) else f"a {type(v).__name__}"
+                example = _EXAMPLES[name]
+                alone = "" if name == "policy" else ", or one range {start, stop, step} alone"
+                raise ValueError(
+                    f"{name}: expected a value or a list of values, got {inner} inside the "
+                    f"list: {_short_repr(value)} (one flat list, e.g. {example}{alone})"
+                )
     return out
+
+
+#: An axis's list of values, in messages.
+_EXAMPLES = {
+    "capacity": "[1MiB, 2MiB]",
+    "bandwidth": "[616GB/s, 900GB/s]",
+    "throughput": "[13.45TFLOPS, 20TFLOPS]",
+    "batch": "[16, 32]",
+    "policy": "[lookahead, lru]",
+}
+
+
+def _short_repr(value: Any, limit: int = 80) -> str:
+    """``repr(value)``, cut to ``limit`` characters (a value can be huge)."""
+    import reprlib
+
+    r = reprlib.Repr()
+    r.maxstring = r.maxother = limit
+    text = r.repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _parse_field(name: str, values: Iterable[Any]) -> list | np.ndarray:
@@ -77,7 +109,10 @@ def _parse_field(name: str, values: Iterable[Any]) -> list | np.ndarray:
         # Plain numbers, all valid: Hardware's checks and rounding (half to even), vectorised.
         # Any invalid value takes the path below, for Hardware's own message.
         a = np.asarray(values, dtype=np.float64)
-        if (np.isfinite(a) & (a >= (0 if name == "capacity" else 1)) & (a <= 2.0**62)).all():
+        valid = np.isfinite(a) & (a >= (0 if name == "capacity" else 1)) & (a <= 2.0**62)
+        if name == "capacity":
+            valid &= (a == 0) | (np.rint(a) >= 1)  # parse_bytes refuses a size that rounds to 0
+        if valid.all():
             return np.rint(a).astype(np.int64) if name == "capacity" else np.rint(a)
     cache: dict[Any, Any] = {}
     out = []

@@ -5,8 +5,11 @@
 Bit-cell areas (high-density 6T cells) come from the thesis, Chapter 1 (p. 1): "an SRAM bit cell
 area reduces from 0.074 µm² (in 16nm circa 2014) to 0.021 µm² (in 5 nm circa 2020)", citing
 J. Chang et al., "A 5nm 135Mb SRAM in EUV and high-mobility-channel FinFET technology ...",
-ISSCC 2020, pp. 238–240, doi:10.1109/ISSCC19947.2020.9062967. Other nodes are not built in: pass
-``bitcell_um2=`` with a value whose source you know.
+ISSCC 2020, pp. 238–240, doi:10.1109/ISSCC19947.2020.9062967. Four more nodes come from the
+foundries' own papers: 45 nm 0.346 µm² (K. Mistry et al., Intel, IEDM 2007), 32 nm 0.171 µm²
+(S. Natarajan et al., Intel, IEDM 2008), 22 nm 0.092 µm² (E. Karl et al., Intel, ISSCC 2012) and
+7 nm 0.027 µm² (S.-Y. Wu et al., TSMC, IEDM 2016). Other nodes: pass ``bitcell_um2=`` with a value
+whose source you know, or use :func:`sram_area_at_node`, which interpolates between these.
 
 The array efficiency (bit cells / whole macro: sense amplifiers, decoders, redundancy, wiring)
 defaults to 0.7. That is an ASSUMPTION of this model, not a figure from the thesis or its
@@ -17,6 +20,7 @@ routing between banks, so it is a lower bound on a real cache's area.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import TYPE_CHECKING, Union
 
@@ -30,10 +34,24 @@ else:
     np = LazyModule("numpy")
     pd = LazyModule("pandas")
 
-__all__ = ["BITCELL_UM2", "DEFAULT_ARRAY_EFFICIENCY", "sram_area", "with_area"]
+__all__ = [
+    "BITCELL_UM2",
+    "DEFAULT_ARRAY_EFFICIENCY",
+    "sram_area",
+    "sram_area_at_node",
+    "with_area",
+]
 
-#: High-density SRAM bit-cell area in µm² by process node (thesis ch. 1, p. 1, after [3]).
-BITCELL_UM2: dict[str, float] = {"16nm": 0.074, "5nm": 0.021}
+#: High-density SRAM bit-cell area in µm² by process node (16 and 5 nm: thesis ch. 1, p. 1,
+#: after [3]; the others: the module docstring's sources).
+BITCELL_UM2: dict[str, float] = {
+    "45nm": 0.346,
+    "32nm": 0.171,
+    "22nm": 0.092,
+    "16nm": 0.074,
+    "7nm": 0.027,
+    "5nm": 0.021,
+}
 
 #: Fraction of an SRAM macro's area that is bit cells. An assumption (see the module docstring).
 DEFAULT_ARRAY_EFFICIENCY: float = 0.7
@@ -131,8 +149,10 @@ def with_area(
 ) -> pd.DataFrame:
     """A copy of a sweep DataFrame with a column of on-chip SRAM area (mm²) from ``capacity``.
 
-    Use it for Pareto fronts of area against time:
-    ``dnnmem.pareto(with_area(df), minimize=["area_mm2", "time"])``.
+    A sweep already carries ``area_mm2``, the modelled die (SRAM, MAC arrays and memory
+    interfaces at the hardware's node, docs/model/cost.md); this function's is the SRAM alone at
+    ``node``, and replaces that column unless you name another one
+    (``with_area(df, column="sram_mm2")``).
 
     Parameters
     ----------
@@ -171,3 +191,25 @@ def with_area(
     if isinstance(out.attrs.get("units"), dict):  # a sweep's: the new column's unit too
         out.attrs["units"] = {**out.attrs["units"], column: "mm²"}
     return out
+
+
+def sram_area_at_node(capacity_bytes: Capacity, node: str) -> float | np.ndarray:
+    """:func:`sram_area` at any node from 5 to 45 nm: the bit cell interpolated log-log between
+    the nodes of :data:`BITCELL_UM2` (``"12nm"``: between 16 and 7 nm), beyond them the
+    nearest one's; the default array efficiency. The energy and cost model's SRAM area."""
+    return sram_area(capacity_bytes, bitcell_um2=_bitcell_at(node))
+
+
+@functools.lru_cache(maxsize=64)
+def _bitcell_at(node: str) -> float:
+    from .technology import node_nm
+
+    nm = node_nm(node)
+    cells = sorted((node_nm(k), v) for k, v in BITCELL_UM2.items())
+    if nm <= cells[0][0]:
+        return cells[0][1]
+    if nm >= cells[-1][0]:
+        return cells[-1][1]
+    (x0, y0), (x1, y1) = next((a, b) for a, b in zip(cells, cells[1:]) if a[0] <= nm <= b[0])
+    t = math.log(nm / x0) / math.log(x1 / x0)
+    return math.exp(math.log(y0) + t * (math.log(y1) - math.log(y0)))

@@ -7,15 +7,18 @@ otherwise, and the design point of ``dnnmem.Hardware()`` (24 MiB, 616 GB/s, 13.4
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import os
 import re
 import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
+from ._files import write_atomically
 from ._lazy import LazyModule
 from ._optional import MissingDependency, install_hint, require
 from .hardware import (
@@ -26,7 +29,7 @@ from .hardware import (
     Hardware,
     PrecisionWarning,
 )
-from .network import Network, NetworkError, load_network
+from .network import Network, NetworkError, load_network, looks_like_json
 from .units import format_bandwidth, format_bytes, format_throughput, format_time
 from .zoo import network, networks, unknown_network_message
 
@@ -34,6 +37,8 @@ from .zoo import network, networks, unknown_network_message
 # that `dnnmem --help` or a one-point estimate does not pay for the rest.
 if TYPE_CHECKING:
     import pandas as pd
+
+    from .estimate import Result
 else:
     pd = LazyModule("pandas")
 
@@ -50,7 +55,12 @@ _NUMBERS = "a unit string or a plain number in {}"
 def _load(name_or_path: str, batch: int, bytes_per_element: int) -> Network:
     if name_or_path.lower() in networks():
         return network(name_or_path, batch=batch, bytes_per_element=bytes_per_element)
-    looks_like_a_path = os.sep in name_or_path or "/" in name_or_path or "." in name_or_path
+    looks_like_a_path = (
+        os.sep in name_or_path
+        or "/" in name_or_path
+        or "." in name_or_path
+        or looks_like_json(name_or_path)  # load_network says what it is
+    )
     if not looks_like_a_path and not os.path.exists(name_or_path):
         raise ValueError(unknown_network_message(name_or_path))  # a mistyped name
     return load_network(name_or_path, batch=batch, bytes_per_element=bytes_per_element)
@@ -135,6 +145,13 @@ def _parser() -> argparse.ArgumentParser:
         help="FLOPs per multiply-accumulate (default 2)",
     )
     e.add_argument("--by-kind", action="store_true", help="also print the time by layer kind")
+    e.add_argument(
+        "--json",
+        action="store_true",
+        help="print the result as one JSON object: every total of the Python API's "
+        "Result.to_dict() (SI base units) and the plan counts, with a 'units' map giving "
+        "each key's unit",
+    )
     w = sub.add_parser(
         "sweep",
         help="evaluate a grid of design points from a YAML file",
@@ -257,7 +274,7 @@ def _plot_sweep(df: pd.DataFrame, path: str) -> None:
 
     fig = plots.sweep_overview(df)
     Path(path).parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    write_atomically(path, lambda tmp: fig.savefig(tmp, dpi=110), "--plot")
     print(f"plot -> {path}")
 
 
@@ -265,7 +282,8 @@ def _summary(df: pd.DataFrame, out: str) -> str:
     """One line per (network, batch): its fastest design point. Times of different networks
     or batches are different amounts of work, so they are not compared with each other."""
     lines = [
-        f"{len(df)} design points -> {out}; fastest design point of each network "
+        f"{len(df)} design point{'' if len(df) == 1 else 's'} -> {out}; fastest design point "
+        f"of each network "
         f"(time per iteration):"
     ]
     for (name, batch), g in df.groupby(["network", "batch"], sort=False, observed=True):
@@ -278,8 +296,9 @@ def _summary(df: pd.DataFrame, out: str) -> str:
     return "\n".join(lines)
 
 
-def _sweep(args: argparse.Namespace) -> None:
-    from .sweep import _write_rows, sweep
+def _sweep(args: argparse.Namespace) -> int:
+    """``dnnmem sweep``: its exit status (130 when Ctrl-C stopped it)."""
+    from .sweep import SweepInterrupted, _write_rows, sweep
     from .sweep_spec import read_sweep_spec
 
     out = str(args.out)
@@ -311,12 +330,15 @@ def _sweep(args: argparse.Namespace) -> None:
 
         executor = dask(Client(args.scheduler))
     try:
-        df = sweep(
-            **kwargs,
-            executor=executor,
-            progress=not args.no_progress,
-            out=out if out.endswith(".parquet") else None,
-        )
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SweepInterrupted)  # said below, in words
+            df = sweep(
+                **kwargs,
+                executor=executor,
+                progress=not args.no_progress,
+                out=out if out.endswith(".parquet") else None,
+                on_interrupt="return",
+            )
     except (ValueError, TypeError) as e:
         # A bad value of the file's ("policy: unknown part ..."): name the file, as the
         # errors of its form do.
@@ -324,11 +346,48 @@ def _sweep(args: argparse.Namespace) -> None:
             kind = TypeError if isinstance(e, TypeError) else ValueError
             raise kind(f"{args.spec}: {e}") from None
         raise
+    if df.attrs.get("interrupted"):
+        print(f"dnnmem: interrupted: {_partial(df, out)}", file=sys.stderr)
+        return 130  # 128 + SIGINT, as a shell reports a command ended by Ctrl-C
     if out.endswith(".csv"):  # written after the work: a failure keeps the rows (_write_rows)
         _write_rows(df, out, lambda d, path: d.to_csv(path, index=False), "--out")
+    resumed = _resumed(df, out)
+    if resumed:
+        print(resumed)
     if args.plot:
         _plot_sweep(df, args.plot)
     print(_summary(df, out))
+    return 0
+
+
+def _partial(df: pd.DataFrame, out: str) -> str:
+    """What an interrupted sweep left, and what to do next."""
+    points = df.attrs.get("points")
+    if points is None:  # Ctrl-C before the grid was built
+        return "no point was evaluated yet; rerun the same command to start the sweep"
+    if out.endswith(".parquet"):
+        return f"partial: {len(df)} of {points} points in {out}, rerun the same command to resume"
+    return (
+        f"{len(df)} of {points} points were done, and are not written: a .csv is written once "
+        f"the sweep completes ({out} is as it was). Rerun the same command to start over, or "
+        f"write to a .parquet file, whose finished points a rerun keeps"
+    )
+
+
+def _resumed(df: pd.DataFrame, out: str) -> str:
+    """The line a resumed sweep prints: how many of its points were in ``out`` already."""
+    reused, points = int(df.attrs.get("reused", 0)), int(df.attrs.get("points") or len(df))
+    if not reused:
+        return ""
+    if reused == points:
+        return (
+            f"all {points} points were in {out} already: none evaluated (delete the file to "
+            f"evaluate them again)"
+        )
+    return (
+        f"resumed: {reused} of {points} points were in {out} already; evaluated the other "
+        f"{points - reused}"
+    )
 
 
 def _estimate(args: argparse.Namespace) -> None:
@@ -349,11 +408,65 @@ def _estimate(args: argparse.Namespace) -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrecisionWarning)  # said above, in one line
         r = estimate(net, hw, args.policy, ops_per_mac=args.ops_per_mac)
+    if args.json:
+        print(json.dumps(_result_json(r, args.by_kind), indent=1))
+        return
     print(r)
     if args.by_kind:
         share = r.by_kind() / r.time
         for kind, sec in r.by_kind().items():
             print(f"  {kind:<16} {format_time(sec):>10}  {share[kind]:6.1%}")
+
+
+#: Units of the keys of `dnnmem estimate --json` that no table has.
+_JSON_UNITS = {
+    "bytes_per_element": "bytes",
+    "ops_per_mac": "FLOP/MAC",
+    "time_by_kind": "s",
+    "max_link_ratio": "×",
+}
+
+
+def _result_json(r: Result, by_kind: bool) -> dict[str, Any]:
+    """``dnnmem estimate --json``: the totals of ``r.to_dict()``, the FLOPs, the plan counts,
+    the element size and FLOPs per MAC (and the time by kind), with ``units``: each key's unit
+    ("" for names and labels). A number that is not finite is null."""
+    from .sweep import column_units
+
+    row: dict[str, Any] = {
+        **r.to_dict(),
+        "bytes_per_element": r.network.bytes_per_element,
+        "ops_per_mac": r.ops_per_mac,
+        "flops": r.flops,
+        **r.counts,
+    }
+    if r.sparsity_source:  # a compressing link
+        row["sparsity_source"] = r.sparsity_source
+        row["max_link_ratio"] = r.max_link_ratio
+    if by_kind:
+        row["time_by_kind"] = {str(k): float(v) for k, v in r.by_kind().items()}
+    for k, v in row.items():
+        if isinstance(v, float) and not math.isfinite(v):
+            row[k] = None
+        elif hasattr(v, "item"):  # a NumPy scalar
+            row[k] = v.item()
+    units = column_units([k for k in row if k not in _JSON_UNITS])
+    units.update({k: u for k, u in _JSON_UNITS.items() if k in row})
+    return {**row, "units": units}
+
+
+def _say_warnings(caught: list[warnings.WarningMessage]) -> None:
+    """An importer's warnings as one line each on stderr (``dnnmem: note: ...`` for a
+    BatchNorm folded by the exporter, ``dnnmem: warning: ...`` for the others), not Python's
+    two lines with a source line; warnings of other packages as Python shows them."""
+    from .importers import FoldedBatchNormWarning, ImporterWarning
+
+    for w in caught:
+        if issubclass(w.category, ImporterWarning):
+            label = "note" if issubclass(w.category, FoldedBatchNormWarning) else "warning"
+            print(f"dnnmem: {label}: {w.message}", file=sys.stderr)
+        else:
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
 
 def _silence_stdout() -> None:
@@ -418,12 +531,15 @@ def _main(argv: Sequence[str] | None) -> int:
         elif args.command == "presets":
             _print_presets(args.group)
         elif args.command == "sweep":
-            _sweep(args)
+            return _sweep(args)
         elif args.command == "import":
-            from .importers import import_model
+            from .importers import ImporterWarning, import_model
 
             try:
-                doc = import_model(args.model, strict=args.strict, document=True)
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always", ImporterWarning)
+                    doc = import_model(args.model, strict=args.strict, document=True)
+                _say_warnings(caught)
             except MissingDependency:
                 raise  # names the extra to install (below)
             except ImportError as e:  # an importer's package failing inside (e.g. no backend)

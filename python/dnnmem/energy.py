@@ -1,6 +1,8 @@
-"""Energy of one iteration from its DRAM bytes, global-buffer bytes and MACs, and the schedule
-quantities the report adds for serialized schedules (docs/model/report.md, "Energy and the
-serialized schedule").
+"""Energy of one iteration, two ways: in joules by component (:func:`joule_columns`,
+docs/model/energy.md: SRAM, DRAM, host link, compute, SRAM leakage, static), and, kept under its
+name for the mini-batch serialization paper's ratios, in relative units from its DRAM bytes,
+global-buffer bytes and MACs (docs/model/report.md, "Energy and the serialized schedule"). Both
+are report models (:mod:`dnnmem.registry`): every result and sweep row carries their columns.
 
 The model is the one the mini-batch serialization paper ("Mini-batch Serialization: CNN
 Training with Inter-layer Data Reuse", §6) allows: it gives ratios, not joules, so energy is in
@@ -26,13 +28,26 @@ is not modelled.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from .network import Network
+from .network import schedule_columns, sub_batch_string
 
-__all__ = ["EnergyModel", "WAVECORE", "calibrate_mac", "schedule_columns", "sub_batch_string"]
+if TYPE_CHECKING:
+    from .hardware import Hardware
+
+__all__ = [
+    "EnergyModel",
+    "RELATIVE_COLUMNS",
+    "relative_columns",
+    "relative_model",
+    "WAVECORE",
+    "calibrate_mac",
+    "schedule_columns",
+    "sub_batch_string",
+]
 
 
 @dataclass(frozen=True)
@@ -76,39 +91,136 @@ def calibrate_mac(
     return (dram_bytes / dram_share - dram_bytes - global_buffer * gb_bytes) / macs
 
 
-def sub_batch_string(bounds: list[list[int]]) -> str:
-    """The sub-batch sizes of each layer group, compactly: one entry per group in network
-    order, separated by spaces; an entry lists its sizes run-length coded, ``<size>x<count>``
-    joined by ``+`` (balanced splits have at most two sizes). ``"2x16 11x2+10x1 32x1"``: three
-    groups, of 16 sub-batches of 2 samples, of 11 + 11 + 10 samples, and of the whole batch."""
-    out = []
-    for b in bounds:
-        sizes = [hi - lo for lo, hi in zip(b[:-1], b[1:])]
-        runs: list[list[int]] = []
-        for s in sizes:
-            if runs and runs[-1][0] == s:
-                runs[-1][1] += 1
-            else:
-                runs.append([s, 1])
-        out.append("+".join(f"{s}x{n}" for s, n in runs))
-    return " ".join(out)
+#: The columns of the relative model (:func:`relative_columns`), as :mod:`dnnmem.registry` adds
+#: them to every result.
+RELATIVE_COLUMNS = ("energy", "energy_dram_share")
 
 
-def schedule_columns(net: Network) -> dict[str, Any]:
-    """What the report takes from a scheduled network alone (no hardware, no cache manager):
-    ``groups`` (layer groups of a serialized schedule, 0 for the others), ``sub_batches``
-    (:func:`sub_batch_string`; ``""`` when there are no groups), ``gb_bytes`` (bytes the steps
-    read and write: the global-buffer bytes of the energy model) and ``macs``."""
+def relative_model(value: Any) -> EnergyModel:
+    """The ``energy=`` argument of :func:`dnnmem.estimate` and :func:`dnnmem.sweep` checked: an
+    :class:`EnergyModel`, or None for :data:`WAVECORE`."""
+    if value is None:
+        return WAVECORE
+    if not isinstance(value, EnergyModel):
+        raise TypeError(f"energy: expected dnnmem.EnergyModel, got {type(value).__name__}")
+    return value
+
+
+def _share(part: Any, whole: Any) -> Any:
+    """part / whole: NaN where whole is 0 (a scalar, or NumPy arrays element-wise)."""
+    if isinstance(whole, (int, float)):
+        return part / whole if whole else math.nan
     import numpy as np
 
-    s = net.schedule
-    a = s.access_table()
-    b = a["bytes"].astype(np.int64)
-    gb = int((b * a["read"]).sum() + (b * a["write"]).sum())
-    g = s.group_table()
-    return {
-        "groups": len(g["bounds"]),
-        "sub_batches": sub_batch_string([list(map(int, x)) for x in g["bounds"]]),
-        "gb_bytes": gb,
-        "macs": int(s.step_table()["macs"].sum()),
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return part / whole
+
+
+def relative_columns(totals: Mapping[str, Any], hardware: Hardware, model: Any) -> dict:
+    """The ``energy`` and ``energy_dram_share`` columns of one result or a sweep's rows
+    (:class:`dnnmem.registry.ReportModel`'s ``derive``): ``totals`` needs ``traffic_in``,
+    ``traffic_out``, ``gb_bytes`` and ``macs``, scalars or arrays."""
+    traffic = totals["traffic_in"] + totals["traffic_out"]
+    energy = model.total(traffic, totals["gb_bytes"], totals["macs"])
+    return {"energy": energy, "energy_dram_share": _share(model.dram * traffic, energy)}
+
+
+# -- joules (docs/model/energy.md) ----------------------------------------------------------------
+
+#: The joule model's columns (:func:`joule_columns`): the iteration's energy, per sample, and
+#: its six components, which add up to ``energy_j``.
+JOULE_COLUMNS = (
+    "energy_j",
+    "energy_per_sample_j",
+    "energy_sram_j",
+    "energy_dram_j",
+    "energy_host_link_j",
+    "energy_compute_j",
+    "energy_sram_leakage_j",
+    "energy_static_j",
+)
+
+
+def _technology(hardware: Hardware) -> tuple[str, str, float, str | None]:
+    """(memory technology, node, clock Hz, precision) of ``hardware``, defaults filled in."""
+    from . import technology as tech
+
+    return (
+        hardware.memory_type or tech.DEFAULT_MEMORY,
+        hardware.node or tech.DEFAULT_NODE,
+        hardware.clock or tech.DEFAULT_CLOCK,
+        hardware.precision,
+    )
+
+
+def _sram_area(capacity: Any, node: str) -> Any:
+    from .area import sram_area_at_node
+
+    return sram_area_at_node(capacity, node)
+
+
+def joule_columns(totals: Mapping[str, Any], hardware: Hardware, option: Any = None) -> dict:
+    """The energy of one iteration in joules, by component (docs/model/energy.md), for one
+    result or a sweep's rows (scalars or arrays, :class:`dnnmem.registry.ReportModel`'s
+    ``derive``). ``totals`` needs ``traffic_in``, ``traffic_out``, ``gb_bytes``, ``macs``,
+    ``flops``, ``time``, ``capacity``, ``throughput`` and ``batch``; the technology (memory,
+    node, clock, precision) is ``hardware``'s."""
+    from . import technology as tech
+
+    memory, node, _, precision = _technology(hardware)
+    pj = 1e-12
+    traffic = totals["traffic_in"] + totals["traffic_out"]
+    capacity = totals["capacity"]
+    # SRAM: every byte a step reads or writes, and every byte moved to or from off-chip memory
+    # (written into the buffer on its way in, read on its way out).
+    sram_bytes = totals["gb_bytes"] + traffic
+    e_sram = _vectorize(
+        lambda c: tech.sram_pj_per_byte(c, node, float(_sram_area(c, node))), capacity
+    )
+    e_move, kind = tech.dram_pj_per_byte(memory)
+    mac_pj, op_pj = tech.compute_pj(precision, node)
+    macs = totals["macs"]
+    vector_ops = _clip0(totals["flops"] - 2 * macs) if "flops" in totals else 0
+    compute = (macs * mac_pj + vector_ops * op_pj) * pj
+    leak_w = _vectorize(lambda c: tech.sram_leakage_w(c, node), capacity)
+    peak_macs_per_s = totals["throughput"] / 2
+    static_w = table_static_fraction() * peak_macs_per_s * mac_pj * pj
+    time = totals["time"]
+    out = {
+        "energy_sram_j": sram_bytes * e_sram * pj,
+        "energy_dram_j": traffic * e_move * pj if kind == "dram" else 0.0 * traffic,
+        "energy_host_link_j": traffic * e_move * pj if kind != "dram" else 0.0 * traffic,
+        "energy_compute_j": compute,
+        "energy_sram_leakage_j": leak_w * time,
+        "energy_static_j": static_w * time,
     }
+    total = sum(out.values())
+    return {"energy_j": total, "energy_per_sample_j": total / totals["batch"], **out}
+
+
+def table_static_fraction() -> float:
+    """The logic's leakage as a fraction of its peak dynamic power (``static.logic_fraction``)."""
+    from . import technology as tech
+
+    return float(tech.table()["static"]["logic_fraction"])
+
+
+def _clip0(x: Any) -> Any:
+    """max(x, 0), scalar or array."""
+    if isinstance(x, (int, float)):
+        return max(x, 0)
+    import numpy as np
+
+    return np.maximum(x, 0)
+
+
+def _vectorize(f: Any, values: Any) -> Any:
+    """``f`` of a scalar, element-wise over an array: called once per distinct value (a sweep
+    has few distinct capacities; the SRAM curve is not NumPy code)."""
+    if isinstance(values, (int, float)):
+        return f(values)
+    import numpy as np
+
+    array = np.asarray(values, dtype=float)
+    keys, inverse = np.unique(array.ravel(), return_inverse=True)
+    return np.array([float(f(k)) for k in keys])[inverse.ravel()].reshape(array.shape)

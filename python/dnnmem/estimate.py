@@ -7,18 +7,17 @@ turns the result into a :class:`Result` with pandas tables.
 
 from __future__ import annotations
 
-import math
 import os
+from collections.abc import Iterator, Mapping
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Union
 
-from . import _core
+from . import _core, registry
 from ._lazy import LazyModule
-from .cdma import COMPRESSING_LINKS, SparsityLike, link_tables
-from .energy import WAVECORE, EnergyModel, schedule_columns
 from .hardware import Hardware, check_element_size
-from .network import Network, load_network
-from .policy import Policy, PolicyLike, _format_value, parts
+from .network import Network, load_network, looks_like_json, schedule_columns
+from .part import _format_value, parts
+from .policy import Policy, PolicyLike
 from .policy import policy as as_policy
 from .presets import as_hardware
 from .units import column_unit, format_bandwidth, format_bytes, format_count, format_time
@@ -26,11 +25,13 @@ from .units import column_unit, format_bandwidth, format_bytes, format_count, fo
 if TYPE_CHECKING:
     import numpy as np
     import pandas as pd
+
+    from .registry import SparsityLike
 else:
     np = LazyModule("numpy")
     pd = LazyModule("pandas")
 
-__all__ = ["estimate", "policies", "Result"]
+__all__ = ["estimate", "load_result", "policies", "Result"]
 
 NetworkLike = Union[Network, str, "os.PathLike[str]", dict]
 
@@ -41,8 +42,8 @@ ROLES = ("activation", "weight", "state", "gradient", "weight_grad")
 def policies(kind: str | None = None) -> pd.DataFrame:
     """Every part a policy can be composed of (docs/policies.md): one row per part with
     ``kind`` (scheduler, cache, link, compute), ``name``, ``description`` and ``options``
-    (a one-line summary: name, unit, default). The cache managers' names alone are the
-    thesis's six policies."""
+    (a one-line summary: name, unit, default). The thesis's policies (``lookahead``,
+    ``belady``, ``prefetch-next``, ``no-lookahead``, ``lru``, ``none``) are cache managers."""
     rows = []
     for name, p in parts(kind).items():
         opts = []
@@ -78,7 +79,7 @@ def _network(
     size = 4 if bytes_per_element is None else bytes_per_element
     if isinstance(network, Network):
         return network if batch is None or batch == network.batch else network.with_batch(batch)
-    if isinstance(network, str) and not os.path.exists(network):
+    if isinstance(network, str) and not os.path.exists(network) and not looks_like_json(network):
         from .zoo import network as zoo_network
         from .zoo import networks, unknown_network_message
 
@@ -114,7 +115,7 @@ def estimate(
     throughput: str | float | None = None,
     ops_per_mac: int = 2,
     sparsity: SparsityLike = None,
-    energy: EnergyModel | None = None,
+    energy: Any = None,
 ) -> Result:
     """Estimate one training iteration of ``network`` on ``hardware`` under ``policy``.
 
@@ -147,7 +148,8 @@ def estimate(
         it names (docs/model/cdma.md). The result's ``sparsity_source`` says which was used.
     energy : EnergyModel, optional
         Energy per DRAM byte, global-buffer byte and MAC for the ``energy`` total (default
-        :data:`dnnmem.energy.WAVECORE`, the mini-batch serialization paper's ratios).
+        :data:`dnnmem.energy.WAVECORE`, the mini-batch serialization paper's ratios). It is
+        the option of a report model (:mod:`dnnmem.registry`), checked there.
 
     Returns
     -------
@@ -184,14 +186,11 @@ def estimate(
     core = _core.estimate(
         scheduled.schedule, hardware.capacity, hardware.bandwidth, hardware.throughput, prepared
     )
-    if energy is None:
-        energy = WAVECORE
-    elif not isinstance(energy, EnergyModel):
-        raise TypeError(f"energy: expected dnnmem.EnergyModel, got {type(energy).__name__}")
-    result = Result(scheduled, hardware, composition, ops_per_mac, core, energy)
+    options = registry.check_options({"energy": energy})
+    result = Result(scheduled, hardware, composition, ops_per_mac, core, options)
     result._sparsity = sparsity
-    if composition.link.name in COMPRESSING_LINKS:
-        _, _, result.sparsity_source = link_tables(composition.link, scheduled, sparsity)
+    if registry.has_link_tables(composition.link.name):
+        _, _, result.sparsity_source = registry.link_tables(composition.link, scheduled, sparsity)
         t = scheduled.tensors
         result.max_link_ratio = max(
             (
@@ -201,6 +200,34 @@ def estimate(
             ),
             default=1.0,
         )
+    return result
+
+
+def load_result(path: str | os.PathLike[str]) -> Result:
+    """Read a result written by :meth:`Result.save`.
+
+    Parameters
+    ----------
+    path : path
+        The file (JSON, ``"format": "dnnmem-result"``).
+
+    Returns
+    -------
+    Result
+        Equal to the result saved: every total, ``steps``, ``pin_table()``, the network,
+        hardware, policy and energy model (``baseline`` is estimated again when read).
+
+    Raises
+    ------
+    ValueError
+        Naming the file, for a file that is not a saved result, or one of a newer version
+        than this dnnmem reads.
+    OSError
+        When the file cannot be read.
+    """
+    from .result_io import read_result
+
+    result: Result = read_result(path, Result)
     return result
 
 
@@ -251,7 +278,12 @@ class Result:
         MACs of the iteration.
     energy : float
         DRAM-byte units (:class:`dnnmem.EnergyModel`): dram · traffic + global_buffer ·
-        gb_bytes + mac · macs; ``energy_dram_share`` is the DRAM term's fraction of it.
+        gb_bytes + mac · macs; ``energy_dram_share`` is the DRAM term's fraction of it. These
+        two, and every column a report model adds (:mod:`dnnmem.registry`), are attributes
+        too, computed when first read.
+    options : dict
+        The report models' options the result was computed with (``{"energy":
+        EnergyModel(...)}``), as :func:`estimate` took them.
     """
 
     def __init__(
@@ -261,7 +293,7 @@ class Result:
         policy: Policy,
         ops_per_mac: int,
         core: _core.Estimate,
-        energy: EnergyModel = WAVECORE,
+        options: Mapping[str, Any] | None = None,
     ) -> None:
         self.network = network
         self.hardware = hardware
@@ -288,7 +320,7 @@ class Result:
         self.sparsity_source: str = ""
         #: compressing links: the largest whole-tensor compression ratio among activations
         self.max_link_ratio: float = 1.0
-        self.energy_model = energy
+        self.options: dict[str, Any] = registry.check_options(options or {})
         self._sparsity: SparsityLike = None
         self._init_pins(core)
 
@@ -296,6 +328,20 @@ class Result:
     def traffic(self) -> int:
         """traffic_in + traffic_out, bytes."""
         return self.traffic_in + self.traffic_out
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write this result to ``path`` (JSON, versioned; :func:`dnnmem.load_result` reads it
+        back equal), through a temporary file renamed over it (docs/analysis.md, "Keeping
+        results")."""
+        from .result_io import save_result
+
+        save_result(self, path)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickling (process pools, joblib, caches): the same contents as :meth:`save`."""
+        from .result_io import result_from_state, result_state
+
+        return (result_from_state, (result_state(self), type(self)))
 
     # The columns below are derived when first read, and kept: a point whose caller reads only
     # the totals (a loop over estimate(), a one-point command) does not build the step table
@@ -316,6 +362,11 @@ class Result:
     @cached_property
     def _schedule_columns(self) -> dict[str, Any]:
         return schedule_columns(self.network)
+
+    @property
+    def energy_model(self) -> Any:
+        """The ``energy`` option (:attr:`options`)."""
+        return self.options.get("energy")
 
     @cached_property
     def groups(self) -> int:
@@ -339,15 +390,16 @@ class Result:
         return int(self._schedule_columns["macs"])
 
     @cached_property
-    def energy(self) -> float:
-        """DRAM-byte units (:class:`dnnmem.EnergyModel`)."""
-        energy: float = self.energy_model.total(self.traffic, self.gb_bytes, self.macs)
-        return energy
+    def _report(self) -> dict[str, Any]:
+        """The report models' columns (:mod:`dnnmem.registry`), from the totals they read."""
+        return registry.derive(_Totals(self), self.hardware, self.options)
 
-    @cached_property
-    def energy_dram_share(self) -> float:
-        """The DRAM term's fraction of :attr:`energy`."""
-        return self.energy_model.dram * self.traffic / self.energy if self.energy else math.nan
+    def __getattr__(self, name: str) -> Any:
+        # A report model's column (energy, ...) as an attribute. Not for private names: copy and
+        # pickle look some up before __init__ has run.
+        if not name.startswith("_") and name in registry.report_columns():
+            return self._report[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @cached_property
     def steps(self) -> pd.DataFrame:
@@ -416,6 +468,10 @@ class Result:
 
     def to_dict(self) -> dict[str, Any]:
         """The totals as a flat dict (SI base units), e.g. for a DataFrame row."""
+        return {**self._core_dict(), **self._report, **self._pin_dict()}
+
+    def _core_dict(self) -> dict[str, Any]:
+        """:meth:`to_dict`'s columns that come from the engine and the schedule."""
         return {
             "network": self.network.name,
             "batch": self.network.batch,
@@ -443,9 +499,6 @@ class Result:
             "sub_batches": self.sub_batches,
             "gb_bytes": self.gb_bytes,
             "macs": self.macs,
-            "energy": self.energy,
-            "energy_dram_share": self.energy_dram_share,
-            **self._pin_dict(),
         }
 
     # -- the pinning managers' report (docs/model/report.md, "Pinning") -------------------------
@@ -478,7 +531,7 @@ class Result:
             self.composition.replace(cache="none"),
             ops_per_mac=self.ops_per_mac,
             sparsity=self._sparsity,
-            energy=self.energy_model,
+            **self.options,
         )
 
     @property
@@ -613,3 +666,56 @@ class Result:
         )
         title = html.escape(self._point())
         return f"<div><b>{title}</b><table>{rows}</table></div>"
+
+
+class _Totals(Mapping[str, Any]):
+    """A :class:`Result`'s engine and schedule columns as a mapping, each computed when a report
+    model reads it (the energy needs no step table: reading ``traffic_in_<role>`` builds it)."""
+
+    def __init__(self, result: Result) -> None:
+        self._result = result
+
+    def __getitem__(self, key: str) -> Any:
+        r = self._result
+        for direction, by_role in (("in", "traffic_in_by_role"), ("out", "traffic_out_by_role")):
+            prefix = f"traffic_{direction}_"
+            if key.startswith(prefix) and key[len(prefix) :] in ROLES:
+                return getattr(r, by_role)[key[len(prefix) :]]
+        if key in ("capacity", "bandwidth", "throughput"):
+            return getattr(r.hardware, key)
+        if key == "batch":
+            return r.network.batch
+        if key in _TOTALS:
+            return getattr(r, key)
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._result._core_dict())
+
+    def __len__(self) -> int:
+        return len(self._result._core_dict())
+
+
+#: The Result attributes a report model may read by name through _Totals.
+_TOTALS = frozenset(
+    {
+        "time",
+        "traffic_in",
+        "traffic_out",
+        "link_in",
+        "link_out",
+        "avg_bandwidth",
+        "active_time",
+        "utilization",
+        "samples_per_s",
+        "compute_time",
+        "stall_time",
+        "capacity_stall_time",
+        "drain_time",
+        "flops",
+        "groups",
+        "sub_batches",
+        "gb_bytes",
+        "macs",
+    }
+)

@@ -7,6 +7,7 @@ import math
 import warnings
 from typing import TYPE_CHECKING
 
+from .part import _as_part
 from .units import (
     format_bandwidth,
     format_bytes,
@@ -84,6 +85,12 @@ class Hardware:
     loaded :class:`Network` has another element size. ``None`` (the default) states no
     precision: networks are used at their own element size (4 bytes unless loaded otherwise).
     :func:`dnnmem.hardware` sets it from the preset.
+
+    ``memory_type`` (``"hbm2e"``, ``"gddr6"``, ``"lpddr5"``, ``"pcie4"``, ...:
+    :func:`dnnmem.technology.memory_technologies`), ``node`` (the process, ``"7nm"``) and
+    ``clock`` (Hz, or ``"1.41GHz"``) feed the energy, area and cost model
+    (docs/model/energy.md, docs/model/cost.md) and nothing else; None (the default) takes
+    the default design point's (GDDR6, 12 nm, 1.545 GHz). Presets set them.
     """
 
     capacity: int
@@ -92,6 +99,9 @@ class Hardware:
     name: str
     precision: str | None
     compute: str
+    memory_type: str | None = None
+    node: str | None = None
+    clock: float | None = None
 
     def __init__(
         self,
@@ -101,6 +111,9 @@ class Hardware:
         name: str = "",
         precision: str | None = None,
         compute: str = "",
+        memory_type: str | None = None,
+        node: str | None = None,
+        clock: str | float | None = None,
     ) -> None:
         if precision is not None and precision not in PRECISIONS:
             raise ValueError(
@@ -123,10 +136,11 @@ class Hardware:
         object.__setattr__(self, "name", str(name))
         object.__setattr__(self, "precision", precision)
         if compute:
-            from .policy import _as_part
-
             compute = str(_as_part("compute", compute))
         object.__setattr__(self, "compute", str(compute or ""))
+        object.__setattr__(self, "memory_type", _technology_field("memory_type", memory_type))
+        object.__setattr__(self, "node", _technology_field("node", node))
+        object.__setattr__(self, "clock", _clock(clock))
 
     def replace(self, **changes: str | float | None) -> Hardware:
         """A copy with some fields changed (values parsed as in the constructor)."""
@@ -137,6 +151,9 @@ class Hardware:
             "name": self.name,
             "precision": self.precision,
             "compute": self.compute,
+            "memory_type": self.memory_type,
+            "node": self.node,
+            "clock": self.clock,
         }
         unknown = set(changes) - set(fields)
         if unknown:
@@ -161,6 +178,15 @@ class Hardware:
             f"bandwidth={format_bandwidth(self.bandwidth)}, "
             f"throughput={format_throughput(self.throughput)}{_precision(self)}"
             + (f", compute={self.compute}" if self.compute else "")
+            + "".join(
+                f", {k}={v}"
+                for k, v in (
+                    ("memory_type", self.memory_type),
+                    ("node", self.node),
+                    ("clock", None if self.clock is None else f"{self.clock / 1e9:.4g} GHz"),
+                )
+                if v is not None
+            )
             + ")"
         )
 
@@ -197,3 +223,40 @@ def _field(label: str, parse, value):  # type: ignore[no-untyped-def]
     except ValueError as e:
         msg = str(e).split(": ", 1)[-1]  # the units helper names its own quantity ("size: …")
         raise ValueError(f"{label}: {msg}") from None
+
+
+def _technology_field(label: str, value: str | None) -> str | None:
+    """A memory technology or a node, checked against the technology table (lower case)."""
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{label}: expected a name such as 'hbm2e' or '7nm', got {value!r}")
+    from . import technology  # a data table; imported when a field names one
+
+    if label == "node":
+        technology.node_nm(value)
+        return value.strip().lower().replace(" ", "")
+    key = value.strip().lower().replace(" ", "").replace("_", "-")
+    technology.dram_pj_per_byte(key)  # raises naming memory_type
+    return key
+
+
+def _clock(value: str | float | None) -> float | None:
+    """A clock in Hz from a number or ``"1.41GHz"`` / ``"700MHz"``."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        text = value.strip().replace(" ", "")
+        for suffix, scale in (("GHz", 1e9), ("MHz", 1e6), ("kHz", 1e3), ("Hz", 1.0)):
+            if text.endswith(suffix):
+                try:
+                    hz = float(text[: -len(suffix)]) * scale
+                except ValueError:
+                    break
+                return _clock(hz)
+        raise ValueError(f"clock: expected Hz or a value such as '1.41GHz', got {value!r}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"clock: expected Hz, got {value!r}")
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"clock: must be a finite number of Hz > 0, got {value!r}")
+    return float(value)

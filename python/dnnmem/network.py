@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Union
 
 from . import _core
 from ._lazy import LazyModule, is_integer
+from ._zoo_index import BUILDERS
+from .part import _as_part
 from .units import column_unit, format_bytes, format_count
 
 if TYPE_CHECKING:
@@ -113,8 +115,6 @@ class Network:
         self._core = core
         self.batch: int = _check_batch(batch)
         self.bytes_per_element: int = _check_element_size(bytes_per_element)
-        from .policy import _as_part
-
         part = _as_part("scheduler", scheduler)
         assert part is not None
         #: The scheduler that turns it into steps (a policy part, ``"default"``: the thesis's).
@@ -141,8 +141,6 @@ class Network:
         """The same network scheduled by another scheduler (a name, ``"name(options)"`` or a
         :class:`dnnmem.Part`; see ``dnnmem.parts("scheduler")``). Its schedule, steps,
         tensors and accesses are that scheduler's; the result is cached."""
-        from .policy import _as_part
-
         part = _as_part("scheduler", scheduler)
         key = str(part)
         if key == self.scheduler:
@@ -361,9 +359,12 @@ class Network:
         return json.dumps(self.to_dict(), indent=indent)
 
     def save(self, path: str | os.PathLike[str]) -> None:
-        """Write the network document to ``path`` (JSON)."""
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(self.to_json(indent=1))
+        """Write the network document to ``path`` (JSON), through a temporary file in the same
+        folder renamed over it: a write that fails (a full disk) leaves the file that was there
+        as it was, and the ``OSError`` names it."""
+        from ._files import write_text_atomically
+
+        write_text_atomically(path, self.to_json(indent=1))
 
     # -- display -------------------------------------------------------------------------------
     def summary(self) -> str:
@@ -408,6 +409,21 @@ class Network:
 
     __hash__ = None  # type: ignore[assignment]
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickling (process pools, joblib, caches): the document, its source, batch, element
+        size and scheduler; the schedule is built again where it is first used."""
+        return (
+            _network_from_document,
+            (self._core.document, self.source, self.batch, self.bytes_per_element, self.scheduler),
+        )
+
+
+def _network_from_document(
+    document: str, source: str, batch: int, bytes_per_element: int, scheduler: str
+) -> Network:
+    """A pickled :class:`Network` (:meth:`Network.__reduce__`)."""
+    return Network(_core.parse_network(document, source), batch, bytes_per_element, scheduler)
+
 
 _MAX_DEPTH = 64  # the core's limit on nested lists / objects (cpp/src/network_json.cpp)
 #: The largest network file :func:`load_network` reads (the core's limit: 256 MiB).
@@ -448,6 +464,22 @@ def _scan_dict(doc: dict) -> tuple[str, str, float] | None:
     return first
 
 
+def shorten(text: str, limit: int = 100) -> str:
+    """``repr(text)``, cut in the middle when longer than ``limit`` characters and followed by
+    its length: what an error message shows of a value that can be huge (a document pasted
+    where a path goes)."""
+    if len(text) <= limit:
+        return repr(text)
+    half = limit // 2
+    return f"{text[:half]!r}...{text[-half // 2 :]!r} ({len(text):,} characters)"
+
+
+def looks_like_json(text: str) -> bool:
+    """Whether a string given as a path is a JSON document instead (no path starts with
+    ``{``)."""
+    return text.lstrip()[:1] == "{"
+
+
 def _read_file(path: str) -> bytes:
     """The bytes of a network file, at most MAX_FILE_BYTES (a device such as /dev/zero never
     ends: read in chunks and stop)."""
@@ -470,11 +502,10 @@ def _read_file(path: str) -> bytes:
     except OSError as e:
         hint = ""
         if isinstance(e, FileNotFoundError):
-            from .zoo import networks  # here: the zoo imports this module
-
-            if path.lower() in networks():
+            if path.lower() in BUILDERS:
                 hint = f" (the built-in network: dnnmem.network({path!r}))"
-        raise _error(path, f"cannot read the file: {e.strerror}{hint}") from None
+        shown = path if len(path) <= 200 else shorten(path)
+        raise _error(shown, f"cannot read the file: {e.strerror}{hint}") from None
 
 
 def load_network(source: NetworkSource, batch: int = 1, bytes_per_element: int = 4) -> Network:
@@ -526,7 +557,52 @@ def load_network(source: NetworkSource, batch: int = 1, bytes_per_element: int =
         core = _core.parse_network(text, "<dict>")
     elif isinstance(source, (str, os.PathLike)):
         path = os.fspath(source)
+        if isinstance(path, str) and looks_like_json(path) and not os.path.exists(path):
+            raise _error(
+                "<string>",
+                f"got a JSON document as a string ({shorten(path, 60)}), where a path or a "
+                f"dict goes: pass json.loads(text) (on the command line: a .json file)",
+            )
         core = _core.parse_network(_read_file(path), path)
     else:
         raise TypeError(f"load_network: expected a path or a dict, got {type(source).__name__}")
     return Network(core, batch, bytes_per_element)
+
+
+# -- what the report takes from a scheduled network alone ------------------------------------
+
+
+def sub_batch_string(bounds: list[list[int]]) -> str:
+    """The sub-batch sizes of each layer group, compactly: one entry per group in network
+    order, separated by spaces; an entry lists its sizes run-length coded, ``<size>x<count>``
+    joined by ``+`` (balanced splits have at most two sizes). ``"2x16 11x2+10x1 32x1"``: three
+    groups, of 16 sub-batches of 2 samples, of 11 + 11 + 10 samples, and of the whole batch."""
+    out = []
+    for b in bounds:
+        sizes = [hi - lo for lo, hi in zip(b[:-1], b[1:])]
+        runs: list[list[int]] = []
+        for s in sizes:
+            if runs and runs[-1][0] == s:
+                runs[-1][1] += 1
+            else:
+                runs.append([s, 1])
+        out.append("+".join(f"{s}x{n}" for s, n in runs))
+    return " ".join(out)
+
+
+def schedule_columns(net: Network) -> dict[str, Any]:
+    """What the report takes from a scheduled network alone (no hardware, no cache manager):
+    ``groups`` (layer groups of a serialized schedule, 0 for the others), ``sub_batches``
+    (:func:`sub_batch_string`; ``""`` when there are no groups), ``gb_bytes`` (bytes the steps
+    read and write: the global-buffer bytes of the energy model) and ``macs``."""
+    s = net.schedule
+    a = s.access_table()
+    b = a["bytes"].astype(np.int64)
+    gb = int((b * a["read"]).sum() + (b * a["write"]).sum())
+    g = s.group_table()
+    return {
+        "groups": len(g["bounds"]),
+        "sub_batches": sub_batch_string([list(map(int, x)) for x in g["bounds"]]),
+        "gb_bytes": gb,
+        "macs": int(s.step_table()["macs"].sum()),
+    }

@@ -28,7 +28,16 @@ if TYPE_CHECKING:  # pandas is a dependency, but keep import dnnmem light
 __all__ = ["hardware", "hardware_presets", "load_presets"]
 
 _DATA = "hardware.json"
-_OVERRIDABLE = ("capacity", "bandwidth", "throughput", "name", "compute")
+_OVERRIDABLE = (
+    "capacity",
+    "bandwidth",
+    "throughput",
+    "name",
+    "compute",
+    "memory_type",
+    "node",
+    "clock",
+)
 
 
 @functools.lru_cache(maxsize=1)
@@ -107,9 +116,10 @@ def hardware(name: str, /, precision: str | None = None, **overrides: str | floa
         implied), whichever the chip lists. Default: the chip's ``default_precision``
         (``"fp32"`` where the chip has it, else its main precision, e.g. ``"bf16"`` on TPUs).
     **overrides
-        ``capacity``, ``bandwidth``, ``throughput`` or ``name``, parsed as in
-        :class:`Hardware` (``capacity="80MiB"``). Needed for ``capacity`` on chips whose
-        on-chip capacity is unpublished (``b200``, ``tpu-v5e``).
+        ``capacity``, ``bandwidth``, ``throughput``, ``name``, ``compute``, or the technology of
+        the energy and cost model (``memory_type``, ``node``, ``clock``: "the A100 at 5 nm"),
+        parsed as in :class:`Hardware` (``capacity="80MiB"``). Needed for ``capacity`` on chips
+        whose on-chip capacity is unpublished (``b200``, ``tpu-v5e``).
 
     Returns
     -------
@@ -144,6 +154,9 @@ def hardware(name: str, /, precision: str | None = None, **overrides: str | floa
         "name": f"{entry['name']} ({prec})",
         "compute": entry.get("compute") or "",
         "precision": prec,
+        "memory_type": _memory_type(entry),
+        "node": entry.get("process"),
+        "clock": entry.get("clock"),
     }
     fields.update(overrides)
     if fields["capacity"] is None:
@@ -260,3 +273,13 @@ def hardware_presets(group: str | None = None) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=list(_COLUMNS)).astype(_COLUMNS)
     frame.attrs["units"] = {c: column_unit(c) for c in frame.columns}
     return frame
+
+
+def _memory_type(entry: dict[str, Any]) -> str | None:
+    """The chip's memory technology as the energy table names it (``"HBM2e"`` -> ``"hbm2e"``),
+    None where the preset names none or the table has no figures for it."""
+    from .technology import memory_technologies
+
+    name = entry.get("memory_type")
+    key = None if name is None else str(name).lower().replace(" ", "")
+    return key if key in memory_technologies() else None

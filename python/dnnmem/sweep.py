@@ -20,7 +20,8 @@ from concurrent.futures import Executor
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, Union
 
-from . import _core
+from . import _core, registry
+from ._files import reason, replace_atomically
 from ._lazy import LazyModule
 from ._optional import require
 from ._sweep_args import (
@@ -36,11 +37,11 @@ from ._sweep_args import (
     _Policies,
     _values,
 )
-from .energy import WAVECORE, EnergyModel, schedule_columns
 from .estimate import ROLES, NetworkLike, _check_has_steps
 from .hardware import Hardware, check_element_size
-from .network import Network, _check_batch
-from .policy import KINDS, PolicyLike
+from .network import Network, _check_batch, schedule_columns
+from .part import KINDS
+from .policy import PolicyLike
 from .policy import policy as as_policy
 from .presets import as_hardware
 from .units import COLUMN_UNITS
@@ -86,8 +87,7 @@ RESULT_COLUMNS = [
     "sub_batches",
     "gb_bytes",
     "macs",
-    "energy",
-    "energy_dram_share",
+    *registry.report_columns(),  # energy, energy_dram_share
 ]
 #: The pinning managers' report (docs/model/report.md, "Pinning"): tensors pinned, their bytes,
 #: re-executed seconds; 0 for every other cache manager.
@@ -136,7 +136,7 @@ _ENGINE = {
     "pinned_bytes": "pinned_bytes",
     "recompute_seconds": "recompute_time",
 }
-#: Columns that depend on the scheduled network alone (energy.schedule_columns).
+#: Columns that depend on the scheduled network alone (network.schedule_columns).
 _SCHEDULE_COLUMNS = ("groups", "sub_batches", "gb_bytes", "macs")
 _INT_ENGINE = (
     "pinned",
@@ -154,8 +154,10 @@ _INT_ENGINE = (
 
 
 class SweepInterrupted(UserWarning):
-    """A sweep stopped early (Ctrl-C or an exception from the progress display); the
-    DataFrame returned holds only the points that finished."""
+    """A sweep stopped early (Ctrl-C); the DataFrame returned holds only the points that
+    finished (``df.attrs["interrupted"]`` is True). With ``out=``, they are in that file too,
+    and running the same sweep with the same ``out=`` again resumes it: only the points not in
+    the file are evaluated. The message says how many points finished and how to resume."""
 
 
 # -- evaluation ---------------------------------------------------------------------------------
@@ -252,9 +254,12 @@ def evaluate_chunk(
     return out
 
 
-def _derive(cols: Mapping[str, np.ndarray], energy: EnergyModel) -> dict[str, np.ndarray]:
+def _derive(
+    cols: Mapping[str, np.ndarray], hw: Hardware, options: Mapping[str, Any]
+) -> dict[str, np.ndarray]:
     """Result's derived totals from the columns `cols` (arrays), with its arithmetic (int sums,
-    then float division)."""
+    then float division), and the report models' columns (:mod:`dnnmem.registry`) at ``hw``
+    with their ``options``."""
     with np.errstate(divide="ignore", invalid="ignore"):
         t = cols["time"]
         traffic = cols["link_in"] + cols["link_out"]
@@ -262,9 +267,7 @@ def _derive(cols: Mapping[str, np.ndarray], energy: EnergyModel) -> dict[str, np
         d["active_time"] = d["avg_bandwidth"] / cols["bandwidth"]
         d["utilization"] = cols["flops"] / (cols["throughput"] * t)
         d["samples_per_s"] = cols["batch"] / t
-        traffic_bytes = cols["traffic_in"] + cols["traffic_out"]
-        d["energy"] = energy.total(traffic_bytes, cols["gb_bytes"], cols["macs"])
-        d["energy_dram_share"] = energy.dram * traffic_bytes / d["energy"]
+    d.update(registry.derive({**cols, **d}, hw, options))
     return d
 
 
@@ -315,7 +318,7 @@ def sweep(
     ops_per_mac: int = 2,
     on_interrupt: str = "return",
     chunk_size: int | None = None,
-    energy: EnergyModel | None = None,
+    energy: Any = None,
     speedup: bool = False,
     max_points: int | None = MAX_POINTS,
 ) -> pd.DataFrame:
@@ -398,8 +401,12 @@ def sweep(
         ``flops``, the plan counts ``kept``, ``prefetched``, ``born``, ``offloads``, and the
         pinning managers' ``pinned`` (tensors), ``pinned_bytes``, ``recompute_time`` (s).
         ``df.attrs["evaluated"]`` is the number of points evaluated by this call,
-        ``df.attrs["units"]`` the unit of each column (``{"time": "s", "capacity": "bytes",
-        ...}``, :data:`dnnmem.units.COLUMN_UNITS`).
+        ``df.attrs["reused"]`` the number read back from ``out`` (a resumed sweep),
+        ``df.attrs["points"]`` the number the sweep asked for (the rows of a complete run;
+        ``None`` when interrupted before the grid was built), ``df.attrs["interrupted"]``
+        whether Ctrl-C stopped it (``on_interrupt="return"``), ``df.attrs["units"]`` the unit
+        of each column (``{"time": "s", "capacity": "bytes", ...}``,
+        :data:`dnnmem.units.COLUMN_UNITS`).
 
     Raises
     ------
@@ -412,10 +419,7 @@ def sweep(
     """
     if on_interrupt not in ("return", "raise"):
         raise ValueError(f"on_interrupt: must be 'return' or 'raise', got {on_interrupt!r}")
-    if energy is None:
-        energy = WAVECORE
-    elif not isinstance(energy, EnergyModel):
-        raise TypeError(f"energy: expected dnnmem.EnergyModel, got {type(energy).__name__}")
+    options = registry.check_options({"energy": energy})  # the report models' (docs: registry)
     if ops_per_mac not in (1, 2) or isinstance(ops_per_mac, bool):
         raise ValueError(f"ops_per_mac: must be 1 or 2, got {ops_per_mac!r}")
     nthreads = _check_threads(threads)
@@ -467,14 +471,19 @@ def sweep(
     except KeyboardInterrupt:
         if on_interrupt == "raise":
             raise
+        again = (
+            f"; run it again to start it (out={os.fspath(out)!r} is as it was)"
+            if out is not None
+            else ""
+        )
         warnings.warn(
             SweepInterrupted(
-                "sweep interrupted while preparing the points: no point was evaluated"
+                f"sweep interrupted while preparing the points: no point was evaluated{again}"
             ),
             stacklevel=2,
         )
         df = pd.DataFrame({c: [] for c in INPUT_COLUMNS + RESULT_COLUMNS})
-        df.attrs["evaluated"] = 0
+        df.attrs.update(evaluated=0, reused=0, points=None, interrupted=True)
         df.attrs["units"] = column_units(df.columns)
         return df
     grid, key_of, row_flops, previous, todo, scheduler = prepared
@@ -544,24 +553,36 @@ def sweep(
     except KeyboardInterrupt:
         interrupted = True
         if on_interrupt == "raise":
-            _finish(grid, results, todo, previous, out, row_flops, pols, energy)
+            _finish(grid, results, todo, previous, out, row_flops, pols, hw, options)
             raise
     finally:
         bar.close()
-    df = _finish(grid, results, todo, previous, out, row_flops, pols, energy)
+    df = _finish(grid, results, todo, previous, out, row_flops, pols, hw, options)
     if speedup and len(df) and not interrupted:
         df = _with_speedup(df, network, hw, threads, ops_per_mac, pols)
     elif speedup:  # interrupted: the columns are there, without values
         df = df.assign(baseline_time=np.nan, speedup=np.nan)
     df.attrs["units"] = column_units(df.columns)
+    df.attrs.update(reused=int((~todo).sum()), points=len(grid), interrupted=interrupted)
     if interrupted:
-        warnings.warn(
-            SweepInterrupted(
-                f"sweep interrupted: returning the {len(df)} of {len(grid)} points that finished"
-            ),
-            stacklevel=2,
-        )
+        warnings.warn(SweepInterrupted(_interrupted_message(len(df), len(grid), out)), stacklevel=2)
     return df
+
+
+def _interrupted_message(done: int, points: int, out: str | os.PathLike[str] | None) -> str:
+    """What :class:`SweepInterrupted` says: how many points finished, where they are, and how to
+    go on from there."""
+    head = f"sweep interrupted: returning the {done} of {points} points that finished"
+    if out is None:
+        return (
+            f"{head}; to keep finished points across runs, pass out='results.parquet': a run "
+            f"with the same out= evaluates only the points not in it yet"
+        )
+    path = os.fspath(out)
+    return (
+        f"{head}; they are in out={path!r}: run the same sweep with out={path!r} again to "
+        f"resume (only the other {points - done} points are evaluated)"
+    )
 
 
 def _with_speedup(
@@ -854,7 +875,8 @@ def _finish(
     out: Any,
     row_flops: tuple[np.ndarray, dict[str, np.ndarray]],
     pols: _Policies,
-    energy: EnergyModel,
+    hw: Hardware,
+    options: Mapping[str, Any],
 ) -> pd.DataFrame:
     """The DataFrame of the finished points, in grid order; writes `out`."""
     fresh = todo & results["done"]
@@ -865,9 +887,9 @@ def _finish(
     cols["flops"] = row_flops[0][fresh]
     for c in _SCHEDULE_COLUMNS:
         cols[c] = row_flops[1][c][fresh]
-    for c in ("bandwidth", "throughput", "batch"):
+    for c in ("capacity", "bandwidth", "throughput", "batch"):
         cols[c] = base[c].to_numpy()
-    cols.update(_derive(cols, energy))
+    cols.update(_derive(cols, hw, options))
     new = pd.concat(
         [base, pd.DataFrame({c: cols[c] for c in RESULT_COLUMNS}, index=base.index)], axis=1
     )[INPUT_COLUMNS + RESULT_COLUMNS]
@@ -946,19 +968,16 @@ def _write_rows(
     more: str = "",
 ) -> None:
     """Write ``rows`` to ``out`` with ``write(rows, path)``, through a temporary file next to
-    it, renamed (a write that fails leaves ``out`` as it was). When it fails after the work
-    (the disk full, the folder removed or made read-only meanwhile), the rows go to a copy in
-    the temporary folder (``tempfile.gettempdir()``, often another disk) and the ``OSError``
-    names it (``name``: the argument; ``whose``, ``more``: said of the rows and the copy)."""
+    it, flushed and renamed (:func:`dnnmem._files.replace_atomically`: a write that fails leaves
+    ``out`` as it was). When it fails after the work (the disk full, the folder removed or made
+    read-only meanwhile), the rows go to a copy in the temporary folder
+    (``tempfile.gettempdir()``, often another disk) and the ``OSError`` names it (``name``: the
+    argument; ``whose``, ``more``: said of the rows and the copy)."""
     path = os.fspath(out)
-    tmp = path + ".tmp"
     try:
-        write(rows, tmp)
-        os.replace(tmp, path)
+        replace_atomically(path, lambda tmp: write(rows, tmp))
     except Exception as e:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
-        what = f"{name}: could not write {path!r} ({type(e).__name__}: {e})"
+        what = f"{name}: could not write {path!r}: {reason(e)}"
         copy = None
         try:
             fd, copy = tempfile.mkstemp(prefix="dnnmem-sweep-", suffix=os.path.splitext(path)[1])
@@ -970,7 +989,7 @@ def _write_rows(
                     os.remove(copy)
             raise OSError(
                 f"{what}; nor could a copy be written to the temporary folder "
-                f"{tempfile.gettempdir()!r} ({type(e2).__name__}: {e2}): the {len(rows)} rows "
+                f"{tempfile.gettempdir()!r} ({reason(e2)}): the {len(rows)} rows "
                 f"are lost ({path!r} is as it was)"
             ) from e
         raise OSError(

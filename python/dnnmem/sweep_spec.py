@@ -100,6 +100,104 @@ def _values(key: str, value: Any) -> Any:
     return value  # a network's document (a mapping) included
 
 
+class _DuplicateKey(ValueError):
+    """A key given twice in one mapping of a YAML file."""
+
+
+#: The deepest nesting of lists and mappings a sweep specification may have (that of the
+#: network format, whose documents a sweep may hold inline).
+_MAX_DEPTH = 64
+
+
+def _depth(node: Any) -> int:
+    """Levels of lists and mappings in a composed YAML node (iteratively: no recursion)."""
+    import yaml
+
+    deepest, stack = 0, [(node, 1)]
+    while stack:
+        n, d = stack.pop()
+        if isinstance(n, yaml.SequenceNode):
+            stack.extend((c, d + 1) for c in n.value)
+        elif isinstance(n, yaml.MappingNode):
+            stack.extend((c, d + 1) for kv in n.value for c in kv)
+        else:
+            continue
+        deepest = max(deepest, d)
+    return deepest
+
+
+def _load_yaml(path: Path) -> Any:
+    """The document of a YAML file, with errors that name the file: a key given twice in one
+    mapping (YAML keeps the last silently), nesting deeper than :data:`_MAX_DEPTH`, text that
+    is neither UTF-8 nor UTF-16 / UTF-32 with a byte-order mark (read from the bytes, as YAML
+    allows: PowerShell's ``>`` writes UTF-16)."""
+    import yaml
+
+    class Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+        pass
+
+    def mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict:
+        lines: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag.endswith(":merge"):
+                continue
+            key = loader.construct_object(key_node)
+            line = key_node.start_mark.line + 1
+            if key in lines:
+                raise _DuplicateKey(
+                    f"key {key!r} is given twice (lines {lines[key]} and {line}); YAML would "
+                    f"keep the last silently: remove one"
+                )
+            lines[key] = line
+        return loader.construct_mapping(node)
+
+    Loader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, mapping)
+    too_deep = (
+        f"{path}: nested more than {_MAX_DEPTH} levels deep (lists and mappings inside each "
+        f"other); a sweep's values need two at most: a list of values, or a range "
+        f"{{start, stop, step}}"
+    )
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read the file: {e.strerror}") from None
+    loader = Loader(data)
+    try:
+        node = loader.get_single_node()
+        if node is not None and _depth(node) > _MAX_DEPTH:
+            raise ValueError(too_deep)
+        doc = None if node is None else loader.construct_document(node)
+    except _DuplicateKey as e:
+        raise ValueError(f"{path}: {e}") from None
+    except yaml.reader.ReaderError as e:
+        raise ValueError(
+            f"{path}: not a text file in UTF-8 (or UTF-16 / UTF-32 with a byte-order mark): "
+            f"{e.reason} at byte {e.position}"
+        ) from None
+    except yaml.YAMLError as e:
+        if "maximum nesting depth" in str(e):  # libyaml's own limit, met while parsing
+            raise ValueError(too_deep) from None
+        raise ValueError(f"{path}: not valid YAML: {e}") from None
+    except RecursionError:  # the pure-Python parser (no libyaml), before the check above
+        raise ValueError(too_deep) from None
+    finally:
+        loader.dispose()
+    if isinstance(doc, str) and data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise ValueError(
+            f"{path}: the file starts with a UTF-16 byte-order mark ({data[:2]!r}) but its "
+            f"text does not read as UTF-16 mappings; save it as UTF-8"
+        )
+    return doc
+
+
+def _did_you_mean(key: str) -> str:
+    """``" (did you mean 'capacity'?)"`` for a mistyped key, else ``""``."""
+    import difflib
+
+    close = difflib.get_close_matches(key.lower(), sorted(_KEYS), n=2, cutoff=0.6)
+    return f" (did you mean {' or '.join(map(repr, close))}?)" if close else ""
+
+
 def read_sweep_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Read a YAML sweep specification into keyword arguments of :func:`dnnmem.sweep`.
 
@@ -112,21 +210,20 @@ def read_sweep_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
     ValueError
         Naming the file and the key for anything malformed.
     """
-    import yaml
-
     path = Path(path)
-    try:
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as e:
-        raise ValueError(f"{path}: not valid YAML: {e}") from None
+    doc = _load_yaml(path)
     if not isinstance(doc, dict):
         raise ValueError(
             f"{path}: a sweep specification is a mapping of keys to values, "
             f"got {type(doc).__name__}"
         )
-    unknown = sorted(set(doc) - _KEYS)
+    unknown = sorted(set(doc) - _KEYS, key=str)
     if unknown:
-        raise ValueError(f"{path}: unknown key(s) {unknown} (known: {sorted(_KEYS)})")
+        hints = [f"{k!r}{_did_you_mean(k)}" if isinstance(k, str) else repr(k) for k in unknown]
+        raise ValueError(
+            f"{path}: unknown key{'s' if len(unknown) > 1 else ''} {', '.join(hints)} "
+            f"(known: {', '.join(sorted(_KEYS))})"
+        )
     if "network" not in doc:
         raise ValueError(f"{path}: key 'network' is missing")
     try:

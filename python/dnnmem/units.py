@@ -131,17 +131,46 @@ def parse_bytes(value: str | float) -> int:
     Returns
     -------
     int
-        Bytes. A fractional result is rounded to the nearest byte.
+        Bytes. An amount with a prefix that is not whole (``"1.3MiB"``, 1363148.8 bytes) is
+        rounded to the nearest byte (half to even), and so is a number (``0.3 * 2**30``).
 
     Raises
     ------
     ValueError
-        For negative, NaN or unreadable input, or an unknown unit.
+        For negative, NaN or unreadable input, an unknown unit, a fraction of a byte written
+        in bytes (``"0.5"``, ``"1.5B"``: bytes are whole, and such a value is usually a
+        missing unit), and an amount above 0 that would round to 0 bytes (``0.4``,
+        ``"0.0001KiB"``: no cache at all, which is written ``0``).
     """
     if isinstance(value, str):
-        return round(_split(value, "size", _BYTES, "24MiB"))  # exact: "9007199254740993B" too
+        amount = _split(value, "size", _BYTES, "24MiB")  # exact: "9007199254740993B" too
+        if amount.denominator == 1:
+            return int(amount)
+        m = re.fullmatch(_NUMBER + r"([A-Za-z/]*)\s*", value)
+        number, unit = (m.group(1), m.group(2)) if m else (value, "")
+        if unit in ("", "B"):
+            raise ValueError(
+                f"size: {value!r} is not a whole number of bytes (did you mean "
+                f"{number}KiB, {number}MiB or {number}GiB?)"
+            )
+        return _whole_bytes(amount, value)
     v = _check_number(value, "size")
-    return v if isinstance(v, int) else round(v)
+    return v if isinstance(v, int) else _whole_bytes(v, value)
+
+
+def _whole_bytes(amount: Fraction | float, value: object) -> int:
+    """``amount`` rounded to the nearest byte (half to even); an error if that makes an amount
+    above 0 into 0 bytes (no cache at all)."""
+    whole = round(amount)
+    if whole == 0 and amount > 0:
+        if isinstance(value, str):
+            shown, hint = f"{value!r} ({float(amount):.4g} bytes)", ""
+        else:
+            shown, hint = repr(value), f"; did you forget a unit, as in '{value}MiB'?"
+        raise ValueError(
+            f"size: {shown} is less than one byte, which rounds to 0, no cache at all{hint}"
+        )
+    return whole
 
 
 def parse_bandwidth(value: str | float) -> float:
@@ -273,6 +302,21 @@ COLUMN_UNITS: dict[str, str] = {
     **dict.fromkeys(("kept", "prefetched", "born", "offloads", "groups", "pinned"), "count"),
     **dict.fromkeys(("params", "num_uses", "accesses"), "count"),
     "output_shape": "elements",
+    **dict.fromkeys(
+        (
+            "energy_j",
+            "energy_sram_j",
+            "energy_dram_j",
+            "energy_host_link_j",
+            "energy_compute_j",
+            "energy_sram_leakage_j",
+            "energy_static_j",
+        ),
+        "J",
+    ),
+    "energy_per_sample_j": "J/sample",
+    **dict.fromkeys(("area_mm2", "area_sram_mm2", "area_compute_mm2", "area_phy_mm2"), "mm²"),
+    **dict.fromkeys(("cost_usd", "cost_die_usd", "cost_dram_usd"), "USD"),
     "energy": "DRAM-byte units",
     "speedup": "×",
     "year": "year",

@@ -5,25 +5,24 @@ Sparsity for Training Deep Neural Networks", HPCA 2018): the six networks of its
 their batch sizes, the Titan Xp (§VI) with 12 GB of GPU memory as the cache and PCIe gen3
 (16 GB/s) as the link, the policies of its Fig. 13 (vDNN; RLE, ZVC, zlib performance-optimal
 with a 200 GB/s compressor; ZVC bandwidth-aware at 48 GB/s). Every script here has
-``compute(small=False) -> DataFrame`` and ``plot(df) -> Figure`` (saved as
-``figures/cdma-<name>.png``); ``--small`` (CI) uses three networks at batch 8.
+``compute(small=False) -> DataFrame``, ``plot(df) -> Figure`` (saved as ``figures/<NAME>.png``)
+and, where its numbers are on docs/seeds/cdma.md, ``markdown(tables)`` (the page's blocks;
+``--markdown``, see sweeps/_pages.py); ``--small`` (CI) uses three networks at batch 8.
 """
 
 from __future__ import annotations
 
-import argparse
+import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from types import ModuleType
 
-import pandas as pd
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # sweeps/: the shared _pages
+import _pages  # noqa: E402
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+SEED = "cdma"
 
-REPO = Path(__file__).resolve().parents[2]
-FIGURES_DIR = REPO / "figures"
-
-#: cDMA paper Table II: network -> batch size.
+#: cDMA paper Table II: network -> batch size, in the paper's order.
 NETWORKS: dict[str, int] = {
     "alexnet": 256,
     "overfeat": 256,
@@ -34,7 +33,8 @@ NETWORKS: dict[str, int] = {
 }
 SMALL: dict[str, int] = {"alexnet": 8, "nin": 8, "squeezenet": 8}
 
-#: The cDMA paper's Fig. 13 bars: label -> policy string.
+#: The cDMA paper's Fig. 13 bars: label -> policy string (the paper's labels: RL, ZV, ZL are
+#: cDMA with RLE, ZVC, zlib, performance-optimal; BW is ZVC bandwidth-aware).
 POLICIES: dict[str, str] = {
     "vDNN": "vdnn-all",
     "RL": "vdnn-all + rle(cap=200GB/s)",
@@ -42,6 +42,16 @@ POLICIES: dict[str, str] = {
     "ZL": "vdnn-all + zlib(cap=200GB/s)",
     "BW": "vdnn-all + zvc(cap=48GB/s)",
 }
+#: What the figures call the bars.
+BAR_NAMES: dict[str, str] = {
+    "vDNN": "vDNN",
+    "RL": "RLE",
+    "ZV": "ZVC",
+    "ZL": "zlib",
+    "BW": "ZVC, bandwidth-aware",
+}
+#: The figures' note on the bars.
+BAR_NOTE = "RLE, ZVC, zlib: 200 GB/s compressor; bandwidth-aware ZVC: 48 GB/s"
 #: The six networks' average sparsity (cDMA paper §IV-B): the rule's calibration target.
 TARGET = 0.62
 
@@ -60,15 +70,6 @@ def with_target(policy: str, target: float = TARGET) -> str:
     return policy
 
 
-def main(name: str, compute: Callable[[bool], pd.DataFrame], plot: Callable[..., Figure]) -> None:
-    p = argparse.ArgumentParser(description=f"cDMA paper figure: {name}")
-    p.add_argument("--small", action="store_true", help="three networks at batch 8 (CI)")
-    p.add_argument("--no-plot", action="store_true", help="print the table only")
-    a = p.parse_args()
-    df = compute(a.small)
-    print(df.to_string(index=False))
-    if not a.no_plot:
-        FIGURES_DIR.mkdir(exist_ok=True)
-        out = FIGURES_DIR / f"cdma-{name}.png"
-        plot(df).savefig(out, dpi=120)
-        print(f"wrote {out}")
+def main(script: ModuleType, argv: Sequence[str] | None = None) -> None:
+    """The command line of every script (sweeps/_pages.py)."""
+    _pages.main(SEED, script, argv)

@@ -6,27 +6,36 @@ for DNN Training", MICRO 2023, Table 3 and §6.1): the small NPU (one 45 x 45 ar
 scratchpad, 22 GB/s, 1 GHz, batch 4) and the large NPU (one 128 x 128 core, 8 MB, 150 GB/s,
 1050 MHz, batch 8); 2 bytes per element (the presets' bf16: the paper states no type); tiles of
 the array's rows; the `none` cache manager (the paper's NPUs keep nothing between layers). Every
-script has ``compute(small=False) -> DataFrame`` and ``plot(df) -> Figure`` (saved as
-``figures/<name>.png``); ``--small`` is the CI mode (BERT-tiny only).
+script has ``compute(small=False) -> DataFrame``, ``plot(df) -> Figure`` (saved as
+``figures/<NAME>.png``) and ``markdown(tables)`` (its tables on docs/seeds/interleaved.md;
+``--markdown``, see sweeps/_pages.py); ``--small`` is the CI mode (BERT-tiny only).
+
+One sign for every relative time or traffic here: ``change_pct`` = 100 × (new / baseline − 1),
+negative = faster (or fewer bytes); the paper's reductions are written the same way.
 """
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 import dnnmem
 import dnnmem.interleaved as igo
+from dnnmem.plots import style
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # sweeps/: the shared _pages
+import _pages  # noqa: E402
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
+SEED = "interleaved"
 REPO = Path(__file__).resolve().parents[2]
-FIGURES_DIR = REPO / "figures"
 
 # The paper's NPUs (dnnmem presets) and their batch sizes (§6.1).
 NPUS = {"small": ("igo-edge-npu", 4), "large": ("igo-server-npu", 8)}
@@ -119,10 +128,10 @@ def large_npu(cores: int = 1, bandwidth_scale: float = 1.0) -> dnnmem.Hardware:
     )
 
 
-def reduction(network: str, hw: dnnmem.Hardware, batch: int, cores: int = 1) -> dict[str, Any]:
-    """Execution-time reduction (%) of the full technique over the sequential baseline; with
-    several cores both split the batch dimension M across them (one part per core), the
-    technique picks its partition."""
+def change(network: str, hw: dnnmem.Hardware, batch: int, cores: int = 1) -> dict[str, Any]:
+    """Execution-time change (%, negative = faster) of the full technique against the
+    sequential baseline; with several cores both split the batch dimension M across them (one
+    part per core), the technique picks its partition."""
     compute = f"systolic(rows=128, cols=128, arrays={cores})"
     times = {}
     for label, options in (("baseline", {"order": "seq"}), ("technique", TECHNIQUE)):
@@ -135,7 +144,7 @@ def reduction(network: str, hw: dnnmem.Hardware, batch: int, cores: int = 1) -> 
         "network": network,
         "baseline": times["baseline"],
         "technique": times["technique"],
-        "reduction_pct": 100 * (1 - times["technique"] / times["baseline"]),
+        "change_pct": 100 * (times["technique"] / times["baseline"] - 1),
     }
 
 
@@ -177,60 +186,36 @@ def run_on(
     }
 
 
+#: The ladder's rungs as the figures name them.
+RUNG_NAMES = {"Baseline": "sequential (dX then dW)"}
+
+
 def ladder_bars(
     df: pd.DataFrame,
     panel: str,
     panels: list[str],
     column: str,
-    label: str,
     title: Callable[[str], str],
     ylabel: str,
     suptitle: str,
 ) -> Figure:
-    """One bar panel per value of ``panel``: the average row's ``column`` (labelled ``label``)
-    beside the paper's ``paper_pct`` for every rung of the ladder."""
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), sharey=True)
-    for ax, value in zip(axes, panels):
-        a = df[(df["network"] == "average") & (df[panel] == value)].set_index("rung")
-        a[[column, "paper_pct"]].rename(columns={column: label, "paper_pct": "paper"}).plot.bar(
-            ax=ax, rot=20
+    """One bar panel per value of ``panel``: for every rung of the ladder (after the
+    baseline), the average row's ``column`` beside the paper's ``paper_pct``."""
+    fig, axes = style.figure(1, len(panels), panel=(5.5, 3.8), sharey=True)
+    for ax, value in zip(axes[0], panels):
+        a = df[(df["network"] == "average") & (df[panel] == value) & (df["rung"] != "Baseline")]
+        t = a.set_index("rung")[[column, "paper_pct"]].rename(
+            columns={column: "dnnmem", "paper_pct": "paper"}
         )
-        ax.axhline(0, color="k", lw=0.5)
-        ax.set_title(title(value))
-        ax.set_ylabel(ylabel)
-    fig.suptitle(suptitle)
-    fig.tight_layout()
-    return fig
+        style.bars(ax, t, reference=0.0, missing="not in the paper")
+        ax.set_title(title(value), fontsize=10)
+    axes[0, 0].set_ylabel(ylabel)
+    fig.suptitle(suptitle, fontsize=10)
+    style.legend(fig)
+    return style.tidy(fig)
 
 
-def main(
-    name: str,
-    compute: Callable[..., pd.DataFrame],
-    plot: Callable[[pd.DataFrame], Figure],
-    tiler: bool = False,
-) -> None:
-    """The command line; ``tiler``: the script takes ``--tiler`` (one of :data:`TILERS`), and
-    its figure's name gets the tiler as a suffix when it is not the default."""
-    p = argparse.ArgumentParser(description=f"{name}: compute, print and plot")
-    p.add_argument("--small", action="store_true", help="the CI mode: BERT-tiny only")
-    p.add_argument("--no-plot", action="store_true", help="print the table only")
-    if tiler:
-        p.add_argument("--tiler", choices=list(TILERS), default="best",
-                       help="the baseline tiler of every rung (default: dnnmem's best)")  # fmt: skip
-    a = p.parse_args()
-    extra = {"tiler": a.tiler} if tiler else {}
-    if tiler and a.tiler != "best":
-        name = f"{name}_{a.tiler}"
-    df = compute(small=a.small, **extra)
-    with pd.option_context("display.width", 200, "display.max_columns", 30):
-        print(df.to_string(index=False))
-    if not a.no_plot:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        FIGURES_DIR.mkdir(exist_ok=True)
-        fig = plot(df)
-        fig.savefig(FIGURES_DIR / f"{name}.png", dpi=120)
-        print(f"wrote figures/{name}.png")
+def main(script: ModuleType, argv: Sequence[str] | None = None, tiler: bool = False) -> None:
+    """The command line of every script (sweeps/_pages.py); ``tiler``: the script takes
+    ``--tiler`` (one of :data:`TILERS`)."""
+    _pages.main(SEED, script, argv, tilers=list(TILERS) if tiler else None)

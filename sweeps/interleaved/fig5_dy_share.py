@@ -2,20 +2,24 @@
 their traffic under the sequential baseline (the paper: 51.4 % of reads, 39.0 % of all traffic on
 the large NPU).
 
-    python sweeps/interleaved/fig5_dy_share.py [--small] [--no-plot]
+    python sweeps/interleaved/fig5_dy_share.py [--small] [--no-plot] [--markdown] [--cached]
 """
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 import _igo as C
 import pandas as pd
+from _pages import num, share, table
+
+from dnnmem.plots import style
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-NAME = "igo_fig5_dy_share"
+NAME = style.figure_name("interleaved", "fig5", "dy_share")
 PAPER = {"large": {"dy_share_of_reads": 0.514, "dy_share_of_traffic": 0.390}}
 
 
@@ -36,19 +40,50 @@ def compute(small: bool = False) -> pd.DataFrame:
 
 
 def plot(df: pd.DataFrame) -> Figure:
-    """dY's share of reads and of traffic per network, one panel per NPU."""
-    import matplotlib.pyplot as plt
+    """dY's share of reads and of traffic per model (and the average), one panel per NPU."""
+    fig, axes = style.figure(1, 2, panel=(6.5, 3.8), sharey=True)
+    cols = {"dy_share_of_reads": "dY share of backward-GEMM reads",
+            "dy_share_of_traffic": "dY share of backward-GEMM traffic"}  # fmt: skip
+    for ax, npu in zip(axes[0], C.NPUS):
+        d = df[(df["npu"] == npu) & (df["network"] != "average")].set_index("network")
+        style.bars(ax, 100 * d[list(cols)].rename(columns=cols), average="mean")
+        for c, v in (("dy_share_of_reads", "reads"), ("dy_share_of_traffic", "traffic")):
+            p = PAPER.get(npu, {}).get(c)
+            if p is not None:
+                ax.axhline(100 * p, color="0.35", ls="--" if v == "reads" else ":",
+                           lw=1.2, label=f"paper, {v} ({100 * p:g} %)")  # fmt: skip
+        ax.set_title(f"{npu} NPU, sequential baseline", fontsize=10)
+    axes[0, 0].set_ylabel("share (%)")
+    fig.suptitle("Interleaved-gradient Fig. 5 analogue: dY's share of the backward GEMMs' DRAM "
+                 "traffic", fontsize=10)  # fmt: skip
+    style.legend(fig)
+    return style.tidy(fig)
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
-    for ax, npu in zip(axes, C.NPUS):
-        d = df[df["npu"] == npu].set_index("network")
-        d[["dy_share_of_reads", "dy_share_of_traffic"]].plot.bar(ax=ax, rot=45)
-        ax.set_title(f"{npu} NPU, sequential baseline")
-        ax.set_ylabel("dY share")
-    fig.suptitle("Interleaved-gradient Fig. 5 analogue: dY's share of backward GEMM traffic")
-    fig.tight_layout()
-    return fig
+
+def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
+    """The page's Fig. 5 rows."""
+    df = tables["fig5_dy_share"]
+    large = df[df["npu"] == "large"].set_index("network")
+    nets = large.drop("average")
+    small_gemm = nets.sort_values("dy_share_of_reads").head(2)
+    rest = nets.drop(small_gemm.index)["dy_share_of_reads"]
+    rows = [
+        ("Fig. 5: dY share of backward-GEMM reads, large NPU", "51.4 %",
+         f"{share(large.at['average', 'dy_share_of_reads'])} (average of the {len(nets)} models; "
+         f"{num(100 * rest.min(), 0)}–{share(rest.max(), 0)} per model, "
+         + " and ".join(f"{style.display_name(m)} {share(v, 0)}"
+                        for m, v in small_gemm["dy_share_of_reads"].items()) + " aside)",
+         "dnnmem counts the tiled layers' reads (partial-sum reloads included); the paper's "
+         "denominator is not stated exactly; NCF and DLRM are embedding-dominated, their GEMMs "
+         "small."),
+        ("Fig. 5: dY share of all traffic, large NPU", "39.0 %",
+         f"{share(large.at['average', 'dy_share_of_traffic'])} of the tiled layers' bytes; "
+         f"{share(large.at['average', 'dy_share_of_iteration'])} of the whole iteration",
+         "the paper's \"all traffic\" is read as the backward GEMMs'; the whole iteration "
+         "(forward, activations, weights) dilutes dY further."),
+    ]  # fmt: skip
+    return {"fig5_dy_share": table(["quantity", "paper", "dnnmem", "why different"], rows)}
 
 
 if __name__ == "__main__":
-    C.main(NAME, compute, plot)
+    C.main(sys.modules[__name__])

@@ -4,34 +4,44 @@ configurations as dnnmem compositions (docs/model/mbs.md).
 Setup ("Mini-batch Serialization: CNN Training with Inter-layer Data Reuse", §4-§5): one WaveCore
 core — a 128 x 128 systolic array at 0.7 GHz (22.9 TFLOP/s FP16), a 10 MiB global buffer, half
 of one HBM2 stack (150 GiB/s, 4 of 8 channels) — training with 16-bit data, 32 samples per core
-for the deep CNNs and 64 for AlexNet. Every script has ``compute(small=False) -> DataFrame`` and
-``plot(df) -> Figure`` (saved as ``figures/<name>.png``); ``--small`` is the CI mode.
+for the deep CNNs and 64 for AlexNet. Every script has ``compute(small=False) -> DataFrame``,
+``plot(df) -> Figure`` (saved as ``figures/<NAME>.png``) and ``markdown(tables)`` (its tables on
+docs/seeds/mbs.md; ``--markdown``, see sweeps/_pages.py); ``--small`` is the CI mode.
 """
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Callable
+import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from types import ModuleType
+from typing import Any
 
 import pandas as pd
 
 import dnnmem
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # sweeps/: the shared _pages
+import _pages  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
-FIGURES_DIR = REPO / "figures"
+SEED = "mbs"
 MiB = 2**20
 GiB = 2**30
 
-# The paper's networks and per-core mini-batches (§5).
+# The paper's networks and per-core mini-batches (§5), in its order.
 NETWORKS = {"resnet50": 32, "inception_v3": 32, "inception_v4": 32, "alexnet": 64}
 
 # Main-memory options per core (Tab. 4, halved: a core has half the channels).
 MEMORY = {"HBM2x2": 300 * GiB, "HBM2": 150 * GiB, "GDDR5": 192 * GiB, "LPDDR4": 119.6 * GiB}
+#: The memories as the figures name them.
+MEMORY_NAMES = {"HBM2x2": "HBM2 × 2", "HBM2": "HBM2", "GDDR5": "GDDR5", "LPDDR4": "LPDDR4"}
+#: The configurations as the figures name them (the rest keep their name).
+CONFIG_NAMES = {
+    "MBS2 (dp)": "MBS2, exact grouping",
+    "MBS2 (training footprint)": "MBS2, training footprint",
+    "MBS1 (fit trusted)": "MBS1, fit trusted",
+    "MBS2 (fit trusted)": "MBS2, fit trusted",
+}
 
 
 def core(capacity: float = 10 * MiB, bandwidth: float = 150 * GiB) -> dnnmem.Hardware:
@@ -89,24 +99,6 @@ def vs_baseline(df: pd.DataFrame, key: list[str]) -> pd.DataFrame:
     return df
 
 
-def bars(
-    df: pd.DataFrame, index: str, columns: str, values: str, ylabel: str, title: str
-) -> Figure:
-    """``values`` as bars, one group per ``index`` and one bar per ``columns`` (in the order of
-    appearance), with a line at 1."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(8, 4))
-    df.pivot(index=index, columns=columns, values=values)[df[columns].unique()].plot.bar(
-        ax=ax, rot=0
-    )
-    ax.axhline(1, color="k", lw=0.5)
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    fig.tight_layout()
-    return fig
-
-
 def load(name: str, batch: int) -> dnnmem.Network:
     return dnnmem.network(name, batch=batch, bytes_per_element=2)
 
@@ -136,18 +128,12 @@ def run(net: dnnmem.Network, hw: dnnmem.Hardware, policy: str) -> dict[str, Any]
     return row
 
 
-def main(
-    name: str, compute: Callable[..., pd.DataFrame], plot: Callable[[pd.DataFrame], Figure]
-) -> None:
-    p = argparse.ArgumentParser(description=f"{name}: compute, print and plot")
-    p.add_argument("--small", action="store_true", help="the CI mode: fewer points")
-    p.add_argument("--no-plot", action="store_true", help="print the table only")
-    a = p.parse_args()
-    df = compute(small=a.small)
-    with pd.option_context("display.width", 200, "display.max_columns", 30):
-        print(df.to_string(index=False))
-    if not a.no_plot:
-        FIGURES_DIR.mkdir(exist_ok=True)
-        fig = plot(df)
-        fig.savefig(FIGURES_DIR / f"{name}.png", dpi=120)
-        print(f"wrote figures/{name}.png")
+def ordered(names: Sequence[str]) -> list[str]:
+    """Network names in the paper's order (:data:`NETWORKS`), then the others as given."""
+    known = [n for n in NETWORKS if n in names]
+    return known + [n for n in dict.fromkeys(names) if n not in NETWORKS]
+
+
+def main(script: ModuleType, argv: Sequence[str] | None = None) -> None:
+    """The command line of every script (sweeps/_pages.py)."""
+    _pages.main(SEED, script, argv)

@@ -5,22 +5,26 @@ paper's 32 samples. MBS2 plans its sub-batches for the preset's cache; where one
 layer does not fit it (the scheduler's error, kept in the ``error`` column), serialization
 cannot run at all.
 
-    python sweeps/mbs/beyond_gpus.py [--small] [--no-plot]
+    python sweeps/mbs/beyond_gpus.py [--small] [--no-plot] [--markdown] [--cached]
 """
 
 from __future__ import annotations
 
+import re
+import sys
 from typing import TYPE_CHECKING
 
 import _mbs as C
 import pandas as pd
+from _pages import num, table, times
 
 import dnnmem
+from dnnmem.plots import style
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-NAME = "mbs_beyond_gpus"
+NAME = style.figure_name("mbs", "beyond", "gpus")
 
 GPUS = ("rtx2080ti", "rx6900xt", "a100")
 
@@ -48,24 +52,85 @@ def compute(small: bool = False) -> pd.DataFrame:
     return C.vs_baseline(pd.DataFrame(rows), ["network", "gpu"])
 
 
-def plot(df: pd.DataFrame) -> Figure:
-    import matplotlib.pyplot as plt
+GPU_NAMES = {"rtx2080ti": "RTX 2080 Ti", "rx6900xt": "RX 6900 XT", "a100": "A100"}
 
-    nets = list(df["network"].unique())
-    fig, axes = plt.subplots(2, len(nets), figsize=(6 * len(nets), 7), squeeze=False)
+
+def _gpus(df: pd.DataFrame) -> list[str]:
+    """The GPUs in the order of their cache (numeric)."""
+    caps = df.drop_duplicates("gpu").set_index("gpu")["capacity_mib"]
+    return list(caps.sort_values(kind="stable").index)
+
+
+def _label(df: pd.DataFrame, gpu: str) -> str:
+    cap = float(df.loc[df["gpu"] == gpu, "capacity_mib"].iloc[0])
+    return f"{GPU_NAMES.get(gpu, gpu)} ({cap:g} MiB)"
+
+
+def plot(df: pd.DataFrame) -> Figure:
+    """Traffic and speedup relative to the Baseline per GPU (by cache size), one panel per
+    network; a configuration that cannot run (one sample does not fit) has no bar."""
+    nets = C.ordered(list(df["network"]))
+    fig, axes = style.figure(2, len(nets), panel=(5.5, 3.2))
+    configs = [c for c in dict.fromkeys(df["config"]) if c != "Baseline"]
     for j, name in enumerate(nets):
-        d = df[(df["network"] == name) & (df["config"] != "Baseline")]
-        for i, col in enumerate(("traffic_ratio", "speedup")):
-            ax = axes[i][j]
-            d.pivot(index="gpu", columns="config", values=col)[d["config"].unique()].plot.bar(
-                ax=ax, legend=i == 0 and j == 0, rot=0
-            )
-            ax.axhline(1, color="k", lw=0.5)
-            ax.set_ylabel(f"{col.replace('_', ' ')} vs Baseline")
-            ax.set_title(name)
-    fig.tight_layout()
-    return fig
+        d = df[df["network"] == name]
+        gpus = _gpus(d)
+        for i, (col, what) in enumerate((("traffic_ratio", "traffic"), ("speedup", "speedup"))):
+            ax = axes[i, j]
+            t = d.pivot(index="gpu", columns="config", values=col).loc[gpus, configs]
+            t.index = [_label(d, g) for g in gpus]
+            style.bars(ax, t, reference=1.0, missing="one sample does not fit")
+            ax.set_ylabel(f"{what} vs Baseline (×)")
+            ax.set_title(style.display_name(name), fontsize=10)
+    fig.suptitle("MBS on the thesis's GPUs: the last-level cache as the buffer, FP32, 32 samples",
+                 fontsize=10)  # fmt: skip
+    style.legend(fig)
+    return style.tidy(fig)
+
+
+def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
+    """The page's table of the GPUs, and the ranges its text quotes."""
+    df = tables["beyond_gpus"]
+    rows = []
+    configs = [c for c in dict.fromkeys(df["config"]) if c != "Baseline"]
+    for name in C.ordered(list(df["network"])):
+        d = df[df["network"] == name]
+        for gpu in _gpus(d):
+            g = d[d["gpu"] == gpu].set_index("config")
+            cells = []
+            for c in configs:
+                err = g.at[c, "error"] if "error" in g.columns else float("nan")
+                ok = not isinstance(err, str)
+                cells.append(f"{num(g.at[c, 'traffic_ratio'], 3)}, {times(g.at[c, 'speedup'])}"
+                             if ok else "—")  # fmt: skip
+            mbs = g.loc["MBS2 strict"]
+            if isinstance(mbs.get("error"), str):
+                m = re.search(r"layer '([^']+)' needs .*?\((\d+) bytes\)", mbs["error"])
+                why = (
+                    f"one sample of `{m[1]}` needs {num(int(m[2]) / 1e6, 1)} MB"
+                    if m
+                    else mbs["error"]
+                )
+            else:
+                why = str(mbs["sub_batches"])
+            rows.append([f"{style.display_name(name)}, {_label(d, gpu)}", *cells, why])
+    ran = df[df["config"] != "Baseline"].dropna(subset=["traffic_ratio"])
+    mbs = ran[ran["config"].str.startswith("MBS2")]
+    gain = {g: mbs[mbs["gpu"] == g]["speedup"] for g in _gpus(df)}
+    text = (
+        f"Where it runs, serialization cuts traffic to {num(mbs['traffic_ratio'].min())}–"
+        f"{num(mbs['traffic_ratio'].max())} of the Baseline's; the time it buys depends on how "
+        "memory-bound the GPU is: "
+        + "; ".join(
+            f"the {GPU_NAMES.get(g, g)} gains {num(100 * (s.min() - 1), 0)}–{num(100 * (s.max() - 1), 0)} %"
+            for g, s in gain.items()
+            if len(s)
+        )
+        + "."
+    )  # fmt: skip
+    header = ["network, GPU (cache)", *configs, "MBS2 sub-batches"]
+    return {"beyond_gpus": table(header, rows) + "\n" + text + "\n"}
 
 
 if __name__ == "__main__":
-    C.main(NAME, compute, plot)
+    C.main(sys.modules[__name__])

@@ -6,21 +6,25 @@ activation another layer produced, the share whose producer is the previous step
 steps each fit their whole-batch inputs and output in the storage — the reads
 ``default + mbs-strict(reuse=fits)`` serves on chip.
 
-    python sweeps/mbs/fig3_motivation.py [--small] [--no-plot]
+    python sweeps/mbs/fig3_motivation.py [--small] [--no-plot] [--markdown] [--cached]
 """
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 import _mbs as C
 import numpy as np
 import pandas as pd
+from _pages import share, table
+
+from dnnmem.plots import style
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-NAME = "mbs_fig3_motivation"
+NAME = style.figure_name("mbs", "fig3", "motivation")
 
 
 def reusable_share(net: C.dnnmem.Network, capacity: float) -> float:
@@ -49,16 +53,30 @@ def compute(small: bool = False) -> pd.DataFrame:
 
 
 def plot(df: pd.DataFrame) -> Figure:
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ax.plot(df["storage_mib"], 100 * df["reusable"], marker=".")
+    fig, axes = style.figure(panel=(6.0, 3.8))
+    ax = axes[0, 0]
+    style.lines(ax, {"dnnmem": (df["storage_mib"], 100 * df["reusable"])})
     ax.set_xlabel("on-chip storage (MiB)")
     ax.set_ylabel("reusable forward inter-layer data (%)")
-    ax.set_title("MBS Fig. 3 analogue: ResNet-50, 32 samples, 16-bit")
-    fig.tight_layout()
+    ax.set_xlim(0, df["storage_mib"].max() + 1)
+    ax.set_ylim(bottom=0)
+    ax.grid(True, alpha=0.3)
+    ax.set_title("MBS Fig. 3 analogue: ResNet-50, 32 samples, 16-bit", fontsize=10)
     return fig
 
 
+def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
+    """The page's Fig. 3 row: the reusable share at 10 MiB, 5 and 40 MiB."""
+    r = tables["fig3_motivation"].set_index("storage_mib")["reusable"]
+    row = (
+        "Reusable inter-layer data at 10 MiB (Fig. 3, ResNet-50)",
+        "9.3 %",
+        f"{share(r[10])} ({share(r[5])} at 5 MiB, {share(r[40], 0)} at 40 MiB)",
+        "The paper does not define the quantity. Ours: the forward reads IL serves on chip (see "
+        "`fig3_motivation.py`).",
+    )
+    return {"fig3_motivation": table(["quantity", "paper", "dnnmem", "why they differ"], [row])}
+
+
 if __name__ == "__main__":
-    C.main(NAME, compute, plot)
+    C.main(sys.modules[__name__])

@@ -7,28 +7,28 @@ is the ``onsram`` hardware preset: 2 MiB scratchpad, 32 GB/s DRAM, 3 TFLOP/s for
 375 GFLOP/s for everything else (``peak(vector=0.125)``); batch 1 inference. The rules are
 docs/model/onsram.md; the comparison with the paper is docs/seeds/onsram.md.
 
-Every script has ``compute(small=False) -> DataFrame`` and ``plot(df) -> Figure`` (saved as
-``figures/onsram_<name>.png``); ``--small`` is the CI mode (two networks, one element size).
+Every script has ``compute(small=False) -> DataFrame``, ``plot(df) -> Figure`` (saved as
+``figures/<NAME>.png``) and ``markdown(tables)`` (its tables on docs/seeds/onsram.md;
+``--markdown``, see sweeps/_pages.py); ``--small`` is the CI mode (two networks, one element
+size).
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
-import time
-from collections.abc import Callable, Iterable, Sequence
+import sys
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from types import ModuleType
 
 import pandas as pd
 
 import dnnmem
 
-if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # sweeps/: the shared _pages
+import _pages  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[2]
-FIGURES_DIR = REPO / "figures"
+SEED = "onsram"
 
 #: Table I's networks, in its column order (the paper's name -> the zoo's).
 NETWORKS: dict[str, str] = {
@@ -65,6 +65,20 @@ TABLE_I: dict[str, tuple[float, float]] = {
 }
 
 HARDWARE = "onsram"
+
+#: The speedup columns of the scripts' tables as the figures and the page name them.
+POLICY_NAMES: dict[str, str] = {
+    "inf": "∞ SPM",
+    "static": "OnSRAM-Static",
+    "static_thesis_order": "OnSRAM-Static, thesis order",
+    "one_step": "1-Step",
+    "lru": "LRU",
+    "fifo": "FIFO",
+    "eager_wb": "Eager W/B",
+    "eager_spec": "Eager Spec",
+    "eager_wb_64": "Eager W/B, 64 entries",
+    "eager_spec_64": "Eager Spec, 64 entries",
+}
 
 
 def networks(small: bool) -> list[str]:
@@ -135,30 +149,6 @@ def speedups(
 geomean = statistics.geometric_mean  # the scripts' tables: geometric means of speedups
 
 
-def use_agg() -> None:
-    """Render without a display."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-
-
-def main(
-    name: str,
-    compute: Callable[..., pd.DataFrame],
-    plot: Callable[[pd.DataFrame], Figure],
-    argv: Sequence[str] | None = None,
-) -> Path:
-    """The command line of every script: ``[--small]``; prints the table, saves the figure."""
-    p = argparse.ArgumentParser(description=f"Regenerate OnSRAM {name}.")
-    p.add_argument("--small", action="store_true", help="CI mode: two networks (seconds)")
-    a = p.parse_args(argv)
-    use_agg()
-    t0 = time.perf_counter()
-    df = compute(small=a.small)
-    with pd.option_context("display.width", 200, "display.max_columns", 30):
-        print(df.round(3).to_string(index=False))
-    FIGURES_DIR.mkdir(parents=True, exist_ok=True)
-    path = FIGURES_DIR / f"onsram_{name}.png"
-    plot(df).savefig(path, dpi=120, bbox_inches="tight")
-    print(f"{name}: {len(df)} rows, {time.perf_counter() - t0:.1f} s -> {path}")
-    return path
+def main(script: ModuleType, argv: Sequence[str] | None = None) -> None:
+    """The command line of every script (sweeps/_pages.py)."""
+    _pages.main(SEED, script, argv)

@@ -6,20 +6,24 @@ OnSRAM-Static is ``inference(order=hybrid) + onsram-static``; the cache-based co
 random valid execution orders (``inference(order=random, seed=k)``, k = 0 … ORDERS - 1, as the
 paper's 50 orders): their columns are the mean speedup, with ``_min`` and ``_max``.
 
-    python sweeps/onsram/fig2.py [--small]
+    python sweeps/onsram/fig2.py [--small] [--no-plot] [--markdown] [--cached]
 """
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING
 
 import _onsram as C
 import pandas as pd
+from _pages import num, share, table
+
+from dnnmem.plots import style
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-NAME = "fig2"
+NAME = style.figure_name("onsram", "fig2", "policies")
 POLICIES = {
     "inf": "infinite-spm",
     "static": "inference(order=hybrid) + onsram-static",
@@ -121,39 +125,127 @@ def relations(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def plot(df: pd.DataFrame) -> Figure:
-    """Grouped bars: one group per network, one bar per policy."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(13, 4))
+    """Grouped bars: one group per network (the paper's order) and the geomean, one bar per
+    policy; the Eager bars show the spread over the random orders."""
     labels = list(POLICIES) + list(EAGER)
-    width = 0.8 / len(labels)
-    for k, label in enumerate(labels):
-        err = None
-        if label in EAGER:  # the spread over execution orders
-            err = [
-                (df[label] - df[f"{label}_min"]).clip(lower=0),
-                (df[f"{label}_max"] - df[label]).clip(lower=0),
-            ]
-        ax.bar(
-            [i + (k - len(labels) / 2 + 0.5) * width for i in range(len(df))],
-            df[label],
-            width=width,
-            label=label,
-            yerr=err,
-            capsize=2,
+    t = df.set_index("network")[labels]
+    errors = {
+        C.POLICY_NAMES[e]: (
+            (df[e] - df[f"{e}_min"]).clip(lower=0).to_numpy(),
+            (df[f"{e}_max"] - df[e]).clip(lower=0).to_numpy(),
         )
-    ax.set_xticks(range(len(df)), df["network"], rotation=30, ha="right")
-    ax.set_ylabel("speedup over No SPM Mgmt")
+        for e in EAGER
+    }
+    fig, axes = style.figure(panel=(13.0, 4.0))
+    ax = axes[0, 0]
+    style.bars(ax, t.rename(columns=C.POLICY_NAMES), average="geomean", errors=errors,
+               reference=1.0)  # fmt: skip
+    ax.set_ylabel("speedup over No SPM Mgmt (×)")
     ax.set_title(
-        f"OnSRAM Fig. 2 (dnnmem): 2 MiB SPM, 32 GB/s, {BYTES_PER_ELEMENT} B/element, batch 1"
+        f"OnSRAM Fig. 2 (dnnmem): 2 MiB SPM, 32 GB/s, {BYTES_PER_ELEMENT} B/element, batch 1; "
+        "Eager: mean over 50 random orders, min–max",
+        fontsize=10,
     )
-    ax.legend(fontsize=8, ncol=3)
-    fig.tight_layout()
-    return fig
+    style.legend(ax)
+    return style.tidy(fig)
+
+
+def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
+    """The Fig. 2 table and the paper's relations, with what differs."""
+    df = tables["fig2"]
+    rows = []
+    for _, r in df.iterrows():
+        rows.append([
+            r["network"], *(num(r[c]) for c in ("inf", "static", "static_thesis_order", "one_step",
+                                                "lru", "fifo")),
+            f"{int(r['static_pinned'])} / {int(r['inf_pinned'])}", num(r["eager_wb"]),
+            f"{num(r['eager_spec'])} ({num(r['eager_spec_min'])}–{num(r['eager_spec_max'])})",
+            f"{num(r['eager_spec_64'])} ({num(r['eager_spec_64_min'])}–{num(r['eager_spec_64_max'])})",
+        ])  # fmt: skip
+    header = ["network", "∞ SPM", "OnSRAM-Static", "Static, thesis order", "1-Step", "LRU", "FIFO",
+              "pinned", "Eager W/B", "Eager Spec (min–max)", "Spec, 64 entries (min–max)"]  # fmt: skip
+    t = df.set_index("network")
+    inf, st = t["inf"], t["static"]
+    cache = t[["lru", "fifo"]].max(axis=1)
+    g = C.geomean
+    spec_ratio = t["eager_spec"] / st
+    worst = spec_ratio.idxmin()
+    order = (t["static"] / t["static_thesis_order"] - 1).abs()
+    moved = order.idxmax()
+    widths = {c: t[f"{c}_max"] - t[f"{c}_min"] for c in ("eager_spec", "eager_spec_64")}
+    wcol = max(widths, key=lambda c: widths[c].max())
+    width, widest = widths[wcol], widths[wcol].idxmax()
+    same = bool(((t["lru"] - t["fifo"]).abs() < 0.005).all())
+    holds = int(
+        ((st >= t["one_step"] - 1e-12) & (st >= t["lru"] - 1e-12) & (st >= t["fifo"] - 1e-12)).sum()
+    )
+    below = [n for n in t.index if t.at[n, "eager_spec_min"] < 1]
+    rel = [
+        ("∞ SPM range", "1.02–5.17", f"{num(inf.min())}–{num(inf.max())}",
+         f"{inf.idxmax()}'s depthwise layers are SIMD work here (375 GFLOP/s), which caps what "
+         "removing their DRAM traffic gains; the paper's simulator may run depthwise convolutions "
+         "on the array."),
+        ("∞ SPM geomean", "1.76", num(g(inf)), "The per-network gaps are the rows of Table I."),
+        ("1-Step geomean", "1.24", num(g(t["one_step"])),
+         "The zoo's networks have their ReLUs and batch norms as separate layers, so every "
+         "convolution's output is read by the next step and 1-Step keeps it; on a compiled graph "
+         "these are fused into the convolution, and 1-Step then keeps far less (the paper's "
+         f"GoogLeNet: 1.01, ours {num(t.at['GoogLeNet', 'one_step'])})."),
+        ("OnSRAM-Static range", "1.02–4.8", f"{num(st.min())}–{num(st.max())}",
+         f"The top is bounded by ∞ SPM ({num(inf.max())} here against the paper's 5.17, "
+         f"{inf.idxmax()})."),
+        ("Static / ∞ SPM, ratio of geomean speedups", '"90 %"', num(g(st) / g(inf)),
+         'The closer of the two readings of "90 % of that achievable by Infinite SPM".'),
+        ("Static / ∞ SPM, mean of (S − 1) / (∞ − 1)", '"90 %"',
+         num(((st - 1) / (inf - 1)).where(inf > 1.001).mean()),
+         "The other reading: it weighs the networks where 2 MiB holds little (VGG16, SSD300: "
+         "large early activations) as heavily as the rest."),
+        ("max Static / 1-Step", "2.7",
+         f"{num((st / t['one_step']).max())} ({(st / t['one_step']).idxmax()})",
+         "Follows from 1-Step's difference above: with activations as separate layers our 1-Step "
+         "is much stronger than the paper's."),
+        ("max Static / best of LRU, FIFO", "2.8", f"{num((st / cache).max())} ({(st / cache).idxmax()})",
+         "Our LRU and FIFO know liveness (a dead tensor is freed at no cost, rule L4), which a "
+         "plain hardware cache does not; they are the strongest reasonable cache-based baselines."
+         + (" LRU and FIFO coincide on every network here: in inference a tensor is rarely hit "
+            "after it is first used again, so the victim order seldom matters." if same else "")),
+        ("Static ≥ 1-Step, LRU, FIFO", "implied", f"holds on {holds} of {len(t)}",
+         "No difference." if holds == len(t) else "See the rows above."),
+        ("the hybrid BFS-DFS order", '"liveness/criticality-aware node execution ordering"',
+         f"changes Static by at most {share(order.max(), 0)} ({moved}: "
+         f"{num(t.at[moved, 'static'])} against {num(t.at[moved, 'static_thesis_order'])})",
+         "The thesis's depth-first order already places each activation-bound layer after its "
+         "producer on these networks (chains of conv → norm → ReLU)."),
+        ("Eager W/B, average", "1.15", f"{num(t['eager_wb'].mean())} ({num(t['eager_wb_64'].mean())} "
+         "with 64 entries)",
+         "Every output is written back, so W/B saves only reads, as the paper says; ours saves "
+         "less where the graph's repeats are longer than the buffer reaches."),
+        ("Eager Spec range", "1.02–3.1",
+         f"{num(t['eager_spec'].min())}–{num(t['eager_spec'].max())} "
+         f"({num(t['eager_spec_64'].min())}–{num(t['eager_spec_64'].max())} with 64 entries; "
+         "means over the orders)",
+         f"Below 1 on {' and '.join(below)} in some orders: a stable prediction that fails (a detection head reading "
+         "a backbone tensor long after its pattern's usual life; the LSTM's last time step) "
+         "re-executes producers, whose compute on this accelerator costs more than the reads "
+         "saved; the paper reports no such loss, so its recovery must be cheaper or its selection "
+         "more careful (E6 is our reading)."),
+        ("Eager Spec / Static", '"within 15 %"',
+         f"{num(g(t['eager_spec']) / g(st))} (geomeans), {num(spec_ratio.min())} at worst "
+         f"({worst}; {num(t.at[worst, 'eager_spec_64'])} with 64 entries)",
+         "Both readings of \"within 15 %\" fail; the gap is largest on the networks whose "
+         "patterns do not repeat within one inference."),
+        ("spread over orders", "error bars",
+         f"Spec min–max ≤ {num(width.max())} wide ({widest} "
+         f"{num(t.at[widest, wcol + '_min'])}–{num(t.at[widest, wcol + '_max'])}"
+         + (" with 64 entries)" if wcol.endswith("64") else ")"),
+         "Random orders break the repeats the buffer learns; W/B varies less because it never "
+         "recomputes."),
+    ]  # fmt: skip
+    return {
+        "fig2": table(header, rows),
+        "fig2_relations": table(["quantity", "paper", "dnnmem", "the difference"], rel),
+    }
 
 
 if __name__ == "__main__":
-    import sys
-
-    C.main(NAME, compute, plot)
-    print(relations(compute(small="--small" in sys.argv)).to_string(index=False))
+    C.main(sys.modules[__name__])

@@ -14,7 +14,7 @@ Every script runs under a *reading* (``--reading``): ``default`` (dnnmem's defau
 per MAC, the networks of the original papers) or ``thesis`` (:func:`dnnmem.thesis_reading`:
 1 FLOP per MAC, ``gnmt_thesis``, ``transformer_thesis``). The workloads keep their Table 5.1
 names in every table; the thesis reading's results are cached under their own keys and its
-figures are written as ``figures/<name>-thesis.png``.
+figures are written as ``figures/<name>_thesis.png``.
 """
 
 from __future__ import annotations
@@ -239,7 +239,7 @@ def save_figure(fig: Figure, name: str) -> Path:
 
     FIGURES_DIR.mkdir(parents=True, exist_ok=True)
     if READING != "default":
-        name = f"{name}-{READING}"
+        name = f"{name}_{READING}"
         title = getattr(fig, "_suptitle", None)
         if title is not None:
             title.set_text(f"{title.get_text()} — {READING} reading")

@@ -20,7 +20,7 @@ import pandas as pd
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-NAME = "fig5_1_roofline"
+NAME = "thesis-fig5_1-roofline"  # its figure: figures/NAME.png (dnnmem.plots.style.figure_name)
 BANDWIDTH = C.RTX_2080_TI["bandwidth"]
 THROUGHPUT = C.RTX_2080_TI["throughput"]
 

@@ -18,7 +18,7 @@ import pandas as pd
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-NAME = "fig5_2_traffic"
+NAME = "thesis-fig5_2-traffic"  # its figure: figures/NAME.png (dnnmem.plots.style.figure_name)
 
 
 def compute(small: bool = False, force: bool = False) -> pd.DataFrame:

@@ -17,7 +17,7 @@ import pandas as pd
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-NAME = "fig5_3_time"
+NAME = "thesis-fig5_3-time"  # its figure: figures/NAME.png (dnnmem.plots.style.figure_name)
 THROUGHPUTS = [C.RTX_2080_TI["throughput"], C.RADEON_6900_XT["throughput"]]
 BOUND = THROUGHPUTS[1] / THROUGHPUTS[0]
 

@@ -16,7 +16,7 @@ import pandas as pd
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-NAME = "fig5_4_bandwidth"
+NAME = "thesis-fig5_4-bandwidth"  # its figure: figures/NAME.png (dnnmem.plots.style.figure_name)
 BANDWIDTHS = [C.RTX_2080_TI["bandwidth"], C.A100["bandwidth"]]
 
 

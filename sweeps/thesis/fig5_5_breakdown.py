@@ -20,7 +20,7 @@ import dnnmem
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-NAME = "fig5_5_breakdown"
+NAME = "thesis-fig5_5-breakdown"  # its figure: figures/NAME.png (dnnmem.plots.style.figure_name)
 FULL_CAPACITIES = [c * C.MIB for c in (24, 64, 128, 192, 256, 320, 400)]
 SMALL_CAPACITIES = [c * C.MIB for c in (24, 128, 400)]
 

@@ -16,7 +16,7 @@ import pandas as pd
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-NAME = "fig5_6_batch"
+NAME = "thesis-fig5_6-batch"  # its figure: figures/NAME.png (dnnmem.plots.style.figure_name)
 CAPACITIES = [24 * C.MIB, 400 * C.MIB]
 FULL_BATCHES = [8, 16, 32, 64, 128, 256]
 SMALL_BATCHES = [4, 8, 16]

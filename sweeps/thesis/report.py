@@ -7,8 +7,10 @@ blocks only.
 
     python sweeps/thesis/report.py [--small] [--out docs/thesis-figures.md]
 
-``--small`` (CI) reads the small-mode caches and writes no images; the full mode copies each
-``figures/<name>.png`` under 200 KB to ``docs/images/thesis/`` and links the others' command.
+``--small`` (CI) reads the small-mode caches, writes no images and writes its page to
+``results/thesis/thesis-figures.md`` (a quick mode never writes into ``docs/``); the full mode
+copies each ``figures/<name>.png`` under 200 KB to ``docs/images/thesis/`` and links the others'
+command.
 """
 
 from __future__ import annotations
@@ -143,7 +145,8 @@ def block_figures(small: bool) -> str:
     out = []
     for mod, caption in figs:
         src = C.FIGURES_DIR / f"{mod.NAME}.png"
-        cmd = f"`python sweeps/thesis/{mod.NAME}.py` (writes `figures/{mod.NAME}.png`)"
+        script = Path(mod.__file__).stem
+        cmd = f"`python sweeps/thesis/{script}.py` (writes `figures/{mod.NAME}.png`)"
         if not small and src.exists() and src.stat().st_size < IMAGE_LIMIT:
             IMAGES.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, IMAGES / src.name)
@@ -556,9 +559,21 @@ def render(text: str, blocks: dict[str, str]) -> str:
 def main(argv: Sequence[str] | None = None) -> Path:
     """Compute (or read back) everything and rewrite the generated blocks of the page."""
     p = argparse.ArgumentParser(description="Write docs/thesis-figures.md's generated tables.")
-    p.add_argument("--small", action="store_true", help="CI mode (small caches, no images)")
-    p.add_argument("--out", type=Path, default=DOC, help=f"the page (default {DOC})")
+    p.add_argument(
+        "--small", action="store_true", help="CI mode (small caches, no images, not into docs/)"
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help=f"the page (default {DOC}; with --small results/thesis/thesis-figures.md)",
+    )
     a = p.parse_args(argv)
+    if a.out is None:
+        a.out = C.RESULTS_DIR / DOC.name if a.small else DOC
+    docs = (C.REPO / "docs").resolve()
+    if a.small and (a.out.resolve() == docs or docs in a.out.resolve().parents):
+        p.error(f"--small writes a page of small-mode numbers: not into docs/ ({a.out})")
     d = data(a.small)
     blocks = {name: fn(d, a.small) for name, fn in BLOCKS.items()}
     text = a.out.read_text() if a.out.exists() else "# Thesis figures 5.1–5.6, regenerated\n"

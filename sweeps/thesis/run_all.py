@@ -2,10 +2,11 @@
 
     python sweeps/thesis/run_all.py [--small] [--force] [--reading thesis]
 
-``--small`` is the CI mode (seconds); the full grid (489 capacities × 4 networks × the
+``--small`` is the CI mode (seconds); its page of small-mode numbers goes to
+``results/thesis/thesis-figures.md`` (a quick mode never writes into ``docs/``). The full grid (489 capacities × 4 networks × the
 figures' hardware) takes about a minute on 2 cores, most of it GNMT's 26k steps. Cached
 DataFrames under ``results/thesis/`` are reused unless ``--force``. ``--reading thesis``
-draws the figures under :func:`dnnmem.thesis_reading` (``figures/<name>-thesis.png``) and
+draws the figures under :func:`dnnmem.thesis_reading` (``figures/<name>_thesis.png``) and
 leaves the sensitivity data and the page, which describe the defaults, alone.
 """
 

@@ -60,6 +60,11 @@ TEST_CASE("options: defaults, types, ranges, choices, unknown names") {
         "link 't': unknown option 'foo' (valid: ratio, rows, order, rate)");
   CHECK(what([&] { resolve_options("link 't'", specs, {{"ratio", 9.0}}); }) ==
         "link 't': option 'ratio' must be >= 0.5 and <= 8, got 9");
+  // The shortest form that reads back to the value (was 0.10000000000000001).
+  CHECK(what([&] { resolve_options("link 't'", specs, {{"ratio", 0.1}}); }) ==
+        "link 't': option 'ratio' must be >= 0.5 and <= 8, got 0.1");
+  CHECK(what([&] { resolve_options("link 't'", specs, {{"ratio", 1e300}}); }) ==
+        "link 't': option 'ratio' must be >= 0.5 and <= 8, got 1e+300");
   CHECK(what([&] { resolve_options("link 't'", specs, {{"rows", 2.5}}); }) ==
         "link 't': option 'rows' must be a whole number, got 2.5");
   CHECK(what([&] { resolve_options("link 't'", specs, {{"order", std::string("dy")}}); }) ==

@@ -16,7 +16,14 @@ MIB = 2**20
 
 
 def test_bitcells_and_default_efficiency_are_the_documented_values():
-    assert BITCELL_UM2 == {"16nm": 0.074, "5nm": 0.021}
+    assert BITCELL_UM2 == {
+        "45nm": 0.346,
+        "32nm": 0.171,
+        "22nm": 0.092,
+        "16nm": 0.074,
+        "7nm": 0.027,
+        "5nm": 0.021,
+    }
     assert DEFAULT_ARRAY_EFFICIENCY == 0.7
     assert dnnmem.sram_area is sram_area
 
@@ -59,7 +66,7 @@ def test_arrays_and_frames():
 @pytest.mark.parametrize(
     ("call", "error", "match"),
     [
-        (lambda: sram_area(MIB, "7nm"), ValueError, "node: unknown process node '7nm'"),
+        (lambda: sram_area(MIB, "12nm"), ValueError, "node: unknown process node '12nm'"),
         (
             lambda: sram_area(MIB, array_efficiency=0),
             ValueError,

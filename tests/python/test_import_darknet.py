@@ -285,7 +285,21 @@ output=4
     [
         ("[convolutional]\nfilters=2\n", "starts with a [net]"),
         (NET + "filters=3\n[convolutional]\nfilters=x\n", "'filters': must be an integer, got 'x'"),
-        (NET + "[route]\nlayers=-3\n", "'layers': layer -3 (absolute -3) is not before layer 0"),
+        (  # was "layer -3 (absolute -3) is not before layer 0"
+            NET + "[route]\nlayers=-3\n",
+            "'layers': -3 counts 3 layers back from layer 0, past the first (darknet numbers "
+            "the layers after [net] from 0); the first layer has none to use",
+        ),
+        (  # was "layer -5 (absolute -4) is not before layer 1"
+            NET + "[convolutional]\nfilters=2\n[route]\nlayers=-5\n",
+            "'layers': -5 counts 5 layers back from layer 1, past the first (darknet numbers "
+            "the layers after [net] from 0); it can only use layer 0 (-1 counted back)",
+        ),
+        (
+            NET + "[convolutional]\nfilters=2\n[maxpool]\n[route]\nlayers=2\n",
+            "'layers': layer 2 is not before this one, layer 2 (darknet numbers the layers "
+            "after [net] from 0); it can use layers 0 to 1 (-1 to -2 counted back)",
+        ),
         ("size=3\n[net]\n", "comes before the first [section]"),
     ],
 )

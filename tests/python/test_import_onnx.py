@@ -299,3 +299,48 @@ def test_dynamic_shapes_are_refused_with_the_input_named() -> None:
         r"dimension, got \[None, None\]",
     ):
         from_onnx(model)
+
+
+def _export_eval(module: Any, example: Any, path: Path) -> str:
+    """torch.onnx.export in eval mode with constant folding (torch's defaults for deployment):
+    each Conv + BatchNorm becomes one Conv whose weight and bias the exporter computed."""
+    module.eval()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=DeprecationWarning)
+        torch.onnx.export(module, (example,), os.fspath(path), dynamo=False, opset_version=17)
+    return os.fspath(path)
+
+
+def test_batchnorm_folded_by_the_exporter_is_said(tmp_path: Path, capsys: Any) -> None:
+    """Issue 26: an eval-mode export lost its BatchNorm layers without a word (the docs said it
+    in a footnote). Now a FoldedBatchNormWarning, and `dnnmem import` prints one note line."""
+    from dnnmem.cli import main
+    from dnnmem.importers import FoldedBatchNormWarning
+
+    m = torch_models.tiny_cnn()
+    folded = _export_eval(m, torch.randn(1, 3, 32, 32), tmp_path / "folded.onnx")
+    with pytest.warns(FoldedBatchNormWarning) as w:
+        net = from_onnx(folded)
+    (note,) = [str(x.message) for x in w if x.category is FoldedBatchNormWarning]
+    assert note.startswith(
+        f"{folded}: 2 of 2 convolutions have a weight and a bias that the exporter computed "
+        f"(onnx::Conv_"
+    )
+    assert "this network has 2 batchnorm layers fewer than the model trains with" in note
+    assert "batchnorm" not in set(net.layers["kind"])
+    # The training-mode export of the same module: its BatchNorms are there, and no note.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FoldedBatchNormWarning)
+        trained = from_onnx(export(m, torch.randn(1, 3, 32, 32), tmp_path / "train.onnx"))
+    assert list(trained.layers["kind"]).count("batchnorm") == 2
+    # A network whose convolutions have biases of their own and no BatchNorm (VGG's): no note,
+    # in eval mode too (nothing was computed: the weights keep their parameters' names).
+    nn = torch.nn
+    vgg_like = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1), nn.ReLU(), nn.Conv2d(8, 8, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", FoldedBatchNormWarning)
+        from_onnx(_export_eval(vgg_like, torch.randn(1, 3, 8, 8), tmp_path / "vgg.onnx"))
+    # The command line: one line on stderr, no Python warning with its source line.
+    code = main(["import", folded, "-o", str(tmp_path / "folded.json")])
+    err = capsys.readouterr().err
+    assert code == 0 and err == f"dnnmem: note: {note}\n"

@@ -79,3 +79,18 @@ def test_is_integer_without_numpy_imported():
     np = pytest.importorskip("numpy")
     assert is_integer(3) and is_integer(True) and is_integer(np.int64(3))
     assert not is_integer(3.0) and not is_integer("3") and not is_integer(np.float64(3))
+
+
+def test_dir_lists_the_api_and_nothing_of_the_package_s_own_plumbing():
+    """Issue 26: dir(dnnmem) listed Any, TYPE_CHECKING, annotations, importlib, sys, types (and
+    private modules once imported). Now the API (__all__) and the submodules an attribute read
+    reaches, each of which resolves."""
+    code = (
+        "import types, dnnmem, dnnmem.sweep_spec, dnnmem._files\n"
+        "names = dir(dnnmem)\n"
+        "print(names == sorted(set(dnnmem.__all__) | dnnmem._SUBMODULES))\n"
+        "print(sorted(set(names) & {'Any', 'TYPE_CHECKING', 'annotations', 'importlib', 'sys',"
+        " 'types', 'sweep_spec', '_files', '_core'}))\n"
+        "print(all(getattr(dnnmem, n) is not None for n in names))"
+    )
+    assert _run(code).splitlines() == ["True", "[]", "True"]

@@ -62,3 +62,31 @@ def test_fig13_fig14_gpus(results: dict) -> None:
     g = results["beyond_gpus"].set_index("config")
     assert g["traffic_ratio"]["MBS2 strict"] < g["traffic_ratio"]["lookahead"] < 1
     assert g["speedup"]["MBS2 + lookahead"] > g["speedup"]["MBS2 strict"] > 1
+
+
+#: The columns that identify a row of each script's table.
+KEYS = {
+    "fig3_motivation": ["storage_mib"],
+    "fig10_configs": ["network", "encodings", "config"],
+    "fig11_buffer": ["buffer_mib", "config"],
+    "fig12_bandwidth": ["memory", "config"],
+    "beyond_lookahead": ["network", "buffer_mib", "config"],
+    "fig13_v100": ["network", "system"],
+    "fig14_utilization": ["network", "config"],
+    "beyond_gpus": ["network", "gpu", "config"],
+    "beyond_networks": ["network", "config"],
+}
+
+
+def test_the_page_shows_what_the_engine_computes(results: dict) -> None:
+    """docs/seeds/mbs.md's numbers come from tests/data/seeds/mbs/: every small-mode row that
+    the full mode also has is the same there, and the tables whose small mode differs (Fig. 12
+    runs 32 samples, the full mode 64) are recomputed whole (a second)."""
+    from sweep_scripts import assert_matches_cache, import_script
+
+    for name, df in results.items():
+        if name != "fig12_bandwidth":
+            assert assert_matches_cache("mbs", name, df, KEYS[name]) > 0
+    for name in ("fig12_bandwidth", "beyond_networks"):
+        df = import_script("mbs", name).compute(small=False)
+        assert assert_matches_cache("mbs", name, df, KEYS[name]) == len(df)

@@ -53,3 +53,34 @@ def test_spm_size_and_training(scripts) -> None:
     tr = scripts["training"].compute(small=True)
     assert set(tr["policy"]) >= {"lookahead", "onsram-static", "infinite-spm"}
     scripts["training"].plot(tr)
+
+
+def test_the_page_shows_what_the_engine_computes(scripts, monkeypatch) -> None:
+    """docs/seeds/onsram.md's numbers come from tests/data/seeds/onsram/: the small modes' rows
+    (ResNet-50, MobileNetV1) are the full mode's; the Eager columns (a mean over 50 orders,
+    the small mode runs 2) and the training table (ResNet-18 in the small mode) are spot-checked
+    on their cheapest network in full."""
+    from sweep_scripts import assert_matches_cache, import_script
+
+    t1 = import_script("onsram", "table1")
+    assert assert_matches_cache(
+        "onsram", "table1", t1.compute(small=True), ["network", "bytes_per_element"]
+    )
+    assert assert_matches_cache("onsram", "table1_spm", t1.spm_effect(small=True), ["network"])
+    size = import_script("onsram", "spm_size")
+    assert assert_matches_cache(
+        "onsram", "spm_size", size.compute(small=True), ["network", "spm_kib"]
+    )
+    fig2 = import_script("onsram", "fig2")
+    small = fig2.compute(small=True)
+    fixed = [c for c in small.columns if not c.startswith("eager")]
+    assert assert_matches_cache("onsram", "fig2", small, ["network"], columns=fixed[1:])
+    helper = sys.modules["_onsram"]
+    monkeypatch.setattr(helper, "NETWORKS", {"Multi-Head Attn": helper.NETWORKS["Multi-Head Attn"]})
+    assert assert_matches_cache("onsram", "fig2", fig2.compute(small=False), ["network"]) == 1
+    training = import_script("onsram", "training")
+    monkeypatch.setattr(training, "WORKLOADS", {"mobilenet_v2": 32})
+    df = training.compute(small=False)
+    assert assert_matches_cache(
+        "onsram", "training", df, ["network", "capacity_mib", "policy"]
+    ) == len(df)

@@ -311,6 +311,83 @@ def test_time_breakdown_from_results():
         plots.time_breakdown({"x": 1.0})
 
 
+def test_time_breakdown_orders_capacities_by_size_and_keeps_the_tallest_bar_whole():
+    """Unit-string keys were ordered as strings ("128MiB" before "24MiB") and the tallest stack
+    touched the frame (thesis Fig. 5.5 too): the bars follow the capacities' sizes, whatever
+    order or spelling the keys come in, and the y axis ends above the tallest bar."""
+    net = dnnmem.network("resnet18", batch=2)
+    keys = ["128MiB", "24MiB", "4 MiB"]
+    results = {k: dnnmem.estimate(net, capacity=k) for k in keys}
+    ax = plots.time_breakdown(results)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["4 MiB", "24 MiB", "128 MiB"]
+    tops = [sum(c[i].get_height() for c in ax.containers) for i in range(3)]
+    np.testing.assert_allclose(tops, [results[k].time * 1e3 for k in ("4 MiB", "24MiB", "128MiB")])
+    assert ax.get_ylim()[1] >= 1.05 * max(tops)
+    # The same from a table; labels that are not sizes keep the order they come in.
+    table = plots.breakdown_table(results)
+    ax = plots.time_breakdown(table)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["4 MiB", "24 MiB", "128 MiB"]
+    named = plots.breakdown_table({"small": results["4 MiB"], "big": results["128MiB"]})
+    ax = plots.time_breakdown(named)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["small", "big"]
+
+
+def test_style_module():
+    """dnnmem.plots.style: fixed colours per policy, distinct looks in one figure (12 networks
+    and more), numeric size order, reader names, the figure-name pattern."""
+    from dnnmem.plots import style
+
+    assert style.series_style("lookahead")["color"] == style.SERIES_COLORS["lookahead"]
+    paper = style.series_style("paper ∞ SPM")
+    assert paper["color"] == style.SERIES_COLORS["∞ SPM"] and paper["hatch"]
+    nets = [f"net{i}" for i in range(30)]
+    looks = style.styles(["lookahead", "LRU", *nets])
+    assert looks["lookahead"]["color"] == style.SERIES_COLORS["lookahead"]
+    as_line = {(s["color"], s["linestyle"], s["marker"]) for s in looks.values()}
+    as_bar = {(s["color"], s["hatch"]) for s in looks.values()}
+    assert len(as_line) == len(as_bar) == 32  # no two series alike, as lines or as bars
+    assert style.sort_sizes(["128MiB", "24MiB", "4 MiB", "1GiB"]) == [
+        "4 MiB",
+        "24MiB",
+        "128MiB",
+        "1GiB",
+    ]
+    assert style.sort_sizes(["b", "a"]) == ["b", "a"]
+    assert style.sort_sizes([2**30, 2**20]) == [2**20, 2**30]
+    assert style.display_name("resnet50") == "ResNet-50" and style.display_name("x_y") == "x_y"
+    assert set(dnnmem.networks()) <= set(style.NETWORK_NAMES)  # every zoo network has a name
+    assert style.figure_name("cdma", "fig13", "performance") == "cdma-fig13-performance"
+    assert style.figure_name("thesis", "fig5_1", "roofline") == "thesis-fig5_1-roofline"
+    for bad in (("cdma", "fig13", "Performance"), ("seed", "fig1", "x"), ("mbs", "f10", "x")):
+        with pytest.raises(ValueError, match="does not follow <seed>-<figure>-<what>"):
+            style.figure_name(*bad)
+    assert style.geomean([1, 4]) == pytest.approx(2.0)
+
+
+def test_style_bars_average_and_readable_ticks():
+    """Grouped bars with an average group, legends outside, labels slanted only where they
+    would overlap; a log axis labelled with its values and no minor labels."""
+    from plot_checks import legend_problems, text_problems
+
+    from dnnmem.plots import style
+
+    table = pd.DataFrame({"vDNN": [0.5, 0.8], "ZVC": [0.7, 0.9]}, index=["squeezenet", "googlenet"])
+    fig, axes = style.figure(1, 2, panel=(2.0, 2.5))
+    style.bars(axes[0, 0], table, average="mean", reference=1.0)
+    labels = [t.get_text() for t in axes[0, 0].get_xticklabels()]
+    assert labels == ["SqueezeNet", "GoogLeNet", "average"]
+    heights = [p.get_height() for p in axes[0, 0].patches]
+    assert heights == pytest.approx([0.5, 0.8, 0.65, 0.7, 0.9, 0.8])
+    style.lines(axes[0, 1], {"a": ([256, 1024, 4096], [1, 2, 3])})
+    style.log_ticks(axes[0, 1], [256, 1024, 4096])
+    style.legend(fig)
+    style.tidy(fig)
+    assert legend_problems(fig) == [] and text_problems(fig) == []
+    assert axes[0, 0].get_xticklabels()[0].get_rotation() == 30  # narrow panel: slanted
+    with pytest.raises(ValueError, match="average: expected 'geomean', 'mean' or None"):
+        style.bars(axes[0, 0], table, average="median")
+
+
 def test_timeline(result):
     ax = plots.timeline(result, steps=(0, 60))
     assert ax.get_title().splitlines()[0] == "Timeline of one training iteration"

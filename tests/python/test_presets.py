@@ -53,6 +53,8 @@ def _figures(entry: dict) -> set[str]:
     figs |= {f"extra.{k}" for k in entry.get("extra", {})}
     if entry.get("compute"):  # the compute model (array shape) is a figure of the paper too
         figs.add("compute")
+    # the energy, area and cost model's inputs and checks (docs/model/cost.md)
+    figs |= {k for k in ("process", "clock", "die_area", "tdp") if k in entry}
     return figs
 
 
@@ -90,7 +92,16 @@ def test_default_hardware_is_the_thesis_rtx2080ti() -> None:
     # 24 MiB on chip that the command line also defaults to; Hardware() states no precision.
     hw = dnnmem.hardware("rtx2080ti", capacity="24MiB", name="")
     assert hw.precision == "fp32" and hw.bytes_per_element == 4
-    assert hw.replace(precision=None) == dnnmem.Hardware()
+    plain = hw.replace(precision=None, memory_type=None, node=None, clock=None)
+    assert plain == dnnmem.Hardware()
+    # The energy model's defaults for a Hardware that names no technology are that chip's.
+    from dnnmem import technology
+
+    assert (hw.memory_type, hw.node, hw.clock) == (
+        technology.DEFAULT_MEMORY,
+        technology.DEFAULT_NODE,
+        technology.DEFAULT_CLOCK,
+    )
 
 
 # --- the data -----------------------------------------------------------------------------------
@@ -303,7 +314,7 @@ def test_bad_arguments() -> None:
     with pytest.raises(
         TypeError,
         match=r"^hardware: unknown override\(s\) \['cache'\]; valid: "
-        r"capacity, bandwidth, throughput, name, compute$",
+        r"capacity, bandwidth, throughput, name, compute, memory_type, node, clock$",
     ):
         dnnmem.hardware("a100", cache="1MiB")
     with pytest.raises(TypeError, match=r"^name: expected a chip name string, got int$"):

@@ -10,6 +10,7 @@ import multiprocessing
 import tempfile
 import typing
 from collections.abc import Iterable, Mapping
+from pathlib import Path
 from typing import Union
 
 import numpy as np
@@ -487,8 +488,15 @@ def test_every_column_has_its_unit_in_attrs() -> None:
         "×",
     ]
     assert df[df["policy"] == "lookahead"].attrs["units"] == units  # kept by a filter
-    with_area = dnnmem.with_area(df)
-    assert with_area.attrs["units"] == {**units, "area_mm2": "mm²"} and "area_mm2" not in units
+    # The joules and the die model's columns (docs/model/energy.md, cost.md) have theirs.
+    assert (units["energy_j"], units["energy_per_sample_j"], units["area_mm2"]) == (
+        "J",
+        "J/sample",
+        "mm²",
+    )
+    assert units["cost_usd"] == "USD"
+    with_area = dnnmem.with_area(df, column="sram_mm2")
+    assert with_area.attrs["units"] == {**units, "sram_mm2": "mm²"} and "sram_mm2" not in units
 
 
 def test_the_grid_arguments_are_typed() -> None:
@@ -626,8 +634,8 @@ def test_an_out_write_that_fails_after_the_work_keeps_the_rows(tmp_path, monkeyp
     real = pd.DataFrame.to_parquet
 
     def disk_full(self: pd.DataFrame, path: object, *args: object, **kwargs: object) -> None:
-        if str(path) == f"{out}.tmp":
-            with open(f"{out}.tmp", "wb") as f:
+        if Path(str(path)).parent == tmp_path:  # the temporary file next to out
+            with open(str(path), "wb") as f:
                 f.write(b"PAR1")  # a partial file
             raise OSError(28, "No space left on device")
         real(self, path, *args, **kwargs)
@@ -637,11 +645,12 @@ def test_an_out_write_that_fails_after_the_work_keeps_the_rows(tmp_path, monkeyp
         dnnmem.sweep(NET, capacity=[0, "1MiB"], out=out, progress=False, threads=1)
     (copy,) = spare.glob("dnnmem-sweep-*.parquet")
     assert str(e.value) == (
-        f"out: could not write {str(out)!r} (OSError: [Errno 28] No space left on device); its "
-        f"2 rows (the file's and this sweep's) are in {str(copy)!r}: move that file to "
-        f"{str(out)!r}, or pass it as out= to resume from it"
+        f"out: could not write {str(out)!r}: No space left on device; its 2 rows (the file's "
+        f"and this sweep's) are in {str(copy)!r}: move that file to {str(out)!r}, or pass it "
+        f"as out= to resume from it"
     )
-    assert out.read_bytes() == before and not (tmp_path / "results.parquet.tmp").exists()
+    assert out.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results.parquet", "spare"]
     kept = pd.read_parquet(copy)
     assert kept["capacity"].tolist() == [0, 2**20]
     assert kept["time"].iloc[0] == first["time"].iloc[0]

@@ -239,7 +239,7 @@ def test_figures_under_the_thesis_reading(tmp_path, monkeypatch):
             fig5_2_traffic.plot,
             ["--small", "--reading", "thesis"],
         )
-        assert path.name == "fig5_2_traffic-thesis.png" and path.exists()
+        assert path.name == "thesis-fig5_2-traffic_thesis.png" and path.exists()
         df = fig5_2_traffic.compute(small=True)
         g = df[df.network == "gnmt"].set_index("capacity")
         tr = g.traffic_in + g.traffic_out

@@ -68,7 +68,7 @@ def mods(tmp_path_factory):
         fig5_6_batch,
     ]
     ns.tmp = tmp
-    ns.data = {m.NAME: m.compute(small=True) for m in ns.figures}
+    ns.data = {m.__name__: m.compute(small=True) for m in ns.figures}
     yield ns
     _common.RESULTS_DIR, _common.FIGURES_DIR, report.IMAGES, report.DOC = saved
 
@@ -255,7 +255,7 @@ def test_plots(mods):
     from plot_checks import legend_problems
 
     for m in mods.figures:
-        fig = m.plot(mods.data[m.NAME])
+        fig = m.plot(mods.data[m.__name__])
         assert len(
             [a for a in fig.axes if a.get_visible() and a.get_label() != "<colorbar>"]
         ) >= len(networks())
@@ -281,6 +281,40 @@ def test_report_blocks(mods):
     assert "Fig. 5.3 caption: speedup ≤ 23.04/13.45 = 1.713" in text
     mods.report.main(["--small", "--out", str(doc)])
     assert doc.read_text() == text  # idempotent: a second run changes nothing
+
+
+def test_small_mode_leaves_the_repository_as_it_was(mods, monkeypatch):
+    """``run_all.py --small`` rewrote the tracked docs/thesis-figures.md with its 7-capacity
+    tables (and dropped the figures): a quick mode writes only under the ignored results/ and
+    figures/ (pointed at a temporary folder here), whatever the page path the report holds."""
+    import shutil
+    import subprocess
+
+    repo = THESIS.parents[1]
+    if shutil.which("git") is None or not (repo / ".git").exists():
+        pytest.skip("not a git checkout")
+
+    def status() -> str:
+        return subprocess.run(
+            ["git", "status", "--porcelain"], cwd=repo, capture_output=True, text=True, check=True
+        ).stdout
+
+    before = status()
+    # The page and images the report writes by default, not the fixture's temporary ones.
+    monkeypatch.setattr(mods.report, "DOC", repo / "docs" / "thesis-figures.md")
+    monkeypatch.setattr(mods.report, "IMAGES", repo / "docs" / "images" / "thesis")
+    sys.path.insert(0, str(THESIS))
+    try:
+        import run_all
+    finally:
+        sys.path.remove(str(THESIS))
+    # The figures are drawn (into the temporary figures/) by test_small_grid_and_networks.
+    monkeypatch.setattr(run_all, "FIGURES", [])
+    run_all.main(["--small"])
+    assert status() == before
+    assert (mods._common.RESULTS_DIR / "thesis-figures.md").exists()  # where it went instead
+    with pytest.raises(SystemExit):
+        mods.report.main(["--small", "--out", str(repo / "docs" / "x.md")])
 
 
 def test_missing_workload_is_named(mods, monkeypatch):

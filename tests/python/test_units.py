@@ -47,8 +47,8 @@ KIB, MIB, GIB, TIB = 2**10, 2**20, 2**30, 2**40
         (".5MiB", MIB // 2),
         ("1e3kB", 10**6),
         ("+1KiB", 1024),
-        ("1.4B", 1),  # rounded to the nearest byte
-        ("1.6B", 2),
+        ("1.3MiB", 1363149),  # 1363148.8 bytes: a prefixed amount is rounded to the byte
+        ("0.0006KiB", 1),  # 0.6144 bytes
     ],
 )
 def test_parse_bytes_strings(text, expected):
@@ -372,9 +372,14 @@ def test_round_trips_within_the_printed_precision(x):
     assert parse_bandwidth(format_bandwidth(x)) == pytest.approx(x, rel=5.01e-4)
     assert parse_throughput(format_throughput(x)) == pytest.approx(x, rel=5.01e-4)
     # bytes are whole: the printed value's error plus half a byte of rounding (a sum, where
-    # pytest.approx would take the larger of the two)
-    assert abs(parse_bytes(format_bytes(x)) - x) <= 5.01e-4 * x + 0.5
-    assert abs(parse_bytes(format_bytes(x, binary=False)) - x) <= 5.01e-4 * x + 0.5
+    # pytest.approx would take the larger of the two); a fraction written in bytes ("1.5 B")
+    # is refused, not rounded
+    for text in (format_bytes(x), format_bytes(x, binary=False)):
+        if text.endswith(" B") and not float(text[:-2]).is_integer():
+            with pytest.raises(ValueError, match="is not a whole number of bytes"):
+                parse_bytes(text)
+        else:
+            assert abs(parse_bytes(text) - x) <= 5.01e-4 * x + 0.5
     # more digits, less error
     assert parse_bandwidth(format_bandwidth(x, digits=12)) == pytest.approx(x, rel=5.01e-12)
 
@@ -397,3 +402,45 @@ def test_units_are_exported_from_the_package():
     assert dnnmem.parse_bytes is parse_bytes
     assert dnnmem.format_time is format_time
     assert math.isclose(dnnmem.parse_bandwidth("1TiB/s"), 2**40)
+
+
+@pytest.mark.parametrize(
+    "value, message",
+    [
+        # Issue 26: `--capacity 0.5` rounded to 0 bytes (no cache) and said nothing.
+        (
+            "0.5",
+            "size: '0.5' is not a whole number of bytes (did you mean 0.5KiB, 0.5MiB or 0.5GiB?)",
+        ),
+        (
+            "1.4B",
+            "size: '1.4B' is not a whole number of bytes (did you mean 1.4KiB, 1.4MiB or 1.4GiB?)",
+        ),
+        (
+            0.5,
+            "size: 0.5 is less than one byte, which rounds to 0, no cache at all; did you "
+            "forget a unit, as in '0.5MiB'?",
+        ),
+        (
+            0.4,
+            "size: 0.4 is less than one byte, which rounds to 0, no cache at all; did you "
+            "forget a unit, as in '0.4MiB'?",
+        ),
+        (
+            "0.0001KiB",
+            "size: '0.0001KiB' (0.1024 bytes) is less than one byte, which rounds to 0, no "
+            "cache at all",
+        ),
+    ],
+)
+def test_a_fraction_of_a_byte_is_refused(value, message):
+    with pytest.raises(ValueError) as e:
+        parse_bytes(value)
+    assert str(e.value) == message
+
+
+def test_numbers_round_to_the_nearest_byte():
+    """The rounding that stays (documented in parse_bytes): a computed size, half to even."""
+    assert parse_bytes(0.3 * 2**30) == 322122547  # 322122547.2
+    assert parse_bytes(1.5) == 2 and parse_bytes(2.5) == 2 and parse_bytes(0.6) == 1
+    assert parse_bytes(0.0) == 0 and parse_bytes("0") == 0 and parse_bytes("0.0MiB") == 0

@@ -8,6 +8,7 @@ no optional package.
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import math
 import os
 import pathlib
@@ -36,7 +37,17 @@ def test_one_version_everywhere() -> None:
     assert _cli("--version") == f"dnnmem {meta}\n"
 
 
+def _is_editable_install() -> bool:
+    """True for ``pip install -e .`` (PEP 610: direct_url.json says ``"editable": true``)."""
+    text = importlib.metadata.distribution("dnnmem").read_text("direct_url.json") or "{}"
+    return bool(json.loads(text).get("dir_info", {}).get("editable", False))
+
+
 def test_the_wheel_holds_the_compiled_core_and_its_data() -> None:
+    if _is_editable_install():
+        # An editable install (README's developer set-up) keeps the compiled module in
+        # site-packages by design; what a wheel holds is checked where a wheel is installed.
+        pytest.skip("editable install: _core lives in site-packages, not beside the sources")
     assert pathlib.Path(dnnmem._core.__file__).resolve().parent == PKG
     for name in ("py.typed", "_core.pyi", "data/hardware.json"):
         assert (PKG / name).is_file(), name

@@ -17,12 +17,13 @@ from typing import Any, Callable, Literal, overload
 
 from .._optional import require
 from ..network import Network
-from ._common import ImporterWarning, UnsupportedOperatorError
+from ._common import FoldedBatchNormWarning, ImporterWarning, UnsupportedOperatorError
 from .darknet import from_darknet
 from .onnx import from_onnx
 
 __all__ = [
     "IMPORTERS",
+    "FoldedBatchNormWarning",
     "ImporterWarning",
     "UnsupportedOperatorError",
     "from_darknet",

@@ -23,6 +23,7 @@ from ..zoo._builder import Layers
 
 __all__ = [
     "DocumentBuilder",
+    "FoldedBatchNormWarning",
     "ImporterWarning",
     "UnsupportedOperatorError",
     "PLACEHOLDER_KIND",
@@ -41,6 +42,11 @@ PLACEHOLDER_KIND = "opaque"
 
 class ImporterWarning(UserWarning):
     """Warned when ``strict=False`` replaces unsupported operators by placeholders."""
+
+
+class FoldedBatchNormWarning(ImporterWarning):
+    """The model's BatchNorm layers were folded into its convolutions by the exporter (an
+    eval-mode export): the network has fewer layers than the model trains with."""
 
 
 class UnsupportedOperatorError(NetworkError):

@@ -235,9 +235,22 @@ def from_darknet(
         return add(i, f"{base}_{act}", kind, [x], shapes[x], **fields)
 
     def ref(i: int, sec: _Section, idx: int, key: str) -> str:
+        # Darknet numbers the sections after [net] from 0; a negative index counts back from
+        # this one (-1: the layer just before).
         j = idx if idx >= 0 else i + idx
         if not 0 <= j < i:
-            raise sec._fail(key, f"layer {idx} (absolute {j}) is not before layer {i}")
+            numbering = "darknet numbers the layers after [net] from 0"
+            if i == 0:
+                can = "the first layer has none to use"
+            elif i == 1:
+                can = "it can only use layer 0 (-1 counted back)"
+            else:
+                can = f"it can use layers 0 to {i - 1} (-1 to -{i} counted back)"
+            if idx < 0:
+                what = f"{idx} counts {-idx} layers back from layer {i}, past the first"
+            else:
+                what = f"layer {idx} is not before this one, layer {i}"
+            raise sec._fail(key, f"{what} ({numbering}); {can}")
         return outs[j]
 
     for i, (kind, opts, line) in enumerate(body):

@@ -836,4 +836,51 @@ def from_onnx(
             placeholder(node)
 
     doc = b.finish(strict)
+    _note_folded_batchnorm(g, source)
     return to_network(doc, batch, bytes_per_element, document)
+
+
+def _computed_by_the_exporter(name: str) -> bool:
+    """Whether a weight's name is one an exporter gives a tensor it computed (torch:
+    ``onnx::Conv_28``; tf2onnx: ``..._fused_bn``, ``const_fold_opt__12``), not the name of a
+    parameter of the model (``layer1.0.conv1.weight``)."""
+    lower = name.lower()
+    return name.startswith("onnx::") or "fused_bn" in lower or lower.startswith("const_fold_opt")
+
+
+def _note_folded_batchnorm(g: Any, source: str) -> None:
+    """Warn (:class:`FoldedBatchNormWarning`) when the exporter folded BatchNorm into the
+    convolutions: convolutions whose weight and bias are both tensors the exporter computed
+    (an eval-mode export with constant folding multiplies each BatchNorm's scale into its
+    convolution's weight and adds a bias; a convolution that had none keeps its parameters'
+    names). A training iteration runs each BatchNorm as a layer of its own."""
+    convs = [n for n in g.node if n.op_type == "Conv"]
+    folded = [
+        n
+        for n in convs
+        if len(n.input) >= 3
+        and n.input[2]
+        and _computed_by_the_exporter(n.input[1])
+        and _computed_by_the_exporter(n.input[2])
+    ]
+    if not folded:
+        return
+    import warnings
+
+    from ._common import FoldedBatchNormWarning
+
+    k = len(folded)
+    names = ", ".join(n.input[1] for n in folded[:2]) + (", ..." if k > 2 else "")
+    warnings.warn(
+        FoldedBatchNormWarning(
+            f"{source}: {k} of {len(convs)} convolutions have a weight and a bias that the "
+            f"exporter computed ({names}): BatchNorm was folded into them (an eval-mode "
+            f"export). Training runs each BatchNorm as a layer of its own, with an output "
+            f"tensor and a backward step: this network has {k} batchnorm layer"
+            f"{'s' if k > 1 else ''} fewer than the model trains with, so its activations, "
+            f"FLOPs, traffic and time are underestimated (docs/importers.md). Export in "
+            f"training mode instead: module.train(), torch.onnx.export(..., "
+            f"do_constant_folding=False)"
+        ),
+        stacklevel=3,
+    )

@@ -22,11 +22,15 @@ sweep_overview             traffic and time vs capacity, a row per network     F
 timeline                   per-step compute / stall / transfers of one estimate
 plot_pareto                all points faint, the Pareto front highlighted
 ========================== =================================================== ==============
+
+:mod:`dnnmem.plots.style` is the one look of every figure, these and the seed scripts'
+(``sweeps/``): a fixed colour per policy, legends outside the data, sizes in numeric order,
+averages, readable tick labels, the ``<seed>-<figure>-<what>`` file names.
 """
 
 from __future__ import annotations
 
-from ..pareto import plot_pareto
+from . import style as style  # the figures' one look: dnnmem.plots.style
 from .capacity import (
     bandwidth_vs_capacity,
     sweep_overview,
@@ -34,6 +38,7 @@ from .capacity import (
     time_vs_capacity,
     traffic_vs_capacity,
 )
+from .pareto import plot_pareto
 from .result import breakdown_table, time_breakdown, timeline
 from .roofline import layer_points, modified_roofline, modified_roofline_grid, roofline
 

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from .._lazy import LazyModule
 from ..units import format_bandwidth, format_bytes, format_throughput
 from ._common import TIME, check_frame, new_axes, outside_legend, title, unit
+from .style import size_label, sort_sizes
 
 if TYPE_CHECKING:
     import numpy as np
@@ -62,9 +63,9 @@ def breakdown_table(results: Mapping[Any, Result], by: str = "kind") -> pd.DataF
 
 
 def _label(key: Any) -> str:
-    if isinstance(key, (int, float, np.integer, np.floating)) and not isinstance(key, bool):
-        return format_bytes(float(key))
-    return str(key)
+    """A capacity as a reader writes it: ``24 MiB`` for 25165824 or ``"24MiB"``; any other
+    label as it is."""
+    return size_label(key)
 
 
 def time_breakdown(
@@ -89,10 +90,11 @@ def time_breakdown(
     Returns
     -------
     Axes
-        One bar per capacity (numeric ones written as ``24 MiB``), y in ms (or the unit that
-        fits); the legend, outside the axes, lists the categories largest first (the bottom of
-        the stack). The subtitle names the
-        network, batch, policy and hardware when the results share them.
+        One bar per capacity, in numeric order when every key is a size (bytes or a unit string:
+        ``"24MiB"`` before ``"128MiB"``), else in the order given; sizes written as ``24 MiB``.
+        y in ms (or the unit that fits), from 0 to above the tallest bar; the legend, outside
+        the axes, lists the categories largest first (the bottom of the stack). The subtitle
+        names the network, batch, policy and hardware when the results share them.
 
     Raises
     ------
@@ -113,6 +115,9 @@ def time_breakdown(
     if d.duplicated(["capacity", by]).any():
         raise ValueError(f"time_breakdown: a {by} appears twice for one capacity")
     table = d.pivot(index="capacity", columns=by, values="time").fillna(0.0)
+    # The bars in numeric order of the capacities (pivot sorts labels as strings: "128MiB"
+    # before "24MiB"), or in the order the keys come.
+    table = table.loc[sort_sizes(list(dict.fromkeys(d["capacity"])))]
     order = table.sum().sort_values(ascending=False).index
     if len(order) > top:
         rest = order[top:]
@@ -131,6 +136,8 @@ def time_breakdown(
     ax.set_xticklabels([_label(k) for k in table.index])
     ax.set_xlabel("on-chip capacity")
     ax.set_ylabel(f"time per iteration ({tname})")
+    # Room above the tallest bar: its top segments would otherwise touch the frame.
+    ax.set_ylim(0, 1.06 * float(bottom.max()) if bottom.size and bottom.max() > 0 else 1.0)
     ax.grid(True, axis="y", alpha=0.3)
     title(ax, f"Iteration time by layer {by}", sub)
     # Outside the axes: the tallest bar reaches the top, wherever it is.

@@ -11,7 +11,8 @@ import importlib
 import os
 from typing import TYPE_CHECKING, Any, Callable
 
-from ..network import Network, load_network
+from .._zoo_index import BUILDERS as _BUILDERS
+from ..network import Network, load_network, shorten
 
 if TYPE_CHECKING:  # the builders, for the type checker (imported on first use below)
     from .attention_block import mha_block as mha_block
@@ -50,47 +51,6 @@ if TYPE_CHECKING:  # the builders, for the type checker (imported on first use b
 
 __all__ = ["network", "networks", "network_document", "unknown_network_message"]
 
-# Built-in name -> (module of this package, builder function): a builder's module is imported
-# when the network is first built, so that listing the names imports none of them.
-_BUILDERS: dict[str, tuple[str, str]] = {
-    "resnet50": ("resnet", "resnet50"),
-    # keras.applications CNNs (docs/networks.md)
-    "mobilenet_v1": ("mobilenet", "mobilenet_v1"),
-    "mobilenet_v2": ("mobilenet", "mobilenet_v2"),
-    "efficientnet_b0": ("efficientnet", "efficientnet_b0"),
-    "densenet121": ("densenet", "densenet121"),
-    "inception_v3": ("inception", "inception_v3"),
-    "resnet101": ("resnet", "resnet101"),
-    "vgg16": ("vgg", "vgg16"),
-    "transformer": ("transformer", "transformer"),
-    "gnmt": ("gnmt", "gnmt"),
-    # the thesis's reading of its Table 5.1 workloads (dnnmem.thesis_reading())
-    "gnmt_thesis": ("gnmt", "gnmt_thesis"),
-    "transformer_thesis": ("transformer", "transformer_thesis"),
-    "bert_base": ("bert", "bert_base"),
-    "gpt2": ("gpt2", "gpt2"),
-    "vit_b16": ("vit", "vit_b16"),
-    "resnet18": ("torchvision_nets", "resnet18"),
-    "alexnet": ("torchvision_nets", "alexnet"),
-    # networks of the seed papers (docs/networks.md, "Networks of the seed papers")
-    "googlenet": ("googlenet", "googlenet"),
-    "inception_v4": ("inception_v4", "inception_v4"),
-    "squeezenet": ("squeezenet", "squeezenet"),
-    "nin": ("classic", "nin"),
-    "overfeat": ("classic", "overfeat"),
-    "resnext50_32x4d": ("resnext", "resnext50_32x4d"),
-    "ssd300": ("ssd", "ssd300"),
-    "ptb_lstm": ("lstm_lm", "ptb_lstm"),
-    "mha_block": ("attention_block", "mha_block"),
-    "bert_large": ("bert_sizes", "bert_large"),
-    "bert_tiny": ("bert_sizes", "bert_tiny"),
-    "t5_small": ("t5", "t5_small"),
-    "t5_large": ("t5", "t5_large"),
-    "ncf": ("recommenders", "ncf"),
-    "dlrm": ("recommenders", "dlrm"),
-    "faster_rcnn": ("faster_rcnn", "faster_rcnn"),
-}
-
 
 def networks() -> list[str]:
     """Names of the built-in networks."""
@@ -109,13 +69,12 @@ def unknown_network_message(name: str, files: bool = True) -> str:
             if len(close) > 1
             else f" (did you mean {close[0]}?)"
         )
+    shown = shorten(name)
     head = (
-        f"{name!r} is neither a file nor a built-in network"
-        if files
-        else f"unknown network {name!r}"
+        f"{shown} is neither a file nor a built-in network" if files else f"unknown network {shown}"
     )
     if not files and (name.lower().endswith(".json") or "/" in name or os.sep in name):
-        hint = f" (a network file is read by dnnmem.load_network({name!r}))"
+        hint = f" (a network file is read by dnnmem.load_network({shown}))"
     return f"{head}{hint}; built-in networks: {', '.join(networks())}"
 
 

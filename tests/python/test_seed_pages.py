@@ -1,0 +1,135 @@
+"""The seed pages (docs/seeds/<seed>.md) are what their scripts write, the results the pages
+show (tests/data/seeds/<seed>/) are what the engine computes, and every seed figure keeps the
+style rules (dnnmem.plots.style).
+
+The pages' tables are rendered again from the cached full-mode tables (milliseconds); the
+tables are recomputed where the full mode takes seconds, and spot-checked on one network where
+it takes longer (the small modes' rows are compared in the seeds' own test files)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from plot_checks import legend_entries, legend_problems, style_problems, text_problems
+from sweep_scripts import assert_matches_cache, import_script, pages, scripts
+
+pytest.importorskip("pandas")
+pytest.importorskip("matplotlib")
+
+REPO = Path(__file__).resolve().parents[2]
+SEEDS = ["cdma", "mbs", "onsram", "interleaved"]
+
+
+def _with_markdown(seed: str) -> dict:
+    return {n: m for n, m in scripts(seed).items() if hasattr(m, "markdown")}
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_page_is_what_its_scripts_write(seed: str) -> None:
+    """Every generated block of the page equals its script's Markdown of the cached tables,
+    every block a script writes is on the page, and every cached table belongs to a script."""
+    p = pages()
+    text = (REPO / "docs" / "seeds" / f"{seed}.md").read_text(encoding="utf-8")
+    on_page = p.read_blocks(text)
+    written: dict[str, str] = {}
+    owner: dict[str, str] = {}
+    tables = {t for mod in scripts(seed).values() for t in p.tables_of(mod)}
+    every = p.load_tables(seed)
+    for name, mod in _with_markdown(seed).items():
+        for block, body in mod.markdown(every).items():
+            assert block not in written, f"{name} and {owner[block]} both write block {block!r}"
+            written[block], owner[block] = body, name
+    assert sorted(on_page) == sorted(written), "blocks on the page vs blocks the scripts write"
+    for block, body in written.items():
+        assert on_page[block] == body, (
+            f"docs/seeds/{seed}.md, block {block!r} differs from what "
+            f"sweeps/{seed}/{owner[block]}.py writes: rerun it with --markdown (the engine "
+            f"changed) or --markdown --cached (the page or the script's text changed)"
+        )
+    cached = {f.stem for f in (REPO / "tests" / "data" / "seeds" / seed).glob("*.csv")}
+    assert cached == tables, "tables under tests/data/seeds/ that no script writes, or missing"
+
+
+def test_blocks_are_replaced_and_quick_modes_write_nothing(tmp_path: Path, monkeypatch) -> None:
+    """The page writer replaces only between its markers, refuses a block without markers, and
+    ``--small --markdown`` prints without writing (a quick mode never writes into docs/)."""
+    p = pages()
+    text = "# T\n\nprose\n\n<!-- generated: a begin -->\nold\n<!-- generated: a end -->\n\nmore\n"
+    new = p.replace_blocks(text, {"a": "| x |\n|---|\n| 1 |"})
+    assert new == text.replace("old\n", "| x |\n|---|\n| 1 |\n")
+    assert p.replace_blocks(new, {"a": "| x |\n|---|\n| 1 |\n"}) == new  # idempotent
+    with pytest.raises(ValueError, match=r"no markers for the block\(s\) \['b'\]"):
+        p.replace_blocks(text, {"b": "x"})
+    writes = []
+    monkeypatch.setattr(p, "_write_text", lambda path, body: writes.append(path))
+    monkeypatch.setattr(p, "save_table", lambda df, path: writes.append(path))
+    mod = import_script("cdma", "fig3b_generations")
+    p.main("cdma", mod, ["--small", "--markdown", "--no-plot"])
+    assert writes == []
+
+
+def test_cdma_tables_are_what_the_engine_computes(monkeypatch) -> None:
+    """cDMA: the tables of the quick scripts recomputed whole; Fig. 11 and 13 (tens of seconds)
+    on NiN."""
+    for name in ("fig12_offload_size", "fig3b_generations", "gain_vs_sparsity", "beyond_lookahead"):
+        df = import_script("cdma", name).compute(small=False)
+        assert assert_matches_cache("cdma", name, df, ["network", *_key("cdma", name)]) == len(df)
+    import_script("cdma", "fig13_performance")
+    # The scripts read the networks through _cdma.networks(), which reads NETWORKS.
+    monkeypatch.setattr(sys.modules["_cdma"], "NETWORKS", {"nin": 128})
+    for name in ("fig13_performance", "fig11_ratio", "gain_vs_link"):
+        df = import_script("cdma", name).compute(small=False)
+        assert set(df["network"]) == {"nin"}
+        assert assert_matches_cache("cdma", name, df, ["network", *_key("cdma", name)]) == len(df)
+
+
+def _key(seed: str, name: str) -> list[str]:
+    """The columns besides ``network`` that identify a row of a seed script's table."""
+    return {
+        ("cdma", "fig13_performance"): ["gpu", "bar"],
+        ("cdma", "fig11_ratio"): ["algorithm", "layout"],
+        ("cdma", "fig12_offload_size"): ["bar"],
+        ("cdma", "fig3b_generations"): ["gpu"],
+        ("cdma", "gain_vs_link"): ["link"],
+        ("cdma", "gain_vs_sparsity"): ["sparsity"],
+        ("cdma", "beyond_lookahead"): ["memory", "policy"],
+    }[seed, name]
+
+
+def test_figure_names_follow_one_pattern() -> None:
+    """``<seed>-<figure>-<what>``: every seed's scripts, the thesis's too."""
+    from dnnmem.plots.style import FIGURE_NAME
+
+    for seed in [*SEEDS, "thesis"]:
+        for name, mod in scripts(seed).items():
+            if not hasattr(mod, "plot"):
+                continue
+            assert FIGURE_NAME.match(mod.NAME), f"sweeps/{seed}/{name}.py: NAME {mod.NAME!r}"
+            assert mod.NAME.startswith(f"{seed}-"), f"sweeps/{seed}/{name}.py: NAME {mod.NAME!r}"
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_seed_figures_keep_the_style(seed: str) -> None:
+    """Every figure of the seed, drawn from the page's tables: no legend over data or cut off,
+    no overlapping or minor tick labels, no text cut off, no two legend entries alike, no raw
+    column or zoo names; and a policy has one colour in every figure of every seed."""
+    from dnnmem.plots.style import SERIES_COLORS, series_style
+
+    p = pages()
+    for name, mod in scripts(seed).items():
+        tables = p.load_tables(seed, mod)
+        fig = mod.plot(tables.get(name, next(iter(tables.values()))))
+        fig.draw_without_rendering()
+        problems = (
+            legend_problems(fig, draw=False)
+            + text_problems(fig, draw=False)
+            + style_problems(fig, draw=False)
+        )
+        assert problems == [], f"sweeps/{seed}/{name}.py: {problems}"
+        for label, look in legend_entries(fig).items():
+            if label in SERIES_COLORS:
+                want = series_style(label)
+                want = want.get("fill", want["color"]) if look[1] is None else want["color"]
+                assert look[0] == want, f"{name}: {label!r} drawn in {look[0]}, not {want}"
