@@ -686,11 +686,16 @@ def _prepare(
             for b in grid["batch"]
         ]
     # Resolve each (network, batch) once: the batch column holds the batch used.
-    keys = pd.DataFrame({"n": grid["network"].astype(object), "b": grid["batch"].astype(object)})
-    code = keys.groupby(["n", "b"], sort=False, dropna=False).ngroup().to_numpy()
-    first_row = np.unique(code, return_index=True)[1]  # groups numbered in order of appearance
+    # Groups numbered in order of first appearance (as a groupby's ngroup, sort=False, NaN a
+    # group), from the two columns' codes.
+    names = grid["network"].astype(object)
+    batches = grid["batch"].astype(object)
+    by_name = pd.factorize(names, use_na_sentinel=False)[0]
+    by_batch, batch_values = pd.factorize(batches, use_na_sentinel=False)
+    code = pd.factorize(by_name * max(len(batch_values), 1) + by_batch)[0]
+    first_row = np.unique(code, return_index=True)[1]
     group_nets = [
-        nets.get(keys["n"].iat[i], None if pd.isna(keys["b"].iat[i]) else int(keys["b"].iat[i]))
+        nets.get(names.iat[i], None if pd.isna(batches.iat[i]) else int(batches.iat[i]))
         for i in first_row
     ]
     grid["network"] = np.array([n.name for n in group_nets], dtype=object)[code]
@@ -703,7 +708,8 @@ def _prepare(
     # Each (network, batch) group splits by scheduler: one schedule per (network, batch,
     # scheduler), the policies of that sub-group prepared once for it.
     sched_of = {label: str(c.scheduler) for label, c in pols.by_label.items()}
-    scheduler = grid["policy"].map(sched_of).to_numpy(object)
+    label_code, label_values = pd.factorize(grid["policy"], use_na_sentinel=False)
+    scheduler = np.array([sched_of.get(v, np.nan) for v in label_values], dtype=object)[label_code]
     key_of: dict[tuple[str, int, str], Network] = {}
     row_flops = np.zeros(len(grid), dtype=np.int64)
     row_schedule = {
