@@ -101,18 +101,22 @@ def column_units(columns: Any) -> dict[str, str]:
     out = {}
     for c in columns:
         unit = COLUMN_UNITS.get(str(c))
-        if unit is None:
-            kind, _, option = str(c).partition("_")
-            units = {
-                o["unit"]
-                for p in _core.parts()
-                if p["kind"] == kind
-                for o in p["options"]
-                if o["name"] == option
-            }
-            unit = units.pop() if len(units) == 1 else ""
-        out[str(c)] = unit
+        out[str(c)] = _option_unit(str(c)) if unit is None else unit
     return out
+
+
+@lru_cache(maxsize=1024)
+def _option_unit(column: str) -> str:
+    # The parts and their options are the C++ core's, fixed for the process.
+    kind, _, option = column.partition("_")
+    units = {
+        o["unit"]
+        for p in _core.parts()
+        if p["kind"] == kind
+        for o in p["options"]
+        if o["name"] == option
+    }
+    return units.pop() if len(units) == 1 else ""
 
 
 # Engine column -> DataFrame column.
@@ -933,19 +937,21 @@ def _assemble_fresh(
     labels = list(data["policy"].categories)
     table = _part_table(pols)
     row_of = table.index.get_indexer(labels)  # each policy category's row of the table
-    parts = table.iloc[row_of[code["policy"]]].reset_index(drop=True)
+    parts = table.iloc[row_of[code["policy"]]]
     seen = _first_seen(code["policy"])  # the policy categories in the rows' order
-    for c in KINDS:
-        per_label = table[c].to_numpy(object)[row_of]
-        cats = list(dict.fromkeys(per_label[seen]))
-        at_cat = {v: j for j, v in enumerate(cats)}
-        value_code = np.array([at_cat.get(v, -1) for v in per_label], dtype=np.int64)
-        parts[c] = pd.Categorical.from_codes(
-            value_code[code["policy"]], dtype=_categories(tuple(cats)), validate=False
-        )
     at = INPUT_COLUMNS.index("policy") + 1
     frame: dict[str, Any] = {c: data.get(c, cols.get(c)) for c in INPUT_COLUMNS[:at]}
-    frame.update({c: parts[c] for c in parts.columns})
+    for c in parts.columns:  # arrays, not Series: a Series makes the DataFrame align indexes
+        if c in KINDS:
+            per_label = table[c].to_numpy(object)[row_of]
+            cats = list(dict.fromkeys(per_label[seen]))
+            at_cat = {v: j for j, v in enumerate(cats)}
+            value_code = np.array([at_cat.get(v, -1) for v in per_label], dtype=np.int64)
+            frame[c] = pd.Categorical.from_codes(
+                value_code[code["policy"]], dtype=_categories(tuple(cats)), validate=False
+            )
+        else:
+            frame[c] = parts[c].array
     frame.update({c: cols[c] for c in INPUT_COLUMNS[at:]})
     for c in RESULT_COLUMNS:
         v = cols[c]
