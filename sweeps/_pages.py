@@ -201,10 +201,14 @@ def main(
     script: ModuleType,
     argv: Sequence[str] | None = None,
     tilers: Sequence[str] | None = None,
+    fusion: Callable[[str], None] | None = None,
 ) -> None:
     """The command line of a seed's script (see the module's docstring). ``tilers``: the
     script takes ``--tiler`` (the interleaved ladder) with these choices, the first the
-    default; the figure of another tiler gets its name as a suffix."""
+    default; the figure of another tiler gets its name as a suffix. ``fusion``: the script
+    takes ``--fusion`` (docs/model/fusion.md), passed to this callable before it computes;
+    the figure of another level than ``none`` gets it as a suffix, and the pages keep
+    ``none``."""
     name = Path(script.__file__).stem
     p = argparse.ArgumentParser(description=(script.__doc__ or name).strip().splitlines()[0])
     p.add_argument("--small", action="store_true", help="the CI mode: fewer points (seconds)")
@@ -223,11 +227,20 @@ def main(
     if tilers:
         p.add_argument("--tiler", choices=list(tilers), default=tilers[0],
                        help=f"the baseline tiler of every rung (default: {tilers[0]})")  # fmt: skip
+    if fusion:
+        p.add_argument("--fusion", choices=("none", "pointwise", "accelerator"), default="none",
+                       help="fusion level of every policy (docs/model/fusion.md)")  # fmt: skip
     a = p.parse_args(argv)
     if a.cached and a.small:
         p.error("--cached reads the full mode's tables: leave out --small")
+    level = getattr(a, "fusion", "none")
+    if level != "none" and (a.markdown or a.cached):
+        p.error("--fusion: the page and its data keep fusion none (sweeps/fusion_seeds.py)")
+    if fusion:
+        fusion(level)
     tiler = getattr(a, "tiler", None)
     suffix = f"_{tiler}" if tilers and tiler != tilers[0] else ""
+    figure_suffix = suffix + (f"_fusion_{level}" if level != "none" else "")
     shown = name + suffix  # the table printed and drawn
     makers = tables_of(script)
     t0 = time.perf_counter()
@@ -260,6 +273,6 @@ def main(
     if not a.no_plot:
         use_agg()
         FIGURES_DIR.mkdir(exist_ok=True)
-        path = FIGURES_DIR / f"{script.NAME}{suffix}.png"
+        path = FIGURES_DIR / f"{script.NAME}{figure_suffix}.png"
         script.plot(main_df).savefig(path, dpi=110)
         print(f"wrote {path.relative_to(REPO)} ({time.perf_counter() - t0:.1f} s)")

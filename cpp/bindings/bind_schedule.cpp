@@ -51,6 +51,24 @@ void bind_schedule(py::module_& m) {
         d["step_sub_batch"] = to_array(std::vector<std::int32_t>(s.step_sub_batch.begin(), s.step_sub_batch.end()));
         return d;
       }, "Layer groups of a serialized schedule (scheduler mbs); empty arrays for the others.")
+      .def_readonly("fusion", &Schedule::fusion)
+      .def("fusion_table", [](const Schedule& s) {
+        // Fused schedules (docs/model/fusion.md): per step the layers it runs and the bytes it
+        // keeps on chip between them. At fusion level none: each step's one layer, 0 bytes.
+        std::vector<std::int32_t> step, layer;
+        for (std::size_t i = 0; i < s.steps.size(); ++i)
+          for (int l : s.layers_of(static_cast<int>(i))) {
+            step.push_back(static_cast<std::int32_t>(i));
+            layer.push_back(l);
+          }
+        std::vector<std::int64_t> inside = s.step_intermediate_bytes;
+        inside.resize(s.steps.size(), 0);
+        py::dict d;
+        d["step"] = to_array(step);
+        d["layer"] = to_array(layer);
+        d["intermediate_bytes"] = to_array(inside);
+        return d;
+      }, "Per step the layers it runs (step, layer) and its intermediate bytes (per step).")
       .def("gemm_table", [](const Schedule& s) {
         std::vector<std::int32_t> step;
         for (std::size_t i = 0; i < s.steps.size(); ++i)
@@ -81,6 +99,7 @@ void bind_schedule(py::module_& m) {
         d["bytes"] = column<std::int64_t>(T, [](const Tensor& t) { return t.bytes; });
         d["starts_offchip"] = column<bool>(T, [](const Tensor& t) { return t.starts_offchip; });
         d["must_end_offchip"] = column<bool>(T, [](const Tensor& t) { return t.must_end_offchip; });
+        d["mask"] = column<bool>(T, [](const Tensor& t) { return t.mask; });
         d["first_use"] = column<std::int32_t>(T, [](const Tensor& t) { return t.first_use; });
         d["last_use"] = column<std::int32_t>(T, [](const Tensor& t) { return t.last_use; });
         d["first_full_use"] = column<std::int32_t>(T, [](const Tensor& t) { return t.first_full_use; });

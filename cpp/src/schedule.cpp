@@ -80,6 +80,12 @@ std::int64_t Schedule::peak_alive_bytes() const {
   return peak;
 }
 
+std::vector<int> Schedule::layers_of(int s) const {
+  if (step_layer_begin.empty()) return {steps[static_cast<std::size_t>(s)].layer};
+  return {step_layers.begin() + step_layer_begin[static_cast<std::size_t>(s)],
+          step_layers.begin() + step_layer_begin[static_cast<std::size_t>(s) + 1]};
+}
+
 std::int64_t Schedule::total_ops(int ops_per_mac) const {
   std::int64_t n = 0;
   for (const auto& s : steps) n += s.ops.total(ops_per_mac);
@@ -236,6 +242,9 @@ class ScheduleBuilder {
       // Inference: what the network computes is its outputs, so they must reach off-chip memory.
       for (int o : outs) s_.tensors[static_cast<std::size_t>(y_[static_cast<std::size_t>(o)])].must_end_offchip = true;
     }
+    if (rules_.fusion != FusionLevel::None)
+      detail::fuse_steps(net_, fusion_groups(net_, s_.forward_order, rules_.fusion,
+                                                 rules_.training && rules_.batch_statistics), y_, s_);
     finish_tensors();
   }
 

@@ -128,11 +128,14 @@ class RepeatFinder {
                : -1;
   }
 
-  // The same step apart from which tensors it names: kind, work, and each access's bytes,
-  // direction, tensor role and size, and full-use flags.
+  // The same step apart from which tensors it names: kind, work, a fused step's intermediate
+  // bytes (through-cache reserves them), and each access's bytes, direction, tensor role and
+  // size, and full-use flags.
   bool same_step(int v, int w) const {
     const Step& a = s_.steps[static_cast<std::size_t>(v)];
     const Step& b = s_.steps[static_cast<std::size_t>(w)];
+    const auto& inside = s_.step_intermediate_bytes;
+    if (!inside.empty() && inside[static_cast<std::size_t>(v)] != inside[static_cast<std::size_t>(w)]) return false;
     if (a.phase != b.phase || a.part != b.part || kind_of(a) != kind_of(b) || a.ops.macs != b.ops.macs ||
         a.ops.flops != b.ops.flops || a.num_accesses != b.num_accesses || a.num_gemms != b.num_gemms)
       return false;

@@ -138,6 +138,13 @@ def _parser() -> argparse.ArgumentParser:
         "default lookahead)",
     )
     e.add_argument(
+        "--fusion",
+        choices=("none", "pointwise", "accelerator"),
+        help="operator fusion (docs/model/fusion.md): none (one step per layer, the "
+        "default), pointwise (as PyTorch Inductor / XLA in training), accelerator (also "
+        "each convolution or GEMM with its point-wise consumers); sets the policy's level",
+    )
+    e.add_argument(
         "--ops-per-mac",
         type=int,
         default=2,
@@ -167,6 +174,13 @@ def _parser() -> argparse.ArgumentParser:
         help="output file: .parquet (needs pyarrow; re-runs skip points already there) or .csv",
     )
     w.add_argument("--threads", type=int, help="C++ threads (default: all cores)")
+    w.add_argument(
+        "--fusion",
+        nargs="+",
+        choices=("none", "pointwise", "accelerator"),
+        help="fusion level(s) every policy is taken at (docs/model/fusion.md); "
+        "overrides the file's key 'fusion'",
+    )
     w.add_argument(
         "--executor",
         choices=("local", "dask"),
@@ -321,6 +335,9 @@ def _sweep(args: argparse.Namespace) -> int:
     if args.threads is not None:
         from_file.discard("threads")
         kwargs["threads"] = args.threads
+    if args.fusion is not None:
+        from_file.discard("fusion")
+        kwargs["fusion"] = args.fusion
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     executor = None
     if args.executor == "dask":
@@ -407,7 +424,12 @@ def _estimate(args: argparse.Namespace) -> None:
     net = _load(args.network, args.batch, size)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrecisionWarning)  # said above, in one line
-        r = estimate(net, hw, args.policy, ops_per_mac=args.ops_per_mac)
+        pol = args.policy
+        if args.fusion is not None:
+            from .policy import policy as as_policy
+
+            pol = as_policy(pol).replace(fusion=args.fusion)
+        r = estimate(net, hw, pol, ops_per_mac=args.ops_per_mac)
     if args.json:
         print(json.dumps(_result_json(r, args.by_kind), indent=1))
         return

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Union
 from . import _core
 from ._lazy import LazyModule, is_integer
 from ._zoo_index import BUILDERS
-from .part import _as_part
+from .part import _as_part, _fusion_level, _with_fusion
 from .units import column_unit, format_bytes, format_count
 
 if TYPE_CHECKING:
@@ -149,6 +149,72 @@ class Network:
             self._variants[key] = Network(self._core, self.batch, self.bytes_per_element, key)
         return self._variants[key]
 
+    @property
+    def fusion(self) -> str:
+        """The fusion level of its schedule (docs/model/fusion.md): ``none``, ``pointwise``
+        or ``accelerator``, an option of its scheduler."""
+        return str(self._scheduler_part.option_dict.get("fusion", "none"))
+
+    def with_fusion(self, level: str) -> Network:
+        """The same network and scheduler at another fusion level (``none``, ``pointwise``,
+        ``accelerator``; docs/model/fusion.md); the result is cached."""
+        return self.with_scheduler(
+            _with_fusion(self._scheduler_part, _fusion_level(level, "with_fusion"))
+        )
+
+    def fusion_groups(self, level: str | None = None) -> pd.DataFrame:
+        """The fused steps of a fusion level (default: this network's): one row per forward
+        and backward step (loss steps left out), each a group of layers
+        (docs/model/fusion.md).
+
+        Columns: ``group`` (its index in its pass), ``phase`` ("fwd", "bwd"), ``step`` (its
+        index in the schedule), ``name``, ``layers`` (tuple of names, forward order),
+        ``kinds`` (tuple), ``layer_count``, ``bytes_read``, ``bytes_written`` (its accesses,
+        all streamed), ``intermediate_bytes`` (written by one layer of the step and used by
+        no other step: never off chip), ``saved_bytes`` (forward steps: the bytes it writes
+        that a backward step reads, masks included), ``mask_bytes`` (forward steps: its 1-bit
+        masks), ``flops``. ``attrs["units"]`` names each column's unit.
+        """
+        net = self if level is None else self.with_fusion(level)
+        steps = net.steps
+        acc = net.accesses
+        names = self._core.layer_table()["name"]
+        kinds = self._core.layer_table()["kind"]
+        ft = net.schedule.fusion_table()
+        members: dict[int, list[int]] = {}
+        for step, layer in zip(ft["step"].tolist(), ft["layer"].tolist()):
+            members.setdefault(step, []).append(layer)
+        phase = steps["phase"].to_numpy()
+        bwd_read = set(acc.loc[(phase[acc["step"]] == "bwd") & acc["read"], "tensor"])
+        writes = acc[acc["write"]]
+        saved = writes[writes["tensor"].isin(bwd_read)].groupby("step")["bytes"].sum()
+        masks = writes[writes["tensor"].str.startswith("M:")].groupby("step")["bytes"].sum()
+        rows = steps[steps["phase"] != "loss"]
+        counter = {"fwd": 0, "bwd": 0}
+        group = []
+        for p in rows["phase"]:
+            group.append(counter[p])
+            counter[p] += 1
+        fwd = (rows["phase"] == "fwd").to_numpy()
+        df = pd.DataFrame(
+            {
+                "group": group,
+                "phase": rows["phase"].to_numpy(),
+                "step": rows["step"].to_numpy(),
+                "name": rows["name"].to_numpy(),
+                "layers": [tuple(names[members[s]]) for s in rows["step"]],
+                "kinds": [tuple(kinds[members[s]]) for s in rows["step"]],
+                "layer_count": [len(members[s]) for s in rows["step"]],
+                "bytes_read": rows["bytes_read"].to_numpy(),
+                "bytes_written": rows["bytes_written"].to_numpy(),
+                "intermediate_bytes": ft["intermediate_bytes"][rows["step"].to_numpy()],
+                "saved_bytes": np.where(fwd, saved.reindex(rows["step"], fill_value=0), 0),
+                "mask_bytes": np.where(fwd, masks.reindex(rows["step"], fill_value=0), 0),
+                "flops": rows["flops"].to_numpy(),
+            }
+        )
+        return _with_units(df)
+
     # -- the schedule (C++), built once --------------------------------------------------------
     @cached_property
     def schedule(self) -> _core.Schedule:
@@ -203,12 +269,26 @@ class Network:
         for phase, target in ((0, fwd_step), (2, bwd_step)):
             sel = steps["phase"] == phase
             target[steps["layer"][sel]] = np.nonzero(sel)[0]
-        step_flops = 2 * steps["macs"] + steps["flops"]
+        if self.fusion != "none":
+            # A fused step runs several layers: each points at it. The FLOPs per layer are
+            # the unfused schedule's (fusion moves no work).
+            ft = self.schedule.fusion_table()
+            step_phase = steps["phase"][ft["step"]]
+            for phase, target in ((0, fwd_step), (2, bwd_step)):
+                sel = step_phase == phase
+                target[ft["layer"][sel]] = ft["step"][sel]
+            unfused = self.with_fusion("none")._step_arrays
+            own_bwd = np.full(len(df), -1)
+            sel = unfused["phase"] == 2
+            own_bwd[unfused["layer"][sel]] = np.nonzero(sel)[0]
+        else:
+            unfused, own_bwd = steps, bwd_step
+        step_flops = 2 * unfused["macs"] + unfused["flops"]
         df["fwd_flops"] = n * (2 * t["fwd_macs"] + t["fwd_flops"])
         dw = np.where(t["trainable"], n * (2 * t["bwd_dw_macs"] + t["bwd_dw_flops"]), 0)
-        bwd_total = np.append(step_flops, 0)[bwd_step]
-        df["bwd_dx_flops"] = np.where(bwd_step >= 0, bwd_total - dw, 0)
-        df["bwd_dw_flops"] = np.where(bwd_step >= 0, dw, 0)
+        bwd_total = np.append(step_flops, 0)[own_bwd]
+        df["bwd_dx_flops"] = np.where(own_bwd >= 0, bwd_total - dw, 0)
+        df["bwd_dw_flops"] = np.where(own_bwd >= 0, dw, 0)
         df["fwd_macs"] = n * t["fwd_macs"]
         rf = np.append(self.schedule.reuse_frequency(2), np.nan)  # index -1 -> NaN (no step)
         df["rf_fwd"] = rf[fwd_step]
@@ -273,9 +353,10 @@ class Network:
         """The schedule: one row per step (forward, loss, backward), in execution order.
 
         Columns: ``step``, ``name`` (``F:conv1``, ``loss:fc``, ``B:conv1``; a split backward
-        ``B:conv1/dx`` and ``B:conv1/dw``), ``phase`` ("fwd", "loss", "bwd"), ``part`` ("" for
+        ``B:conv1/dx`` and ``B:conv1/dw``; a fused step ``F:bn1+relu1``, its layers joined
+        by ``+``, docs/model/fusion.md), ``phase`` ("fwd", "loss", "bwd"), ``part`` ("" for
         a whole layer's step, "dx" / "dw" for the halves of a split backward), ``layer``,
-        ``kind``, ``class``, ``flops`` (2 per MAC),
+        ``kind``, ``class`` (of its layer: a fused step's first), ``flops`` (2 per MAC),
         ``macs``, ``bytes_read``, ``bytes_written`` (if every access were streamed; a
         read-modify-write counts in both), ``accesses`` (how many tensors it touches),
         ``rf`` (FLOP/byte, Eq. 3.4). ``attrs["units"]`` names each column's unit (FLOP, MAC,
@@ -295,11 +376,18 @@ class Network:
         prefix = np.array(["F:", "loss:", "B:"], dtype=object)[s["phase"]]
         part = np.array(["", "dx", "dw"], dtype=object)[s["part"]]
         suffix = np.array(["", "/dx", "/dw"], dtype=object)[s["part"]]
+        runs = layer
+        if self.fusion != "none":  # a fused step is named after all its layers
+            ft = self.schedule.fusion_table()
+            joined: list[list[str]] = [[] for _ in range(len(layer))]
+            for step, member in zip(ft["step"].tolist(), ft["layer"].tolist()):
+                joined[step].append(lt["name"][member])
+            runs = np.array(["+".join(j) for j in joined], dtype=object)
         is_loss = s["phase"] == 1
         table = pd.DataFrame(
             {
                 "step": np.arange(len(phase)),
-                "name": prefix + layer + suffix,
+                "name": prefix + runs + suffix,
                 "phase": phase,
                 "part": part,
                 "layer": layer,

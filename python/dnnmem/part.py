@@ -280,3 +280,31 @@ def _as_part(kind: str, value: PartLike) -> Part | None:
         f"policy: {kind} must be a name, 'name(options)', (name, dict) or a Part, "
         f"got {type(value).__name__}"
     )
+
+
+#: The fusion levels (docs/model/fusion.md): an option of every scheduler, written on its own
+#: in a policy's string form (``"lookahead + fusion=pointwise"``).
+FUSION_LEVELS = ("none", "pointwise", "accelerator")
+
+
+def _fusion_level(value: Any, where: str = "fusion") -> str:
+    """A fusion level, checked."""
+    if not isinstance(value, str) or value not in FUSION_LEVELS:
+        raise ValueError(
+            f"{where}: must be one of {', '.join(FUSION_LEVELS)}, got {value!r} "
+            "(docs/model/fusion.md)"
+        )
+    return value
+
+
+def _with_fusion(part: Part, level: str | None) -> Part:
+    """The scheduler `part` with its option ``fusion`` set to `level` (None: kept as given);
+    ``none``, the default, is left out so that one policy has one spelling."""
+    options = part.option_dict
+    if level is not None:
+        options["fusion"] = level
+    if options.get("fusion") == "none":
+        del options["fusion"]
+    if options == part.option_dict:
+        return part
+    return _make_part("scheduler", part.name, options)

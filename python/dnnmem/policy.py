@@ -32,14 +32,17 @@ from typing import TYPE_CHECKING, Any, Union
 from . import _core, registry
 from .part import (
     DEFAULTS,
+    FUSION_LEVELS,
     KIND_LABELS,
     KINDS,
     Part,
     PartLike,
     _as_part,
+    _fusion_level,
     _parse_part,
     _split_top,
     _valid_names,
+    _with_fusion,
 )
 from .part import parts as parts  # dnnmem.policy.parts, as documented
 
@@ -47,7 +50,7 @@ if TYPE_CHECKING:
     from .network import Network
     from .registry import SparsityLike
 
-__all__ = ["Part", "Policy", "PolicyLike", "parts", "policy"]
+__all__ = ["FUSION_LEVELS", "Part", "Policy", "PolicyLike", "parts", "policy"]
 
 
 @dataclasses.dataclass(frozen=True, init=False)
@@ -64,6 +67,12 @@ class Policy:
     Policy('split-backward + lru')
     >>> str(Policy.parse("ratio(activation=2) + belady"))
     'belady + ratio(activation=2)'
+    >>> Policy("lru", fusion="pointwise")
+    Policy('lru + fusion=pointwise')
+
+    ``fusion`` is the fusion level (``none``, ``pointwise``, ``accelerator``;
+    docs/model/fusion.md), an option of every scheduler: ``Policy(scheduler="mbs",
+    fusion="accelerator")`` is ``Policy(scheduler="mbs(fusion=accelerator)")``.
     """
 
     scheduler: Part
@@ -78,8 +87,12 @@ class Policy:
         scheduler: PartLike = "default",
         link: PartLike = "raw",
         compute: PartLike = None,
+        fusion: str | None = None,
     ) -> None:
-        object.__setattr__(self, "scheduler", _as_part("scheduler", scheduler or "default"))
+        sched = _as_part("scheduler", scheduler or "default")
+        assert sched is not None
+        level = None if fusion is None else _fusion_level(fusion, "policy: fusion")
+        object.__setattr__(self, "scheduler", _with_fusion(sched, level))
         object.__setattr__(self, "cache", _as_part("cache", cache or "lookahead"))
         object.__setattr__(self, "link", _as_part("link", link or "raw"))
         object.__setattr__(self, "compute", _as_part("compute", compute))
@@ -91,9 +104,16 @@ class Policy:
         if not isinstance(text, str):
             raise TypeError(f"policy: expected a string, got {type(text).__name__}")
         found: dict[str, Part] = {}
+        fusion: str | None = None
         for piece in _split_top(text, "+"):
             if not piece.strip():
                 raise ValueError(f"policy: empty part in {text!r} ({_valid_names()})")
+            head, eq, level = piece.partition("=")
+            if eq and head.strip() == "fusion":
+                if fusion is not None:
+                    raise ValueError(f"policy: fusion given twice in {text!r}")
+                fusion = _fusion_level(level.strip(), "policy: fusion")
+                continue
             part = _parse_part(piece)
             if part.kind in found:
                 raise ValueError(
@@ -101,18 +121,34 @@ class Policy:
                     f"{found[part.kind].name!r} and {part.name!r}"
                 )
             found[part.kind] = part
-        return cls(**found)
+        scheduler = found.get("scheduler", Part("scheduler", ""))
+        if fusion is not None and "fusion" in scheduler.option_dict:
+            raise ValueError(f"policy: fusion given twice in {text!r}")
+        return cls(**found, fusion=fusion)
 
     def replace(self, **changes: PartLike) -> Policy:
-        """A copy with some parts changed (``scheduler=``, ``cache=``, ``link=``, ``compute=``)."""
-        unknown = set(changes) - set(KINDS)
+        """A copy with some parts changed (``scheduler=``, ``cache=``, ``link=``, ``compute=``)
+        or another fusion level (``fusion=``). A new scheduler keeps this policy's fusion
+        level unless it names one."""
+        unknown = set(changes) - {*KINDS, "fusion"}
         if unknown:
             raise TypeError(
-                f"Policy.replace: unknown part(s) {sorted(unknown)} (valid: {', '.join(KINDS)})"
+                f"Policy.replace: unknown part(s) {sorted(unknown)} "
+                f"(valid: {', '.join(KINDS)}, fusion)"
             )
         fields: dict[str, Any] = {k: getattr(self, k) for k in KINDS}
+        fusion = changes.pop("fusion", None)
         fields.update(changes)
-        return Policy(**fields)
+        if fusion is None and "scheduler" in changes:
+            new = _as_part("scheduler", changes["scheduler"] or "default")
+            if new is not None and "fusion" not in new.option_dict:
+                fusion = self.fusion
+        return Policy(**fields, fusion=fusion if fusion is None else str(fusion))
+
+    @property
+    def fusion(self) -> str:
+        """The fusion level (docs/model/fusion.md): ``none``, ``pointwise`` or ``accelerator``."""
+        return str(self.scheduler.option_dict.get("fusion", "none"))
 
     def with_compute(self, default: PartLike) -> Policy:
         """This policy, its compute model ``default`` when it names none (the hardware's;
@@ -128,23 +164,31 @@ class Policy:
             part = getattr(self, kind)
             if part is None:
                 continue
+            if kind == "scheduler":
+                part = _with_fusion(part, "none")  # the level is written on its own, last
             if kind in ("cache", "compute") or part.name != DEFAULTS[kind] or part.options:
                 out.append(str(part))
+        if self.fusion != "none":
+            out.append(f"fusion={self.fusion}")
         return " + ".join(out)
 
     def __repr__(self) -> str:
         return f"Policy({str(self)!r})"
 
     def columns(self) -> dict[str, Any]:
-        """One column per part (its name) and one per option given
+        """One column per part (its name), ``fusion`` (the level), and one per option given
         (``<kind>_<option>``), for result rows."""
         out: dict[str, Any] = {}
         for kind in KINDS:
             part = getattr(self, kind)
             name = part.name if part is not None else DEFAULTS[kind]
             out[kind] = name
+            if kind == "scheduler":
+                out["fusion"] = self.fusion
             if part is not None:
                 for k, v in part.options:
+                    if kind == "scheduler" and k == "fusion":
+                        continue
                     out[f"{kind}_{k}"] = v
         return out
 

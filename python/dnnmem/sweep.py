@@ -41,7 +41,7 @@ from .estimate import ROLES, NetworkLike, _check_has_steps
 from .hardware import Hardware, check_element_size
 from .network import Network, _check_batch, schedule_columns
 from .part import KINDS
-from .policy import PolicyLike
+from .policy import FUSION_LEVELS, Policy, PolicyLike
 from .policy import policy as as_policy
 from .presets import as_hardware
 from .units import COLUMN_UNITS
@@ -313,6 +313,7 @@ def sweep(
     batch: int | Iterable[int] | Mapping[str, int] | None = None,
     policy: PolicyLike | Iterable[PolicyLike] = "lookahead",
     *,
+    fusion: str | Iterable[str] | None = None,
     points: pd.DataFrame | Iterable[Mapping[str, Any]] | None = None,
     hardware: Hardware | str | None = None,
     threads: int | None = None,
@@ -344,6 +345,10 @@ def sweep(
         compute model, as :class:`dnnmem.Policy` objects or their string forms
         (``"split-backward + lru"``); see docs/policies.md. Two spellings of one policy are
         one policy. A policy that names no compute model takes ``hardware``'s.
+    fusion : str or list of str, optional
+        Fusion levels (``none``, ``pointwise``, ``accelerator``; docs/model/fusion.md): an
+        axis crossed with ``policy``, each policy taken at each level (default: each policy's
+        own, ``none`` unless it names one). The ``fusion`` column holds each row's level.
     points : DataFrame or list of dicts, optional
         Explicit points instead of the grid, with columns among ``network``, ``batch``,
         ``policy``, ``capacity``, ``bandwidth``, ``throughput``; a missing column takes the
@@ -423,6 +428,8 @@ def sweep(
     """
     if on_interrupt not in ("return", "raise"):
         raise ValueError(f"on_interrupt: must be 'return' or 'raise', got {on_interrupt!r}")
+    if fusion is not None:
+        policy = _fusion_axis(policy, fusion)
     options = registry.check_options({"energy": energy})  # the report models' (docs: registry)
     if ops_per_mac not in (1, 2) or isinstance(ops_per_mac, bool):
         raise ValueError(f"ops_per_mac: must be 1 or 2, got {ops_per_mac!r}")
@@ -861,6 +868,23 @@ def _read_previous(out: str | os.PathLike[str]) -> pd.DataFrame | None:
     return df
 
 
+def _fusion_axis(
+    policy: PolicyLike | Iterable[PolicyLike], fusion: str | Iterable[str]
+) -> list[Policy]:
+    """Each policy at each fusion level (the ``fusion=`` axis of :func:`sweep`)."""
+    levels = [fusion] if isinstance(fusion, str) else list(fusion)
+    if not levels:
+        raise ValueError("fusion: expected a level or a list of levels, got an empty list")
+    for level in levels:
+        if not isinstance(level, str) or level not in FUSION_LEVELS:
+            raise ValueError(
+                f"fusion: must be one of {', '.join(FUSION_LEVELS)}, got {level!r} "
+                "(docs/model/fusion.md)"
+            )
+    given = [policy] if isinstance(policy, (str, Policy)) else list(policy)
+    return [as_policy(p).replace(fusion=level) for p in given for level in levels]
+
+
 #: The columns a sweep gives as int64 (whatever the engine's, the grid's or a resumed file's).
 _INT_RESULTS = (
     "traffic_in",
@@ -889,7 +913,7 @@ def _part_table(pols: _Policies) -> pd.DataFrame:
     names: list[str] = []
     for cols in rows.values():
         names += [n for n in cols if n not in names]
-    order = {k: i for i, k in enumerate(KINDS)}
+    order = {k: i for i, k in enumerate(("scheduler", "fusion", *KINDS[1:]))}
     names.sort(key=lambda n: (order[n.split("_", 1)[0]], n.count("_") > 0))
     return pd.DataFrame.from_dict(
         {label: [cols.get(n) for n in names] for label, cols in rows.items()},
@@ -1011,7 +1035,7 @@ def _finish(
     # the (Arrow-backed) column in Python: 35,000 rows took 40 ms that way.
     for c in ("network", "policy"):
         df[c] = pd.Categorical(df[c], categories=list(pd.unique(grid[c])))
-    for c in KINDS:
+    for c in (*KINDS, "fusion"):
         df[c] = pd.Categorical(df[c], categories=list(pd.unique(df[c])))
     df.attrs["evaluated"] = len(new)
     return df

@@ -11,6 +11,7 @@ format")::
     bandwidth: [616GB/s, 1555GB/s]      # ... or a list, or one value
     throughput: 13.45TFLOPS
     policy: [lookahead, "split-backward + lru + ratio(activation=2)"]   # policies (docs/policies.md)
+    fusion: [none, pointwise]           # optional: each policy at each level (docs/model/fusion.md)
     threads: 2                          # optional
     ops_per_mac: 2                      # optional
 
@@ -36,6 +37,7 @@ _KEYS = {
     "bandwidth",
     "throughput",
     "policy",
+    "fusion",
     "threads",
     "ops_per_mac",
     "max_points",

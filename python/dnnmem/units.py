@@ -284,6 +284,7 @@ COLUMN_UNITS: dict[str, str] = {
         ("capacity", "memory", "bytes", "output_bytes", "weight_bytes", "state_bytes"), "bytes"
     ),
     **dict.fromkeys(("bytes_read", "bytes_written", "resident_bytes", "pinned_bytes"), "bytes"),
+    **dict.fromkeys(("intermediate_bytes", "saved_bytes", "mask_bytes"), "bytes"),
     **dict.fromkeys(("traffic_in", "traffic_out", "link_in", "link_out", "gb_bytes"), "bytes"),
     **dict.fromkeys(("bytes_in", "bytes_out", "bytes_streamed_in", "bytes_streamed_out"), "bytes"),
     **{f"traffic_{d}_{r}": "bytes" for d in ("in", "out") for r in _ROLES},
@@ -300,7 +301,7 @@ COLUMN_UNITS: dict[str, str] = {
     **dict.fromkeys(("batch", "sub_batches"), "samples"),
     "samples_per_s": "samples/s",
     **dict.fromkeys(("kept", "prefetched", "born", "offloads", "groups", "pinned"), "count"),
-    **dict.fromkeys(("params", "num_uses", "accesses"), "count"),
+    **dict.fromkeys(("params", "num_uses", "accesses", "layer_count"), "count"),
     "output_shape": "elements",
     **dict.fromkeys(
         (

@@ -103,11 +103,27 @@ def load(name: str, batch: int) -> dnnmem.Network:
     return dnnmem.network(name, batch=batch, bytes_per_element=2)
 
 
+#: The fusion level of every run (docs/model/fusion.md; ``--fusion``): the reproductions keep the
+#: thesis's ``none`` until each is settled (docs/seeds/mbs.md, "Fusion").
+FUSION = "none"
+
+
+def fused(policy: str) -> str:
+    """``policy`` at :data:`FUSION`."""
+    return policy if FUSION == "none" else str(dnnmem.Policy.parse(policy).replace(fusion=FUSION))
+
+
+def set_fusion(level: str) -> None:
+    """Every run of this seed's scripts at fusion ``level`` (``--fusion``)."""
+    global FUSION
+    FUSION = level
+
+
 def run(net: dnnmem.Network, hw: dnnmem.Hardware, policy: str) -> dict[str, Any]:
     """One estimate as a row: the result's totals (docs/model/report.md): traffic (also by
     role), time, utilization, groups and sub-batch sizes, global-buffer bytes and energy
     (``dnnmem.energy.WAVECORE``: DRAM-byte units, the paper's §6 ratios)."""
-    r = dnnmem.estimate(net, hw, policy=policy)
+    r = dnnmem.estimate(net, hw, policy=fused(policy))
     d = r.to_dict()
     keep = [
         "traffic_in",
@@ -136,4 +152,4 @@ def ordered(names: Sequence[str]) -> list[str]:
 
 def main(script: ModuleType, argv: Sequence[str] | None = None) -> None:
     """The command line of every script (sweeps/_pages.py)."""
-    _pages.main(SEED, script, argv)
+    _pages.main(SEED, script, argv, fusion=set_fusion)

@@ -50,7 +50,7 @@ def compute(small: bool = False) -> pd.DataFrame:
     for name, batch in nets.items():
         net = C.load(name, batch)
         for config, policy in configs.items():
-            r = C.dnnmem.estimate(net, hw, policy=policy)
+            r = C.dnnmem.estimate(net, hw, policy=C.fused(policy))
             rows.append(
                 {
                     "network": name,

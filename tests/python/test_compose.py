@@ -64,6 +64,7 @@ def test_policy_object_and_columns() -> None:
     assert p.link.option_dict == {"activation": 2.0, "cap": 12.8e9}
     assert p.columns() == {
         "scheduler": "split-backward",
+        "fusion": "none",
         "scheduler_first": "dw",
         "cache": "lru",
         "link": "ratio",

@@ -46,7 +46,7 @@ def test_each_row_equals_estimate(grid: pd.DataFrame) -> None:
     inputs = sweep_module.INPUT_COLUMNS
     assert list(grid.columns) == (
         inputs[:3]
-        + ["scheduler", "cache", "link", "compute"]
+        + ["scheduler", "fusion", "cache", "link", "compute"]
         + inputs[3:]
         + sweep_module.RESULT_COLUMNS
     )

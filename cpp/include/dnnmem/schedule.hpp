@@ -63,6 +63,7 @@ struct Tensor {
   std::int64_t bytes = 0;
   bool starts_offchip = false;    // network inputs, weights, states
   bool must_end_offchip = false;  // dW of trainable weights
+  bool mask = false;              // a layer's 1-bit mask for its backward pass (fusion.hpp)
   int first_use = -1, last_use = -1;
   int first_full_use = -1;        // -1 if every use is partial
   int use_begin = 0, use_end = 0; // uses [use_begin, use_end) in Schedule::uses
@@ -207,6 +208,16 @@ struct Schedule {
   // its group and sub-batch (the loss steps belong to the group of their output layer).
   std::vector<LayerGroup> groups;
   std::vector<int> step_group, step_sub_batch;
+  // Fused schedules only (docs/model/fusion.md; empty at fusion level `none`, where each step runs
+  // its one layer): per step the layers it runs, step_layers[step_layer_begin[s] ..
+  // step_layer_begin[s + 1]) in forward order, and the bytes it passes on chip between them
+  // without writing them (its intermediates).
+  std::string fusion = "none";
+  std::vector<int> step_layer_begin, step_layers;
+  std::vector<std::int64_t> step_intermediate_bytes;
+
+  // The layers step `s` runs: its fused group, or its one layer.
+  std::vector<int> layers_of(int s) const;
 
   // Consecutive full-use pairs (the reuse intervals of SPEC §5 rule 1).
   std::int64_t num_intervals() const;

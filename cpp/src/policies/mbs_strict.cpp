@@ -23,14 +23,16 @@
 //                  gradient bytes exceed the capacity moves its bytes norm_passes times:
 //                  statistics pass, then normalize pass, the data not fitting on chip between
 //                  them (a kept read still costs nothing; a step that fits reads once);
-//   relu_mask=on   a ReLU backward step's load of the ReLU's own output moves a mask of 1 bit
-//                  per element, ceil(elements / 8) bytes, stored by the ReLU's forward step;
+//   relu_mask=on   a ReLU's (ReLU6's, leaky ReLU's) backward load of its own output moves a mask
+//                  of 1 bit per element, ceil(elements / 8) bytes (the fusion stage's mask,
+//                  dnnmem/fusion.hpp), stored by the layer's forward step;
 //                  the output itself is then stored only for the other loads that need it.
 // Transfers are streamed with their step; resident = bytes of the kept intervals spanning each
 // step. Counts: kept = intervals kept.
 #include <algorithm>
 
 #include "dnnmem/compose.hpp"
+#include "dnnmem/fusion.hpp"
 #include "dnnmem/policies.hpp"
 #include "range_tree.hpp"
 
@@ -153,14 +155,25 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
                ? s.layer_kinds[static_cast<std::size_t>(layer)]
                : Kind::Input;
   };
-  const auto mask_read = [&](const Tensor& T, const Use& U) {
-    return relu_mask && U.read && !U.write && T.role == Role::Activation &&
-           s.steps[static_cast<std::size_t>(U.step)].phase == Phase::Backward &&
-           s.steps[static_cast<std::size_t>(U.step)].layer == T.layer && kind_of(U.step) == Kind::ReLU;
+  // The mask is the fusion stage's (dnnmem/fusion.hpp, docs/model/fusion.md): one bit per
+  // element of a ReLU-family output, read by that layer's backward step (in a fused schedule,
+  // by the step that runs it) instead of the output. A fused schedule's own masks are already
+  // masks.
+  const auto runs = [&](int step, int layer) {
+    if (s.step_layer_begin.empty()) return s.steps[static_cast<std::size_t>(step)].layer == layer;
+    const auto b = s.step_layers.begin();
+    return std::find(b + s.step_layer_begin[static_cast<std::size_t>(step)],
+                     b + s.step_layer_begin[static_cast<std::size_t>(step) + 1], layer) !=
+           b + s.step_layer_begin[static_cast<std::size_t>(step) + 1];
   };
-  const auto mask_bytes = [&](std::int64_t bytes) {
-    const std::int64_t elements = bytes / std::max(1, s.bytes_per_element);
-    return (elements + 7) / 8;
+  const auto mask_read = [&](const Tensor& T, const Use& U) {
+    return relu_mask && U.read && !U.write && T.role == Role::Activation && !T.mask && T.layer >= 0 &&
+           s.steps[static_cast<std::size_t>(U.step)].phase == Phase::Backward &&
+           static_cast<std::size_t>(T.layer) < s.layer_kinds.size() &&
+           backward_needs_only_sign(s.layer_kinds[static_cast<std::size_t>(T.layer)]) && runs(U.step, T.layer);
+  };
+  const auto mask_bytes_of = [&](std::int64_t bytes) {
+    return mask_bytes(bytes / std::max(1, s.bytes_per_element));
   };
   // Per use: load / store decisions (S3, S4).
   std::vector<std::uint8_t> load(s.uses.size(), 0), store(s.uses.size(), 0), mask(s.uses.size(), 0);
@@ -210,7 +223,7 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
       const auto u = static_cast<std::size_t>(access_use[static_cast<std::size_t>(st.first_access + k)]);
       if (!load[u]) continue;
       const Tensor& T = s.tensors[static_cast<std::size_t>(a.tensor)];
-      std::int64_t bytes = mask[u] ? mask_bytes(a.bytes) : a.bytes;
+      std::int64_t bytes = mask[u] ? mask_bytes_of(a.bytes) : a.bytes;
       if (norm_passes > 1 && !s.uses[u].partial && kind_of(step) == Kind::BatchNorm &&
           act[i] > in.capacity && (T.role == Role::Activation || T.role == Role::Gradient))
         bytes *= norm_passes;
@@ -224,7 +237,7 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
         ++plan.counts.offloads;
       }
       if (mask[u] && s.uses[u].write) {  // the ReLU's mask, written beside (or instead of) Y
-        plan.transfers.push_back({a.tensor, TransferKind::StreamStore, mask_bytes(a.bytes), step, step});
+        plan.transfers.push_back({a.tensor, TransferKind::StreamStore, mask_bytes_of(a.bytes), step, step});
         ++plan.counts.offloads;
       }
     }

@@ -110,7 +110,8 @@ class ThesisPlanner {
   bool kept(int f) const { return is(f, Kept); }  // f -> f+1
   bool resident_before(int f) const { return is(f, KeptIn | Loaded); }
 
-  // Through-cache: each step's working set (the bytes of its accesses), as a reservation capped
+  // Through-cache: each step's working set (the bytes of its accesses and, in a fused schedule,
+  // of its intermediates), as a reservation capped
   // at the capacity; over_ marks the steps whose working set does not fit (nothing is resident
   // at their uses: the minimal caching scheme, thesis §4.3.3).
   std::vector<std::uint8_t> over_;
@@ -120,6 +121,8 @@ class ThesisPlanner {
       const Step& st = s_.steps[static_cast<std::size_t>(s)];
       std::int64_t sum = 0;
       for (int k = 0; k < st.num_accesses; ++k) sum += s_.accesses[static_cast<std::size_t>(st.first_access + k)].bytes;
+      // A fused step's intermediates pass through the cache too (docs/model/fusion.md).
+      if (!s_.step_intermediate_bytes.empty()) sum += s_.step_intermediate_bytes[static_cast<std::size_t>(s)];
       if (sum > in_.capacity) over_[static_cast<std::size_t>(s)] = 1;
       occ_.add(s, s, std::min(sum, in_.capacity));
     }

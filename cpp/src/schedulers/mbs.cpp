@@ -3,6 +3,7 @@
 // buffer it plans for; each step is a default step run on one sub-batch, over slice tensors.
 #include "dnnmem/compose.hpp"
 #include "mbs_builder.hpp"
+#include "steps.hpp"
 
 namespace dnnmem {
 
@@ -18,7 +19,8 @@ extern const SchedulerPart scheduler_mbs{
                    "greedy", {"greedy", "dp"}),
      choice_option("footprint", "forward: size sub-batches on the forward pass (the paper); training: "
                                 "on the forward and the backward pass",
-                   "forward", {"forward", "training"})},
+                   "forward", {"forward", "training"}),
+     detail::fusion_option()},
     [](const Network& net, const ScheduleOptions& options, const Options& own, Schedule& out) {
       detail::MbsRules rules;
       const std::string& v = own.choice("variant");
@@ -28,6 +30,7 @@ extern const SchedulerPart scheduler_mbs{
       rules.grouping = own.choice("grouping") == "dp" ? detail::MbsGrouping::Exact : detail::MbsGrouping::Greedy;
       rules.buffer = static_cast<std::int64_t>(own.number("buffer"));
       rules.training_footprint = own.choice("footprint") == "training";
+      rules.fusion = *fusion_level_from_name(own.choice("fusion"));
       detail::build_mbs(net, options, rules, out);
     }};
 

@@ -41,12 +41,25 @@ std::vector<MbsUnit> mbs_units(const Network& net, const Schedule& base, const M
   // last forward reader; and each position's own footprint (its inputs and output).
   std::vector<int> start(nt, -2), end(nt, -2);
   std::vector<std::int64_t> own(static_cast<std::size_t>(P), 0);
+  // A fused step's outputs that only the backward pass reads (its saved tensors and masks) are
+  // stored as they are produced and take no buffer (docs/model/fusion.md, "Mini-batch
+  // serialization"); the unfused schedule's footprints are unchanged.
+  std::vector<int> last_forward_read(nt, -1);
+  if (!base.step_layer_begin.empty())
+    for (std::size_t i = 0; i < base.steps.size(); ++i) {
+      if (base.steps[i].phase == Phase::Backward) continue;
+      for (int k = 0; k < base.steps[i].num_accesses; ++k) {
+        const Access& a = base.accesses[static_cast<std::size_t>(base.steps[i].first_access + k)];
+        if (a.read) last_forward_read[static_cast<std::size_t>(a.tensor)] = static_cast<int>(i);
+      }
+    }
   for (int p = 0; p < P; ++p) {
     const Step& st = base.steps[static_cast<std::size_t>(p)];
     for (int k = 0; k < st.num_accesses; ++k) {
       const Access& a = base.accesses[static_cast<std::size_t>(st.first_access + k)];
       const auto t = static_cast<std::size_t>(a.tensor);
       if (base.tensors[t].role != Role::Activation) continue;
+      if (!base.step_layer_begin.empty() && a.write && !a.read && last_forward_read[t] <= p) continue;
       own[static_cast<std::size_t>(p)] += per_sample(a.tensor);
       if (start[t] == -2) start[t] = a.write ? p : -1;
       end[t] = p;
@@ -109,9 +122,10 @@ std::vector<MbsUnit> mbs_units(const Network& net, const Schedule& base, const M
 
   // What the backward pass does with each tensor and layer (for the boundary cost).
   std::vector<char> read_in_bwd(nt, 0), has_bwd(net.layers.size(), 0);
-  for (const Step& st : base.steps) {
+  for (std::size_t i = 0; i < base.steps.size(); ++i) {
+    const Step& st = base.steps[i];
     if (st.phase != Phase::Backward) continue;
-    has_bwd[static_cast<std::size_t>(st.layer)] = 1;
+    for (int l : base.layers_of(static_cast<int>(i))) has_bwd[static_cast<std::size_t>(l)] = 1;
     for (int k = 0; k < st.num_accesses; ++k)
       read_in_bwd[static_cast<std::size_t>(base.accesses[static_cast<std::size_t>(st.first_access + k)].tensor)] = 1;
   }
@@ -226,8 +240,11 @@ std::vector<std::size_t> mbs_group_units(const std::vector<MbsUnit>& units, cons
 
 void build_mbs(const Network& net, const ScheduleOptions& options, const MbsRules& rules, Schedule& out) {
   const std::int64_t batch = options.batch;
+  StepRules steps;
+  steps.fusion = rules.fusion;
+  steps.batch_statistics = false;  // batch norm runs per sub-batch as group norm (docs/model/mbs.md)
   Schedule base;
-  build_steps(net, options, {}, base);
+  build_steps(net, options, steps, base);
   const std::vector<MbsUnit> units = mbs_units(net, base, rules);
   const std::vector<std::size_t> starts = mbs_group_units(units, rules);
 
@@ -327,13 +344,19 @@ void build_mbs(const Network& net, const ScheduleOptions& options, const MbsRule
       ScheduleOptions o = options;
       o.batch = size;
       it = at_size.emplace(size, Schedule{}).first;
-      build_steps(net, o, {}, it->second);
+      build_steps(net, o, steps, it->second);
     }
     const Step& same = it->second.steps[i];
     st.first_gemm = static_cast<int>(out.gemms.size());
     st.num_gemms = same.num_gemms;
     out.gemms.insert(out.gemms.end(), it->second.gemms.begin() + same.first_gemm,
                      it->second.gemms.begin() + same.first_gemm + same.num_gemms);
+    if (!base.step_layer_begin.empty()) {
+      out.step_layer_begin.push_back(static_cast<int>(out.step_layers.size()));
+      out.step_layers.insert(out.step_layers.end(), base.step_layers.begin() + base.step_layer_begin[i],
+                             base.step_layers.begin() + base.step_layer_begin[i + 1]);
+      out.step_intermediate_bytes.push_back(base.step_intermediate_bytes[i] / batch * size);
+    }
     out.steps.push_back(st);
     out.step_group.push_back(g);
     out.step_sub_batch.push_back(static_cast<int>(k));
@@ -358,6 +381,8 @@ void build_mbs(const Network& net, const ScheduleOptions& options, const MbsRule
     for (std::size_t k = 0; k + 1 < out.groups[static_cast<std::size_t>(g)].bounds.size(); ++k)
       for (std::size_t i : backward)
         if (group_of_step(base.steps[i]) == g) emit(i, g, k);
+  if (!base.step_layer_begin.empty()) out.step_layer_begin.push_back(static_cast<int>(out.step_layers.size()));
+  out.fusion = base.fusion;
   finish_tensors(out);
   out.capabilities = kTraining;
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "dnnmem/fusion.hpp"
 #include "dnnmem/schedule.hpp"
 
 namespace dnnmem::detail {
@@ -18,6 +19,7 @@ struct MbsRules {
   MbsGrouping grouping = MbsGrouping::Greedy;
   std::int64_t buffer = 0;  // bytes of on-chip buffer the grouping plans for
   bool training_footprint = false;  // footprints include the backward pass (footprint=training)
+  FusionLevel fusion = FusionLevel::None;  // the steps serialized are those of this fusion level
 };
 
 // A unit: a run of forward positions with exactly one tensor crossing each of its two ends, the

@@ -7,6 +7,8 @@
 // `dy-oracle` keep the two steps; the fused orders (interleave, dx-major, dw-major, alg1,
 // alg1-size, best) make each such layer's backward one step doing both products, tiled.
 #include "dnnmem/compose.hpp"
+#include <stdexcept>
+
 #include "steps.hpp"
 
 namespace dnnmem {
@@ -32,12 +34,20 @@ extern const SchedulerPart scheduler_split_backward{
      choice_option("nest", "tile model: each family's loop nest (best: least traffic; fixed: output-stationary ikj / kji)",
                    "best", {"best", "fixed"}),
      choice_option("replace", "tile model: the walk's tile replacement (farthest next use or LRU)",
-                   "belady", {"belady", "lru"})},
+                   "belady", {"belady", "lru"}),
+     detail::fusion_option()},
     [](const Network& net, const ScheduleOptions& options, const Options& own, Schedule& out) {
       const std::string& order = own.choice("order");
       detail::StepRules rules;
       rules.split_backward = order == "none" || order == "seq" || order == "dy-oracle";
       rules.weight_first = own.choice("first") == "dw";
+      detail::read_fusion(own, rules);
+      // At `pointwise` a product's backward steps stay its own (a library kernel), as the tile
+      // model needs them; at `accelerator` they take in point-wise work it does not model.
+      if (order != "none" && rules.fusion == FusionLevel::Accelerator)
+        throw std::invalid_argument("scheduler 'split-backward': fusion=accelerator cannot be "
+                                    "combined with the tile model (option 'order') yet; use "
+                                    "fusion=pointwise or order=none");
       detail::build_steps(net, options, rules, out);
       if (order == "none") return;
       out.tile_model.order = order;
