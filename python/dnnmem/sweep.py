@@ -907,6 +907,10 @@ _INT_RESULTS = (
 )
 
 
+#: The part columns a sweep gives as categoricals (both paths of _finish).
+_CATEGORICAL_PARTS = (*KINDS, "fusion")
+
+
 def _part_table(pols: _Policies) -> pd.DataFrame:
     """One row per policy label, one column per part and per option that some policy sets."""
     rows = {label: c.columns() for label, c in pols.by_label.items()}
@@ -966,7 +970,7 @@ def _assemble_fresh(
     at = INPUT_COLUMNS.index("policy") + 1
     frame: dict[str, Any] = {c: data.get(c, cols.get(c)) for c in INPUT_COLUMNS[:at]}
     for c in parts.columns:  # arrays, not Series: a Series makes the DataFrame align indexes
-        if c in KINDS:
+        if c in _CATEGORICAL_PARTS:
             per_label = table[c].to_numpy(object)[row_of]
             cats = list(dict.fromkeys(per_label[seen]))
             at_cat = {v: j for j, v in enumerate(cats)}
@@ -1035,7 +1039,7 @@ def _finish(
     # the (Arrow-backed) column in Python: 35,000 rows took 40 ms that way.
     for c in ("network", "policy"):
         df[c] = pd.Categorical(df[c], categories=list(pd.unique(grid[c])))
-    for c in (*KINDS, "fusion"):
+    for c in _CATEGORICAL_PARTS:
         df[c] = pd.Categorical(df[c], categories=list(pd.unique(df[c])))
     df.attrs["evaluated"] = len(new)
     return df
