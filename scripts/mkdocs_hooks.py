@@ -38,6 +38,7 @@ GUIDE = [
     "policies.md",
     "sweeps.md",
     "analysis.md",
+    "optimality.md",
     "importers.md",
     "performance.md",
 ]

@@ -123,7 +123,8 @@ def mbs(small: bool) -> pd.DataFrame:
         return _long(df, ["buffer_mib", "config"], {"traffic_vs_il5": None})
 
     def f14_rows(df: pd.DataFrame) -> pd.DataFrame:
-        return _long(df, ["network", "config"], {"gemm_utilization": None})
+        # Both arrays of the page's Fig. 14 (WaveCore's and SCALE-Sim's, docs/seeds/mbs.md).
+        return _long(df, ["network", "array", "config"], {"gemm_utilization": None})
 
     return pd.concat(
         [

@@ -83,6 +83,30 @@ void bind_compose(py::module_& m) {
       .def("link_wire_bytes", [](const PreparedPolicy& p, int tensor, std::int64_t bytes) {
         return p.link.wire_bytes(tensor, bytes);
       }, py::arg("tensor"), py::arg("bytes"), "Bytes on the link for `bytes` of tensor `tensor`.")
+      .def("transfer_seconds", [](const PreparedPolicy& p, const std::vector<int>& tensor,
+                                  const std::vector<std::int64_t>& bytes, const std::vector<bool>& load,
+                                  double bandwidth, double throughput) {
+        if (tensor.size() != bytes.size() || tensor.size() != load.size())
+          throw std::invalid_argument("transfer_seconds: tensor, bytes and load differ in length");
+        const TimeBase time = time_base(Hardware{0, bandwidth, throughput});
+        const auto n = static_cast<int>(p.link.size.size());
+        std::vector<double> out(tensor.size());
+        for (std::size_t i = 0; i < tensor.size(); ++i) {
+          if (!p.link.num.empty() && (tensor[i] < 0 || tensor[i] >= n))
+            throw std::invalid_argument("transfer_seconds: tensor " + std::to_string(tensor[i]) + " out of range");
+          out[i] = time.seconds(p.link.ticks(time, tensor[i], bytes[i], load[i]));
+        }
+        return to_array(out);
+      }, py::arg("tensor"), py::arg("bytes"), py::arg("load"), py::arg("bandwidth"), py::arg("throughput"),
+         "Seconds each transfer takes on the link alone (the timeline's channel time): `bytes` of "
+         "tensor `tensor`, a load or a store, at the design point's bandwidth and throughput.")
+      .def("with_kept", [](const PreparedPolicy& p, const std::vector<std::uint8_t>& kept) {
+        auto copy = std::make_shared<PreparedPolicy>(p);
+        copy->kept_given = kept;
+        return copy;
+      }, py::arg("kept"),
+         "A copy whose cache manager (lp-rounded) keeps the reuse intervals flagged: one flag per "
+         "full use, in the schedule's use order (docs/model/optimal.md).")
       .def_property_readonly("compute_work", [](const PreparedPolicy& p) { return to_array(p.compute.work); },
                              "Per step: the FLOPs that take as long at peak throughput.");
 
@@ -97,8 +121,7 @@ void bind_compose(py::module_& m) {
     spec.cache = {cache, option_map(cache_options, part_label("cache manager", cache))};
     spec.link = {link, option_map(link_options, part_label("link", link))};
     spec.compute = {compute, option_map(compute_options, part_label("compute model", compute))};
-    py::gil_scoped_release release;
-    return std::make_shared<PreparedPolicy>(prepare_policy(*s, spec, ops_per_mac));
+    return interruptible([&] { return std::make_shared<PreparedPolicy>(prepare_policy(*s, spec, ops_per_mac)); });
   }, py::arg("schedule"), py::arg("cache") = "lookahead", py::arg("cache_options") = py::dict(),
      py::arg("link") = "raw", py::arg("link_options") = py::dict(), py::arg("compute") = "peak",
      py::arg("compute_options") = py::dict(), py::arg("ops_per_mac") = 2,

@@ -45,20 +45,32 @@ void bind_compute(py::module_& m) {
   "input's gradient backward_data computes (matmul: 0 or 1).");
 
   m.def("systolic_cycles", [](std::int64_t m_, std::int64_t n, std::int64_t k, std::int64_t count,
-                              std::int64_t rows, std::int64_t cols, const std::string& dataflow) {
+                              std::int64_t rows, std::int64_t cols, const std::string& dataflow,
+                              const std::string& waves, std::int64_t tile, std::int64_t arrays) {
     const auto d = dataflow_from_name(dataflow);
     if (!d) raise_value_error("dataflow: unknown dataflow '" + dataflow + "' (valid: ws, os, is)");
+    const auto w = waves_from_name(waves);
+    if (!w)
+      raise_value_error("waves: unknown value '" + waves +
+                        "' (valid: folds, pipelined, double-buffered)");
     try {
       const Gemm g{m_, n, k, count};
-      const SystolicArray a{rows, cols, *d};
-      return std::make_tuple(systolic_cycles(g, a), systolic_utilization(g, a));
+      const SystolicArray a{rows, cols, *d, *w, tile};
+      const std::int64_t cycles = systolic_cycles(g, a, arrays);
+      const double util = cycles == 0 ? 0.0
+                                      : static_cast<double>(gemm_macs(g)) /
+                                            (static_cast<double>(rows) * static_cast<double>(cols) *
+                                             static_cast<double>(arrays) * static_cast<double>(cycles));
+      return std::make_tuple(cycles, util);
     } catch (const std::invalid_argument& e) {
       raise_value_error(e.what());
     }
   }, py::arg("m"), py::arg("n"), py::arg("k"), py::arg("count"), py::arg("rows"), py::arg("cols"),
-  py::arg("dataflow"),
-  "(cycles, utilisation) of `count` m x k . k x n GEMMs on a rows x cols systolic array with "
-  "dataflow 'ws', 'os' or 'is' (SCALE-Sim v2's compute-cycle model).");
+  py::arg("dataflow"), py::arg("waves") = "folds", py::arg("tile") = 0, py::arg("arrays") = 1,
+  "(cycles, utilisation) of `count` m x k . k x n GEMMs on `arrays` rows x cols systolic arrays "
+  "with dataflow 'ws', 'os' or 'is': SCALE-Sim v2's compute-cycle model (waves='folds', tile=0), "
+  "or waves of `tile` streamed lines that are 'pipelined' or 'double-buffered' "
+  "(docs/model/compute-systolic.md).");
 
   const auto tile_fn = [](bool walk) {
     return [walk](std::int64_t m_, std::int64_t k, std::int64_t n, const std::string& order,

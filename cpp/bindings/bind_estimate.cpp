@@ -56,6 +56,8 @@ void bind_estimate(py::module_& m) {
         d["wire_out"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.wire_out; });
         d["bytes_streamed_in"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.streamed_in; });
         d["bytes_streamed_out"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.streamed_out; });
+        d["wire_streamed_in"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.streamed_wire_in; });
+        d["wire_streamed_out"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.streamed_wire_out; });
         d["resident_bytes"] = column<std::int64_t>(S, [](const StepTiming& x) { return x.resident; });
         for (std::size_t r = 0; r < 5; ++r) {
           const std::string role(role_name(static_cast<Role>(r)));
@@ -112,18 +114,18 @@ void bind_estimate(py::module_& m) {
     EstimateOptions o;
     o.policy = policy;
     o.ops_per_mac = ops_per_mac;
-    // Safe without the GIL: touches only C++ objects Python cannot mutate.
-    py::gil_scoped_release release;
-    return std::make_shared<Estimate>(estimate(*s, {capacity, bandwidth, throughput}, o));
+    // Touches only C++ objects Python cannot mutate.
+    return interruptible([&] { return std::make_shared<Estimate>(estimate(*s, {capacity, bandwidth, throughput}, o)); });
   }, py::arg("schedule"), py::arg("capacity"), py::arg("bandwidth"), py::arg("throughput"),
      py::arg("policy") = "lookahead", py::arg("ops_per_mac") = 2);
 
   m.def("estimate", [](std::shared_ptr<const Schedule> s, std::int64_t capacity, double bandwidth,
                        double throughput, std::shared_ptr<const PreparedPolicy> policy) {
-    py::gil_scoped_release release;
-    const Hardware hw{capacity, bandwidth, throughput};
-    validate(hw);
-    return std::make_shared<Estimate>(estimate(*s, hw, *policy));
+    return interruptible([&] {
+      const Hardware hw{capacity, bandwidth, throughput};
+      validate(hw);
+      return std::make_shared<Estimate>(estimate(*s, hw, *policy));
+    });
   }, py::arg("schedule"), py::arg("capacity"), py::arg("bandwidth"), py::arg("throughput"),
      py::arg("policy"), "Estimate one design point under a prepared composition.");
 

@@ -53,10 +53,12 @@ void bind_network(py::module_& m) {
         return d;
       }, "Per-layer columns (per sample) as NumPy arrays; dnnmem.Network.layers builds the DataFrame.");
 
-  m.def("parse_network", &parse_network, py::arg("text"), py::arg("source") = "<string>",
+  m.def("parse_network", [](std::string_view text, const std::string& source) {
+    return interruptible([&] { return parse_network(text, source); });
+  }, py::arg("text"), py::arg("source") = "<string>",
         "Parse a network document (JSON text). Raises NetworkError naming source, layer, field.");
   m.def("load_network_file", [](const std::string& path, std::size_t max_bytes) {
-    return load_network_file(path, max_bytes);
+    return interruptible([&] { return load_network_file(path, max_bytes); });
   }, py::arg("path"), py::arg("max_bytes") = kMaxNetworkFileBytes,
      "Read and parse a network file of at most max_bytes bytes.");
   m.attr("MAX_NETWORK_FILE_BYTES") = kMaxNetworkFileBytes;

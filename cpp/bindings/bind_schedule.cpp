@@ -132,9 +132,8 @@ void bind_schedule(py::module_& m) {
     o.bytes_per_element = bytes_per_element;
     o.scheduler = scheduler;
     o.scheduler_options = option_map(scheduler_options, "scheduler '" + scheduler + "'");
-    // Safe without the GIL: reads only the C++ Network, which Python cannot mutate.
-    py::gil_scoped_release release;
-    return std::make_shared<Schedule>(build_schedule(*net, o));
+    // Reads only the C++ Network, which Python cannot mutate.
+    return interruptible([&] { return std::make_shared<Schedule>(build_schedule(*net, o)); });
   }, py::arg("network"), py::arg("batch"), py::arg("bytes_per_element") = 4,
      py::arg("scheduler") = "default", py::arg("scheduler_options") = py::dict());
 }

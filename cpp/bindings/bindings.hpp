@@ -4,9 +4,13 @@
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <atomic>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "dnnmem/interrupt.hpp"
 #include "dnnmem/options.hpp"
 
 namespace dnnmem::bindings {
@@ -23,6 +27,35 @@ void bind_compose(py::module_& m);
 // Throws std::invalid_argument naming `part` for a value of another type.
 OptionMap option_map(const py::dict& options, const std::string& part);
 void bind_compute(py::module_& m);
+void bind_bound(py::module_& m);
+
+// Runs `work` (C++ objects only) without the GIL, stoppable by Ctrl-C: the core's long loops
+// poll (check_interrupt) and, every 20 ms, take the GIL to let Python run its signal handlers
+// (PyErr_CheckSignals: on the main thread only; elsewhere it does nothing). A handler's
+// exception (KeyboardInterrupt) stops the work and is raised here once it has unwound.
+// Safe without the GIL for every caller: `work` must touch no Python object.
+template <class F>
+auto interruptible(F&& work) -> decltype(work()) {
+  struct Poll {
+    std::optional<py::error_already_set> error;
+    static bool check(void* self) {
+      const py::gil_scoped_acquire gil;
+      if (PyErr_CheckSignals() == 0) return false;
+      static_cast<Poll*>(self)->error.emplace();  // takes the pending exception
+      return true;
+    }
+  } poll;
+  std::atomic<bool> cancel{false};
+  try {
+    const py::gil_scoped_release release;
+    const InterruptScope scope(&cancel, &Poll::check, &poll);
+    return work();
+  } catch (const Interrupted&) {  // (the GIL is held again here)
+    if (poll.error) throw std::move(*poll.error);
+    PyErr_SetNone(PyExc_KeyboardInterrupt);
+    throw py::error_already_set();
+  }
+}
 
 template <class T>
 py::array_t<T> to_array(const std::vector<T>& v) {

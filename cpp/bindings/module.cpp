@@ -63,4 +63,5 @@ PYBIND11_MODULE(_core, m) {
   dnnmem::bindings::bind_sweep(m);
   dnnmem::bindings::bind_compose(m);
   dnnmem::bindings::bind_compute(m);
+  dnnmem::bindings::bind_bound(m);
 }

@@ -10,7 +10,7 @@ Plan make_plan(const CachePart& cache, const PlanInput& in) {
   PlanScratch scratch;
   Plan p;
   cache.plan(in, scratch, p);
-  apply_tile_model(in, p);
+  apply_tile_model(in, p, cache.unbounded);
   return p;
 }
 
@@ -38,7 +38,9 @@ PreparedPolicy prepare_policy(const Schedule& s, const PolicySpec& spec, int ops
   const LinkPart& link = find_link(spec.link.name);
   p.link = link.prepare(s, resolve_options(part_label("link", link.name), link.options, spec.link.options),
                         spec.link_tables);
+  p.link_name = link.name;
   const ComputePart& compute = find_compute(spec.compute.name);
+  p.compute_name = compute.name;
   p.compute = compute.prepare(
       s, resolve_options(part_label("compute model", compute.name), compute.options, spec.compute.options),
       ops_per_mac);

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "dnnmem/policies.hpp"
+#include "limits.hpp"
 #include "point.hpp"
 
 namespace dnnmem {
@@ -74,6 +75,7 @@ PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Prepared
   PlanInput in = same ? PlanInput{s, hw.capacity, time, policy.ops_per_mac, std::move(ws.compute),
                                   &policy.link, &policy.cache_options}
                       : make_plan_input(s, hw, policy, std::move(ws.compute));
+  in.kept_given = &policy.kept_given;
   ws.planner.same_input = same;
   ws.last_policy = nullptr;  // (until this point is done: a throw leaves nothing to reuse)
   // The previous point's plan holds here when its planner probed this capacity.
@@ -88,7 +90,8 @@ PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Prepared
     ws.reuse_lo = 1;
     ws.reuse_hi = 0;
     policy.cache->plan(in, ws.planner, ws.plan);
-    apply_tile_model(in, ws.plan);
+    apply_tile_model(in, ws.plan, policy.cache->unbounded);
+    check_plan_limits(in, policy, ws.plan);
     if (policy.cache->capacity_free && s.tile_model.order.empty()) {  // the plan at any capacity
       ws.reuse_lo = std::numeric_limits<std::int64_t>::min();
       ws.reuse_hi = std::numeric_limits<std::int64_t>::max();
@@ -114,6 +117,7 @@ Estimate estimate(const Schedule& s, const Hardware& hw, const PreparedPolicy& p
   Estimate e;
   e.time = in.time;
   e.plan = make_plan(*policy.cache, in);
+  check_plan_limits(in, policy, e.plan);
   TimelineScratch timeline_scratch;
   const TimelineTotals tl = simulate(in, e.plan, timeline_scratch, &e.timeline);
   const PointTotals t = totals(in.time, tl, e.plan.counts);

@@ -25,12 +25,17 @@ inline void ratio_as_fraction(double r, std::int64_t& num, std::int64_t& den) {
   den = mant;
 }
 
-// ceil(b / r) for r in [2^-6, 2^20], exactly.
-inline std::int64_t ceil_div_ratio(std::int64_t b, double r) {
+// ceil(b / r) for r in [2^-6, 2^20], exactly, in 128 bits (up to 64 · b for b < 2^62).
+inline Ticks ceil_div_ratio_wide(std::int64_t b, double r) {
   std::int64_t num = 1, den = 1;
   ratio_as_fraction(r, num, den);
   const Ticks q = static_cast<Ticks>(b) * num;
-  return static_cast<std::int64_t>((q + den - 1) / den);
+  return (q + den - 1) / den;
+}
+
+// The same where the result is known to fit 64 bits (r >= 1, or b small).
+inline std::int64_t ceil_div_ratio(std::int64_t b, double r) {
+  return static_cast<std::int64_t>(ceil_div_ratio_wide(b, r));
 }
 
 }  // namespace dnnmem::detail

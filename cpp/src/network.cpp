@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "dnnmem/errors.hpp"
+#include "dnnmem/interrupt.hpp"
 #include "network_graph.hpp"
 
 namespace dnnmem {
@@ -554,7 +555,10 @@ Network build_network(std::vector<LayerSpec> specs, std::string name, std::strin
 
   const std::size_t n = net.layers.size();
   const std::vector<int> topo = detail::topological_order(net);
-  for (int i : topo) b.infer(net.layers[static_cast<std::size_t>(i)]);
+  for (std::size_t k = 0; k < topo.size(); ++k) {
+    check_interrupt_every(k);
+    b.infer(net.layers[static_cast<std::size_t>(topo[k])]);
+  }
   // Network::parameters() sums every weight and state (each < 2^46): keep the sum exact. In
   // file order, a shared weight at the first layer using it, to name where the sum overflows.
   __extension__ __int128 params = 0;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "dnnmem/errors.hpp"
+#include "dnnmem/interrupt.hpp"
 
 namespace dnnmem {
 namespace {
@@ -407,7 +408,10 @@ Network parse_network(std::string_view text, const std::string& source) {
   std::vector<LayerSpec> specs;
   specs.reserve(layers.size());
   try {
-    for (std::size_t i = 0; i < layers.size(); ++i) specs.push_back(read_layer(layers[i], i, source));
+    for (std::size_t i = 0; i < layers.size(); ++i) {
+      check_interrupt_every(i);
+      specs.push_back(read_layer(layers[i], i, source));
+    }
   } catch (const json::exception& e) {
     throw NetworkError(source, "", "", std::string("malformed layer: ") + e.what());
   }

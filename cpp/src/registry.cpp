@@ -10,6 +10,7 @@
   X(scheduler_default) X(scheduler_inference) X(scheduler_split_backward) X(scheduler_mbs)
 #define DNNMEM_CACHE_MANAGERS(X) \
   X(cache_lookahead) X(cache_belady) X(cache_prefetch_next) X(cache_no_lookahead) X(cache_lru) X(cache_none) \
+  X(cache_lp_rounded) \
   X(cache_mbs_strict) \
   X(cache_fifo) X(cache_infinite_spm) X(cache_one_step) X(cache_onsram_static) \
   X(cache_onsram_eager_wb) X(cache_onsram_eager_spec) \

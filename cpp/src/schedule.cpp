@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "dnnmem/compose.hpp"
+#include "dnnmem/interrupt.hpp"
 #include "limits.hpp"
 #include "schedulers/steps.hpp"
 
@@ -227,7 +228,10 @@ class ScheduleBuilder {
       position_[static_cast<std::size_t>(s_.forward_order[i])] = static_cast<int>(i);
     find_gradients();
     make_tensors();
-    for (int l : s_.forward_order) forward_step(l);
+    for (int l : s_.forward_order) {
+      check_interrupt_every(s_.steps.size());
+      forward_step(l);
+    }
     std::vector<int> outs;
     for (int o : net_.outputs) {
       const int r = net_.resolve(o);
@@ -236,8 +240,10 @@ class ScheduleBuilder {
     }
     if (rules_.training) {
       for (int o : outs) loss_step(o);
-      for (auto it = s_.forward_order.rbegin(); it != s_.forward_order.rend(); ++it)
+      for (auto it = s_.forward_order.rbegin(); it != s_.forward_order.rend(); ++it) {
+        check_interrupt_every(s_.steps.size());
         if (has_grad_[static_cast<std::size_t>(*it)]) backward_step(*it);
+      }
     } else {
       // Inference: what the network computes is its outputs, so they must reach off-chip memory.
       for (int o : outs) s_.tensors[static_cast<std::size_t>(y_[static_cast<std::size_t>(o)])].must_end_offchip = true;

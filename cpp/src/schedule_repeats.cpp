@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "dnnmem/interrupt.hpp"
 #include "dnnmem/schedule.hpp"
 #include "schedulers/steps.hpp"
 
@@ -30,7 +31,10 @@ class RepeatFinder {
     for (std::size_t a = 0; a < x.access_full.size(); ++a)
       if (x.access_full[a] >= 0) full_access_[static_cast<std::size_t>(x.access_full[a])] = static_cast<int>(a);
     hash_.resize(static_cast<std::size_t>(n_));
-    for (int v = 0; v < n_; ++v) hash_[static_cast<std::size_t>(v)] = step_hash(v);
+    for (int v = 0; v < n_; ++v) {
+      check_interrupt_every(static_cast<std::size_t>(v));
+      hash_[static_cast<std::size_t>(v)] = step_hash(v);
+    }
     prefix_.assign(static_cast<std::size_t>(n_) + 1, 0);
     power_.assign(static_cast<std::size_t>(n_) + 1, 1);
     for (int v = 0; v < n_; ++v) {
@@ -54,6 +58,7 @@ class RepeatFinder {
     for (int v = kWindow; v < n; ++v) key[static_cast<std::size_t>(v)] = mix(0, range_hash(v - kWindow, v));
     std::vector<int> cuts{0};
     for (int v = kWindow; v < n; ++v) {
+      check_interrupt_every(static_cast<std::size_t>(v));
       const std::uint64_t k = key[static_cast<std::size_t>(v)];
       bool least = true;
       for (int w = std::max(kWindow, v - radius); w <= std::min(n - 1, v + radius) && least; ++w)
@@ -66,6 +71,7 @@ class RepeatFinder {
     std::vector<RepeatBlock>& blocks = x_.blocks;
     blocks.clear();
     for (std::size_t c = 0; c + 1 < cuts.size(); ++c) {
+      check_interrupt_every(c);
       const int a = cuts[c], e = cuts[c + 1];
       const std::uint64_t h = mix(range_hash(a, e), static_cast<std::uint64_t>(e - a));
       std::vector<int>& same = by_content[h];

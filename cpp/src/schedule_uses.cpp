@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "dnnmem/schedule.hpp"
+#include "dnnmem/interrupt.hpp"
 #include "schedulers/steps.hpp"
 
 namespace dnnmem::detail {
@@ -14,15 +15,24 @@ namespace dnnmem::detail {
 // Drops tensors nobody uses, orders the rest as SPEC §3 says, and builds the use lists.
 void finish_tensors(Schedule& s) {
   const std::size_t nt = s.tensors.size();
-  std::vector<std::vector<Use>> uses(nt);
+  // Each tensor's uses in step order, grouped by tensor (by counting: one array for all of
+  // them, not one vector per tensor, as a serialized schedule has millions of tensors).
+  std::vector<int> first(nt + 1, 0);  // tensor t's uses: by_tensor[first[t] .. first[t + 1])
+  for (const Step& st : s.steps)
+    for (int k = 0; k < st.num_accesses; ++k)
+      ++first[static_cast<std::size_t>(s.accesses[static_cast<std::size_t>(st.first_access + k)].tensor) + 1];
+  for (std::size_t t = 0; t < nt; ++t) first[t + 1] += first[t];
+  std::vector<Use> by_tensor(static_cast<std::size_t>(first[nt]));
+  std::vector<int> fill(first.begin(), first.end() - 1);
   std::vector<std::tuple<int, int, int>> key(nt, {-1, 0, 0});  // first full use, role, position
   std::vector<std::tuple<int, int, int>> any_key(nt, {-1, 0, 0});
   for (std::size_t si = 0; si < s.steps.size(); ++si) {
+    check_interrupt_every(si);
     const Step& st = s.steps[si];
     for (int k = 0; k < st.num_accesses; ++k) {
       const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
       const auto t = static_cast<std::size_t>(a.tensor);
-      uses[t].push_back({static_cast<int>(si), a.read, a.write, a.partial, a.bytes});
+      by_tensor[static_cast<std::size_t>(fill[t]++)] = {static_cast<int>(si), a.read, a.write, a.partial, a.bytes};
       const auto role = static_cast<int>(s.tensors[t].role);
       if (std::get<0>(any_key[t]) < 0) any_key[t] = {static_cast<int>(si), role, k};
       if (!a.partial && std::get<0>(key[t]) < 0) key[t] = {static_cast<int>(si), role, k};
@@ -30,7 +40,7 @@ void finish_tensors(Schedule& s) {
   }
   std::vector<int> order;
   for (std::size_t t = 0; t < nt; ++t) {
-    if (uses[t].empty()) continue;  // e.g. a weight-less layer's gradient nobody reads
+    if (first[t] == first[t + 1]) continue;  // e.g. a weight-less layer's gradient nobody reads
     if (std::get<0>(key[t]) < 0) key[t] = any_key[t];  // only partial uses: order by the first
     order.push_back(static_cast<int>(t));
   }
@@ -40,18 +50,20 @@ void finish_tensors(Schedule& s) {
   std::vector<int> new_id(nt, -1);
   std::vector<Tensor> sorted;
   sorted.reserve(order.size());
+  s.uses.reserve(s.uses.size() + by_tensor.size());
   for (int t : order) {
     new_id[static_cast<std::size_t>(t)] = static_cast<int>(sorted.size());
     Tensor T = std::move(s.tensors[static_cast<std::size_t>(t)]);
-    const auto& u = uses[static_cast<std::size_t>(t)];
+    const auto u = by_tensor.begin() + first[static_cast<std::size_t>(t)];
+    const auto u_end = by_tensor.begin() + first[static_cast<std::size_t>(t) + 1];
     T.use_begin = static_cast<int>(s.uses.size());
-    s.uses.insert(s.uses.end(), u.begin(), u.end());
+    s.uses.insert(s.uses.end(), u, u_end);
     T.use_end = static_cast<int>(s.uses.size());
-    T.first_use = u.front().step;
-    T.last_use = u.back().step;
-    for (const auto& x : u)
-      if (!x.partial) {
-        T.first_full_use = x.step;
+    T.first_use = u->step;
+    T.last_use = (u_end - 1)->step;
+    for (auto x = u; x != u_end; ++x)
+      if (!x->partial) {
+        T.first_full_use = x->step;
         break;
       }
     sorted.push_back(std::move(T));
@@ -98,6 +110,7 @@ UseIndex index_uses(const Schedule& s) {
   std::vector<int> cursor(nt, 0);
   for (std::size_t t = 0; t < nt; ++t) cursor[t] = x.full_begin[t];
   for (std::size_t i = 0; i < ns; ++i) {
+    check_interrupt_every(i);
     const Step& st = s.steps[i];
     for (int k = 0; k < st.num_accesses; ++k) {
       const auto a = static_cast<std::size_t>(st.first_access + k);
@@ -115,16 +128,17 @@ UseIndex index_uses(const Schedule& s) {
     if (size_of(a) != size_of(b)) return size_of(a) < size_of(b);
     return x.full_tensor[static_cast<std::size_t>(a)] < x.full_tensor[static_cast<std::size_t>(b)];
   };
+  // The selected full uses by step key_step(f), each step's in f order (a counting sort).
   auto group = [&](std::vector<int>& begin, std::vector<int>& items, auto key_step, auto select) {
-    std::vector<std::vector<int>> by(ns);
-    for (int f = 0; f < static_cast<int>(x.full_step.size()); ++f)
-      if (select(f)) by[static_cast<std::size_t>(key_step(f))].push_back(f);
+    const int nf = static_cast<int>(x.full_step.size());
     begin.assign(ns + 1, 0);
-    for (std::size_t v = 0; v < ns; ++v) {
-      begin[v] = static_cast<int>(items.size());
-      items.insert(items.end(), by[v].begin(), by[v].end());
-    }
-    begin[ns] = static_cast<int>(items.size());
+    for (int f = 0; f < nf; ++f)
+      if (select(f)) ++begin[static_cast<std::size_t>(key_step(f)) + 1];
+    for (std::size_t v = 0; v < ns; ++v) begin[v + 1] += begin[v];
+    items.resize(static_cast<std::size_t>(begin[ns]));
+    std::vector<int> fill(begin.begin(), begin.end() - 1);
+    for (int f = 0; f < nf; ++f)
+      if (select(f)) items[static_cast<std::size_t>(fill[static_cast<std::size_t>(key_step(f))]++)] = f;
   };
   const auto next_is_same_tensor = [&](int f) {
     return f + 1 < x.full_begin[static_cast<std::size_t>(x.full_tensor[static_cast<std::size_t>(f)]) + 1];

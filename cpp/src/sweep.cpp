@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dnnmem/estimate.hpp"
+#include "dnnmem/interrupt.hpp"
 #include "dnnmem/tiles.hpp"
 #include "point.hpp"
 
@@ -129,6 +130,8 @@ std::int64_t sweep(const Schedule& s, std::span<const PreparedPolicy> policies,
     struct ForgetTraces {
       ~ForgetTraces() { detail::forget_tile_traces(); }
     } forget;
+    // A point in progress stops too when the sweep is cancelled (a long plan, a large schedule).
+    const InterruptScope interruptible(options.cancel);
     try {
       PointWorkspace ws;
       for (;;) {
@@ -181,6 +184,7 @@ std::int64_t sweep(const Schedule& s, std::span<const PreparedPolicy> policies,
           if (options.after_point) options.after_point(i);
         }
       }
+    } catch (const Interrupted&) {  // cancelled: the point in progress is left not done
     } catch (...) {  // an exception must not leave a thread (std::terminate)
       fail(std::current_exception());
     }

@@ -4,6 +4,7 @@
 // cycles without materialising them.
 #include "dnnmem/systolic.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <stdexcept>
 #include <string>
@@ -62,19 +63,68 @@ SystolicMapping systolic_mapping(const Gemm& g, const SystolicArray& a) {
   return mp;
 }
 
-std::int64_t systolic_cycles(const Gemm& g, const SystolicArray& a) {
+std::int64_t systolic_cycles(const Gemm& g, const SystolicArray& a, std::int64_t arrays) {
+  if (arrays < 1) throw std::invalid_argument("systolic: arrays must be >= 1, got " + std::to_string(arrays));
+  if (a.tile < 0) throw std::invalid_argument("systolic: tile must be >= 0, got " + std::to_string(a.tile));
+  if (a.waves != Waves::Folds && a.dataflow == Dataflow::OutputStationary)
+    throw std::invalid_argument(std::string("systolic: waves=") + std::string(waves_name(a.waves)) +
+                                " needs a preloaded operand (dataflow ws or is); output stationary "
+                                "preloads nothing");
   const SystolicMapping mp = systolic_mapping(g, a);
   if (mp.row_folds == 0) return 0;
-  const std::int64_t folds = mul(mp.row_folds, mp.col_folds, "folds");
-  return mul(mul(folds, mp.cycles_per_fold, "cycles per GEMM"), g.count, "cycles (count GEMMs)");
+  // The streamed dimension in waves: `full` waves of `len` lines and, if T is not a multiple, one
+  // of `rest` lines (tile 0: one wave of all T).
+  const std::int64_t len = a.tile == 0 || a.tile >= mp.temporal ? mp.temporal : a.tile;
+  const std::int64_t full = mp.temporal / len, rest = mp.temporal % len;
+  // Waves of each length over the `count` products: one per stationary block and line tile.
+  const std::int64_t blocks = mul(mul(mp.row_folds, mp.col_folds, "folds"), g.count, "folds");
+  const std::int64_t n_full = mul(blocks, full, "waves"), n_rest = rest > 0 ? blocks : 0;
+  const auto rounds = [arrays](std::int64_t n) { return n / arrays + (n % arrays != 0); };
+  if (a.waves == Waves::Folds) {
+    const std::int64_t fold = mp.cycles_per_fold - mp.temporal;  // fill + drain of one fold
+    return add(mul(rounds(n_full), add(fold, len, "fold cycles"), "cycles"),
+               mul(rounds(n_rest), add(fold, rest, "fold cycles"), "cycles"), "cycles");
+  }
+  // Pipelined: a wave is its block's load (R) and its lines. Double-buffered: a wave lasts until
+  // the next block is loaded, max(t, R), but the last one only its lines (no block follows).
+  const auto wave = [&a](std::int64_t t) {
+    return a.waves == Waves::Pipelined ? t + a.rows : std::max(t, a.rows);
+  };
+  const std::int64_t stream =
+      add(mul(n_full, wave(len), "cycles"), n_rest > 0 ? mul(n_rest, wave(rest), "cycles") : 0, "cycles");
+  const std::int64_t last = n_rest > 0 ? rest : len;
+  const std::int64_t last_wait = a.waves == Waves::DoubleBuffered ? wave(last) - last : 0;
+  // One fill and drain per GEMM (the last lines' skew over R rows and C columns) and, double-
+  // buffered, the first block's load, which no earlier wave hides.
+  const std::int64_t edges = a.rows + a.cols - 2 + (a.waves == Waves::DoubleBuffered ? a.rows : 0);
+  return add(rounds(stream) - last_wait, edges, "cycles");
 }
 
 double systolic_utilization(const Gemm& g, const SystolicArray& a) {
-  const std::int64_t cycles = systolic_cycles(g, a);
+  const std::int64_t cycles = systolic_cycles(g, a, 1);
   if (cycles == 0) return 0.0;
   // In double: R * C * cycles may exceed int64 where the cycles alone do not.
   return static_cast<double>(gemm_macs(g)) /
          (static_cast<double>(a.rows) * static_cast<double>(a.cols) * static_cast<double>(cycles));
+}
+
+std::string_view waves_name(Waves w) {
+  switch (w) {
+    case Waves::Folds: return "folds";
+    case Waves::Pipelined: return "pipelined";
+    case Waves::DoubleBuffered: return "double-buffered";
+  }
+  return "";
+}
+
+std::optional<Waves> waves_from_name(std::string_view name) {
+  std::string n;
+  for (char c : name)
+    if (c != '_' && c != '-' && c != ' ') n += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (n == "folds") return Waves::Folds;
+  if (n == "pipelined") return Waves::Pipelined;
+  if (n == "doublebuffered") return Waves::DoubleBuffered;
+  return std::nullopt;
 }
 
 std::string_view dataflow_name(Dataflow d) {

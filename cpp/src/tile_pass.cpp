@@ -33,7 +33,13 @@ std::int64_t scale(std::int64_t walked, std::int64_t tensor_bytes, std::int64_t 
   // The walk counts GEMM-matrix bytes; the tensor may be smaller (im2col) or hold `count`
   // products: |P| · walked / (the GEMM matrix's bytes), rounded to the nearest byte.
   const Ticks q = static_cast<Ticks>(walked) * tensor_bytes;  // (Ticks: 128-bit)
-  return static_cast<std::int64_t>((q + gemm_bytes / 2) / gemm_bytes);
+  const Ticks bytes = (q + gemm_bytes / 2) / gemm_bytes;
+  // A transfer carries at most two of these and a partial-sum reload (< 2^62 in all); the
+  // plan's total is bounded by check_plan_limits (limits.cpp).
+  if (bytes > (Ticks{1} << 60))
+    throw std::invalid_argument("an operand would move more than 2^60 bytes, too many to count exactly "
+                                "(option 'tile': use a larger tile)");
+  return static_cast<std::int64_t>(bytes);
 }
 
 // The tile walk is a pure function of its input, and the points of a sweep walk the same GEMMs
@@ -176,7 +182,7 @@ std::vector<Unit> find_units(const Schedule& s, bool fused) {
 
 }  // namespace
 
-void apply_tile_model(const PlanInput& in, Plan& plan) {
+void apply_tile_model(const PlanInput& in, Plan& plan, bool unbounded) {
   plan.tiles.clear();
   const Schedule& s = in.schedule;
   const TileModelOptions& tm = s.tile_model;
@@ -201,6 +207,7 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
   const std::int64_t e = s.bytes_per_element;
   std::vector<Transfer> extra;  // partial-sum reloads of outputs without a streamed load
   for (const Unit& u : units) {
+    check_interrupt();  // (a unit's walks may take a while: up to 2^22 tile operations each)
     const int dx_step = u.second < 0 || !u.weight_first ? u.first : u.second;
     const int dw_step = u.second < 0 ? u.first : (u.weight_first ? u.first : u.second);
     const int step_of[5] = {dx_step, dx_step, dw_step, dx_step, dw_step};
@@ -235,6 +242,13 @@ void apply_tile_model(const PlanInput& in, Plan& plan) {
     std::int64_t avail = in.capacity - plan.resident[static_cast<std::size_t>(u.first)];
     if (u.second >= 0) avail = std::min(avail, in.capacity - plan.resident[static_cast<std::size_t>(u.second)]);
     o.c_eff = static_cast<std::int64_t>(static_cast<double>(std::max<std::int64_t>(avail, 0)) * tm.buffer_fraction);
+    if (unbounded) {
+      // An unlimited scratchpad (infinite-spm): what the plan pins leaves the tiles all the room
+      // they can use, a share that holds every operand whole (each read once, each output
+      // written once: no tile is reloaded, no partial sum spills).
+      o.c_eff = 0;
+      for (int t = 0; t < 5; ++t) o.c_eff += elements[t] * std::max(o.elem_bytes, o.psum_bytes);
+    }
     rec.c_eff = o.c_eff;
 
     BackwardOrder order = BackwardOrder::Seq;

@@ -1,6 +1,7 @@
 // The tile walk of docs/model/interleaved.md ("The tile walk (reference)", rules 1-5). The Python
 // reference tests/python/oracle_tiles.py implements the same page; the tests compare the two.
 #include "dnnmem/tiles.hpp"
+#include "dnnmem/interrupt.hpp"
 
 #include "tile_key.hpp"
 
@@ -330,6 +331,7 @@ Trace build_trace(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder 
   const std::size_t ops = tr.op_begin.size() - 1;
   tr.need.resize(ops);
   for (std::size_t op = 0; op < ops; ++op) {
+    check_interrupt_every(op);
     std::int64_t need = 0;
     for (std::uint32_t q = tr.op_begin[op]; q < tr.op_begin[op + 1]; ++q) {
       const auto x = static_cast<std::size_t>(tr.touches[q].tile);
@@ -465,6 +467,7 @@ std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_
     }
   };
   for (std::size_t op = 0; op + 1 < tr.op_begin.size(); ++op) {
+    check_interrupt_every(op);
     const std::size_t b = tr.op_begin[op], e = tr.op_begin[op + 1];
     const auto stamp = static_cast<std::int32_t>(op + 1);  // st[x].stamp == stamp: this operation's tile
     bool marked = false;

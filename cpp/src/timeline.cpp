@@ -254,8 +254,14 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
     if constexpr (kTable) {
       const auto role = static_cast<std::size_t>(s.tensors[static_cast<std::size_t>(x.tensor)].role);
       (load ? st->in_by_role : st->out_by_role)[role] += x.bytes;
-      if (x.kind == TransferKind::StreamLoad) st->streamed_in += x.bytes;
-      if (x.kind == TransferKind::StreamStore) st->streamed_out += x.bytes;
+      if (x.kind == TransferKind::StreamLoad) {
+        st->streamed_in += x.bytes;
+        st->streamed_wire_in += raw ? x.bytes : wire;
+      }
+      if (x.kind == TransferKind::StreamStore) {
+        st->streamed_out += x.bytes;
+        st->streamed_wire_out += raw ? x.bytes : wire;
+      }
     }
   };
   const auto complete = [&](int id) __attribute__((always_inline)) {
@@ -323,8 +329,10 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
   int boundary = replay ? 0 : INT_MAX;  // the next block's first step
   bool recording = false;
   for (std::size_t i = 0; i < n; ++i) {
+    check_interrupt_every(i);
     if constexpr (kReplay) {
       if (static_cast<int>(i) == boundary) {
+        check_interrupt_every(block);  // (a replayed block skips its steps' polls)
         state = {small_n, current, pending, pending_offloads, small, offload_bytes_in_flight, bytes_in,
                  bytes_out, wait_level, now, tl.capacity_stall};
         if (recording) replay->end_block(state);

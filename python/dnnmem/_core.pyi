@@ -3,6 +3,7 @@
 # comparison of every signature with the one pybind11 records): change both together.
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Callable, overload
 
 import numpy as np
@@ -128,6 +129,15 @@ class PreparedPolicy:
     @property
     def compute_work(self) -> npt.NDArray[np.int64]: ...
     def link_wire_bytes(self, tensor: int, bytes: int) -> int: ...
+    def transfer_seconds(
+        self,
+        tensor: Sequence[int],
+        bytes: Sequence[int],
+        load: Sequence[bool],
+        bandwidth: float,
+        throughput: float,
+    ) -> npt.NDArray[np.float64]: ...
+    def with_kept(self, kept: Sequence[int]) -> PreparedPolicy: ...
 
 def prepare_policy(
     schedule: Schedule,
@@ -163,7 +173,16 @@ def layer_gemm(
     network: Network, layer: int, pass_: str, batch: int, input: int = 0
 ) -> tuple[int, int, int, int]: ...
 def systolic_cycles(
-    m: int, n: int, k: int, count: int, rows: int, cols: int, dataflow: str
+    m: int,
+    n: int,
+    k: int,
+    count: int,
+    rows: int,
+    cols: int,
+    dataflow: str,
+    waves: str = "folds",
+    tile: int = 0,
+    arrays: int = 1,
 ) -> tuple[int, float]: ...
 def tile_walk(
     m: int,
@@ -201,3 +220,41 @@ def tile_estimate(
     lockstep: bool = False,
     replace: str = "belady",
 ) -> dict[str, Any]: ...
+
+class ChainProblem:
+    """The traffic problem chain by chain, for the Lagrangian bound (dnnmem.optimal)."""
+
+    capacity: float
+    @property
+    def num_steps(self) -> int: ...
+    def __init__(
+        self,
+        num_steps: int,
+        capacity: float,
+        chain_start: npt.ArrayLike,
+        step: npt.ArrayLike,
+        size: npt.ArrayLike,
+        keep_cost: npt.ArrayLike,
+        keep_lo: npt.ArrayLike,
+        keep_hi: npt.ArrayLike,
+        has_y: npt.ArrayLike,
+        y_cost: npt.ArrayLike,
+        group: npt.ArrayLike,
+        group_cost: npt.ArrayLike,
+    ) -> None: ...
+    def lagrangian(
+        self, price: npt.ArrayLike
+    ) -> tuple[float, npt.NDArray[np.uint8], npt.NDArray[np.float64]]: ...
+    def maximize(
+        self,
+        start: npt.ArrayLike,
+        max_iterations: int = 1000,
+        time_limit: float = 0.0,
+        tolerance: float = 0.0,
+        initial_delta: float = 0.0,
+        patience: int = 40,
+        step_factor: float = 0.2,
+        averaging: float = 0.03,
+        restarts: int = 3,
+        restart_delta: float = 0.01,
+    ) -> tuple[float, npt.NDArray[np.float64], npt.NDArray[np.uint8], int]: ...

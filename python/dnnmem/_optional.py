@@ -27,6 +27,7 @@ EXTRAS = {
     "torch": "torch",
     "nbclient": "notebook",
     "nbformat": "notebook",
+    "highspy": "optimal",
 }
 
 

@@ -30,6 +30,7 @@ from .hardware import (
     PrecisionWarning,
 )
 from .network import Network, NetworkError, load_network, looks_like_json
+from .technology import DEFAULT_CLOCK, DEFAULT_MEMORY, DEFAULT_NODE, memory_technologies
 from .units import format_bandwidth, format_bytes, format_throughput, format_time
 from .zoo import network, networks, unknown_network_message
 
@@ -131,6 +132,23 @@ def _parser() -> argparse.ArgumentParser:
         + f" (default: the preset's, else {DEFAULT_THROUGHPUT})",
     )
     e.add_argument(
+        "--memory-type",
+        metavar="TECH",
+        help="off-chip memory (or host link) technology of the energy, area and cost model: "
+        + ", ".join(memory_technologies())
+        + f" (default: the preset's, else {DEFAULT_MEMORY}; docs/model/energy.md)",
+    )
+    e.add_argument(
+        "--node",
+        help="process node of the energy, area and cost model, e.g. 7nm "
+        f"(default: the preset's, else {DEFAULT_NODE})",
+    )
+    e.add_argument(
+        "--clock",
+        help="clock of the area model (MAC units = throughput / 2 / clock), Hz or e.g. "
+        f"1.41GHz (default: the preset's, else {DEFAULT_CLOCK / 1e9:.4g}GHz)",
+    )
+    e.add_argument(
         "--policy",
         default="lookahead",
         help="a policy: a cache manager's name, or parts joined by '+', e.g. "
@@ -227,10 +245,25 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+#: The options of `dnnmem estimate` that set a field of the technology (Hardware's names).
+_TECHNOLOGY_OPTIONS = {"memory_type": "--memory-type", "node": "--node", "clock": "--clock"}
+
+
 def _hardware(args: argparse.Namespace) -> Hardware:
+    try:
+        return _hardware_of(args)
+    except ValueError as e:
+        # Hardware names its field ("memory_type: ..."); the command line, the option.
+        field, sep, rest = str(e).partition(": ")
+        if sep and field in _TECHNOLOGY_OPTIONS:
+            raise ValueError(f"{_TECHNOLOGY_OPTIONS[field]}: {rest}") from None
+        raise
+
+
+def _hardware_of(args: argparse.Namespace) -> Hardware:
     given = {
         k: getattr(args, k)
-        for k in ("capacity", "bandwidth", "throughput")
+        for k in ("capacity", "bandwidth", "throughput", *_TECHNOLOGY_OPTIONS)
         if getattr(args, k) is not None
     }
     if args.hardware is None:
@@ -446,12 +479,16 @@ _JSON_UNITS = {
     "ops_per_mac": "FLOP/MAC",
     "time_by_kind": "s",
     "max_link_ratio": "×",
+    "memory_type": "",
+    "node": "",
+    "clock": "Hz",
 }
 
 
 def _result_json(r: Result, by_kind: bool) -> dict[str, Any]:
     """``dnnmem estimate --json``: the totals of ``r.to_dict()``, the FLOPs, the plan counts,
-    the element size and FLOPs per MAC (and the time by kind), with ``units``: each key's unit
+    the element size and FLOPs per MAC, the technology of the joules and mm² (``memory_type``,
+    ``node``, ``clock``) (and the time by kind), with ``units``: each key's unit
     ("" for names and labels). A number that is not finite is null."""
     from .sweep import column_units
 
@@ -461,6 +498,10 @@ def _result_json(r: Result, by_kind: bool) -> dict[str, Any]:
         "ops_per_mac": r.ops_per_mac,
         "flops": r.flops,
         **r.counts,
+        # The technology the joules and mm² are at (the defaults where the hardware names none).
+        "memory_type": r.hardware.memory_type or DEFAULT_MEMORY,
+        "node": r.hardware.node or DEFAULT_NODE,
+        "clock": r.hardware.clock or DEFAULT_CLOCK,
     }
     if r.sparsity_source:  # a compressing link
         row["sparsity_source"] = r.sparsity_source
@@ -520,7 +561,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 #: Options whose value may be written with a sign: argparse takes "-5MiB" for an option of its
 #: own ("expected one argument"), so "--capacity -5MiB" is read as "--capacity=-5MiB" and gets
 #: the option's own message.
-_SIGNED_VALUES = ("--capacity", "--bandwidth", "--throughput", "--steps", "--threads")
+_SIGNED_VALUES = (
+    "--capacity",
+    "--bandwidth",
+    "--throughput",
+    "--clock",
+    "--steps",
+    "--threads",
+)
 
 
 def _join_signed_values(argv: Sequence[str]) -> list[str]:

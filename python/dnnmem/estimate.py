@@ -7,6 +7,7 @@ turns the result into a :class:`Result` with pandas tables.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator, Mapping
 from functools import cached_property
@@ -17,10 +18,17 @@ from ._lazy import LazyModule
 from .hardware import Hardware, check_element_size
 from .network import Network, load_network, looks_like_json, schedule_columns
 from .part import _format_value, parts
-from .policy import Policy, PolicyLike
+from .policy import Policy, PolicyLike, prepare_point
 from .policy import policy as as_policy
 from .presets import as_hardware
-from .units import column_unit, format_bandwidth, format_bytes, format_count, format_time
+from .units import (
+    column_unit,
+    format_bandwidth,
+    format_bytes,
+    format_count,
+    format_energy,
+    format_time,
+)
 
 if TYPE_CHECKING:
     import numpy as np
@@ -183,6 +191,7 @@ def estimate(
     scheduled = net.with_scheduler(composition.scheduler)
     _check_has_steps(scheduled)
     prepared = composition.prepare(scheduled.schedule, ops_per_mac, scheduled, sparsity)
+    prepared = prepare_point(composition, scheduled.schedule, prepared, hardware.capacity)
     core = _core.estimate(
         scheduled.schedule, hardware.capacity, hardware.bandwidth, hardware.throughput, prepared
     )
@@ -409,8 +418,10 @@ class Result:
         ``bytes_in``, ``bytes_out`` (issued at the step's start, or its end for offloads),
         ``link_in``, ``link_out`` (the same transfers' bytes on the link),
         ``bytes_streamed_in``, ``bytes_streamed_out`` (the part of them that is the step's own
-        accesses going off-chip: issued at its start and due at its end, so the step lasts at
-        least their bytes / bandwidth; :func:`dnnmem.plots.roofline` uses them),
+        accesses going off-chip: issued at its start and due at its end),
+        ``link_streamed_in``, ``link_streamed_out`` (the same streamed transfers' bytes on the
+        link: the step lasts at least their bytes / bandwidth, whatever the link;
+        :func:`dnnmem.plots.roofline` uses them),
         ``resident_bytes`` (on chip at its start, data being written out included), and
         ``bytes_in_<role>`` / ``bytes_out_<role>`` for each tensor role (activation, weight,
         state, gradient, weight_grad), which add up to ``bytes_in`` / ``bytes_out``.
@@ -441,6 +452,8 @@ class Result:
         df["link_out"] = t["wire_out"]
         df["bytes_streamed_in"] = t["bytes_streamed_in"]
         df["bytes_streamed_out"] = t["bytes_streamed_out"]
+        df["link_streamed_in"] = t["wire_streamed_in"]
+        df["link_streamed_out"] = t["wire_streamed_out"]
         df["resident_bytes"] = t["resident_bytes"]
         for role in ("activation", "weight", "state", "gradient", "weight_grad"):
             df[f"bytes_in_{role}"] = t[f"bytes_in_{role}"]
@@ -641,6 +654,57 @@ class Result:
             ),
             ("FLOPs", format_count(self.flops, "FLOP")),
             *self._pin_rows(),
+            *self._energy_area_rows(),
+        ]
+
+    def _energy_area_rows(self) -> list[tuple[str, str]]:
+        """The printed lines of the joule, area and cost models (docs/model/energy.md,
+        docs/model/cost.md), with the technology they were computed at."""
+        from . import technology as tech
+
+        col = self._report
+        if not {"energy_j", "area_mm2", "cost_usd"} <= set(col):  # a model replaced
+            return []
+        hw = self.hardware
+        given = [hw.memory_type, hw.node, hw.clock]
+        shown = [
+            hw.memory_type or tech.DEFAULT_MEMORY,
+            hw.node or tech.DEFAULT_NODE,
+            f"{(hw.clock or tech.DEFAULT_CLOCK) / 1e9:.4g} GHz",
+            hw.precision or "fp32",
+        ]
+        technology = ", ".join(shown) + (" (defaults)" if given == [None] * 3 else "")
+        energy = col["energy_j"]
+        parts = sorted(
+            ((_ENERGY_PARTS[k], v) for k, v in col.items() if k in _ENERGY_PARTS and v > 0),
+            key=lambda kv: -kv[1],
+        )
+        split = ", ".join(f"{name} {v / energy:.0%}" for name, v in parts) if energy > 0 else ""
+        blocks = ", ".join(
+            f"{name} {col[k]:.4g}"
+            for k, name in (
+                ("area_sram_mm2", "SRAM"),
+                ("area_compute_mm2", "MACs"),
+                ("area_phy_mm2", "memory PHY"),
+            )
+        )
+        uncore = float(tech.table()["die"]["uncore_fraction"])
+        return [
+            ("technology", technology),
+            (
+                "energy",
+                f"{format_energy(energy)}, {format_energy(col['energy_per_sample_j'])}/sample"
+                + (f" ({split})" if split else ""),
+            ),
+            (
+                "die area",
+                f"{col['area_mm2']:.4g} mm² ({blocks} mm², + {uncore:.0%} uncore of the die)",
+            ),
+            (
+                "cost (rough)",
+                f"{_usd(col['cost_usd'])} (die {_usd(col['cost_die_usd'])} + DRAM "
+                f"{_usd(col['cost_dram_usd'])}; rough, docs/model/cost.md)",
+            ),
         ]
 
     def _point(self) -> str:
@@ -695,6 +759,21 @@ class _Totals(Mapping[str, Any]):
     def __len__(self) -> int:
         return len(self._result._core_dict())
 
+
+def _usd(value: float) -> str:
+    """A rough price as printed: ``$1,234``; a die too large for a wafer has none."""
+    return f"${value:,.0f}" if math.isfinite(value) else "no die fits a 300 mm wafer"
+
+
+#: The printed name of each energy component (Result.__repr__), by its column.
+_ENERGY_PARTS = {
+    "energy_sram_j": "SRAM",
+    "energy_dram_j": "DRAM",
+    "energy_host_link_j": "host link",
+    "energy_compute_j": "compute",
+    "energy_sram_leakage_j": "SRAM leakage",
+    "energy_static_j": "static",
+}
 
 #: The Result attributes a report model may read by name through _Totals.
 _TOTALS = frozenset(

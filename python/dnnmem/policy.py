@@ -235,6 +235,27 @@ class Policy:
 
 PolicyLike = Union[str, Policy]
 
+#: Cache managers whose plan needs data computed per design point in Python: name -> the module
+#: whose ``prepare_point(schedule, prepared, capacity)`` returns the point's prepared policy
+#: (``lp-rounded``: the LP's kept intervals, docs/model/optimal.md).
+POINT_DATA: dict[str, str] = {"lp-rounded": "dnnmem.optimal"}
+
+
+def prepare_point(
+    composition: Policy, schedule: _core.Schedule, prepared: _core.PreparedPolicy, capacity: int
+) -> _core.PreparedPolicy:
+    """``prepared`` with the data its cache manager needs at ``capacity`` (:data:`POINT_DATA`),
+    or ``prepared`` itself for every other manager."""
+    module = POINT_DATA.get(composition.cache.name)
+    if module is None:
+        return prepared
+    import importlib
+
+    point: _core.PreparedPolicy = importlib.import_module(module).prepare_point(
+        schedule, prepared, int(capacity)
+    )
+    return point
+
 
 def policy(value: PolicyLike) -> Policy:
     """A :class:`Policy` from a string form (``"split-backward + lru"``) or a Policy."""

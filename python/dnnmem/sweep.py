@@ -41,7 +41,7 @@ from .estimate import ROLES, NetworkLike, _check_has_steps
 from .hardware import Hardware, check_element_size
 from .network import Network, _check_batch, schedule_columns
 from .part import KINDS
-from .policy import FUSION_LEVELS, Policy, PolicyLike
+from .policy import FUSION_LEVELS, POINT_DATA, Policy, PolicyLike, prepare_point
 from .policy import policy as as_policy
 from .presets import as_hardware
 from .units import COLUMN_UNITS
@@ -251,11 +251,36 @@ def evaluate_chunk(
     net = _worker_network(document, batch, bytes_per_element, scheduler)
     schedule = net.schedule
     prepared = [c.prepare(schedule, ops_per_mac, net) for c in compositions]
+    prepared, policy = _per_point(compositions, prepared, schedule, policy, capacity)
     out = _engine_columns(len(capacity))
     _run(
         schedule, capacity, bandwidth, throughput, policy, threads, ops_per_mac, None, out, prepared
     )
     return out
+
+
+def _per_point(
+    compositions: list[Any],
+    prepared: list[_core.PreparedPolicy],
+    schedule: _core.Schedule,
+    policy: np.ndarray,
+    capacity: np.ndarray,
+) -> tuple[list[_core.PreparedPolicy], np.ndarray]:
+    """The prepared policies and each point's index into them, with one prepared policy per
+    capacity for the cache managers that need data per point (``lp-rounded``,
+    :data:`dnnmem.policy.POINT_DATA`); unchanged when there is none."""
+    if not any(c.cache.name in POINT_DATA for c in compositions):
+        return prepared, policy
+    prepared = list(prepared)
+    policy = np.array(policy, dtype=np.int32)
+    for j, c in enumerate(compositions):
+        if c.cache.name not in POINT_DATA:
+            continue
+        at = np.flatnonzero(policy == j)
+        for cap in np.unique(np.asarray(capacity)[at]):
+            prepared.append(prepare_point(c, schedule, prepared[j], int(cap)))
+            policy[at[np.asarray(capacity)[at] == cap]] = len(prepared) - 1
+    return prepared, policy
 
 
 def _derive(
@@ -326,6 +351,7 @@ def sweep(
     energy: Any = None,
     speedup: bool = False,
     max_points: int | None = MAX_POINTS,
+    bounds: bool | str = False,
 ) -> pd.DataFrame:
     """Estimate many design points: a Cartesian grid, or explicit ``points``.
 
@@ -391,6 +417,15 @@ def sweep(
         same policy with the cache manager ``none`` (nothing kept on chip), and that time over
         the point's (:attr:`dnnmem.Result.speedup`). The baseline points are evaluated in a
         second sweep, not written to ``out``.
+    bounds : bool or {"lagrangian", "lp"}
+        Add the columns ``traffic_lower_bound`` (bytes), ``time_lower_bound`` (s),
+        ``traffic_gap`` and ``time_gap`` (result / bound − 1): lower bounds on the traffic and
+        time any plan could reach at each point, and how far the point's policy is from them
+        (:mod:`dnnmem.optimal`, docs/model/optimal.md). ``True`` or ``"lagrangian"``: the
+        Lagrangian bounds (the C++ core; milliseconds a point, seconds for GNMT); ``"lp"``:
+        the LP relaxations, tighter by at most a few tenths of a percent in traffic and more
+        in time, solved by HiGHS (the ``optimal`` extra; up to minutes a point). One bound is
+        computed per distinct schedule and capacity (and hardware, for time).
     max_points : int or None
         The most points the grid may have (default :data:`MAX_POINTS`, a million): a larger
         grid is refused before it is built, naming its size and axes. A point takes about
@@ -440,6 +475,10 @@ def sweep(
         raise ValueError(f"max_points: must be an integer >= 1 or None, got {max_points!r}")
     if executor is not None and not isinstance(executor, Executor):
         raise TypeError(_not_an_executor(executor))
+    if bounds is not False and bounds not in (True, "lagrangian", "lp"):
+        raise ValueError(f"bounds: expected True, False, 'lagrangian' or 'lp', got {bounds!r}")
+    if bounds == "lp":  # before the work, not after it
+        require("highspy", "sweep(bounds='lp')")
     if out is not None:  # before the work, not after it
         _check_out(out)
         require("pyarrow", "out= (a Parquet file)", "fastparquet")
@@ -527,20 +566,27 @@ def sweep(
     interrupted = False
     try:
         if executor is None:
-            for k, idx, _ in groups:
+            for k, idx, names in groups:
                 part = _engine_columns(len(idx))
+                ready_k, pol_k = _per_point(
+                    [pols.by_label[n] for n in names],
+                    ready[k],
+                    key_of[k].schedule,
+                    pol[idx],
+                    cap[idx],
+                )
                 try:
                     _run(
                         key_of[k].schedule,
                         cap[idx],
                         bw[idx],
                         thr[idx],
-                        pol[idx],
+                        pol_k,
                         nthreads,
                         ops_per_mac,
                         bar.group,
                         part,
-                        ready[k],
+                        ready_k,
                     )
                 finally:
                     for c, v in part.items():
@@ -573,6 +619,15 @@ def sweep(
         df = _with_speedup(df, network, hw, threads, ops_per_mac, pols)
     elif speedup:  # interrupted: the columns are there, without values
         df = df.assign(baseline_time=np.nan, speedup=np.nan)
+    if bounds and len(df) and not interrupted:
+        from .optimal import with_bounds
+
+        method = bounds if isinstance(bounds, str) else None
+        df = with_bounds(df, key_of, pols.by_label, ops_per_mac, method)
+    elif bounds:
+        df = df.assign(
+            traffic_lower_bound=np.nan, time_lower_bound=np.nan, traffic_gap=np.nan, time_gap=np.nan
+        )
     df.attrs["units"] = column_units(df.columns)
     df.attrs.update(reused=int((~todo).sum()), points=len(grid), interrupted=interrupted)
     if interrupted:

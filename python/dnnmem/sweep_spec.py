@@ -10,6 +10,9 @@ format")::
     capacity: {start: 24MiB, stop: 1000MiB, step: 2MiB}   # a range (stop included) ...
     bandwidth: [616GB/s, 1555GB/s]      # ... or a list, or one value
     throughput: 13.45TFLOPS
+    memory_type: hbm2e                  # optional: the energy / area / cost model's technology
+    node: 7nm                           # (default: the preset's, else gddr6, 12 nm, 1.545 GHz)
+    clock: 1.41GHz
     policy: [lookahead, "split-backward + lru + ratio(activation=2)"]   # policies (docs/policies.md)
     fusion: [none, pointwise]           # optional: each policy at each level (docs/model/fusion.md)
     threads: 2                          # optional
@@ -29,6 +32,9 @@ from .hardware import FIELD_PARSERS
 
 __all__ = ["read_sweep_spec", "expand_range"]
 
+#: The keys that set the technology of the energy, area and cost model (Hardware's fields).
+_TECHNOLOGY = ("memory_type", "node", "clock")
+
 _KEYS = {
     "network",
     "batch",
@@ -42,6 +48,7 @@ _KEYS = {
     "ops_per_mac",
     "max_points",
     "precision",
+    *_TECHNOLOGY,
 }
 
 
@@ -229,7 +236,11 @@ def read_sweep_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
     if "network" not in doc:
         raise ValueError(f"{path}: key 'network' is missing")
     try:
-        args = {k: _values(k, v) for k, v in doc.items() if k not in ("hardware", "precision")}
+        args = {
+            k: _values(k, v)
+            for k, v in doc.items()
+            if k not in ("hardware", "precision", *_TECHNOLOGY)
+        }
     except ValueError as e:
         raise ValueError(f"{path}: {e}") from None
     nets = args["network"] if isinstance(args["network"], list) else [args["network"]]
@@ -249,10 +260,27 @@ def read_sweep_spec(path: str | os.PathLike[str]) -> dict[str, Any]:
             f"{path}: precision: needs a hardware preset (key 'hardware'), whose "
             f"peak at that precision it selects"
         )
+    technology = {k: doc[k] for k in _TECHNOLOGY if k in doc}
+    for k, v in technology.items():
+        if isinstance(v, (list, dict)):
+            raise ValueError(
+                f"{path}: {k}: expected one value (a sweep has one technology), got "
+                f"{type(v).__name__}; for several, one file each"
+            )
+    if technology:
+        from .hardware import Hardware
+
+        try:  # checked here, so that the message names the key, with or without a preset
+            alone = Hardware(**technology)
+        except ValueError as e:
+            raise ValueError(f"{path}: {e}") from None
+        if "hardware" not in doc:
+            args["hardware"] = alone
     if "hardware" in doc:
         from .presets import hardware as preset
 
         options = {"precision": doc["precision"]} if "precision" in doc else {}
+        options.update(technology)
         if "capacity" in doc:  # the preset's is not used, and may be unpublished (b200)
             options["capacity"] = 0
         if not isinstance(doc["hardware"], str):

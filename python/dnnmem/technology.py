@@ -239,8 +239,13 @@ def _memory(tech: str) -> tuple[str, dict[str, Any]]:
         entries = table()[group]["technologies"]
         if key in entries:
             return group, entries[key]
+    import difflib
+
+    close = difflib.get_close_matches(key, memory_technologies(), n=2, cutoff=0.6)
+    hint = f"; did you mean {' or '.join(close)}?" if close else ""
     raise ValueError(
-        f"memory_type: no energy figures for {tech!r} (known: {', '.join(memory_technologies())})"
+        f"memory_type: no energy figures for {tech!r}{hint} "
+        f"(known: {', '.join(memory_technologies())})"
     )
 
 

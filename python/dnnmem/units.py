@@ -23,6 +23,7 @@ __all__ = [
     "format_bandwidth",
     "format_throughput",
     "format_time",
+    "format_energy",
     "COLUMN_UNITS",
     "column_unit",
 ]
@@ -259,6 +260,14 @@ def format_time(seconds: float, digits: int = 4) -> str:
     return _format(float(seconds), steps, digits)
 
 
+def format_energy(joules: float, digits: int = 4) -> str:
+    """Format joules with SI prefixes: ``format_energy(0.2141)`` → ``'214.1 mJ'``."""
+    steps = [(1e3, "kJ"), (1.0, "J"), (1e-3, "mJ"), (1e-6, "µJ"), (1e-9, "nJ"), (1e-12, "pJ")]
+    if joules == 0:
+        return "0 J"
+    return _format(float(joules), steps, digits)
+
+
 def format_count(value: float, unit: str, digits: int = 4) -> str:
     """Format a count with SI prefixes: ``format_count(4.1e9, "FLOP")`` → ``'4.1 GFLOP'``."""
     steps = [
@@ -287,6 +296,7 @@ COLUMN_UNITS: dict[str, str] = {
     **dict.fromkeys(("intermediate_bytes", "saved_bytes", "mask_bytes"), "bytes"),
     **dict.fromkeys(("traffic_in", "traffic_out", "link_in", "link_out", "gb_bytes"), "bytes"),
     **dict.fromkeys(("bytes_in", "bytes_out", "bytes_streamed_in", "bytes_streamed_out"), "bytes"),
+    **dict.fromkeys(("link_streamed_in", "link_streamed_out"), "bytes"),
     **{f"traffic_{d}_{r}": "bytes" for d in ("in", "out") for r in _ROLES},
     **{f"bytes_{d}_{r}": "bytes" for d in ("in", "out") for r in _ROLES},
     **dict.fromkeys(("bandwidth", "avg_bandwidth"), "bytes/s"),
@@ -321,6 +331,10 @@ COLUMN_UNITS: dict[str, str] = {
     "energy": "DRAM-byte units",
     "speedup": "×",
     "year": "year",
+    # sweep(bounds=True), dnnmem.optimal
+    "traffic_lower_bound": "bytes",
+    "time_lower_bound": "s",
+    **dict.fromkeys(("traffic_gap", "time_gap"), "fraction"),
 }
 
 

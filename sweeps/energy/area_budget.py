@@ -4,8 +4,8 @@ For ResNet-50 (batch 32) and the Transformer (batch 64) on a 7 nm, bf16, HBM2e d
 technology), a grid of on-chip capacity x off-chip bandwidth x peak throughput: each point's
 time, joules and die area (docs/model/energy.md, docs/model/cost.md). At each area budget the
 fastest point whose modelled die fits, and how its area splits; the three-way Pareto front of
-(time, energy, area) on the thesis's capacity grid (24 to 1000 MiB) drawn as time against energy,
-coloured by area.
+(time, energy, area) on the thesis's capacity grid (24 to 1000 MiB) drawn as energy and area
+against time (figures/energy-beyond-pareto_front.png).
 
     python sweeps/energy/area_budget.py [--small] [--no-plot] [--markdown]
 """
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 FIGURES_DIR = Path(__file__).resolve().parents[2] / "figures"
+#: The figure's file name (figures/NAME.png; dnnmem.plots.style.figure_name).
+NAME = "energy-beyond-pareto_front"
 NETWORKS = {"resnet50": 32, "transformer": 64}
 BUDGETS_MM2 = (150, 250, 400)
 
@@ -105,48 +107,67 @@ def thesis_front(small: bool = False) -> pd.DataFrame:
 
 
 def plot(df: pd.DataFrame) -> Figure:
-    """Time against energy per iteration, coloured by die area; the three-way front outlined."""
-    import matplotlib.pyplot as plt
+    """The three-way front in two panels sharing the time axis: energy per iteration (J) and
+    modelled die area (mm²) against time per iteration (ms). One colour per (bandwidth,
+    throughput) pair (:func:`dnnmem.plots.style.styles`), its points along the capacity grid
+    joined by a thin line; the points of the front large, black-edged; the legend right of the
+    panels."""
+    from dnnmem.plots import style
 
-    fig, ax = plt.subplots(figsize=(8, 5), layout="constrained")
-    rest = df[~df["front"]]
-    sc = ax.scatter(
-        rest["time"] * 1e3, rest["energy_j"], c=rest["area_mm2"], s=10, alpha=0.35, cmap="viridis"
+    fig, axes = style.figure(
+        1,
+        2,
+        panel=(5.0, 4.4),
+        sharex=True,
+        title=f"{style.display_name(str(df['network'].iat[0]))}, batch {int(df['batch'].iat[0])}"
+        f" (7 nm, bf16, HBM2e), capacity {df['capacity'].min() / 2**20:.0f}–"
+        f"{df['capacity'].max() / 2**20:.0f} MiB × 3 bandwidths × 3 throughputs\n"
+        f"the Pareto front of time (ms), energy (J) and die area (mm²): "
+        f"{int(df['front'].sum())} of {len(df)} points",
     )
-    f = df[df["front"]]
-    ax.scatter(
-        f["time"] * 1e3,
-        f["energy_j"],
-        c=f["area_mm2"],
-        s=40,
-        cmap="viridis",
-        edgecolors="k",
-        linewidths=0.8,
-        label=f"Pareto front of time, energy and area ({len(f)} of {len(df)})",
-        vmin=sc.get_clim()[0],
-        vmax=sc.get_clim()[1],
+    pairs = df.sort_values(["throughput", "bandwidth", "capacity"]).groupby(
+        ["throughput", "bandwidth"], sort=False
     )
-    fig.colorbar(sc, ax=ax, label="modelled die area (mm²)")
-    ax.set_xscale("log")
-    from matplotlib.ticker import NullFormatter, ScalarFormatter
+    labels = {key: f"{key[0] / 1e12:g} TFLOPS, {key[1] / 1e12:.3g} TB/s" for key, _ in pairs}
+    looks = style.styles(labels.values())
+    for column, ax, ylabel in (
+        ("energy_j", axes[0, 0], "energy per iteration (J)"),
+        ("area_mm2", axes[0, 1], "modelled die area (mm²)"),
+    ):
+        for key, g in pairs:
+            look = looks[labels[key]]
+            ax.plot(g["time"] * 1e3, g[column], color=look["color"], lw=0.8, alpha=0.45)
+            f = g[g["front"]]
+            ax.scatter(
+                f["time"] * 1e3,
+                f[column],
+                s=22,
+                color=look["color"],
+                marker=look["marker"],
+                edgecolors="k",
+                linewidths=0.6,
+                label=labels[key],
+                zorder=3,
+            )
+        ax.set_ylabel(ylabel)
+        ax.set_xlabel("time per iteration (ms)")
+        ax.grid(True, alpha=0.3)
+    ticks = [
+        t
+        for t in (0.5, 1, 2, 5, 10, 20, 50)
+        if df["time"].min() * 1e3 / 1.5 <= t <= df["time"].max() * 1e3 * 1.5
+    ]
+    style.log_ticks(axes[0, 0], ticks, base=10)
+    axes[0, 0].set_title("energy against time", fontsize=9)
+    axes[0, 1].set_title("area against time", fontsize=9)
+    from matplotlib.lines import Line2D
 
-    ax.set_xticks(
-        [
-            t
-            for t in (0.5, 1, 2, 5, 10, 20, 50)
-            if df["time"].min() * 1e3 / 1.5 <= t <= df["time"].max() * 1e3 * 1.5
-        ]
+    handles, names = axes[0, 0].get_legend_handles_labels()
+    handles.append(Line2D([], [], color="0.4", lw=0.8, alpha=0.45))
+    names.append("each pair over capacity\n(24 → 1000 MiB, all points)")
+    style.legend(
+        fig, handles, names, below=True, ncol=5, title="front, by throughput and bandwidth"
     )
-    ax.xaxis.set_major_formatter(ScalarFormatter())
-    ax.xaxis.set_minor_formatter(NullFormatter())
-    ax.set_xlabel("time per iteration (ms)")
-    ax.set_ylabel("energy per iteration (J)")
-    ax.set_title(
-        "ResNet-50, batch 32, 7 nm bf16 HBM2e: capacity 24–1000 MiB × 3 bandwidths × 3 throughputs",
-        fontsize=9,
-    )
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper left", bbox_to_anchor=(0, -0.12), frameon=False)
     return fig
 
 
@@ -173,8 +194,8 @@ def main() -> None:
         print(f"three-way front: {int(front['front'].sum())} of {len(front)} points")
     if not a.no_plot and not a.small:
         FIGURES_DIR.mkdir(exist_ok=True)
-        plot(front).savefig(FIGURES_DIR / "energy-area-front.png", dpi=120)
-        print("wrote figures/energy-area-front.png (docs/images/ has the page's copy)")
+        plot(front).savefig(FIGURES_DIR / f"{NAME}.png", dpi=120)
+        print(f"wrote figures/{NAME}.png (docs/images/ has the page's copy)")
 
 
 if __name__ == "__main__":

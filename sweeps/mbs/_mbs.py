@@ -2,7 +2,9 @@
 configurations as dnnmem compositions (docs/model/mbs.md).
 
 Setup ("Mini-batch Serialization: CNN Training with Inter-layer Data Reuse", §4-§5): one WaveCore
-core — a 128 x 128 systolic array at 0.7 GHz (22.9 TFLOP/s FP16), a 10 MiB global buffer, half
+core — a 128 x 128 systolic array at 0.7 GHz (22.9 TFLOP/s FP16) with double-buffered weights and
+tiles of 256 rows (ArchOpt, the array of every configuration but the Baseline), a 10 MiB global
+buffer, half
 of one HBM2 stack (150 GiB/s, 4 of 8 channels) — training with 16-bit data, 32 samples per core
 for the deep CNNs and 64 for AlexNet. Every script has ``compute(small=False) -> DataFrame``,
 ``plot(df) -> Figure`` (saved as ``figures/<NAME>.png``) and ``markdown(tables)`` (its tables on
@@ -34,6 +36,8 @@ NETWORKS = {"resnet50": 32, "inception_v3": 32, "inception_v4": 32, "alexnet": 6
 # Main-memory options per core (Tab. 4, halved: a core has half the channels).
 MEMORY = {"HBM2x2": 300 * GiB, "HBM2": 150 * GiB, "GDDR5": 192 * GiB, "LPDDR4": 119.6 * GiB}
 #: The memories as the figures name them.
+#: Their technologies (the energy model's DRAM pJ per byte, docs/model/energy.md).
+MEMORY_TYPE = {"HBM2x2": "hbm2", "HBM2": "hbm2", "GDDR5": "gddr5", "LPDDR4": "lpddr4"}
 MEMORY_NAMES = {"HBM2x2": "HBM2 × 2", "HBM2": "HBM2", "GDDR5": "GDDR5", "LPDDR4": "LPDDR4"}
 #: The configurations as the figures name them (the rest keep their name).
 CONFIG_NAMES = {
@@ -44,16 +48,49 @@ CONFIG_NAMES = {
 }
 
 
-def core(capacity: float = 10 * MiB, bandwidth: float = 150 * GiB) -> dnnmem.Hardware:
-    """One WaveCore core (§4.1-4.2): one 128 x 128 array at 0.7 GHz, fp16."""
+#: WaveCore's array (§4.1): 128 x 128, weight stationary (a block of B is "read and distributed
+#: to the PEs", then a block of A "pipelined into the array"), output tiles of m = 256 rows (the
+#: 64 KiB half of the local A buffer over 128 rows of 2 bytes, §4.2), and weight double buffering:
+#: "there are no gaps between waves" (ArchOpt, in every configuration but the Baseline).
+ARRAY = "systolic(rows=128, cols=128, waves=double-buffered, tile=256)"
+#: The Baseline's array: the same without the second weight register; "before every
+#: multiplication of blocks of A and B, the B block is read and distributed to the PEs, which
+#: requires k (PE array height) cycles [...] No arithmetic occurs during these k cycles" (§4.1).
+BASELINE_ARRAY = "systolic(rows=128, cols=128, waves=pipelined, tile=256)"
+#: SCALE-Sim's array (dnnmem's default `systolic`): every wave a fold that loads, fills, streams
+#: all of a GEMM's rows and drains; what the page showed before the array's options existed.
+SCALESIM_ARRAY = "systolic(rows=128, cols=128)"
+#: The name of the paper's Baseline row (the ``Baseline`` rows are the reference: ArchOpt's array,
+#: the same traffic).
+SINGLE = "Baseline (no double buffering)"
+
+
+def core(
+    capacity: float = 10 * MiB,
+    bandwidth: float = 150 * GiB,
+    array: str = ARRAY,
+    memory_type: str = "hbm2",
+) -> dnnmem.Hardware:
+    """One WaveCore core (§4.1-4.2, §5): one 128 x 128 array at 0.7 GHz, fp16, in 32 nm
+    (``array``: the compute model, ArchOpt's by default; ``memory_type``: the DRAM's technology
+    for the joule model, docs/model/energy.md)."""
     return dnnmem.Hardware(
         capacity=capacity,
         bandwidth=bandwidth,
         throughput=2 * 128 * 128 * 0.7e9,
         name="WaveCore core",
         precision="fp16",
-        compute="systolic(rows=128, cols=128)",
+        compute=array,
+        memory_type=memory_type,
+        node="32nm",
+        clock="700MHz",
     )
+
+
+def single_buffered(policy: str) -> str:
+    """``policy`` on the Baseline's array (:data:`BASELINE_ARRAY`): the paper's Baseline when
+    ``policy`` is the Baseline's composition."""
+    return f"{policy} + {BASELINE_ARRAY}"
 
 
 #: mbs-strict's options for the paper's encodings (docs/model/mbs.md): a 1-bit ReLU mask and two
@@ -122,7 +159,8 @@ def set_fusion(level: str) -> None:
 def run(net: dnnmem.Network, hw: dnnmem.Hardware, policy: str) -> dict[str, Any]:
     """One estimate as a row: the result's totals (docs/model/report.md): traffic (also by
     role), time, utilization, groups and sub-batch sizes, global-buffer bytes and energy
-    (``dnnmem.energy.WAVECORE``: DRAM-byte units, the paper's §6 ratios)."""
+    (``dnnmem.energy.WAVECORE``: DRAM-byte units, the paper's §6 ratios) and joules (static
+    energy included, docs/model/energy.md)."""
     r = dnnmem.estimate(net, hw, policy=fused(policy))
     d = r.to_dict()
     keep = [
@@ -137,6 +175,10 @@ def run(net: dnnmem.Network, hw: dnnmem.Hardware, policy: str) -> dict[str, Any]
         "energy_dram_share",
     ]
     row: dict[str, Any] = {"traffic": r.traffic, **{k: d[k] for k in keep}}
+    # Joules (docs/model/energy.md: DRAM, SRAM, MACs and the static power over the time).
+    row["energy_j"] = d["energy_j"]
+    row["energy_dram_j"] = d["energy_dram_j"]
+    row["energy_static_j"] = d["energy_static_j"] + d["energy_sram_leakage_j"]
     row["weight_bytes"] = d["traffic_in_weight"]  # the re-reads of serialization included
     row["weight_grad_bytes"] = d["traffic_in_weight_grad"] + d["traffic_out_weight_grad"]
     row["activation_bytes"] = d["traffic_in_activation"] + d["traffic_out_activation"]

@@ -38,7 +38,7 @@ NAME = style.figure_name("mbs", "fig13", "v100")
 def compute(small: bool = False) -> pd.DataFrame:
     rows = []
     nets = {"resnet50": 32} if small else C.NETWORKS
-    core = C.core(bandwidth=C.MEMORY["LPDDR4"])
+    core = C.core(bandwidth=C.MEMORY["LPDDR4"], memory_type="lpddr4")
     v100 = dnnmem.hardware("v100", precision="fp16")
     v100_fp32 = dnnmem.hardware("v100", precision="fp32")
     for name, batch in nets.items():

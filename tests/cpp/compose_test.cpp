@@ -89,7 +89,7 @@ TEST_CASE("registries: names unique across the four kinds, unknown names listed"
   for (auto* p : link_parts()) names.insert(p->name), ++n;
   for (auto* p : compute_parts()) names.insert(p->name), ++n;
   CHECK(names.size() == n);
-  CHECK(cache_parts().size() == 16);
+  CHECK(cache_parts().size() == 17);
   CHECK(what([] { find_link("lz4"); }) ==
         "link: unknown link 'lz4' (valid: raw, ratio, zvc, rle, zlib)");
   CHECK(what([] { find_scheduler("nope"); }) ==

@@ -193,6 +193,7 @@ TEST_CASE("replay: the timeline's totals equal those of every step simulated, fo
     const Schedule s = schedule_of(n, 4);
     const std::int64_t top = s.peak_alive_bytes() + 4096;
     for (const CachePart* part : cache_parts()) {
+      if (part->name == "lp-rounded") continue;  // its kept intervals come as data: the next test
       PolicySpec spec;
       spec.cache.name = std::string(part->name);
       PreparedPolicy policy;
@@ -225,6 +226,44 @@ TEST_CASE("replay: the timeline's totals equal those of every step simulated, fo
     }
   }
   CHECK(replayed > 100);  // the comparison is not vacuous
+}
+
+TEST_CASE("replay: lp-rounded keeps exactly the intervals given, never a source block's decisions") {
+  // Rule 2's decisions come from data (PreparedPolicy::kept_given), not from the occupancy, so a
+  // record's margins say nothing about them: the planner decides every block. The kept set is
+  // drawn at random, so a block replaying its source's record of rule 2 would keep what the
+  // source kept, not what it is given.
+  std::mt19937 rng(31);
+  for (const Network& n : {gnmt_small(), lstm(12, 16), unrolled(12)}) {
+    const Schedule s = schedule_of(n, 4);
+    PolicySpec spec;
+    spec.cache.name = "lp-rounded";
+    PreparedPolicy policy = prepare_policy(s, spec, 2);
+    const std::size_t nf = s.index.full_step.size();
+    policy.kept_given.assign(nf, 0);
+    for (std::size_t f = 0; f < nf; ++f) policy.kept_given[f] = static_cast<std::uint8_t>(rng() & 1);
+    std::int64_t given = 0;  // the given intervals that exist (a full use with a next one)
+    for (std::size_t f = 0; f + 1 < nf; ++f)
+      if (policy.kept_given[f] != 0 && (s.index.full[f].flags & FullUse::HasNext)) ++given;
+    REQUIRE(given > 0);
+    const std::int64_t capacity = std::int64_t{1} << 50;  // every given interval fits
+    const PlanInput in = make_plan_input(s, {capacity, 1e9, 5e9}, policy);
+    PlanScratch with, without;
+    without.no_replay = true;
+    Plan a, b;
+    for (int point = 0; point < 3; ++point) {  // a sweep's points: same input, next capacity probed
+      for (PlanScratch* w : {&with, &without}) {
+        w->same_input = point > 0;
+        w->probe_capacity = capacity + 1;
+      }
+      policy.cache->plan(in, with, a);
+      policy.cache->plan(in, without, b);
+      CHECK(same_plan(a, b));
+      CHECK(a.counts.kept == given);
+      CHECK_FALSE(with.probe_same);  // probing is off too: the given set holds at one capacity
+    }
+    CHECK(std::any_cast<detail::ThesisReplay>(&with.replay) == nullptr);
+  }
 }
 
 TEST_CASE("replay: the timeline reads which transfers share a tensor (plans with tensors merged)") {

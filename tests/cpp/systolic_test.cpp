@@ -141,3 +141,58 @@ TEST_CASE("dataflow names", "[systolic]") {
   CHECK(dataflow_from_name("output_stationary") == OS);
   CHECK(!dataflow_from_name("row-stationary"));
 }
+
+TEST_CASE("waves: tiles of the streamed dimension, pipelined and double-buffered", "[systolic]") {
+  // 4x4 weight-stationary array, m = 10, n = 4, k = 12: 3 row folds (k / 4), 1 column fold.
+  const Gemm g{10, 4, 12, 1};
+  SystolicArray a{4, 4, WS};
+  // Folds (SCALE-Sim): 3 folds of 2*4 + 4 + 10 - 2 = 20 cycles = 60.
+  CHECK(systolic_cycles(g, a) == 60);
+  // Pipelined: each wave waits R = 4 cycles for its block, then streams its 10 lines, no drain
+  // between waves: 3 * (4 + 10) + one fill / drain 4 + 4 - 2 = 42 + 6 = 48.
+  a.waves = Waves::Pipelined;
+  CHECK(systolic_cycles(g, a) == 48);
+  // Double-buffered: the first block's load 4, waves of max(10, 4) = 10 (the next block loads
+  // meanwhile), the last 10, fill / drain 6: 4 + 30 + 6 = 40; utilisation 480 / (16 * 40).
+  a.waves = Waves::DoubleBuffered;
+  CHECK(systolic_cycles(g, a) == 40);
+  CHECK(close(systolic_utilization(g, a), 480.0 / 640.0));
+  // Tiles of 3 lines: per block waves of 3, 3, 3 and 1 lines (12 waves). Each but the last lasts
+  // max(t, 4) = 4 (it waits for the next block's load), the last 1: 4 + 11 * 4 + 1 + 6 = 55.
+  a.tile = 3;
+  CHECK(systolic_cycles(g, a) == 55);
+  // Pipelined with tiles: 9 waves of 4 + 3, 3 of 4 + 1, and 6: 63 + 15 + 6 = 84.
+  a.waves = Waves::Pipelined;
+  CHECK(systolic_cycles(g, a) == 84);
+  // Folds with tiles: SCALE-Sim on each tile as a GEMM: 3 blocks x (3 x (8 + 4 + 3 - 2) +
+  // (8 + 4 + 1 - 2)) = 3 x (39 + 11) = 150.
+  a.waves = Waves::Folds;
+  CHECK(systolic_cycles(g, a) == 150);
+  // A tile as long as the streamed dimension, or longer, is no tile.
+  a.tile = 10;
+  CHECK(systolic_cycles(g, a) == 60);
+  a.tile = 1000;
+  CHECK(systolic_cycles(g, a) == 60);
+}
+
+TEST_CASE("waves: one wave is SCALE-Sim's fold; two arrays share the waves", "[systolic]") {
+  // One wave (k <= R, n <= C, no tile), even a short one (t = 2 < R): all three give the fold
+  // 2*4 + 4 + 2 - 2 = 12.
+  const Gemm one{2, 4, 4, 1};
+  for (const Waves w : {Waves::Folds, Waves::Pipelined, Waves::DoubleBuffered})
+    CHECK(systolic_cycles(one, {4, 4, WS, w, 0}) == 12);
+  // Input stationary preloads X^T [k x m]: S_R = k = 12 (3 blocks), T = n = 10, as WS above.
+  CHECK(systolic_cycles({4, 10, 12, 1}, {4, 4, IS, Waves::DoubleBuffered, 0}) == 40);
+  // Two arrays: the 3 double-buffered waves of 10 lines share out as ceil(30 / 2) = 15 cycles,
+  // then the first load 4, the fill / drain 6 (the last wave's wait is 0): 25.
+  CHECK(systolic_cycles({10, 4, 12, 1}, {4, 4, WS, Waves::DoubleBuffered, 0}, 2) == 25);
+  // count products stream as one: 2 products of 3 waves each, double-buffered: 4 + 60 + 6 = 70.
+  CHECK(systolic_cycles({10, 4, 12, 2}, {4, 4, WS, Waves::DoubleBuffered, 0}) == 70);
+  // Pipelined and double-buffered need a preloaded operand.
+  const SystolicArray os{4, 4, OS, Waves::DoubleBuffered, 0};
+  CHECK(contains(message_of({10, 4, 12, 1}, os), "output stationary preloads nothing"));
+  CHECK(waves_from_name("double_buffered") == Waves::DoubleBuffered);
+  CHECK(waves_from_name("Pipelined") == Waves::Pipelined);
+  CHECK(!waves_from_name("gapless"));
+  CHECK(waves_name(Waves::DoubleBuffered) == "double-buffered");
+}

@@ -187,12 +187,16 @@ Compute models
 --------------
 ``compute=None`` is the thesis's: a step computes for its FLOPs × bandwidth units.
 ``compute={"systolic": {"rows": R, "cols": C, "dataflow": "ws"|"os"|"is", "arrays": A,
-"vector": v}}`` (defaults 128, 128, "ws", 1, 1) is the ``systolic`` compute model: a step's
-GEMMs (``schedule.gemm_table()``: m × k · k × n, ``count`` of them) take SCALE-Sim's cycles —
-spatial (S_R, S_C) and temporal T dimensions (k, n, m) for ws, (m, n, k) for os, (k, m, n) for
-is; ceil(count · ⌈S_R/R⌉ · ⌈S_C/C⌉ / A) folds of 2R + C + T − 2 cycles (R + C + T − 2 for os) —
-and one cycle is worth ops_per_mac · R · C · A FLOPs at peak; the step's other FLOPs (all of them
-for a step with no GEMM, the non-MAC ones otherwise) take ceil(FLOPs / v).
+"vector": v, "waves": w, "tile": L}}`` (defaults 128, 128, "ws", 1, 1, "folds", 0) is the
+``systolic`` compute model: a step's GEMMs (``schedule.gemm_table()``: m × k · k × n, ``count`` of
+them) take SCALE-Sim's cycles — spatial (S_R, S_C) and temporal T dimensions (k, n, m) for ws,
+(m, n, k) for os, (k, m, n) for is; ceil(count · ⌈S_R/R⌉ · ⌈S_C/C⌉ / A) folds of 2R + C + T − 2
+cycles (R + C + T − 2 for os) — and one cycle is worth ops_per_mac · R · C · A FLOPs at peak; the
+step's other FLOPs (all of them for a step with no GEMM, the non-MAC ones otherwise) take
+ceil(FLOPs / v). With a tile L, T is cut into waves of L lines and one shorter: folds of each
+length (ceil(blocks / A) of each); ``waves="pipelined"``: waves of R + t back to back over all
+blocks and products, ceil(Σ / A) + R + C − 2; ``"double-buffered"``: waves of max(t, R), the
+last of t, ceil(Σ max / A) − (max(t_last, R) − t_last) + R + (R + C − 2).
 
 Schedulers
 ----------
@@ -1188,6 +1192,8 @@ def _systolic_work(
     dataflow: str = "ws",
     arrays: int = 1,
     vector: float = 1.0,
+    waves: str = "folds",
+    tile: int = 0,
 ) -> list[int]:
     """Per step, peak-equivalent FLOPs under the systolic compute model (module docstring)."""
     st = net.schedule.step_table()
@@ -1197,9 +1203,22 @@ def _systolic_work(
     has_gemm = [False] * n
     for s, m, nn, k, count in zip(gt["step"], gt["m"], gt["n"], gt["k"], gt["count"]):
         sr, sc, t = {"ws": (k, nn, m), "os": (m, nn, k), "is": (k, m, nn)}[dataflow]
-        per_fold = (rows if dataflow == "os" else 2 * rows) + cols + t - 2
-        folds = int(count) * -(-int(sr) // rows) * -(-int(sc) // cols)
-        cycles[int(s)] += -(-folds // arrays) * int(per_fold)
+        sr, sc, t = int(sr), int(sc), int(t)
+        blocks = int(count) * -(-sr // rows) * -(-sc // cols)
+        # The streamed dimension in waves of `tile` lines (0: all of it) and a shorter last one.
+        lens = [t] if tile == 0 or tile >= t else [tile] * (t // tile) + [t % tile] * (t % tile > 0)
+        if waves == "folds":  # each wave a drained fold; the arrays share the folds of each length
+            fill = (rows if dataflow == "os" else 2 * rows) + cols - 2
+            cycles[int(s)] += sum(-(-blocks // arrays) * (fill + n) for n in lens)
+        else:
+            assert dataflow != "os", "pipelined / double-buffered waves need a preloaded operand"
+            if waves == "pipelined":  # each wave loads its block (R cycles), then streams
+                stream = blocks * sum(rows + n for n in lens)
+                cycles[int(s)] += -(-stream // arrays) + rows + cols - 2
+            else:  # double-buffered: a wave lasts max(lines, R), the last one only its lines
+                stream = blocks * sum(max(n, rows) for n in lens)
+                last_wait = max(lens[-1], rows) - lens[-1]
+                cycles[int(s)] += -(-stream // arrays) - last_wait + rows + (rows + cols - 2)
         has_gemm[int(s)] = True
     v = Fraction(vector)
     work = []

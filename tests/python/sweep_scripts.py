@@ -42,11 +42,12 @@ def import_script(folder: str, name: str) -> Any:
 
 
 def scripts(folder: str) -> dict[str, ModuleType]:
-    """Every figure script of ``sweeps/<folder>/`` (its files not starting with ``_``), by name."""
+    """Every figure script of ``sweeps/<folder>/`` (its files not starting with ``_``, and not
+    ``claims.py``, the scorecard's rows), by name."""
     return {
         p.stem: import_script(folder, p.stem)
         for p in sorted((SWEEPS / folder).glob("*.py"))
-        if not p.name.startswith("_")
+        if not p.name.startswith("_") and p.stem != "claims"
     }
 
 

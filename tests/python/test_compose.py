@@ -17,9 +17,12 @@ from test_policies_oracle import compare_with_oracle, random_network
 
 import dnnmem
 from dnnmem import cdma
+from dnnmem.policy import POINT_DATA
 
 MiB = 2**20
-CACHES = list(dnnmem.parts("cache"))
+# lp-rounded takes its kept intervals from an LP (dnnmem.optimal), which the oracle does not
+# model: tests/python/test_optimal.py checks it against the model's traffic and brute force.
+CACHES = [c for c in dnnmem.parts("cache") if c not in POINT_DATA]
 SCHEDULERS = ["default", "inference", "split-backward", "split-backward(first=dw)"]
 RATIO = {"activation": 2, "weight": 3, "gradient": 1.5, "weight_grad": 1.25, "state": 4}
 
@@ -283,7 +286,7 @@ def _oracle_compute(policy: dnnmem.Policy) -> dict | None:
     if policy.compute is None or policy.compute.name == "peak":
         return None
     opts = {
-        k: (int(v) if k in ("rows", "cols", "arrays") else v)
+        k: (int(v) if k in ("rows", "cols", "arrays", "tile") else v)
         for k, v in policy.compute.option_dict.items()
     }
     return {"systolic": opts}
@@ -339,6 +342,9 @@ def _random_policy() -> st.SearchStrategy[str]:
             " + systolic(rows=4, cols=4)",
             " + systolic(rows=3, cols=5, dataflow=os, arrays=2, vector=0.25)",
             " + systolic(rows=2, cols=8, dataflow=is, vector=0.5)",
+            " + systolic(rows=4, cols=4, waves=double-buffered, tile=3)",
+            " + systolic(rows=3, cols=5, dataflow=is, waves=pipelined, tile=2, arrays=2)",
+            " + systolic(rows=2, cols=3, waves=double-buffered, arrays=3)",
         ]
     )
     return st.builds(
@@ -411,6 +417,9 @@ def test_random_networks_every_composition(
         "prefetch-next + ratio(activation=2)",
         "split-backward + lookahead + systolic(rows=45, cols=45)",
         "inference + belady + systolic(rows=32, cols=64, dataflow=os, vector=0.125)",
+        "mbs(variant=mbs2, buffer=10MiB) + mbs-strict"
+        " + systolic(rows=128, cols=128, waves=double-buffered, tile=256)",
+        "lookahead + systolic(rows=64, cols=32, waves=pipelined, tile=100)",
     ],
 )
 @pytest.mark.parametrize("capacity", [0, 24 * MiB, 128 * MiB])
@@ -556,6 +565,35 @@ def test_systolic_gemm_that_does_not_fill_the_array() -> None:
         )
         got = dict(zip(r.steps["name"], r.steps["compute_time"]))["F:d"]
         assert got == pytest.approx(cycles * 1e-9, rel=1e-12), options
+
+
+def test_systolic_waves_by_hand() -> None:
+    """Dense 12 -> 4 at batch 10 on a 4x4 weight-stationary array: m = 10, k = 12, n = 4, three
+    blocks of W (k / 4). Folds (SCALE-Sim): 3 x (2·4 + 4 + 10 - 2) = 60 cycles. Pipelined: each
+    wave waits 4 cycles for its block, no drain between: 3 x (4 + 10) + 4 + 4 - 2 = 48.
+    Double-buffered: the first load 4, waves of 10, fill and drain 6: 40. Double-buffered in
+    tiles of 3 rows: waves of 3, 3, 3, 1 per block, each waiting max(t, 4) but the last:
+    4 + 11 · 4 + 1 + 6 = 55. At 32 FLOP per cycle and 32 GFLOP/s a cycle is 1 ns."""
+    net = dnnmem.load_network(_dense(12, 4), batch=10)
+    for options, cycles in (
+        ("", 60),
+        (", waves=pipelined", 48),
+        (", waves=double-buffered", 40),
+        (", waves=double-buffered, tile=3", 55),
+    ):
+        r = dnnmem.estimate(
+            net,
+            policy=f"inference + none + systolic(rows=4, cols=4{options})",
+            throughput=32e9,
+            bandwidth=1e15,
+        )
+        got = dict(zip(r.steps["name"], r.steps["compute_time"]))["F:d"]
+        assert got == pytest.approx(cycles * 1e-9, rel=1e-12), options
+    with pytest.raises(ValueError, match="output stationary preloads nothing"):
+        dnnmem.estimate(
+            net, policy="inference + none + systolic(rows=4, cols=4, dataflow=os, "
+            "waves=pipelined)", throughput=32e9, bandwidth=1e15,
+        )  # fmt: skip
 
 
 def test_npu_presets_bring_their_systolic_array() -> None:

@@ -240,6 +240,28 @@ def test_area_budget_script_small() -> None:
     for _, f in front.iterrows():  # no point dominates a front point
         better = (df[cols] <= f[cols]).all(axis=1) & (df[cols] < f[cols]).any(axis=1)
         assert not better.any()
+    # Its figure: the name pattern, and the house style (legend off the data, nothing cut off
+    # or overlapping, no two entries alike, titles with units).
+    from plot_checks import legend_problems, style_problems, text_problems
+
+    from dnnmem.plots.style import FIGURE_NAME
+
+    assert FIGURE_NAME.match(area_budget.NAME)
+    fig = area_budget.plot(df)
+    fig.draw_without_rendering()
+    problems = (
+        legend_problems(fig, draw=False)
+        + text_problems(fig, draw=False)
+        + style_problems(fig, draw=False)
+    )
+    assert problems == []
+    assert "time (ms), energy (J) and die area (mm²)" in fig.get_suptitle()
+    assert [ax.get_ylabel() for ax in fig.axes] == [
+        "energy per iteration (J)",
+        "modelled die area (mm²)",
+    ]
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert len(labels) == len(set(labels)) == df.groupby(["throughput", "bandwidth"]).ngroups + 1
 
 
 def test_mbs_joules_script_small() -> None:

@@ -105,8 +105,9 @@ def test_a_misspelled_key_gets_a_suggestion(tmp_path: Path) -> None:
         read_sweep_spec(spec)
     assert str(e.value) == (
         f"{spec}: unknown keys 'capacty' (did you mean 'capacity'?), 'polcy' (did you mean "
-        f"'policy'?), 'xyz' (known: bandwidth, batch, capacity, fusion, hardware, max_points, "
-        f"network, ops_per_mac, policy, precision, threads, throughput)"
+        f"'policy'?), 'xyz' (known: bandwidth, batch, capacity, clock, fusion, hardware, "
+        f"max_points, memory_type, network, node, ops_per_mac, policy, precision, threads, "
+        f"throughput)"
     )
 
 

@@ -86,6 +86,8 @@ STEP_COLUMNS = [
     "link_out",
     "bytes_streamed_in",
     "bytes_streamed_out",
+    "link_streamed_in",
+    "link_streamed_out",
     "resident_bytes",
 ] + [
     f"bytes_{d}_{role}"
@@ -307,6 +309,7 @@ def test_policies_and_default_policy(tiny):
     p = dnnmem.parts("cache")
     assert list(p)[:6] == ["lookahead", "belady", "prefetch-next", "no-lookahead", "lru", "none"]
     assert list(p)[6:] == [
+        "lp-rounded",
         "mbs-strict",
         "fifo",
         "infinite-spm",

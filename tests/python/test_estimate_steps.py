@@ -55,6 +55,8 @@ def test_every_step_column_has_its_unit_in_attrs(net):
         "link_out",
         "bytes_streamed_in",
         "bytes_streamed_out",
+        "link_streamed_in",
+        "link_streamed_out",
         "resident_bytes",
         *[f"bytes_{d}_{r}" for r in ROLES for d in ("in", "out")],
     ]

@@ -4,6 +4,9 @@ report (dnnmem.interleaved)."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 import dnnmem
@@ -196,3 +199,31 @@ def test_joint_search_is_the_least_pair_and_matches_the_oracle() -> None:
     # parts=1 on one core leaves the layer whole: the best order alone.
     whole = row("order=best, partition=joint")
     assert (whole["partition"], whole["bytes"]) == ("", row("order=best")["bytes"])
+
+
+def test_p3_under_the_tile_model() -> None:
+    """docs/model/invariants.md, P3 under the tile model (issue 26): a cache can move more than
+    `none` at the same capacity, as what it keeps shrinks the tiles' share (ResNet-18, N = 16,
+    2 MiB, order=best: lru 4,147,055,496 bytes, none 3,267,450,080); it never moves more than
+    `none` at capacity 0 under the same scheduler (every tiled operand with no reuse). The page
+    states the case with the numbers dnnmem gives (before: it said P3 held everywhere)."""
+    page = (Path(__file__).resolve().parents[2] / "docs/model/invariants.md").read_text("utf-8")
+    p3 = page[page.index("## P3") : page.index("## P4")]
+    stated = re.search(r"`\+ lru` moves ([\d,]+) bytes, `\+ none` ([\d,]+)", p3)
+    assert stated, "invariants.md P3 does not state the tile-model case"
+    assert "traffic ≤ the traffic of `none` at capacity 0 under the same\nscheduler" in p3
+    lru_bytes, none_bytes = (int(g.replace(",", "")) for g in stated.groups())
+    net = dnnmem.network("resnet18", batch=16)
+
+    def traffic(policy: str, capacity: int | str) -> int:
+        r = dnnmem.estimate(net, capacity=capacity, policy=policy)
+        return r.traffic_in + r.traffic_out
+
+    best = "split-backward(order=best)"
+    assert traffic(f"{best} + lru", "2MiB") == lru_bytes == 4_147_055_496
+    assert traffic(f"{best} + none", "2MiB") == none_bytes == 3_267_450_080
+    for scheduler in (best, "split-backward(order=dw-major, tile=16, method=closed)"):
+        bound = traffic(f"{scheduler} + none", 0)
+        for cache in ("lru", "lookahead", "onsram-static", "fifo"):
+            for capacity in ("256KiB", "2MiB", "24MiB"):
+                assert traffic(f"{scheduler} + {cache}", capacity) <= bound, (scheduler, cache)

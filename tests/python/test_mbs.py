@@ -288,3 +288,31 @@ def test_dp_never_worse_than_greedy_and_both_match_the_oracle(
         )
         assert s.schedule.group_table()["bounds"] == bounds
         assert default_steps(s) == want
+
+
+def test_an_iteration_too_large_to_serialize_is_refused_before_it_is_built() -> None:
+    """Issue 26: an embedding of 2^20 x 2^20 at batch 2^24 "runs until killed" — 2^23 two-sample
+    sub-batches, at least 67 M accesses, tens of GB. It is refused at once, naming the batch and
+    the sub-batches; the same network at batch 1,024 serializes into 512 sub-batches."""
+    doc = {
+        "name": "emb",
+        "layers": [
+            {"name": "ids", "kind": "input", "shape": [1]},
+            {
+                "name": "e",
+                "kind": "embedding",
+                "inputs": ["ids"],
+                "input_dim": 2**20,
+                "output_dim": 2**20,
+            },
+        ],
+    }
+    with pytest.raises(ValueError) as e:
+        dnnmem.load_network(doc, batch=2**24).with_scheduler("mbs").schedule  # noqa: B018
+    assert str(e.value).startswith(
+        "scheduler 'mbs': the serialized iteration at batch 16777216 would make at least 67108864"
+        " tensor accesses (up to 8388608 sub-batches a group), more than the 2^25 a serialized"
+        " iteration may make"
+    )
+    s = dnnmem.load_network(doc, batch=1024).with_scheduler("mbs")
+    assert len(s.schedule.group_table()["bounds"][0]) == 513

@@ -92,6 +92,36 @@ def test_on_a_real_sweep_front_of_area_and_time():
     assert set(front["throughput"]) == {23.04e12}
 
 
+def test_on_a_real_sweep_any_two_or_three_of_time_energy_area_cost():
+    # Capacity x bandwidth x throughput in the A100's technology: every column of the joule and
+    # area models on each row, so each pair and triple of the four objectives has its front.
+    import itertools
+
+    df = dnnmem.sweep(
+        "resnet18",
+        capacity=["1MiB", "8MiB", "40MiB"],
+        bandwidth=["0.46TB/s", "1.84TB/s"],
+        throughput=["78TFLOPS", "312TFLOPS"],
+        hardware=dnnmem.hardware("a100", precision="bf16"),
+        progress=False,
+    )
+    objectives = ["time", "energy_j", "area_mm2", "cost_usd"]
+    sizes = {}
+    for k in (2, 3):
+        for cols in itertools.combinations(objectives, k):
+            front = dnnmem.pareto(df, minimize=list(cols))
+            assert front.index.tolist() == brute_force(df, list(cols), []), cols
+            sizes[cols] = len(front)
+            # The fastest, the most frugal and the smallest design of the grid are on every
+            # front that minimizes their objective.
+            for c in cols:
+                assert df[c].idxmin() in front.index, (cols, c)
+    # A third objective only adds points to a front (a point on the two-way front is on the
+    # three-way one); energy keeps points time and area alone would drop.
+    assert sizes[("time", "energy_j", "area_mm2")] >= sizes[("time", "area_mm2")]
+    assert sizes[("time", "energy_j", "area_mm2")] < len(df)  # the front prunes
+
+
 # --------------------------------------------------------------------------------------------
 # against the definition on random data
 # --------------------------------------------------------------------------------------------

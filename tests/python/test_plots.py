@@ -260,12 +260,12 @@ def test_modified_roofline_several_networks_and_grid():
 def test_roofline_of_an_estimate(result):
     ax = plots.roofline(result)
     assert ax.get_title().splitlines()[0] == "Roofline: achieved performance per step"
-    assert (
-        ax.get_xlabel() == "operational intensity (FLOP/byte of the step's own off-chip accesses)"
+    assert ax.get_xlabel() == (
+        "operational intensity (FLOP per link byte of the step's own off-chip accesses)"
     )
     assert ax.get_ylabel() == "achieved performance (TFLOP/s)"
     s = result.steps
-    moved = s["bytes_streamed_in"] + s["bytes_streamed_out"]
+    moved = s["link_streamed_in"] + s["link_streamed_out"]
     shown = s[(s["flops"] > 0) & (s["time"] > 0) & (moved > 0)]
     on_chip = int(((s["flops"] > 0) & (s["time"] > 0) & (moved == 0)).sum())
     counts = shown["class"].where(shown["phase"] != "loss", "loss").value_counts()
@@ -358,6 +358,7 @@ def test_style_module():
     assert set(dnnmem.networks()) <= set(style.NETWORK_NAMES)  # every zoo network has a name
     assert style.figure_name("cdma", "fig13", "performance") == "cdma-fig13-performance"
     assert style.figure_name("thesis", "fig5_1", "roofline") == "thesis-fig5_1-roofline"
+    assert style.figure_name("energy", "beyond", "pareto_front") == "energy-beyond-pareto_front"
     for bad in (("cdma", "fig13", "Performance"), ("seed", "fig1", "x"), ("mbs", "f10", "x")):
         with pytest.raises(ValueError, match="does not follow <seed>-<figure>-<what>"):
             style.figure_name(*bad)
@@ -617,6 +618,72 @@ def test_roofline_no_step_above_the_roof(policy):
             roof = np.where(np.isclose(x, edge), 13.45, np.minimum(13.45, GDDR6 * x / 1e12))
             assert np.all(y <= roof * (1 + 1e-9)), (name, cap, coll.get_label())
         plt.close(ax.figure)
+
+
+def _points_above_the_roof(ax, bandwidth: float, throughput: float) -> int:
+    """The points of a roofline above min(throughput, bandwidth · x) (the on-chip steps drawn at
+    the right edge: above the compute roof)."""
+    edge = ax.get_xlim()[1] / 1.6
+    above = 0
+    for coll in ax.collections:
+        x, y = np.asarray(coll.get_offsets()).T
+        roof = np.where(np.isclose(x, edge), throughput, np.minimum(throughput, bandwidth * x))
+        above += int(np.sum(y * 1e12 > roof * (1 + 1e-9)))
+    return above
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "raw",
+        "ratio(all=4)",
+        "ratio(activation=3)",
+        "ratio(all=0.5)",  # expands the data
+        "ratio(all=2, efficiency=0.8)",
+        "ratio(all=4, cap=20GB/s)",
+        "zvc",
+        "zvc(window=8, cap=48GB/s, throttle=offload)",
+        "rle(layout=nhwc)",
+    ],
+)
+def test_roofline_no_step_above_the_roof_for_every_link(link):
+    """Issue 26: with a compressing link x counted the uncompressed bytes while a step's time
+    follows the link bytes (ResNet-50 N = 32, 24 MiB, lookahead + ratio(all=4): 169 of 333 steps
+    above the roof). x is FLOPs per link byte: every point is on or under the roof, every link,
+    and each streamed transfer takes at least its link bytes / bandwidth."""
+    for policy, cap in (("lookahead", 24 * MIB), ("vdnn-all", 24 * MIB), ("none", 0)):
+        r = dnnmem.estimate(
+            "resnet18", batch=4, capacity=cap, policy=f"{policy} + {link}", bandwidth=GDDR6
+        )
+        s = r.steps
+        streamed = s["link_streamed_in"] + s["link_streamed_out"]
+        assert (s["link_streamed_in"] <= s["link_in"]).all()
+        assert (s["link_streamed_out"] <= s["link_out"]).all()
+        assert (s["end"] - s["start"] >= streamed / GDDR6 * (1 - 1e-9)).all()
+        if link == "raw":
+            assert (s["link_streamed_in"] == s["bytes_streamed_in"]).all()
+            assert (s["link_streamed_out"] == s["bytes_streamed_out"]).all()
+        elif link == "ratio(all=4)":  # a quarter on the wire, rounded up per transfer
+            moved = s["bytes_streamed_in"] + s["bytes_streamed_out"]
+            assert (streamed >= moved / 4).all() and (streamed < moved / 4 + 8).all()
+        ax = plots.roofline(r)
+        assert _points_above_the_roof(ax, GDDR6, r.hardware.throughput) == 0, (policy, link)
+        plt.close(ax.figure)
+
+
+def test_roofline_issue_case_compressing_link():
+    """The issue's case, in full: every step on or under the roof; the uncompressed bytes would
+    have put 169 of them above it."""
+    r = dnnmem.estimate("resnet50", batch=32, capacity="24MiB", policy="lookahead + ratio(all=4)")
+    ax = plots.roofline(r)
+    assert _points_above_the_roof(ax, r.hardware.bandwidth, r.hardware.throughput) == 0
+    plt.close(ax.figure)
+    s = r.steps
+    bytes_x = s["flops"] / (s["bytes_streamed_in"] + s["bytes_streamed_out"])
+    shown = (s["flops"] > 0) & (s["time"] > 0) & np.isfinite(bytes_x)
+    perf = s["flops"] / s["time"]
+    roof = np.minimum(r.hardware.throughput, r.hardware.bandwidth * bytes_x)
+    assert int((perf[shown] > roof[shown] * (1 + 1e-9)).sum()) == 169
 
 
 def test_plot_pareto_defaults_have_units(sweep):

@@ -174,6 +174,10 @@ def test_estimate_json_is_the_api_s_result_with_units(capsys: pytest.CaptureFixt
         **r.counts,
         "sparsity_source": "rule",
         "max_link_ratio": r.max_link_ratio,
+        # the technology of the joules and mm²: the defaults (no preset names one)
+        "memory_type": "gddr6",
+        "node": "12nm",
+        "clock": 1.545e9,
     }
     assert doc == expected  # every number exactly (JSON floats read back to the same double)
     assert set(units) == set(doc) | {"time_by_kind"}

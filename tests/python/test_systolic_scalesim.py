@@ -113,6 +113,25 @@ ARRAYS = [(16, 16), (8, 16)]  # rows x cols; the second is not square, so S_R an
 DATAFLOWS = ["ws", "os", "is"]
 
 
+# A GEMM cut by ``tile`` (below): m, n, k = 30, 21, 20 on an 8 x 8 array, several row and column
+# folds; the streamed dimension (m for ws, n for is) in tiles of two thirds of it and a shorter
+# last one.
+TILE_GEMM, TILE_ARRAY = (30, 21, 20), (8, 8)
+
+
+def _tile_rows(dataflow: str) -> tuple[int, list[list]]:
+    """(tile, SCALE-Sim GEMM rows of each tile) of TILE_GEMM for ``dataflow``."""
+    m, n, k = TILE_GEMM
+    streamed = m if dataflow == "ws" else n
+    tile = 2 * streamed // 3
+    parts = [tile] * (streamed // tile) + ([streamed % tile] if streamed % tile else [])
+    return tile, [_gemm_row(t, n, k) if dataflow == "ws" else _gemm_row(m, t, k) for t in parts]
+
+
+def _tile_cases() -> list[tuple[list, int, int, str]]:
+    return [(row, *TILE_ARRAY, df) for df in ("ws", "is") for row in _tile_rows(df)[1]]
+
+
 def case_key(row: list, rows: int, cols: int, dataflow: str) -> str:
     """The recorded file's key of one SCALE-Sim run."""
     return f"{rows}x{cols} {dataflow} {' '.join(map(str, row))}"
@@ -125,7 +144,7 @@ def scalesim_cases() -> list[tuple[list, int, int, str]]:
         for shape in SHAPES
         for dataflow in DATAFLOWS
         for rows, cols in ARRAYS
-    ]
+    ] + _tile_cases()
 
 
 def _scalesim(row: list, rows: int, cols: int, dataflow: str) -> tuple[int, float, tuple]:
@@ -163,3 +182,23 @@ def test_compute_cycles_match_scalesim(shape: str, dataflow: str, rows: int, col
     assert util == pytest.approx(overall_util / 100 * total / (total + 1), rel=1e-12)
     # Partial folds and fill / drain leave MAC-slots idle in every one of these shapes.
     assert 0 < util < 1
+
+
+@pytest.mark.parametrize("dataflow", ["ws", "is"])
+def test_tiles_of_the_streamed_dimension_match_scalesim(dataflow: str) -> None:
+    """``tile`` under ``waves=folds`` is SCALE-Sim run on each tile as a GEMM of its own (the
+    tiles' reports recorded beside the others), each tile's folds drained. SCALE-Sim (v2; v3's
+    compute is the same, with the same per-fold gaps) has no pipelined or double-buffered waves,
+    so those options have no counterpart here: a single wave equals a SCALE-Sim fold
+    (tests/cpp/systolic_test.cpp) and the ordering double-buffered < pipelined < folds is
+    checked."""
+    m, n, k = TILE_GEMM
+    rows, cols = TILE_ARRAY
+    tile, parts = _tile_rows(dataflow)
+    assert len(parts) == 2 and parts[0] != parts[1]
+    want = sum(_scalesim(row, rows, cols, dataflow)[0] + 1 for row in parts)
+    got, _ = _core.systolic_cycles(m, n, k, 1, rows, cols, dataflow, "folds", tile)
+    assert got == want
+    pipelined, _ = _core.systolic_cycles(m, n, k, 1, rows, cols, dataflow, "pipelined", tile)
+    double, _ = _core.systolic_cycles(m, n, k, 1, rows, cols, dataflow, "double-buffered", tile)
+    assert double < pipelined < got

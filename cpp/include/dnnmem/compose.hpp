@@ -42,6 +42,9 @@ struct CachePart {
   // The plan never reads in.capacity (none, vDNN, the oracle, the infinite scratchpad): a
   // sweep's points that differ only in capacity share one plan (evaluate_point).
   bool capacity_free = false;
+  // The manager models an on-chip memory of unlimited size (infinite-spm, rule O4): what it
+  // keeps never crowds out the tile model's share, which holds every operand of a step.
+  bool unbounded = false;
 };
 
 struct LinkPart {
@@ -90,6 +93,10 @@ struct PreparedPolicy {
   LinkModel link;
   ComputeModel compute;
   int ops_per_mac = 2;
+  std::string_view link_name = "raw", compute_name = "peak";  // the parts' names, for messages
+  // Cache manager `lp-rounded` only: per full use, 1 if the reuse interval it starts is kept
+  // (the Python side's rounding of the LP relaxation, docs/model/optimal.md); empty otherwise.
+  std::vector<std::uint8_t> kept_given;
 };
 
 // Throws std::invalid_argument naming the part and the option, or both parts and why for a

@@ -19,6 +19,10 @@ struct LinkModel {
   // Per tensor: its size and the wire bytes of a whole-tensor transfer, precomputed (most
   // transfers move whole tensors; this spares them a 128-bit division). Filled by finish().
   std::vector<std::int64_t> size, size_wire;
+  // The largest num / den of any tensor (1 / 1 when num is empty): a transfer of b bytes puts
+  // at most ceil(b · max_num / max_den) bytes on the wire. Filled by finish(); read by the
+  // time limit (limits.cpp).
+  std::int64_t max_num = 1, max_den = 1;
   // The rate at which the link's front end (a compressor) reads uncompressed data, whole
   // bytes/s; 0 = no such limit. A transfer then takes max(wire / bandwidth, bytes / cap).
   std::int64_t cap = 0;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dnnmem/hardware.hpp"
+#include "dnnmem/interrupt.hpp"
 #include "dnnmem/link.hpp"
 #include "dnnmem/options.hpp"
 #include "dnnmem/schedule.hpp"
@@ -101,6 +102,8 @@ struct PlanInput {
   std::vector<Ticks> compute;  // per step, ticks
   const LinkModel* link = &identity_link();
   const Options* options = nullptr;  // the cache manager's
+  // Cache manager `lp-rounded`: the kept intervals it is given (PreparedPolicy::kept_given).
+  const std::vector<std::uint8_t>* kept_given = nullptr;
 
   Ticks transfer_ticks(int tensor, std::int64_t bytes, bool load) const {
     return link->ticks(time, tensor, bytes, load);
@@ -185,6 +188,8 @@ void stream_everything(const Schedule& s, Plan& plan);
 // streamed operands go through the tile model, the streamed transfers of its step(s) carry the
 // walk's bytes instead of one read of each operand, plus partial-sum spills. Nothing when the
 // schedule leaves the model off. Throws std::invalid_argument naming the layer on a bad shape.
-void apply_tile_model(const PlanInput& in, Plan& plan);
+// `unbounded`: the cache manager models a scratchpad of unlimited size (CachePart::unbounded,
+// infinite-spm): every step's share holds all its operands, whatever the plan keeps.
+void apply_tile_model(const PlanInput& in, Plan& plan, bool unbounded = false);
 
 }  // namespace dnnmem

@@ -14,6 +14,8 @@ void plan_lookahead(const PlanInput& in, PlanScratch& scratch, Plan& out);
 void plan_belady(const PlanInput& in, PlanScratch& scratch, Plan& out);
 void plan_prefetch_next(const PlanInput& in, PlanScratch& scratch, Plan& out);
 void plan_no_lookahead(const PlanInput& in, PlanScratch& scratch, Plan& out);
+// lookahead with rule 2 replaced by the kept intervals given (in.kept_given, docs/model/optimal.md).
+void plan_lp_rounded(const PlanInput& in, PlanScratch& scratch, Plan& out);
 void plan_lru(const PlanInput& in, PlanScratch& scratch, Plan& out);
 // lru (fifo = false) and fifo (true): one cache of whole tensors, two victim orders.
 void plan_whole_tensor_cache(const PlanInput& in, PlanScratch& scratch, Plan& out, bool fifo);

@@ -19,10 +19,12 @@ struct StepTiming {
   std::int64_t wire_in = 0, wire_out = 0;    // the same transfers' bytes on the link
   std::array<std::int64_t, 5> in_by_role{}, out_by_role{};  // the same, by Role of the tensor
   // The streamed part (StreamLoad / StreamStore): the step's own accesses that go off-chip,
-  // issued at its start with the step as deadline, so end - start >= their bytes / bandwidth.
-  // That makes FLOPs / streamed bytes the operational intensity a roofline bounds per step.
-  // Kept only with the per-step table, like the split by role.
+  // issued at its start with the step as deadline, so end - start >= their link time >= their
+  // bytes on the wire / bandwidth (a link's efficiency and cap only lengthen it). That makes
+  // FLOPs / streamed wire bytes the operational intensity a roofline bounds per step, for every
+  // link. Kept only with the per-step table, like the split by role.
   std::int64_t streamed_in = 0, streamed_out = 0;
+  std::int64_t streamed_wire_in = 0, streamed_wire_out = 0;  // the same on the wire
   std::int64_t resident = 0;    // plan residency + data still being written out, at its start
 };
 

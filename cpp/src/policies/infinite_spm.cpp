@@ -19,6 +19,6 @@ void plan_infinite_spm(const PlanInput& in, PlanScratch& w, Plan& plan) {
 extern const CachePart cache_infinite_spm{
     "infinite-spm",
     "OnSRAM's infinite scratchpad: every activation / gradient pinned for its live interval, capacity ignored",
-    {}, 0, &plan_infinite_spm, /*capacity_free=*/true};
+    {}, 0, &plan_infinite_spm, /*capacity_free=*/true, /*unbounded=*/true};
 
 }  // namespace dnnmem

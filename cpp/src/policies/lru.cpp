@@ -93,6 +93,7 @@ void plan_whole_tensor_cache(const PlanInput& in, PlanScratch& w, Plan& plan, bo
   evicts.reserve(nt);
 
   for (int step = 0; step < n; ++step) {
+    check_interrupt_every(static_cast<std::size_t>(step));
     const Step& st = s.steps[static_cast<std::size_t>(step)];
     touched.clear();
     evicts.clear();

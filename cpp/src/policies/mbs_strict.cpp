@@ -68,6 +68,7 @@ void derive_tables(const PlanInput& in, MbsTables& d) {
   std::vector<std::int64_t>& act = d.act;
   act.assign(ns, 0);
   for (std::size_t i = 0; i < ns; ++i) {
+    check_interrupt_every(i);
     const Step& st = s.steps[i];
     const long long pass = st.phase == Phase::Forward ? 0 : 1;
     segment[i] = s.step_group.empty()
@@ -216,6 +217,7 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
   // Transfers, step by step: loads then stores, in access order.
   const std::vector<int>& access_use = tables.access_use;
   for (std::size_t i = 0; i < ns; ++i) {
+    check_interrupt_every(i);
     const Step& st = s.steps[i];
     const int step = static_cast<int>(i);
     for (int k = 0; k < st.num_accesses; ++k) {

@@ -69,6 +69,7 @@ void derive_tables(const PlanInput& in, EagerTables& d) {
   // Rule E3: a step's signature, the context of the last `window` signatures, the buffer.
   std::vector<Signature> sigs(n);
   for (std::size_t i = 0; i < n; ++i) {
+    check_interrupt_every(i);
     const Step& st = s.steps[i];
     Signature& g = sigs[i];
     // shape: the same FLOPs on the same bytes; kind: the same kind of work (a GEMM or not, the
@@ -90,6 +91,7 @@ void derive_tables(const PlanInput& in, EagerTables& d) {
   d.death_begin.assign(1, 0);
   d.death_tensor.clear();
   for (std::size_t i = 0; i < n; ++i) {
+    check_interrupt_every(i);
     const int step = static_cast<int>(i);
     Signature& ctx = context[i];
     for (int j = std::max(0, step - window + 1); j <= step; ++j) {
@@ -191,6 +193,7 @@ void plan_eager(const PlanInput& in, PlanScratch& w, Plan& plan, bool write_back
   std::vector<std::int64_t>& diff = w.resident_diff;
   diff.assign(n + 1, 0);
   for (std::size_t i = 0; i < n; ++i) {
+    check_interrupt_every(i);
     const int step = static_cast<int>(i);
     // Rule E4's predictions for the step's outputs: pin for the predicted liveness if it fits.
     for (int b = d.born_begin[i]; b < d.born_begin[i + 1]; ++b) {

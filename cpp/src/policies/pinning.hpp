@@ -46,6 +46,7 @@ inline void streamed_baseline(const PlanInput& in, std::vector<Ticks>& streamed,
   streamed.assign(n, 0);
   base.assign(n, 0);
   for (std::size_t i = 0; i < n; ++i) {
+    check_interrupt_every(i);
     const Step& st = s.steps[i];
     for (int k = 0; k < st.num_accesses; ++k) {
       const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
@@ -80,6 +81,7 @@ void emit_pin_plan(const Schedule& s, const std::vector<std::int64_t>& diff, Pla
   std::int64_t level = 0;
   for (std::size_t i = 0; i < n; ++i) plan.resident[i] = level += diff[i];
   for (std::size_t i = 0; i < n; ++i) {
+    check_interrupt_every(i);
     const Step& st = s.steps[i];
     const int step = static_cast<int>(i);
     for (int pass = 0; pass < 2; ++pass) {

@@ -4,6 +4,8 @@
 // no-lookahead's lingering. Replaying repeated blocks: thesis_replay.cpp.
 #include <algorithm>
 #include <numeric>
+#include <stdexcept>
+#include <string>
 
 #include "dnnmem/compose.hpp"
 #include "dnnmem/policies.hpp"
@@ -17,10 +19,10 @@ thread_local std::vector<int>* decision_trace = nullptr;
 #endif
 
 ThesisPlanner::ThesisPlanner(const PlanInput& in, PlanScratch& w, Plan& out, Prefetch prefetch,
-                             bool lookahead_offload)
+                             bool lookahead_offload, const std::uint8_t* given)
     : in_(in), s_(in.schedule), x_(in.schedule.index), w_(w), prefetch_(prefetch),
-      lookahead_offload_(lookahead_offload),
-      through_(in.options != nullptr && in.options->choice("streaming") == "through-cache"),
+      lookahead_offload_(lookahead_offload), given_(given),
+      through_(given == nullptr && in.options != nullptr && in.options->choice("streaming") == "through-cache"),
       n_(static_cast<int>(s_.steps.size())), occ_(s_.steps.size(), w.tree), prefix_(w.prefix),
       deadline_(w.deadline), prefetch_from_(w.prefetch_from), plan_(out), state_(w.use_state),
       prefetches_(w.prefetches), offloads_(w.offloads), candidates_(w.candidates) {
@@ -41,8 +43,11 @@ ThesisPlanner::ThesisPlanner(const PlanInput& in, PlanScratch& w, Plan& out, Pre
   // plan at a larger capacity C' is this one unless some decision flips at C'. Only a
   // rejection can flip as the capacity grows (a kept interval still fits; a prefetch window
   // can only widen), so each rejection asks once more at C' until one flips. Off where the
-  // capacity enters otherwise: through-cache reservations, no-lookahead's lingering.
-  probe_ = w.probe_capacity > in.capacity && !through_ && lookahead_offload_ ? w.probe_capacity : -1;
+  // capacity enters otherwise: through-cache reservations, no-lookahead's lingering; and off
+  // where rule 2's decisions are given (lp-rounded: they hold at one capacity only).
+  probe_ = w.probe_capacity > in.capacity && !through_ && lookahead_offload_ && given_ == nullptr
+               ? w.probe_capacity
+               : -1;
   w.probe_capacity = -1;
   w.probe_same = false;
   state_.assign(nf + 1, UseState{});  // (entry nf: the partial accesses' state, always 0)
@@ -52,9 +57,10 @@ ThesisPlanner::ThesisPlanner(const PlanInput& in, PlanScratch& w, Plan& out, Pre
   plan_.transfers.clear();
   plan_.counts = {};
   // Replay (docs/performance.md, "Exact replay"): off under through-cache (its reservations
-  // read the capacity) and without repeated blocks.
+  // read the capacity), where rule 2's decisions are given (lp-rounded: a record's margins
+  // argue from the capacity, the given decisions do not follow it) and without repeated blocks.
 #ifndef DNNMEM_DECISION_TRACE  // (the trace lists decisions one by one, in order)
-  if (!through_ && !w.no_replay && x_.replay) {
+  if (!through_ && given_ == nullptr && !w.no_replay && x_.replay) {
     rp_ = std::any_cast<ThesisReplay>(&w.replay);
     if (rp_ == nullptr) rp_ = &w.replay.emplace<ThesisReplay>();
     prepare_replay(same);
@@ -186,6 +192,7 @@ void ThesisPlanner::assemble() {
   const StreamUse* store = stores;  // alias the tables' ints)
   const UseState* st = st_;
   for (int step = 0; step < n_; ++step) {
+    check_interrupt_every(static_cast<std::size_t>(step));
     for (const StreamUse* end = loads + load_begin[step + 1]; load != end; ++load)
       if (!(static_cast<std::uint8_t>(st[load->f]) & (KeptIn | Loaded)))
         out.push_back({load->tensor, TransferKind::StreamLoad, load->bytes, step, step});
@@ -234,6 +241,7 @@ void linger_offloads(Plan& p, const PlanInput& in, PlanScratch& w) {
   };
   std::size_t i = 0;
   for (int step = 0; step < n; ++step) {
+    check_interrupt_every(static_cast<std::size_t>(step));
     std::size_t j = i;  // [i, j): the transfers issued at the start of the step
     bool again = false;
     for (; j < xs.size() && xs[j].issue_step == step && !xs[j].at_end(); ++j) {
@@ -283,6 +291,23 @@ void plan_no_lookahead(const PlanInput& in, PlanScratch& w, Plan& out) {
 void plan_lookahead(const PlanInput& in, PlanScratch& w, Plan& out) {
   ThesisPlanner(in, w, out, Prefetch::LatencyAware).run();
 }
+void plan_lp_rounded(const PlanInput& in, PlanScratch& w, Plan& out) {
+  const std::size_t nf = in.schedule.index.full_step.size();
+  if (in.kept_given == nullptr || in.kept_given->size() != nf)
+    throw std::invalid_argument(
+        "cache manager 'lp-rounded': needs the kept intervals of the LP relaxation, one flag per "
+        "full use (" + std::to_string(nf) + "), which dnnmem.optimal computes in Python (got " +
+        std::to_string(in.kept_given == nullptr ? 0 : in.kept_given->size()) +
+        "); use dnnmem.estimate or dnnmem.sweep, with the 'optimal' extra installed");
+  ThesisPlanner(in, w, out, Prefetch::LatencyAware, true, in.kept_given->data()).run();
+  // Rules 4 and 6 fit-check what they add; the given intervals must fit on their own.
+  for (std::size_t s = 0; s < out.resident.size(); ++s)
+    if (out.resident[s] > in.capacity)
+      throw std::invalid_argument("cache manager 'lp-rounded': the kept intervals given hold " +
+                                  std::to_string(out.resident[s]) + " bytes at step " +
+                                  std::to_string(s) + ", more than the capacity (" +
+                                  std::to_string(in.capacity) + " bytes)");
+}
 void plan_belady(const PlanInput& in, PlanScratch& w, Plan& out) {
   ThesisPlanner(in, w, out, Prefetch::None).run();
 }
@@ -311,6 +336,11 @@ extern const CachePart cache_belady{
 extern const CachePart cache_prefetch_next{
     "prefetch-next", "as lookahead, prefetching one step ahead (thesis Fig. 4.1a)", thesis_options(), 0,
     &plan_prefetch_next};
+extern const CachePart cache_lp_rounded{
+    "lp-rounded",
+    "as lookahead, keeping the reuse intervals of the traffic LP relaxation rounded to a feasible "
+    "plan (dnnmem.optimal; the 'optimal' extra)",
+    {}, 0, &plan_lp_rounded};
 extern const CachePart cache_no_lookahead{
     "no-lookahead",
     "as lookahead, writing a dirty tensor out only when its space is needed (thesis Fig. 4.2a)",

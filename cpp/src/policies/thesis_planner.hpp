@@ -40,7 +40,10 @@ void linger_offloads(Plan& p, const PlanInput& in, PlanScratch& w);
 
 class ThesisPlanner {
  public:
-  ThesisPlanner(const PlanInput& in, PlanScratch& w, Plan& out, Prefetch prefetch, bool lookahead_offload = true);
+  // `given`: rule 2 keeps exactly the intervals of in.kept_given (lp-rounded), unchecked here;
+  // probing and replay are off then (the decisions come from the data, not from the capacity).
+  ThesisPlanner(const PlanInput& in, PlanScratch& w, Plan& out, Prefetch prefetch, bool lookahead_offload = true,
+                const std::uint8_t* given = nullptr);
 
   void run() {
     if (through_) reserve_working_sets();
@@ -62,6 +65,7 @@ class ThesisPlanner {
   PlanScratch& w_;
   Prefetch prefetch_;
   bool lookahead_offload_;
+  const std::uint8_t* given_;  // per full use: keep the interval it starts (lp-rounded), or null
   // streaming=through-cache: every tensor a step accesses passes through the cache during that
   // step (thesis Listing 1, cache.load / cache.generate), so each step reserves its working set
   // (capped at the capacity); a tensor is resident between two uses only if the working sets at
@@ -353,6 +357,7 @@ class ThesisPlanner {
     const bool list = prefetch_ != Prefetch::None;
     const ReadAt* first_end = x_.first_reads.data() + x_.first_reads.size();
     for (int v = from; v < to; ++v) {
+      check_interrupt_every(static_cast<std::size_t>(v));
       const int b = begin[v], e = begin[v + 1];
       if (b != e)
         in_rule_order(
@@ -381,7 +386,10 @@ class ThesisPlanner {
     const std::int64_t bytes = r.bytes;
     bool keep = false;
     std::uint8_t* note = nullptr;
-    if (!through_) {
+    if (given_ != nullptr) {  // (never recording: replay is off) the caller checks that they fit
+      keep = given_[f] != 0;
+      if (keep) occupy(lo, v, bytes, /*reservation=*/false);
+    } else if (!through_) {
       std::int64_t maximum = 0;
       if constexpr (M == Mode::Record) maximum = occ_.max(std::max(lo, a_), v);  // (before the block: the replay asks)
       keep = claim(lo, v, bytes);
@@ -528,6 +536,7 @@ class ThesisPlanner {
     const PlanUse* rec = x_.write_uses.data();
     const int* begin = x_.write_begin.data();
     for (int step = from; step < to; ++step) {
+      check_interrupt_every(static_cast<std::size_t>(step));
       for (int i = begin[step]; i < begin[step + 1]; ++i) {
         const PlanUse& r = rec[i];
         const int f = r.f;

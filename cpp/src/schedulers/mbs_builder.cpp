@@ -7,8 +7,11 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "dnnmem/compose.hpp"
+#include "dnnmem/interrupt.hpp"
 #include "dnnmem/units.hpp"
 #include "steps.hpp"
 
@@ -253,6 +256,7 @@ void build_mbs(const Network& net, const ScheduleOptions& options, const MbsRule
   out.forward_order = base.forward_order;
   const int P = static_cast<int>(base.forward_order.size());
   std::vector<int> group_at(static_cast<std::size_t>(P), 0);  // forward position -> group
+  std::vector<std::int64_t> sub_batches;                      // per group
   for (std::size_t g = 0; g < starts.size(); ++g) {
     const std::size_t last_unit = g + 1 < starts.size() ? starts[g + 1] - 1 : units.size() - 1;
     LayerGroup G;
@@ -263,7 +267,7 @@ void build_mbs(const Network& net, const ScheduleOptions& options, const MbsRule
       n = std::max(n, units[u].iterations);
       G.footprint = std::max(G.footprint, units[u].footprint);
     }
-    G.bounds = balanced_bounds(batch, n);
+    sub_batches.push_back(n);
     for (int p = G.first; p <= G.last; ++p) group_at[static_cast<std::size_t>(p)] = static_cast<int>(g);
     out.groups.push_back(std::move(G));
   }
@@ -272,17 +276,38 @@ void build_mbs(const Network& net, const ScheduleOptions& options, const MbsRule
   const auto group_of_step = [&](const Step& st) {
     return group_at[static_cast<std::size_t>(pos_of[static_cast<std::size_t>(st.layer)])];
   };
+  // Every step runs once per sub-batch of its group, with at least its accesses: refuse up front
+  // an iteration of more than kMaxSerializedAccesses rather than build it (millions of
+  // one-sample sub-batches would take all the memory first).
+  Ticks at_least = 0;  // (a 128-bit count)
+  for (const Step& st : base.steps)
+    at_least += static_cast<Ticks>(sub_batches[static_cast<std::size_t>(group_of_step(st))]) * st.num_accesses;
+  if (at_least > kMaxSerializedAccesses)
+    throw std::invalid_argument(
+        "scheduler 'mbs': the serialized iteration at batch " + std::to_string(batch) + " would make at least " +
+        std::to_string(static_cast<std::int64_t>(at_least)) + " tensor accesses (up to " +
+        std::to_string(*std::max_element(sub_batches.begin(), sub_batches.end())) +
+        " sub-batches a group), more than the 2^25 a serialized iteration may make (a schedule takes about "
+        "180 bytes per access: 6 GB there): raise buffer or lower the batch");
+  for (std::size_t g = 0; g < out.groups.size(); ++g) out.groups[g].bounds = balanced_bounds(batch, sub_batches[g]);
 
   // Slices: each activation or gradient is cut at the sub-batch bounds of every group that
   // touches it, so that every step's range is a union of whole slices.
   const std::size_t nt = base.tensors.size();
-  std::vector<std::vector<std::int64_t>> cuts(nt);
-  for (const Step& st : base.steps) {
-    const LayerGroup& G = out.groups[static_cast<std::size_t>(group_of_step(st))];
+  // (Each group's bounds once per tensor, not once per access: a group's bounds are a cut per
+  // sub-batch, and several steps of a group touch the same tensor.)
+  std::vector<std::pair<std::size_t, int>> touched;  // (tensor, group)
+  for (const Step& st : base.steps)
     for (int k = 0; k < st.num_accesses; ++k) {
       const auto t = static_cast<std::size_t>(base.accesses[static_cast<std::size_t>(st.first_access + k)].tensor);
-      if (sliced(base.tensors[t].role)) cuts[t].insert(cuts[t].end(), G.bounds.begin(), G.bounds.end());
+      if (sliced(base.tensors[t].role)) touched.emplace_back(t, group_of_step(st));
     }
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  std::vector<std::vector<std::int64_t>> cuts(nt);
+  for (const auto& [t, g] : touched) {
+    const LayerGroup& G = out.groups[static_cast<std::size_t>(g)];
+    cuts[t].insert(cuts[t].end(), G.bounds.begin(), G.bounds.end());
   }
   std::vector<int> first_slice(nt + 1, 0);
   for (std::size_t t = 0; t < nt; ++t) {
@@ -312,6 +337,7 @@ void build_mbs(const Network& net, const ScheduleOptions& options, const MbsRule
   std::map<std::int64_t, Schedule> at_size;  // the default schedule at each sub-batch size (GEMMs)
   std::vector<char> written(out.tensors.size(), 0);
   const auto emit = [&](std::size_t i, int g, std::size_t k) {
+    check_interrupt_every(out.steps.size());
     const Step& b = base.steps[i];
     const LayerGroup& G = out.groups[static_cast<std::size_t>(g)];
     const std::int64_t lo = G.bounds[k], hi = G.bounds[k + 1], size = hi - lo;
@@ -323,11 +349,14 @@ void build_mbs(const Network& net, const ScheduleOptions& options, const MbsRule
       const auto t = static_cast<std::size_t>(A.tensor);
       const Tensor& T = base.tensors[t];
       if (sliced(T.role)) {
+        // The slices inside [lo, hi): from the cut at lo (a cut: every group touching the
+        // tensor cut it at its bounds) while they end by hi. A binary search, not a scan of
+        // every cut: a tensor has a cut per sub-batch, and each sub-batch's step reads it.
         const auto& c = cuts[t];
-        for (std::size_t s = 0; s + 1 < c.size(); ++s)
-          if (c[s] >= lo && c[s + 1] <= hi)
-            out.accesses.push_back({first_slice[t] + static_cast<int>(s), A.read, A.write, A.partial,
-                                    out.tensors[static_cast<std::size_t>(first_slice[t]) + s].bytes});
+        for (auto s = static_cast<std::size_t>(std::lower_bound(c.begin(), c.end(), lo) - c.begin());
+             s + 1 < c.size() && c[s + 1] <= hi; ++s)
+          out.accesses.push_back({first_slice[t] + static_cast<int>(s), A.read, A.write, A.partial,
+                                  out.tensors[static_cast<std::size_t>(first_slice[t]) + s].bytes});
         continue;
       }
       Access S = A;
@@ -367,20 +396,19 @@ void build_mbs(const Network& net, const ScheduleOptions& options, const MbsRule
     for (std::size_t k = 0; k + 1 < out.groups[static_cast<std::size_t>(g)].bounds.size(); ++k)
       for (int p = out.groups[static_cast<std::size_t>(g)].first; p <= out.groups[static_cast<std::size_t>(g)].last; ++p)
         emit(static_cast<std::size_t>(p), g, k);
-  std::vector<std::size_t> backward;
+  std::vector<std::vector<std::size_t>> backward(static_cast<std::size_t>(G));  // per group, in step order
   for (std::size_t i = static_cast<std::size_t>(P); i < base.steps.size(); ++i) {
     const Step& st = base.steps[i];
     if (st.phase == Phase::Loss) {  // one loss step per sub-batch of its output's group
       const int g = group_of_step(st);
       for (std::size_t k = 0; k + 1 < out.groups[static_cast<std::size_t>(g)].bounds.size(); ++k) emit(i, g, k);
     } else {
-      backward.push_back(i);
+      backward[static_cast<std::size_t>(group_of_step(st))].push_back(i);
     }
   }
   for (int g = G; g-- > 0;)  // backward: groups in reverse, each sub-batch back through the group
     for (std::size_t k = 0; k + 1 < out.groups[static_cast<std::size_t>(g)].bounds.size(); ++k)
-      for (std::size_t i : backward)
-        if (group_of_step(base.steps[i]) == g) emit(i, g, k);
+      for (std::size_t i : backward[static_cast<std::size_t>(g)]) emit(i, g, k);
   if (!base.step_layer_begin.empty()) out.step_layer_begin.push_back(static_cast<int>(out.step_layers.size()));
   out.fusion = base.fusion;
   finish_tensors(out);

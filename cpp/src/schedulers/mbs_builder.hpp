@@ -44,7 +44,14 @@ std::int64_t mbs_group_cost(const std::vector<MbsUnit>& units, std::size_t i, st
 // Groups as runs of units: the index of each group's first unit.
 std::vector<std::size_t> mbs_group_units(const std::vector<MbsUnit>& units, const MbsRules& rules);
 
-// Fills `out` (empty) with the serialized iteration (steps, accesses, tensors, uses, groups).
+// The most tensor accesses a serialized iteration may make (each step once per sub-batch of its
+// group): a schedule holds about 180 bytes per access (steps, accesses, tensors, uses and their
+// index), 6 GB at this limit, before any plan. ResNet-50 at batch 16,384 makes 10 M (2^23.3).
+inline constexpr std::int64_t kMaxSerializedAccesses = std::int64_t{1} << 25;
+
+// Fills `out` (empty) with the serialized iteration (steps, accesses, tensors, uses, groups);
+// throws std::invalid_argument, before building, when it would make more than
+// kMaxSerializedAccesses accesses.
 void build_mbs(const Network& net, const ScheduleOptions& options, const MbsRules& rules,
                Schedule& out);
 

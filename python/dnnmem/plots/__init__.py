@@ -33,6 +33,7 @@ from __future__ import annotations
 from . import style as style  # the figures' one look: dnnmem.plots.style
 from .capacity import (
     bandwidth_vs_capacity,
+    gap_vs_capacity,
     sweep_overview,
     throughput_vs_batch,
     time_vs_capacity,
@@ -49,6 +50,7 @@ __all__ = [
     "roofline",
     "traffic_vs_capacity",
     "time_vs_capacity",
+    "gap_vs_capacity",
     "bandwidth_vs_capacity",
     "throughput_vs_batch",
     "sweep_overview",

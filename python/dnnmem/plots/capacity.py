@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .._lazy import LazyModule
 from .._optional import require
 from ..units import format_throughput
+from . import style
 from ._common import (
     BANDWIDTH,
     BYTES,
@@ -457,3 +458,78 @@ def sweep_overview(df: pd.DataFrame) -> Figure:
         f"Sweep: {len(df)} design points, one row per {', '.join(facets) or 'sweep'}", fontsize=11
     )
     return fig
+
+
+def gap_vs_capacity(
+    df: pd.DataFrame,
+    *,
+    kind: str = "traffic",
+    network: NameFilter = None,
+    batch: BatchFilter = None,
+    policy: NameFilter = None,
+    bandwidth: AmountFilter = None,
+    throughput: AmountFilter = None,
+    ax: Axes | None = None,
+) -> Axes:
+    """Each policy's gap to the lower bound against capacity: ``result / bound − 1`` in %, from
+    a sweep with ``bounds=True`` (:mod:`dnnmem.optimal`, docs/model/optimal.md).
+
+    Parameters
+    ----------
+    kind : {"traffic", "time"}
+        The gap drawn: ``traffic_gap`` (off-chip bytes) or ``time_gap`` (iteration time).
+
+    Returns
+    -------
+    Axes
+
+    Raises
+    ------
+    ValueError
+        A needed column missing (a sweep without ``bounds=True``), no matching row, duplicates,
+        or another ``kind``.
+    """
+    where = "gap_vs_capacity"
+    if kind not in ("traffic", "time"):
+        raise ValueError(f"{where}: kind must be 'traffic' or 'time', got {kind!r}")
+    col = f"{kind}_gap"
+    d = select(
+        df,
+        ["capacity", col],
+        where,
+        network=network,
+        batch=batch,
+        policy=policy,
+        bandwidth=bandwidth,
+        throughput=throughput,
+    )
+    ax = new_axes(ax)
+    xf = _capacity_axis(ax, d)
+    parts = groups(d, "capacity", where, values=[col])
+    # The figures' one look (dnnmem.plots.style): where only the policy varies, a series is
+    # styled by its first policy, so that each policy keeps its look whatever merges (the
+    # traffic and time panels of one figure then agree); otherwise by its label.
+    by_policy = varying(d, ["capacity"]) == ["policy"]
+    keys = [str(g["policy"].iloc[0]) if by_policy else str(label) for label, g in parts]
+    looks = style.styles(sorted(d["policy"].astype(str).unique()) if by_policy else keys)
+    for key, (label, g) in zip(keys, parts):
+        look = looks[key]
+        ax.plot(
+            g["capacity"] / xf,
+            100 * g[col],
+            color=look["color"],
+            linestyle=look["linestyle"],
+            marker=look["marker"] or "o",
+            ms=3,
+            label=label or col.replace("_", " "),
+        )
+    ax.axhline(0, color="0.5", lw=0.8)
+    caps = d["capacity"][d["capacity"] > 0] / xf
+    if len(caps) and caps.max() >= 8 * caps.min() and (d["capacity"] > 0).all():
+        # Capacities spread over decades (4 MiB ... 500 MiB): a log axis labelled with them.
+        style.log_ticks(ax, caps)
+    ax.set_ylabel(f"{kind} above the lower bound (%)")
+    ax.set_ylim(bottom=min(0.0, float(100 * d[col].min()) if len(d) else 0.0))
+    title(ax, f"Gap to the {kind} lower bound vs capacity", context(d, ["capacity"]))
+    style.legend(ax)
+    return ax

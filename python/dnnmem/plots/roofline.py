@@ -6,12 +6,16 @@ FLOPs of its step over the bytes that step accesses), y = min(rf(l) × bandwidth
 compute-bound layers; type-I layers (convolution, dense: each output from many inputs) and type-II
 layers (point-wise: batch norm, activations, add) are coloured apart.
 
-Classic roofline of an estimate: each step at x = its FLOPs over the off-chip bytes of its own
-accesses (``bytes_streamed_in + bytes_streamed_out`` of :attr:`Result.steps`: the operands that
-are not on chip, read and written while it computes), y = its FLOPs over its time. That is what
-the roof bounds: those bytes are issued at the step's start and due at its end, so the step
-lasts at least bytes / bandwidth and at least FLOPs / throughput, and every point lies on or
-under the roof. Prefetches and offloads are left out on purpose: they move while other steps
+Classic roofline of an estimate: each step at x = its FLOPs over the link bytes of its own
+off-chip accesses (``link_streamed_in + link_streamed_out`` of :attr:`Result.steps`: the
+operands that are not on chip, read and written while it computes, as they cross the link —
+after compression; the bytes themselves for the ``raw`` link), y = its FLOPs over its time. That
+is what the roof bounds: those transfers are issued at the step's start and due at its end, and
+each takes at least its bytes on the wire / bandwidth (a link's efficiency and compressor cap
+only lengthen it), so the step lasts at least link bytes / bandwidth and at least FLOPs /
+throughput, and every point lies on or under the roof, for every link. (With the uncompressed
+bytes on x, a compressing link would put steps above the roof: their time follows the link
+bytes.) Prefetches and offloads are left out on purpose: they move while other steps
 compute (that overlap is the point of the policy), so counting them where they are issued (or
 where their data is used) would put steps above the roof.
 """
@@ -222,18 +226,21 @@ def modified_roofline_grid(
 def roofline(result: Result, *, ax: Axes | None = None) -> Axes:
     """A classic roofline with the achieved performance of every step of one estimate.
 
-    Each step is drawn at x = FLOPs / its streamed off-chip bytes (``bytes_streamed_in +
-    bytes_streamed_out`` of :attr:`Result.steps`: its own operands that are not on chip), y =
-    FLOPs / its time. The roof min(throughput, bandwidth × x) bounds every point (a step lasts at
-    least its compute time and at least its streamed bytes / bandwidth), so a point under the
-    roof shows time lost to other transfers or to capacity waits. Steps whose data is all on
+    Each step is drawn at x = FLOPs / the link bytes of its streamed off-chip accesses
+    (``link_streamed_in + link_streamed_out`` of :attr:`Result.steps`: its own operands that
+    are not on chip, as they cross the link: compressed by a compressing link, the bytes
+    themselves for ``raw``), y = FLOPs / its time. The roof min(throughput, bandwidth × x) bounds
+    every point, for every link (a step lasts at least its compute time and at least its
+    streamed link bytes / bandwidth), so a point under the roof shows time lost to other
+    transfers, to capacity waits, or to the link's efficiency or compressor cap. Steps whose data is all on
     chip (no streamed byte: x is infinite) are drawn at the right edge with a ▷ marker; steps
     with no FLOPs or no time are left out and counted in the title.
 
     Returns
     -------
     Axes
-        Log-log; x "operational intensity (FLOP/byte of the step's own off-chip accesses)", y in
+        Log-log; x "operational intensity (FLOP per link byte of the step's own off-chip
+        accesses)", y in
         TFLOP/s (or the unit that fits); legend outside the axes: roof, ridge point, one entry
         per step class present (type I, type II, loss) and one for the steps with all data on
         chip.
@@ -250,7 +257,7 @@ def roofline(result: Result, *, ax: Axes | None = None) -> Axes:
     s = result.steps
     flops = s["flops"].to_numpy(dtype=float)
     seconds = s["time"].to_numpy(dtype=float)
-    moved = (s["bytes_streamed_in"] + s["bytes_streamed_out"]).to_numpy(dtype=float)
+    moved = (s["link_streamed_in"] + s["link_streamed_out"]).to_numpy(dtype=float)
     ok = (flops > 0) & (seconds > 0)
     with np.errstate(divide="ignore"):
         oi = np.where(moved > 0, flops / np.where(moved > 0, moved, 1.0), np.inf)
@@ -291,7 +298,7 @@ def roofline(result: Result, *, ax: Axes | None = None) -> Axes:
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(right=xmax * 1.6)
-    ax.set_xlabel("operational intensity (FLOP/byte of the step's own off-chip accesses)")
+    ax.set_xlabel("operational intensity (FLOP per link byte of the step's own off-chip accesses)")
     ax.set_ylabel(f"achieved performance ({yname})")
     ax.grid(True, which="both", alpha=0.25)
     skipped = int((~ok).sum())

@@ -49,6 +49,7 @@ __all__ = [
     "NETWORK_NAMES",
     "SERIES_COLORS",
     "SEEDS",
+    "TOPICS",
     "display_name",
     "series_style",
     "styles",
@@ -125,6 +126,7 @@ SERIES_COLORS: dict[str, str] = {
     "Baseline": _GRAY,
     "No SPM Mgmt": _GRAY,
     "ArchOpt": _GRAY,
+    "Baseline (no double buffering)": "#4d4d4d",
     "sequential (dX then dW)": _GRAY,
     "∞ SPM": "#222222",
     "oracle": "#222222",
@@ -569,19 +571,24 @@ def geomean(values: Iterable[float]) -> float:
 # -- file names ------------------------------------------------------------------------------
 #: The seeds of the reproductions (``sweeps/<seed>/``) and their figure-name prefix.
 SEEDS = ("thesis", "cdma", "mbs", "onsram", "interleaved")
+#: The topics whose figures no seed paper draws (``sweeps/energy``: joules and mm²).
+TOPICS = ("energy",)
 _PART = r"[a-z0-9]+(?:_[a-z0-9]+)*"
-FIGURE_NAME = re.compile(rf"^({'|'.join(SEEDS)})-(fig{_PART}|table{_PART}|beyond)-({_PART})$")
+FIGURE_NAME = re.compile(
+    rf"^({'|'.join(SEEDS + TOPICS)})-(fig{_PART}|table{_PART}|beyond)-({_PART})$"
+)
 
 
 def figure_name(seed: str, figure: str, what: str) -> str:
-    """The file name (without ``.png``) of a seed's figure: ``<seed>-<figure>-<what>``, parts
+    """The file name (without ``.png``) of a seed's (or a topic's, :data:`TOPICS`) figure:
+    ``<seed>-<figure>-<what>``, parts
     joined by ``-``, words inside a part by ``_``; ``figure`` is the paper's figure or table
     (``fig13``, ``fig5_1``, ``table1``) or ``beyond`` for what the paper does not draw:
     ``figure_name("cdma", "fig13", "performance")`` → ``"cdma-fig13-performance"``."""
     name = f"{seed}-{figure}-{what}"
     if not FIGURE_NAME.match(name):
         raise ValueError(
-            f"figure name {name!r} does not follow <seed>-<figure>-<what> (seed one of "
-            f"{list(SEEDS)}; figure figN, tableN or beyond; lower case, words joined by _)"
+            f"figure name {name!r} does not follow <seed>-<figure>-<what> (seed or topic one "
+            f"of {list(SEEDS + TOPICS)}; figure figN, tableN or beyond; lower case, words joined by _)"
         )
     return name

@@ -1,0 +1,203 @@
+"""The mini-batch serialization paper's headline claims beside dnnmem's (the scorecard's rows,
+sweeps/_claims.py).
+
+Every dnnmem value is read from the tables the MBS scripts save in ``tests/data/seeds/mbs/``
+(``sweeps/_pages.py``'s ``load_tables("mbs")``), the configurations docs/seeds/mbs.md shows; the
+paper's value is quoted with its section or figure ("Mini-batch Serialization: CNN Training with
+Inter-layer Data Reuse", the SysML preprint with WaveCore). A range the paper states ("42–66 %")
+is two claims: its smallest and its largest end against dnnmem's smallest and largest over the
+same networks.
+
+    python sweeps/mbs/claims.py      # the claims as a table
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # sweeps/: _claims, _pages
+from _claims import Claim  # noqa: E402
+
+SEED = "mbs"
+DEEP = ("resnet50", "inception_v3", "inception_v4")
+NAMES = {"resnet50": "ResNet-50", "inception_v3": "Inception-v3", "inception_v4": "Inception-v4",
+         "alexnet": "AlexNet"}  # fmt: skip
+
+
+def _fig10(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    return tables["fig10_configs"].set_index(["network", "encodings", "config"])
+
+
+def claims(tables: dict[str, pd.DataFrame]) -> list[Claim]:
+    """The paper's headline claims (abstract, §1, §6 and Figs. 3, 10–12, 14), dnnmem's values
+    read from ``tables`` (the seed's saved tables by name)."""
+    f10 = _fig10(tables)
+
+    def v(net: str, config: str, col: str, enc: str = "default") -> float:
+        return float(f10.loc[(net, enc, config), col])
+
+    def saved(net: str, config: str, col: str = "traffic_ratio") -> float:
+        return 100 * (1 - v(net, config, col))
+
+    def speedup(net: str, config: str, over: str = "Baseline") -> float:
+        return v(net, over, "time") / v(net, config, "time")
+
+    def claim(claim: str, where: str, paper: float, dnnmem: float, kind: str, unit: str,
+              note: str = "", hyp: tuple[str, ...] = ()) -> Claim:  # fmt: skip
+        return Claim(SEED, claim, where, paper, float(dnnmem), kind, unit, note, hyp)  # type: ignore[arg-type]
+
+    out: list[Claim] = []
+    mean = statistics.fmean
+    enforced = "MBS2 at 10 MiB, capacity enforced (`mbs-strict`), dnnmem's default encodings"
+    single = "Baseline (no double buffering)"  # the paper's Baseline; "Baseline" is ArchOpt's array
+    over_archopt = f"{enforced}; over ArchOpt (§6: MBS1 33–62 %, MBS2 36–66 % over ArchOpt)"
+    # §6: MBS1's "22–29% energy saving [...] compared to Baseline", the paper's Baseline, and
+    # "ArchOpt [...] conserves only static energy": joules with static power over the Baseline
+    # without double buffering (docs/model/energy.md; sweeps/energy/mbs_joules.py).
+    joules = ("joules (docs/model/energy.md: DRAM, SRAM, MACs, static power; 32 nm, 0.7 GHz) "
+              "over the paper's Baseline (no double buffering)")  # fmt: skip
+
+    def joules_saved(net: str, config: str) -> float:
+        return 100 * (1 - v(net, config, "energy_j") / v(net, single, "energy_j"))
+
+    def dram_share(net: str, config: str) -> float:
+        return 100 * v(net, config, "energy_dram_j") / v(net, config, "energy_j")
+
+    # -- abstract and §1 ----------------------------------------------------------------------
+    out.append(claim("MBS2 DRAM traffic saved, mean of the deep CNNs", "abstract", 75,
+                     mean(saved(n, "MBS2") for n in DEEP), "reduction", "%", enforced))  # fmt: skip
+    out.append(claim("MBS2 speedup, mean of the deep CNNs", "abstract "
+                     '("improve performance by 53%")', 1.53,
+                     mean(speedup(n, "MBS2") for n in DEEP), "ratio", "×",
+                     f"{over_archopt}. Read as the mean of §1's per-network speedups, as the "
+                     "abstract's 75 % and 26 % are the means of §1's traffic and energy savings "
+                     "(the paper's own mean is 47 %); over the paper's Baseline without double "
+                     "buffering ours is " + format(mean(speedup(n, "MBS2", single) for n in DEEP), ".2f"),
+                     ("1",)))  # fmt: skip
+    out.append(claim("MBS2 energy saved, mean of the deep CNNs", "abstract", 26,
+                     mean(joules_saved(n, "MBS2") for n in DEEP), "reduction", "%", joules,
+                     ("5",)))  # fmt: skip
+    out.append(claim("MBS2 traffic reduction factor, mean of the deep CNNs", "§1 (\"4.0×\")", 4.0,
+                     mean(1 / v(n, "MBS2", "traffic_ratio") for n in DEEP), "ratio", "×",
+                     enforced))  # fmt: skip
+    for n, p in zip(DEEP, (78, 71, 74)):
+        out.append(claim(f"MBS2 DRAM traffic saved, {NAMES[n]}", "§1, §6", p, saved(n, "MBS2"),
+                         "reduction", "%", enforced))  # fmt: skip
+    for n, p in zip(DEEP, (1.66, 1.36, 1.40)):
+        out.append(claim(f"MBS2 speedup over ArchOpt, {NAMES[n]}", "§1, §6", p,
+                         speedup(n, "MBS2"), "ratio", "×", over_archopt, ("1",)))  # fmt: skip
+    for n, p in zip(DEEP, (30, 24, 24)):
+        out.append(claim(f"MBS2 energy saved, {NAMES[n]}", "§1, §6", p,
+                         joules_saved(n, "MBS2"), "reduction", "%", joules, ("5",)))  # fmt: skip
+    out.append(claim("MBS1 / MBS2 traffic (no multi-branch reuse), mean of the deep CNNs",
+                     '§1 ("traffic increases by 20%")', 1.2,
+                     mean(v(n, "MBS1 (fit trusted)", "traffic") / v(n, "MBS2 (fit trusted)", "traffic")
+                          for n in DEEP), "ratio", "×",
+                     "fit trusted (the strict accounting on an unlimited buffer)", ("6",)))  # fmt: skip
+
+    # -- §6, Fig. 10 ----------------------------------------------------------------------------
+    arch = [speedup(n, "Baseline", single) for n in (*DEEP, "alexnet")]
+    for end, p, f in (("smallest", 1.09, min), ("largest", 1.28, max)):
+        out.append(claim(f"ArchOpt speedup over the Baseline, {end} of the four CNNs",
+                         '§6, Fig. 10 ("9–28%")', p, f(arch), "ratio", "×",
+                         "the same traffic on WaveCore's array with and without double-buffered "
+                         "weights", ("1",)))  # fmt: skip
+    fs = [saved(n, "MBS-FS") for n in DEEP]
+    out.append(claim("MBS-FS traffic saved, smallest of the deep CNNs", "§6, Fig. 10", 42, min(fs),
+                     "reduction", "%"))  # fmt: skip
+    out.append(claim("MBS-FS traffic saved, largest of the deep CNNs", "§6, Fig. 10", 66, max(fs),
+                     "reduction", "%"))  # fmt: skip
+    out.append(claim("AlexNet MBS-FS traffic over the Baseline", "§6, Fig. 10 (\"2.6×\")", 2.6,
+                     v("alexnet", "MBS-FS", "traffic_ratio"), "ratio", "×"))  # fmt: skip
+    m1 = [saved(n, "MBS1") for n in DEEP]
+    out.append(claim("MBS1 traffic saved vs ArchOpt, smallest of the deep CNNs", "§6, Fig. 10",
+                     67, min(m1), "reduction", "%", hyp=("6",)))  # fmt: skip
+    out.append(claim("MBS1 traffic saved vs ArchOpt, largest of the deep CNNs", "§6, Fig. 10",
+                     75, max(m1), "reduction", "%", hyp=("6",)))  # fmt: skip
+    s1 = [speedup(n, "MBS1") for n in DEEP]
+    out.append(claim("MBS1 speedup over ArchOpt, smallest of the deep CNNs", "§6, Fig. 10", 1.33,
+                     min(s1), "ratio", "×", hyp=("1",)))  # fmt: skip
+    out.append(claim("MBS1 speedup over ArchOpt, largest of the deep CNNs", "§6, Fig. 10", 1.62,
+                     max(s1), "ratio", "×", hyp=("1",)))  # fmt: skip
+    out.append(claim("ArchOpt energy saved over the Baseline, mean of the four CNNs",
+                     '§6 ("little energy benefit (~2%) as it conserves only static energy")', 2,
+                     mean(joules_saved(n, "Baseline") for n in (*DEEP, "alexnet")), "reduction",
+                     "%", joules, ("1", "5")))  # fmt: skip
+    e1 = [joules_saved(n, "MBS1") for n in DEEP]
+    out.append(claim("MBS1 energy saved, smallest of the deep CNNs", "§6, Fig. 10", 22, min(e1),
+                     "reduction", "%", joules, ("5",)))  # fmt: skip
+    out.append(claim("MBS1 energy saved, largest of the deep CNNs", "§6, Fig. 10", 29, max(e1),
+                     "reduction", "%", joules, ("5",)))  # fmt: skip
+    out.append(claim("DRAM share of the Baseline's energy, ResNet-50", '§6 ("from 21.6% to 8.7%")',
+                     21.6, dram_share("resnet50", single), "ratio", "%", joules,
+                     ("5",)))  # fmt: skip
+    out.append(claim("DRAM share of MBS1's energy, ResNet-50", '§6 ("from 21.6% to 8.7%")', 8.7,
+                     dram_share("resnet50", "MBS1"), "ratio", "%", joules, ("5",)))  # fmt: skip
+    m12 = [100 * (v(n, "MBS1", "traffic_ratio") - v(n, "MBS2", "traffic_ratio")) for n in DEEP]
+    out.append(claim("MBS2's traffic below MBS1's, smallest of the deep CNNs (points of the "
+                     "Baseline's traffic)", '§6 ("an additional 4–10%")', 4, min(m12),
+                     "reduction", "%", hyp=("6",)))  # fmt: skip
+    out.append(claim("MBS2's traffic below MBS1's, largest of the deep CNNs (points)",
+                     '§6 ("an additional 4–10%")', 10, max(m12), "reduction", "%",
+                     hyp=("6",)))  # fmt: skip
+    out.append(claim("MBS2 speedup over MBS1, largest of the deep CNNs", '§6 ("up to 7%")', 1.07,
+                     max(speedup(n, "MBS2", "MBS1") for n in DEEP), "ratio", "×",
+                     hyp=("1",)))  # fmt: skip
+    dp = [100 * (1 - v(n, "MBS2 (dp)", "traffic") / v(n, "MBS2", "traffic")) for n in DEEP]
+    out.append(claim("Exhaustive over greedy grouping, traffic saved, mean of the deep CNNs",
+                     '§3 footnote ("roughly 1%")', 1.0, mean(dp), "reduction", "%"))  # fmt: skip
+
+    # -- Fig. 11 (ResNet-50, buffer 5-40 MiB, relative to IL at 5 MiB) ----------------------------
+    f11 = tables["fig11_buffer"].set_index(["buffer_mib", "config"])
+    il40 = float(f11.loc[(40, "IL"), "traffic_vs_il5"])
+    mbs2_5 = float(f11.loc[(5, "MBS2"), "traffic_vs_il5"])
+    out.append(claim("IL traffic saved at 40 MiB against IL at 5 MiB, ResNet-50",
+                     '§6, Fig. 11 ("only 47%")', 47, 100 * (1 - il40), "reduction", "%"))  # fmt: skip
+    out.append(claim("MBS2 at 5 MiB saves this many times IL@40 MiB's traffic saving, ResNet-50",
+                     '§6, Fig. 11 ("1.5X the traffic")', 1.5, (1 - mbs2_5) / (1 - il40), "ratio",
+                     "×"))  # fmt: skip
+
+    # -- Fig. 12 (ResNet-50, 64 samples, memories) --------------------------------------------
+    f12 = tables["fig12_bandwidth"].set_index(["memory", "config"])
+    top = float(f12.loc[("HBM2x2", "MBS2"), "speedup"])
+    for mem, p, note in (("GDDR5", 4, ""), ("LPDDR4", 15, "the paper's value is a bound: < 15 %")):
+        out.append(claim(f"MBS2's slowdown on {mem} against HBM2 × 2, ResNet-50",
+                         "§6, Fig. 12", p, 100 * (1 - float(f12.loc[(mem, "MBS2"), "speedup"]) / top),
+                         "reduction", "%", note, ("1",)))  # fmt: skip
+    out.append(claim("MBS2 on LPDDR4 over the Baseline on HBM2 × 2, ResNet-50",
+                     '§1 ("24% above the baseline design")', 1.24,
+                     float(f12.loc[("LPDDR4", "MBS2"), "speedup"]), "ratio", "×",
+                     "over the paper's Baseline (no double buffering) on HBM2 × 2", ("1",)))  # fmt: skip
+
+    # -- Fig. 14 (conv + FC utilization, unlimited bandwidth, average of the four CNNs) --------
+    f14 = tables["fig14_utilization"]
+    f14 = f14[f14["array"] == "WaveCore"].groupby("config", sort=False)["gemm_utilization"].mean()
+    array = "WaveCore's array (`_mbs.ARRAY`; the Baseline's: `_mbs.BASELINE_ARRAY`)"
+    for config, p in ((single, 53.8), ("ArchOpt", 81.5), ("MBS-FS", 66.7), ("MBS1", 78.6),
+                      ("MBS2", 78.6)):  # fmt: skip
+        out.append(claim(f"{config} conv + FC utilization, mean of the four CNNs", "§6, Fig. 14", p,
+                         100 * float(f14[config]), "ratio", "%", array, ("1",)))  # fmt: skip
+    out.append(claim("MBS2 utilization over ArchOpt's (\"within 3%\")", "§1, §6, Fig. 14",
+                     78.6 / 81.5, float(f14["MBS2"] / f14["ArchOpt"]), "ratio", "×",
+                     "the paper's value is 78.6 % / 81.5 %", ("1",)))  # fmt: skip
+
+    # -- Fig. 3 ---------------------------------------------------------------------------------
+    r3 = tables["fig3_motivation"].set_index("storage_mib")["reusable"]
+    out.append(claim("Reusable forward inter-layer data at 10 MiB, ResNet-50",
+                     '§2, Fig. 3 ("only 9.3%")', 9.3, 100 * float(r3[10]), "ratio", "%",
+                     "the paper does not define the quantity"))  # fmt: skip
+    return out
+
+
+if __name__ == "__main__":
+    import _pages
+
+    rows = [c.row() for c in claims(_pages.load_tables(SEED))]
+    df = pd.DataFrame(rows)[["claim", "paper", "dnnmem", "unit", "kind", "within"]]
+    with pd.option_context("display.width", 200, "display.max_colwidth", 80):
+        print(df.to_string(index=False))
+    print(f"within: {int(df['within'].sum())} of {len(df)}")
