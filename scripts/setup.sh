@@ -56,6 +56,49 @@ make_venv() {
   fi
 }
 
+# prefetch_venv_deps EXTRAS [LOCAL_ONLY_REQUIREMENT]: installs into .venv (created if missing)
+# what dnnmem[EXTRAS] depends on, without dnnmem itself, so that it can run while the package is
+# being compiled (downloads and unpacking beside a CPU-bound build); make_venv then finds every
+# dependency in place. Needs tomllib (Python >= 3.11) to read pyproject.toml; without it, it
+# does nothing and make_venv installs everything as before.
+prefetch_venv_deps() {
+  local extras="${1:-}" local_only="${2:-}"
+  [ -x .venv/bin/python ] || python3 -m venv .venv
+  .venv/bin/python -c "import tomllib" 2>/dev/null || return 0
+  .venv/bin/python -m pip install -q --upgrade pip
+  if [ -n "$local_only" ]; then
+    .venv/bin/python -m pip install -q --no-index --no-deps "$local_only" 2>/dev/null \
+      && .venv/bin/python -m pip install -q "$local_only" || true
+  fi
+  local reqs
+  reqs=$(.venv/bin/python - "$extras" <<'PY'
+import re
+import sys
+import tomllib
+
+with open("pyproject.toml", "rb") as f:
+    project = tomllib.load(f)["project"]
+extras = project.get("optional-dependencies", {})
+out = list(project.get("dependencies", []))
+todo, seen = [e for e in sys.argv[1].split(",") if e], set()
+while todo:  # dnnmem[a,b] inside an extra names other extras: expand them
+    extra = todo.pop()
+    if extra in seen:
+        continue
+    seen.add(extra)
+    for req in extras[extra]:
+        self_ref = re.fullmatch(project["name"] + r"\[([^\]]+)\]", req.strip())
+        if self_ref:
+            todo.extend(x.strip() for x in self_ref.group(1).split(","))
+        else:
+            out.append(req)
+print("\n".join(out))
+PY
+  )
+  printf '%s\n' "$reqs" > .venv/prefetch-requirements.txt
+  .venv/bin/python -m pip install -q -r .venv/prefetch-requirements.txt
+}
+
 # Python package deps exist only on Debian systems where dpkg does; elsewhere say what to do.
 if command -v dpkg >/dev/null 2>&1; then
   install_system_packages

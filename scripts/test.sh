@@ -11,7 +11,13 @@ stage() { echo "== $1   [at $(( (SECONDS - started) / 60 ))m$(( (SECONDS - start
 # The package first: its wheel (sdist -> wheel, C++ deps from PyPI, smoke tests in a fresh venv)
 # is then the one installed into .venv, so the sources are compiled for Python only once.
 stage "the package: sdist and wheel built with C++ deps from PyPI, smoke tests in a fresh venv"
+# Meanwhile the test environment's dependencies are downloaded and installed (network and disk
+# beside the CPU-bound compilation; their log is shown only if they fail).
+mkdir -p build-wheel
+prefetch_venv_deps "test" "torch==2.13.0" >build-wheel/prefetch.log 2>&1 &
+prefetch=$!
 DNNMEM_KEEP_WHEEL=build-wheel bash scripts/check_package.sh python3
+wait "$prefetch" || { cat build-wheel/prefetch.log; echo "FAILED: the test environment's dependencies"; exit 1; }
 # torch's default wheel drags in GBs of CUDA packages: take a CPU wheel from pip's find-links
 # (this machine's /opt/wheels) if there is one; without torch its tests are skipped, visibly.
 make_venv "test" "torch==2.13.0" "$(ls build-wheel/dnnmem-*.whl)"
@@ -36,7 +42,7 @@ ctest --test-dir build-asan --output-on-failure -j "$jobs"
 stage "Python tests"
 # One worker per core (pytest-xdist); a file's tests stay on one worker, so that its
 # module-scoped fixtures (a sweep, a built site) are made once.
-.venv/bin/python -m pytest -n "$jobs" --dist loadfile "$@"
+.venv/bin/python -m pytest -n "$jobs" --dist loadfile --durations=25 "$@"
 
 # The property tests again, against the module built with AddressSanitizer + UBSan (the
 # sanitizer runtimes are preloaded: python itself is not instrumented; libstdc++ too, so that

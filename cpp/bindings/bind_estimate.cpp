@@ -107,7 +107,19 @@ void bind_estimate(py::module_& m) {
           rows.append(d);
         }
         return rows;
-      }, "The tile model's layers: a list of dicts (empty when the schedule leaves it off).");
+      }, "The tile model's layers: a list of dicts (empty when the schedule leaves it off).")
+      .def("transfer_table", [](const Estimate& e) {
+        // The plan's transfers in issue order (docs/model/report.md, "Transfers"): kinds as the
+        // enum's order (0 stream load, 1 stream store, 2 prefetch, 3 offload, 4 evict).
+        const auto& X = e.plan.transfers;
+        py::dict d;
+        d["tensor"] = column<std::int32_t>(X, [](const Transfer& x) { return x.tensor; });
+        d["kind"] = column<std::int32_t>(X, [](const Transfer& x) { return static_cast<std::int32_t>(x.kind); });
+        d["bytes"] = column<std::int64_t>(X, [](const Transfer& x) { return x.bytes; });
+        d["issue_step"] = column<std::int32_t>(X, [](const Transfer& x) { return x.issue_step; });
+        d["deadline"] = column<std::int32_t>(X, [](const Transfer& x) { return x.deadline; });
+        return d;
+      }, "The plan's transfers: columns tensor, kind, bytes, issue_step, deadline.");
 
   m.def("estimate", [](std::shared_ptr<const Schedule> s, std::int64_t capacity, double bandwidth,
                        double throughput, const std::string& policy, int ops_per_mac) {

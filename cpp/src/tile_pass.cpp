@@ -187,7 +187,10 @@ void apply_tile_model(const PlanInput& in, Plan& plan, bool unbounded) {
   const Schedule& s = in.schedule;
   const TileModelOptions& tm = s.tile_model;
   if (tm.order.empty()) return;
-  const bool fused = tm.order != "seq" && tm.order != "dy-oracle";
+  // The two dY oracles (§3.3) walk the sequential order: `dy-oracle` frees the dW-ops' dY reads,
+  // `dy-once` also caps the dX-ops' at one read of dY (the text: "dY is read only once").
+  const bool dy_once = tm.order == "dy-once";
+  const bool fused = tm.order != "seq" && tm.order != "dy-oracle" && !dy_once;
   const bool joint = tm.partition == "joint";
   const std::vector<Unit> units = find_units(s, fused);
   if (units.empty()) return;
@@ -237,7 +240,7 @@ void apply_tile_model(const PlanInput& in, Plan& plan, bool unbounded) {
       if (t != kX && t != kDW && !by_x) o.skip_x |= 1U << t;
       if (t != kW && t != kDX && !by_w) o.skip_w |= 1U << t;
     }
-    if (tm.order == "dy-oracle") o.skip_w |= 1U;
+    if (tm.order == "dy-oracle" || dy_once) o.skip_w |= 1U;
     if (rec.streamed == 0) continue;
     std::int64_t avail = in.capacity - plan.resident[static_cast<std::size_t>(u.first)];
     if (u.second >= 0) avail = std::min(avail, in.capacity - plan.resident[static_cast<std::size_t>(u.second)]);
@@ -395,11 +398,16 @@ void apply_tile_model(const PlanInput& in, Plan& plan, bool unbounded) {
       const TileTraffic w = best ? *best : *run(tm, m, k, n, order, o, kNoBound);
       for (std::size_t t = 0; t < 5; ++t) {
         const std::int64_t gemm_bytes = elements[t] * e;
-        rec.read[t] = scale(w.read[t], rec.size[t], gemm_bytes);
-        rec.written[t] = scale(w.written[t], rec.size[t], gemm_bytes);
-        rec.psum_read[t] = scale(w.psum_read[t], rec.size[t], gemm_bytes);
-        rec.psum_written[t] = scale(w.psum_written[t], rec.size[t], gemm_bytes);
+        // im2col = expanded: X and dX move as their GEMM matrices (`count` of them), the patches
+        // expanded off chip; raw: as the tensors (the expansion happens on chip).
+        const bool expanded = tm.im2col_expanded && (static_cast<int>(t) == kX || static_cast<int>(t) == kDX);
+        const std::int64_t as_bytes = expanded ? gemm_bytes * u.gemm.count : rec.size[t];
+        rec.read[t] = scale(w.read[t], as_bytes, gemm_bytes);
+        rec.written[t] = scale(w.written[t], as_bytes, gemm_bytes);
+        rec.psum_read[t] = scale(w.psum_read[t], as_bytes, gemm_bytes);
+        rec.psum_written[t] = scale(w.psum_written[t], as_bytes, gemm_bytes);
       }
+      if (dy_once) rec.read[kDY] = std::min(rec.read[kDY], rec.size[kDY]);
       // dY's reads by the dW-ops belong to the dW step of a sequential pair.
       const std::int64_t dy_w = scale(w.dy_read_by_dw, rec.size[0], elements[0] * e);
       for (int t = 0; t < 5; ++t) {

@@ -114,6 +114,28 @@ def buffer_bytes(cap: float, latency: float = 350e-9) -> float:
     return _amount("cap", cap) * _amount("latency", latency)
 
 
+def _map_bytes(result: Any, sparsity: SparsityLike) -> tuple[int, int]:
+    """Logical and wire bytes of the transfers of the layers' activation maps: activations
+    whose layer is not a network input (an input image is data, not an activation map)."""
+    net = result.network
+    t = net.tensors
+    inputs = set(net.layers["name"][net.layers["kind"] == "input"])
+    maps = np.asarray(
+        [r == "activation" and x not in inputs for r, x in zip(t["role"], t["layer"])]
+    )
+    x = result._core.transfer_table()
+    keep = maps[x["tensor"]] if len(x["tensor"]) else np.zeros(0, dtype=bool)
+    logical = int(x["bytes"][keep].sum())
+    if result.composition.link.name not in COMPRESSING_LINKS:
+        return logical, logical
+    prepared = result.composition.prepare(net.schedule, result.ops_per_mac, net, sparsity)
+    wire = sum(
+        prepared.link_wire_bytes(int(i), int(b))
+        for i, b in zip(x["tensor"][keep], x["bytes"][keep])
+    )
+    return logical, int(wire)
+
+
 def compare(
     network: Any,
     hardware: Hardware,
@@ -128,9 +150,12 @@ def compare(
     Columns: ``policy``, ``time``, ``oracle_time`` (compute only), ``performance``
     (oracle / policy), ``gain`` (baseline time / policy time - 1), ``traffic`` and ``link``
     (logical and physical bytes across the link), ``ratio`` (traffic / link: the size-weighted
-    network compression ratio), ``max_ratio`` (largest per-tensor ratio among the activations
-    moved), ``dram_rate`` (the DRAM read rate a compressor needs to keep the link busy:
-    ``max_ratio × bandwidth × efficiency``, capped by the link's ``cap``), ``sparsity_source``.
+    network compression ratio), ``map_ratio`` (the same over the layers' activation maps alone:
+    the transfers of activations other than the network's inputs, the paper's Fig. 11 average
+    as its text defines it; docs/model/cdma.md, rule R), ``max_ratio`` (largest per-tensor ratio
+    among the activations moved), ``dram_rate`` (the DRAM read rate a compressor needs to keep
+    the link busy: ``max_ratio × bandwidth × efficiency``, capped by the link's ``cap``),
+    ``sparsity_source``.
     """
     rows = []
     oracle = estimate(network, hardware, "oracle", batch=batch)
@@ -143,6 +168,7 @@ def compare(
         opts = r.composition.link.option_dict
         rate = dram_rate(max_ratio, hardware.bandwidth, float(opts.get("efficiency", 1.0)))
         cap = float(opts.get("cap", 0.0))
+        maps, maps_link = _map_bytes(r, sparsity)
         rows.append(
             {
                 "policy": r.policy,
@@ -153,6 +179,7 @@ def compare(
                 "traffic": traffic,
                 "link": link,
                 "ratio": traffic / link if link else math.nan,
+                "map_ratio": maps / maps_link if maps_link else math.nan,
                 "max_ratio": max_ratio,
                 "dram_rate": min(rate, cap) if cap > 0 else rate,
                 "sparsity_source": r.sparsity_source,

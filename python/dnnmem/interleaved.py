@@ -10,8 +10,9 @@
 ``policy(order, hardware)`` builds ``split-backward(order=..., tile=<the array's rows>) + none``;
 the orders are ``seq`` (the paper's baseline), ``interleave``, ``dx-major``, ``dw-major``,
 ``alg1`` (its Algorithm 1 as printed), ``alg1-size`` (the rule of its prose), ``best`` (the
-least traffic of the three fused orders) and ``dy-oracle`` (``seq`` with the dW half's dY reads
-free, the paper's §3.3 experiment).
+least traffic of the three fused orders), ``dy-oracle`` (``seq`` with the dW half's dY reads
+free, the paper's §3.3 experiment) and ``dy-once`` (the same, the dX half's dY reads also capped
+at one read of dY: the experiment's "dY is read only once" taken literally).
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ if TYPE_CHECKING:  # keep import dnnmem light
 
 __all__ = ["ORDERS", "layer_table", "policy", "totals"]
 
-ORDERS = ("seq", "interleave", "dx-major", "dw-major", "alg1", "alg1-size", "best", "dy-oracle")
+ORDERS = ("seq", "interleave", "dx-major", "dw-major", "alg1", "alg1-size", "best", "dy-oracle",
+          "dy-once")  # fmt: skip
 """The backward tile orders of ``split-backward(order=...)`` (docs/model/interleaved.md): the
 sequential baseline, the fused orders, Algorithm 1 (as printed and by size), the per-layer best
 and the dY oracle."""
@@ -57,6 +59,7 @@ def policy(
     cores: int = 1,
     nest: str = "best",
     replace: str = "belady",
+    im2col: str = "raw",
 ) -> str:
     """The composition string of a tile-model policy.
 
@@ -77,6 +80,9 @@ def policy(
         The baseline tiler: ``nest="best"`` ranks each family's loop nests, ``"fixed"`` takes the
         output-stationary ones (ikj / kji); ``replace="belady"`` (farthest next use) or ``"lru"``.
         ``nest="fixed", replace="lru"`` is the simpler tiler of docs/model/interleaved.md.
+    im2col : str
+        ``"raw"`` (default): X and dX move as the tensors (patches expanded on chip);
+        ``"expanded"``: as their im2col GEMM matrices (docs/model/interleaved.md).
     """
     if order not in ORDERS:
         raise ValueError(f"order: {order!r} is not one of {', '.join(ORDERS)}")
@@ -100,6 +106,8 @@ def policy(
         opts.append(f"nest={nest}")
     if replace != "belady":
         opts.append(f"replace={replace}")
+    if im2col != "raw":
+        opts.append(f"im2col={im2col}")
     return f"split-backward({', '.join(opts)}) + {cache}"
 
 

@@ -27,7 +27,9 @@ def compute(small: bool = False) -> pd.DataFrame:
     hw = cdma.gpu("titan-xp")
     rows = []
     for net, batch in C.networks(small).items():
-        df = cdma.compare(net, hw, [C.with_target(p) for p in BARS.values()], batch=batch)
+        df = cdma.compare(
+            net, hw, [C.with_target(p, C.target(net)) for p in BARS.values()], batch=batch
+        )
         base = float(df["link"].iloc[0])
         for bar, link in zip(BARS, df["link"]):
             rows.append({"network": net, "bar": bar, "normalised_size": float(link) / base})

@@ -30,7 +30,7 @@ def compute(small: bool = False) -> pd.DataFrame:
     for gpu in GPUS:
         hw = cdma.gpu(gpu)
         for net, batch in C.networks(small).items():
-            pols = [C.with_target(p) for p in C.POLICIES.values()]
+            pols = [C.with_target(p, C.target(net)) for p in C.POLICIES.values()]
             df = cdma.compare(net, hw, pols, batch=batch)
             df.insert(0, "bar", list(C.POLICIES))
             df.insert(0, "network", net)

@@ -28,7 +28,9 @@ def compute(small: bool = False) -> pd.DataFrame:
     for label, bw in cdma.LINK_BANDWIDTHS.items():
         hw = cdma.gpu("titan-xp", link=bw)
         for net, batch in C.networks(small).items():
-            df = cdma.compare(net, hw, ["vdnn-all", C.with_target(C.POLICIES["ZV"])], batch=batch)
+            df = cdma.compare(
+                net, hw, ["vdnn-all", C.with_target(C.POLICIES["ZV"], C.target(net))], batch=batch
+            )
             rows.append(
                 {
                     "link": label,

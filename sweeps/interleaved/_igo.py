@@ -117,10 +117,83 @@ def sensitivity_networks(small: bool) -> list[str]:
     return ["bert_tiny"] if small else SENSITIVITY_NETWORKS
 
 
+# How dnnmem reads the paper's simulator (docs/seeds/interleaved.md, "Hypotheses"). Each
+# reading is a set of options, each argued from the paper's text there; `dnnmem` is the page's
+# reading before issue 28, `paper` all of issue 28's hypotheses together. The others add one
+# hypothesis at a time (the page's hypotheses table, in this order).
+#   accounting: "iteration" (every step's time) or "gemm" (only the GEMM layers' steps, forward
+#       and backward: the paper's SCALE-Sim-based simulator runs every convolution as a GEMM and
+#       times the GEMMs, §6.1);
+#   precision: the presets' "bf16" or "fp32" (4 bytes: the paper's GPU kernels are SGEMM, §6.6,
+#       and it follows PyTorch, §6.1, whose training default is FP32);
+#   replace: the walk's tile replacement, "belady" or "lru" (§4.2's reuse window: a tile is
+#       reused when what was touched since its last use fits in half the SPM);
+#   im2col: "raw" or "expanded" (§6.1: the convolutions run as GEMMs "by applying im2col");
+#   oracle: the dY oracle's order, "dy-oracle" (the dW-ops' dY reads free) or "dy-once" (§3.3's
+#       "assuming that dY is read only once for computing both dX and dW", taken literally).
+READINGS: dict[str, dict[str, str]] = {
+    "dnnmem": {"accounting": "iteration", "precision": "bf16", "replace": "belady", "im2col": "raw", "oracle": "dy-oracle"},
+    "gemm": {"accounting": "gemm", "precision": "bf16", "replace": "belady", "im2col": "raw", "oracle": "dy-oracle"},
+    "fp32": {"accounting": "gemm", "precision": "fp32", "replace": "belady", "im2col": "raw", "oracle": "dy-oracle"},
+    "window": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "raw", "oracle": "dy-oracle"},
+    "im2col": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "expanded", "oracle": "dy-oracle"},
+    "paper": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "expanded", "oracle": "dy-once"},
+}  # fmt: skip
+#: The reading of every run (a script's paper-reading tables set it while they compute).
+READING = "dnnmem"
+#: The layer kinds the paper's simulator runs as GEMMs (accounting "gemm").
+GEMM_KINDS = ("conv2d", "depthwise_conv2d", "dense", "matmul")
+
+
+def reading(name: str | None = None) -> dict[str, str]:
+    """The options of reading ``name`` (default :data:`READING`)."""
+    return READINGS[name or READING]
+
+
+class using:
+    """``with using("paper"): ...``: every run inside reads the paper's simulator that way."""
+
+    def __init__(self, name: str) -> None:
+        if name not in READINGS:
+            raise ValueError(f"reading: {name!r} is not one of {', '.join(READINGS)}")
+        self.name, self.before = name, READING
+
+    def __enter__(self) -> None:
+        global READING
+        READING = self.name
+
+    def __exit__(self, *exc: object) -> None:
+        global READING
+        READING = self.before
+
+
+def npu_hardware(key: str, **overrides: Any) -> dnnmem.Hardware:
+    """A preset at the reading's precision (fp32: ``unspecified``, the networks' 4 bytes)."""
+    precision = "unspecified" if reading()["precision"] == "fp32" else "bf16"
+    return dnnmem.hardware(key, precision=precision, **overrides)
+
+
+def tile_options(**options: Any) -> dict[str, Any]:
+    """``options`` with the reading's tile-model options added (the caller's win)."""
+    r = reading()
+    extra = {"replace": r["replace"]} if r["replace"] != "belady" else {}
+    if r["im2col"] != "raw":
+        extra["im2col"] = r["im2col"]
+    return {**extra, **options}
+
+
+def accounted_time(r: dnnmem.Result) -> float:
+    """The iteration's time as the reading counts it: every step, or the GEMM layers' steps."""
+    if reading()["accounting"] == "iteration":
+        return r.time
+    st = r.steps
+    return float(st["time"][st["kind"].isin(GEMM_KINDS)].sum())
+
+
 def large_npu(cores: int = 1, bandwidth_scale: float = 1.0) -> dnnmem.Hardware:
     """The large NPU with `cores` cores, scaled as the paper's §6.3: scratchpad, bandwidth and
     peak grow with the cores (the scratchpad is shared)."""
-    hw = dnnmem.hardware("igo-server-npu")
+    hw = npu_hardware("igo-server-npu")
     return hw.replace(
         capacity=hw.capacity * cores,
         bandwidth=hw.bandwidth * cores * bandwidth_scale,
@@ -154,8 +227,9 @@ def change(network: str, hw: dnnmem.Hardware, batch: int, cores: int = 1) -> dic
         opts = dict(options)
         if cores > 1:
             opts.update(cores=cores, parts=1, partition=opts.get("partition", "m"))
-        policy = f"{igo.policy(hardware=hw, **opts)} + {compute}"
-        times[label] = dnnmem.estimate(load(network, batch), hw, fused(policy), batch=batch).time
+        policy = f"{igo.policy(hardware=hw, **tile_options(**opts))} + {compute}"
+        r = dnnmem.estimate(load(network, batch, hw), hw, fused(policy), batch=batch)
+        times[label] = accounted_time(r)
     return {
         "network": network,
         "baseline": times["baseline"],
@@ -164,14 +238,16 @@ def change(network: str, hw: dnnmem.Hardware, batch: int, cores: int = 1) -> dic
     }
 
 
-def load(network: str, batch: int) -> str | dnnmem.Network:
-    """A zoo name as it is, or a :data:`DARKNET` network imported at ``batch``, 2 bytes."""
+def load(network: str, batch: int, hw: dnnmem.Hardware | None = None) -> str | dnnmem.Network:
+    """A zoo name as it is, or a :data:`DARKNET` network imported at ``batch`` at the element
+    size of ``hw`` (2 bytes without one; 4 where its precision implies none)."""
     if network not in DARKNET:
         return network
     from dnnmem.importers import from_darknet
 
+    size = 2 if hw is None else (hw.bytes_per_element or 4)
     cfg, shape = DARKNET[network]
-    net = from_darknet(REPO / cfg, batch=batch, input_shape=shape, bytes_per_element=2)
+    net = from_darknet(REPO / cfg, batch=batch, input_shape=shape, bytes_per_element=size)
     assert isinstance(net, dnnmem.Network)
     return net
 
@@ -180,7 +256,7 @@ def run(network: str, npu: str, **options: Any) -> dict[str, Any]:
     """One estimate on one of the paper's NPUs under a tile-model policy; ``gemm_time`` is the
     time of the tiled backward GEMM steps alone (``gemm_bytes`` their traffic)."""
     key, batch = NPUS[npu]
-    return run_on(network, dnnmem.hardware(key), batch, npu, **options)
+    return run_on(network, npu_hardware(key), batch, npu, **options)
 
 
 def run_on(
@@ -188,14 +264,15 @@ def run_on(
 ) -> dict[str, Any]:
     """:func:`run` on any hardware ``hw`` (``label`` names it in the row)."""
     npu = label
-    policy = fused(str(igo.policy(hardware=hw, **options)))
-    r = dnnmem.estimate(load(network, batch), hw, policy, batch=batch)
+    policy = fused(str(igo.policy(hardware=hw, **tile_options(**options))))
+    r = dnnmem.estimate(load(network, batch, hw), hw, policy, batch=batch)
     tiled = {s for t in r._core.tile_table() for s in (t["step"], t["step2"]) if s >= 0}
     gemm_time = float(r.steps["time"].iloc[sorted(tiled)].sum()) if tiled else 0.0
     return {
         "network": network,
         "npu": npu,
-        "time": r.time,
+        "time": accounted_time(r),
+        "iteration_time": r.time,
         "traffic": r.traffic,
         "gemm_time": gemm_time,
         **igo.totals(r),

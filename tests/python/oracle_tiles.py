@@ -274,3 +274,38 @@ def joint_search(
                 best = (order, part, w.total())
     assert best is not None
     return best
+
+
+def pass_bytes(
+    walk: Walk,
+    sizes: dict[str, int],
+    m: int,
+    k: int,
+    n: int,
+    count: int = 1,
+    elem_bytes: int = 2,
+    im2col: str = "raw",
+    dy_once: bool = False,
+) -> dict[str, dict[str, int]]:
+    """The bytes the plan pass gives each operand from one product's ``walk`` (the page's
+    "Timing" and "Reading (im2col traffic)"): the walk counts GEMM-matrix bytes; ``raw`` scales
+    each operand P to its tensor, |P| · walked / (its GEMM matrix's bytes), rounded to the
+    nearest byte (halves up); ``expanded`` keeps X's and dX's walked bytes, ``count`` products of
+    them. ``dy_once`` (order ``dy-once``, the page's orders table): dY's reads capped at one read
+    of the tensor, ``sizes["dY"]``. ``sizes``: the tensors' bytes by operand name."""
+    if im2col not in ("raw", "expanded"):
+        raise ValueError(f"im2col {im2col!r} (valid: raw, expanded)")
+    matrix = {"dY": m * n, "W": k * n, "X": m * k, "dX": m * k, "dW": k * n}
+    out: dict[str, dict[str, int]] = {}
+    for what in ("read", "written", "psum_read", "psum_written"):
+        out[what] = {}
+        for t in TENSORS:
+            walked = getattr(walk, what)[t]
+            gemm = matrix[t] * elem_bytes
+            if im2col == "expanded" and t in ("X", "dX"):
+                out[what][t] = walked * count
+            else:
+                out[what][t] = (walked * sizes[t] + gemm // 2) // gemm
+    if dy_once:
+        out["read"]["dY"] = min(out["read"]["dY"], sizes["dY"])
+    return out

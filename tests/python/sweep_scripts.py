@@ -41,13 +41,17 @@ def import_script(folder: str, name: str) -> Any:
     return mod
 
 
+#: Files of a seed folder that are not figure scripts.
+NOT_FIGURE_SCRIPTS = ("claims",)
+
+
 def scripts(folder: str) -> dict[str, ModuleType]:
-    """Every figure script of ``sweeps/<folder>/`` (its files not starting with ``_``, and not
-    ``claims.py``, the scorecard's rows), by name."""
+    """Every figure script of ``sweeps/<folder>/`` (its files not starting with ``_``), by name;
+    ``claims.py`` (the seed's scorecard rows, sweeps/scorecard.py) is not a figure script."""
     return {
         p.stem: import_script(folder, p.stem)
         for p in sorted((SWEEPS / folder).glob("*.py"))
-        if not p.name.startswith("_") and p.stem != "claims"
+        if not p.name.startswith("_") and p.stem not in NOT_FIGURE_SCRIPTS
     }
 
 

@@ -375,3 +375,26 @@ def test_result_says_when_sparsity_is_the_default() -> None:
     assert "sparsity" not in repr(dnnmem.estimate(net, policy="vdnn-all"))
     r = dnnmem.estimate(net, policy="vdnn-all + zvc", sparsity={"features_1": 0.3})
     assert "the table given, the rule elsewhere" in repr(r)
+
+
+def test_map_ratio_leaves_the_network_input_out(chain: dnnmem.Network) -> None:
+    """Rule R: ``map_ratio`` is the ratio over the layers' activation maps. Under vdnn-all + zvc
+    the chain moves Y:x (the input: 32 B, 36 B on the wire) and Y:r (24 B, 8 B), each out and
+    back: ``ratio`` = 112 / 88, ``map_ratio`` = 48 / 16 = 3. The plan's transfers (the core's
+    transfer_table) are those four, in issue order."""
+    hw = dnnmem.Hardware(**POINT)
+    row = cdma.compare(chain, hw, ["vdnn-all + zvc"]).iloc[0]
+    assert (row["traffic"], row["link"]) == (112, 88)
+    assert row["ratio"] == pytest.approx(112 / 88, rel=1e-12)
+    assert row["map_ratio"] == pytest.approx(3.0, rel=1e-12)
+    raw = cdma.compare(chain, hw, ["vdnn-all"]).iloc[0]
+    assert raw["ratio"] == raw["map_ratio"] == 1.0
+    r = dnnmem.estimate(chain, policy="vdnn-all + zvc", **POINT)
+    x = r._core.transfer_table()
+    names = [chain.tensors["name"].iloc[i] for i in x["tensor"]]
+    assert names == ["Y:x", "Y:r", "Y:r", "Y:x"]
+    # V2: each offload a streamed store (kind 1) due at the end of its step; V3: each prefetch
+    # (kind 2) issued one step ahead of its use.
+    assert list(x["kind"]) == [1, 1, 2, 2]
+    assert list(x["bytes"]) == [32, 24, 24, 32]
+    assert list(x["issue_step"]) == [0, 2, 3, 5] and list(x["deadline"]) == [0, 2, 4, 6]

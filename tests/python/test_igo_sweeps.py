@@ -3,6 +3,8 @@ interleaved.md has the full numbers)."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from sweep_scripts import import_script, run_small
 
@@ -158,3 +160,45 @@ def test_the_page_shows_what_the_engine_computes(results: dict) -> None:
         assert assert_matches_cache(
             "interleaved", f"fig12_ladder_{tiler}", df, KEYS["fig12_ladder"]
         )
+
+
+def test_hypotheses_table_is_what_the_engine_computes(monkeypatch) -> None:
+    """Issue 28's readings (sweeps/interleaved/hypotheses.py, minutes in full): the first and the
+    last reading on BERT-tiny, both NPUs, every rung, equal the page's saved rows."""
+    from sweep_scripts import assert_matches_cache
+
+    script = import_script("interleaved", "hypotheses")
+    shared = sys.modules["_igo"]
+    readings = {k: shared.READINGS[k] for k in ("dnnmem", "paper")}
+    monkeypatch.setattr(shared, "READINGS", readings)
+    df = script.compute(small=True)
+    assert set(df["reading"]) == {"dnnmem", "paper"} and set(df["network"]) == {"bert_tiny"}
+    keys = ["reading", "rung", "npu", "network"]
+    assert assert_matches_cache("interleaved", "hypotheses", df, keys) == len(df) == 24
+
+
+def test_gemm_accounting_by_hand() -> None:
+    """Reading ``gemm`` (issue 28: the paper's SCALE-Sim simulator times the GEMMs) counts the
+    GEMM layers' steps alone. x(4) -> h (dense 3) -> r (relu) -> d (dense 2), batch 2, 1-byte
+    elements, 1 GB/s, every step bandwidth-bound (ns = bytes): F:h 8 + 12 + 6 = 26, F:r 12,
+    F:d 6 + 6 + 4 = 16, the loss 8, B:d/dx 4 + 6 + 6 = 16, B:d/dw 6 + 6 = 12 (dY kept from the
+    dX half), B:r 18, B:h 6 + 8 + 12 = 26: the iteration 134 ns, the GEMM steps 96 ns."""
+    import dnnmem
+
+    import_script("interleaved", "hypotheses")
+    shared = sys.modules["_igo"]
+    doc = {"name": "c", "layers": [
+        {"name": "x", "kind": "input", "shape": [4]},
+        {"name": "h", "kind": "dense", "inputs": ["x"], "units": 3, "use_bias": False},
+        {"name": "r", "kind": "relu", "inputs": ["h"]},
+        {"name": "d", "kind": "dense", "inputs": ["r"], "units": 2, "use_bias": False}]}  # fmt: skip
+    net = dnnmem.load_network(doc, batch=2, bytes_per_element=1)
+    r = dnnmem.estimate(net, capacity=1e6, bandwidth=1e9, throughput=1e12,
+                        policy="split-backward(order=seq, tile=2) + none")  # fmt: skip
+    assert r.time == pytest.approx(134e-9, rel=1e-9)
+    with shared.using("gemm"):
+        assert shared.accounted_time(r) == pytest.approx(96e-9, rel=1e-9)
+    with shared.using("dnnmem"):
+        assert shared.accounted_time(r) == r.time
+    with pytest.raises(ValueError, match="not one of"):
+        shared.using("nope")

@@ -227,3 +227,95 @@ def test_p3_under_the_tile_model() -> None:
         for cache in ("lru", "lookahead", "onsram-static", "fifo"):
             for capacity in ("256KiB", "2MiB", "24MiB"):
                 assert traffic(f"{scheduler} + {cache}", capacity) <= bound, (scheduler, cache)
+
+
+def _convs(batch_channels: int = 1) -> dict:
+    # x (4 x 4 x 1) -> c1 (3 x 3 conv, 1 filter, same) -> c2 (3 x 3 conv, 2 filters, same): c2's
+    # backward is the GEMM M = batch * 16, K = 1 * 9 (im2col patch), N = 2, with a dX and a dW.
+    return {
+        "name": "convs",
+        "layers": [
+            {"name": "x", "kind": "input", "shape": [4, 4, 1]},
+            {"name": "c1", "kind": "conv2d", "inputs": ["x"], "filters": batch_channels,
+             "kernel_size": 3, "padding": "same", "use_bias": False},
+            {"name": "c2", "kind": "conv2d", "inputs": ["c1"], "filters": 2, "kernel_size": 3,
+             "padding": "same", "use_bias": False},
+        ],
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("order", ["seq", "dx-major"])
+def test_im2col_expanded_moves_the_gemm_matrices_by_hand(order: str) -> None:
+    # c2 at batch 1, 1-byte elements, a scratchpad that holds everything: each operand moves
+    # once. X = c1's output: 16 bytes raw, its im2col matrix M x K = 16 x 9 = 144 bytes; dX
+    # likewise (written once). dY (16 x 2 = 32), W (9 x 2 = 18) and dW (18) are not expanded.
+    # (tests/python/oracle_tiles.py's pass_bytes gives the same from the walk: the next test.)
+    raw = _row(_run(_convs(), f"split-backward(order={order}, tile=4) + none", 1 << 30, 1), "c2")
+    policy = f"split-backward(order={order}, tile=4, im2col=expanded) + none"
+    r = _run(_convs(), policy, 1 << 30, 1)
+    exp = _row(r, "c2")
+    assert (exp["M"], exp["K"], exp["N"]) == (16, 9, 2)
+    assert (raw["read_X"], raw["written_dX"]) == (16, 16)
+    assert (exp["read_X"], exp["written_dX"]) == (144, 144)
+    for col in ("read_dY", "read_W", "written_dW"):
+        assert exp[col] == raw[col] == {"read_dY": 32, "read_W": 18, "written_dW": 18}[col]
+    # The steps carry the expanded bytes: 128 more read (X) and 128 more written (dX).
+    base = _run(_convs(), f"split-backward(order={order}, tile=4) + none", 1 << 30, 1)
+    assert r.traffic_in - base.traffic_in == 128 and r.traffic_out - base.traffic_out == 128
+    assert "im2col=expanded" in igo.policy(order, tile=4, im2col="expanded")
+
+
+def test_im2col_expanded_equals_the_reference_walk_scaled() -> None:
+    # A tight share (every operand re-read), batch 2, the walk of tests/python/oracle_tiles.py
+    # scaled by the pass's rule (oracle_tiles.pass_bytes): raw and expanded, seq and best.
+    from oracle_tiles import pass_bytes, tile_walk
+
+    for order in ("seq", "dw-major"):
+        for im2col in ("raw", "expanded"):
+            policy = f"split-backward(order={order}, tile=4, im2col={im2col}) + none"
+            r = _run(_convs(), policy, 160, batch=2)
+            row = _row(r, "c2")
+            m, k, n = row["M"], row["K"], row["N"]
+            w = tile_walk(m, k, n, 4, order, int(row["c_eff"]), elem=1, psum=1,
+                          nest_x=row["nest_x"], nest_w=row["nest_w"])  # fmt: skip
+            # The tensors at batch 2, 1 byte each: c1's output and its gradient 2 x 16, dY
+            # 2 x 16 x 2, W and dW 9 x 2.
+            sizes = {"dY": 64, "W": 18, "X": 32, "dX": 32, "dW": 18}
+            want = pass_bytes(w, sizes, m, k, n, count=1, elem_bytes=1, im2col=im2col)
+            for t in ("dY", "W", "X"):
+                assert row[f"read_{t}"] == want["read"][t], (order, im2col, t)
+            for t in ("dX", "dW"):
+                assert row[f"written_{t}"] == want["written"][t], (order, im2col, t)
+                assert row[f"spill_{t}"] == want["psum_written"][t] + want["psum_read"][t]
+
+
+def test_dy_once_reads_dy_once_and_walks_the_rest_as_the_oracle() -> None:
+    # c2 of the im2col tests at batch 2, 1-byte elements, a 60-byte scratchpad (a 30-byte tile
+    # share): under dy-oracle the dX-ops still read dY three times (192 bytes); dy-once caps
+    # them at one read of dY (2 x 16 x 2 = 64 bytes, all on the dX step) and leaves every other
+    # operand's bytes as dy-oracle's (W: 130).
+    from oracle_tiles import pass_bytes, tile_walk
+
+    def run(order: str) -> tuple:
+        r = _run(_convs(), f"split-backward(order={order}, tile=4) + none", 60, batch=2)
+        return r, _row(r, "c2")
+
+    _, oracle = run("dy-oracle")
+    r, once = run("dy-once")
+    assert (oracle["read_dY"], once["read_dY"]) == (192, 64)
+    assert oracle["read_W"] == once["read_W"] == 130
+    for col in ("read_W", "read_X", "written_dX", "written_dW", "spill_dX", "spill_dW"):
+        assert once[col] == oracle[col], col
+    steps = r.steps.set_index("name")
+    assert steps.loc["B:c2/dw", "bytes_in_gradient"] == 0
+    assert steps.loc["B:c2/dx", "bytes_in_gradient"] == 64
+    # The Python reference: the sequential walk without the dW-ops' dY touches, scaled and capped.
+    m, k, n = once["M"], once["K"], once["N"]
+    w = tile_walk(m, k, n, 4, "seq", int(once["c_eff"]), elem=1, psum=1, nest_x=once["nest_x"],
+                  nest_w=once["nest_w"], skip_w=frozenset({"dY"}))  # fmt: skip
+    sizes = {"dY": 64, "W": 18, "X": 32, "dX": 32, "dW": 18}
+    for flag, row in ((False, oracle), (True, once)):
+        want = pass_bytes(w, sizes, m, k, n, elem_bytes=1, dy_once=flag)
+        assert [row[f"read_{t}"] for t in ("dY", "W", "X")] == [
+            want["read"][t] for t in ("dY", "W", "X")
+        ]

@@ -133,3 +133,14 @@ def test_seed_figures_keep_the_style(seed: str) -> None:
                 want = series_style(label)
                 want = want.get("fill", want["color"]) if look[1] is None else want["color"]
                 assert look[0] == want, f"{name}: {label!r} drawn in {look[0]}, not {want}"
+
+
+def test_cdma_hypotheses_are_what_the_engine_computes(monkeypatch) -> None:
+    """cDMA's issue-28 readings (sweeps/cdma/hypotheses.py) on NiN: the page's reading and one
+    uniform sparsity equal the saved rows."""
+    script = import_script("cdma", "hypotheses")
+    monkeypatch.setattr(sys.modules["_cdma"], "NETWORKS", {"nin": 128})
+    monkeypatch.setattr(script, "READINGS", ("per-network", "0.9"))
+    df = script.compute(small=False)
+    assert len(df) == 2 and set(df["network"]) == {"nin"}
+    assert assert_matches_cache("cdma", "hypotheses", df, ["network", "reading"]) == 2

@@ -178,7 +178,7 @@ struct LayerGroup {
 // scheduler `split-backward(order=...)`; order "" (the default) leaves it off and every plan as
 // the cache manager made it.
 struct TileModelOptions {
-  std::string order;             // seq, interleave, dx-major, dw-major, alg1, alg1-size, best, dy-oracle
+  std::string order;             // seq, interleave, dx-major, dw-major, alg1, alg1-size, best, dy-oracle, dy-once
   std::int64_t tile = 128;       // tile edge, elements (the array's rows)
   double buffer_fraction = 0.5;  // the share of the free scratchpad the step's tiles may use
   int psum_bytes = 0;            // a partial sum's bytes per element; 0 = the element size
@@ -188,6 +188,7 @@ struct TileModelOptions {
   int cores = 1;                 // arrays sharing the scratchpad: one part each, in lock step
   bool fixed_nests = false;      // the simpler baseline tiler: output-stationary nests ikj / kji
   bool lru = false;              // the simpler baseline tiler: LRU replacement, not Bélády
+  bool im2col_expanded = false;  // X and dX move as their im2col GEMM matrices, not the tensors
 };
 
 struct Schedule {

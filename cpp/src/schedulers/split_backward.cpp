@@ -4,7 +4,7 @@
 // runs the two GEMMs one after the other fetches dY twice unless it stays on chip).
 //
 // Option `order` turns on the intra-layer tile model (docs/model/interleaved.md): `seq` and
-// `dy-oracle` keep the two steps; the fused orders (interleave, dx-major, dw-major, alg1,
+// `dy-oracle` / `dy-once` keep the two steps; the fused orders (interleave, dx-major, dw-major, alg1,
 // alg1-size, best) make each such layer's backward one step doing both products, tiled.
 #include "dnnmem/compose.hpp"
 #include <stdexcept>
@@ -19,7 +19,7 @@ extern const SchedulerPart scheduler_split_backward{
     {choice_option("first", "which gradient step runs first", "dx", {"dx", "dw"}),
      choice_option("order", "the tile model's backward order (docs/model/interleaved.md); none: off",
                    "none", {"none", "seq", "interleave", "dx-major", "dw-major", "alg1", "alg1-size",
-                            "best", "dy-oracle"}),
+                            "best", "dy-oracle", "dy-once"}),
      integer_option("tile", "tile model: the tile's edge in elements (the array's rows)", 128, 1, 1 << 20),
      number_option("buffer_fraction", "", "tile model: the share of the free scratchpad the tiles use",
                    0.5, 0, 1, true),
@@ -35,11 +35,14 @@ extern const SchedulerPart scheduler_split_backward{
                    "best", {"best", "fixed"}),
      choice_option("replace", "tile model: the walk's tile replacement (farthest next use or LRU)",
                    "belady", {"belady", "lru"}),
+     choice_option("im2col",
+                   "tile model: X and dX bytes as the tensors (raw) or as their im2col GEMM matrices (expanded)",
+                   "raw", {"raw", "expanded"}),
      detail::fusion_option()},
     [](const Network& net, const ScheduleOptions& options, const Options& own, Schedule& out) {
       const std::string& order = own.choice("order");
       detail::StepRules rules;
-      rules.split_backward = order == "none" || order == "seq" || order == "dy-oracle";
+      rules.split_backward = order == "none" || order == "seq" || order == "dy-oracle" || order == "dy-once";
       rules.weight_first = own.choice("first") == "dw";
       detail::read_fusion(own, rules);
       // At `pointwise` a product's backward steps stay its own (a library kernel), as the tile
@@ -60,6 +63,7 @@ extern const SchedulerPart scheduler_split_backward{
       out.tile_model.cores = static_cast<int>(own.integer("cores"));
       out.tile_model.fixed_nests = own.choice("nest") == "fixed";
       out.tile_model.lru = own.choice("replace") == "lru";
+      out.tile_model.im2col_expanded = own.choice("im2col") == "expanded";
     }};
 
 }  // namespace dnnmem

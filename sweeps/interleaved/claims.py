@@ -1,0 +1,145 @@
+"""The interleaved-gradient-order paper's headline claims beside dnnmem's values (the scorecard,
+sweeps/scorecard.py).
+
+Every dnnmem value is read from the page's tables (``tests/data/seeds/interleaved/``); the
+paper's values carry their section. Relative times are changes, new / baseline − 1 in %
+(negative = faster), as on the page; speedups in ×. Figs. 5, 6 and 12 are taken at the reading
+of the paper's simulator the page argues (:data:`READING`, sweeps/interleaved/hypotheses.py),
+the sensitivities (Figs. 14–16) at theirs (:data:`SENSITIVITY_READING`).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # sweeps/: the shared _claims
+from _claims import Claim  # noqa: E402
+
+SEED = "interleaved"
+#: The reading of the paper's simulator the scorecard takes for Figs. 5, 6 and 12.
+READING = "paper"
+#: The tables the sensitivities come from: "" (the page's default reading) or "_paper".
+SENSITIVITY_READING = ""
+RUNGS = ["Interleaving", "+ Rearrangement (Alg. 1)", "+ Rearrangement (ideal)", "+ Partitioning"]
+#: The paper's ladder (§6.2, Fig. 12; §4.3 for the ideal rung), as changes (%).
+LADDER = {
+    "small": dict(zip(RUNGS, (-0.8, -23.8, -25.1, -29.3))),
+    "large": dict(zip(RUNGS, (-7.4, -10.9, -12.4, -14.5))),
+}
+WHERE = {RUNGS[0]: "§6.2, Fig. 12", RUNGS[1]: "§6.2, Fig. 12", RUNGS[2]: "§4.3",
+         RUNGS[3]: "Abstract, §6.2, Fig. 12"}  # fmt: skip
+#: Issue 28's hypothesis the rows at :data:`READING` test (GEMM-level accounting, FP32, §4.2's
+#: window, im2col-expanded operands: docs/seeds/interleaved.md).
+HYP = ("H2",)
+
+
+def ladder(tables: dict[str, pd.DataFrame], reading: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ladder's mean changes per (NPU, rung), and the per-(NPU, network) rows, at
+    ``reading`` (``dnnmem``: the page's Fig. 12 table; else the hypotheses table)."""
+    if reading == "dnnmem" or "hypotheses" not in tables:
+        df = tables["fig12_ladder"]
+        rows = df[df["network"] != "average"]
+    else:
+        h = tables["hypotheses"]
+        rows = h[h["reading"] == reading]
+    means = rows.groupby(["npu", "rung"])["change_pct"].mean()
+    return means.to_frame(), rows
+
+
+def _geomean(s: pd.Series) -> float:
+    return float(math.exp(sum(math.log(v) for v in s) / len(s)))
+
+
+def claims(tables: dict[str, pd.DataFrame], reading: str = READING) -> list[Claim]:
+    """The claims, dnnmem's values from ``tables`` (the seed's saved tables by name)."""
+    means, rows = ladder(tables, reading)
+    paper_reading = reading != "dnnmem" and "hypotheses" in tables
+    hyp = HYP if paper_reading else ()
+    note = f"reading `{reading}`" if paper_reading else "the page's default reading"
+
+    def c(claim: str, where: str, paper: float, value: float, kind: str, unit: str,
+          note: str = "", h: tuple[str, ...] = ()) -> Claim:  # fmt: skip
+        return Claim(SEED, claim, where, paper, float(value), kind, unit, note, h)  # type: ignore[arg-type]
+
+    out = []
+    for npu in ("small", "large"):
+        for rung in RUNGS:
+            out.append(c(f"{npu} NPU, {rung}: time change", WHERE[rung], LADDER[npu][rung],
+                         means.loc[(npu, rung), "change_pct"], "reduction", "%",
+                         f"Fig. 12, mean of 11 models, {note}", hyp))  # fmt: skip
+    # Fig. 6: the dY oracle.
+    if paper_reading:
+        o = rows[rows["rung"] == "dY oracle"]
+        oracle = {n: _geomean(1 / (1 + g["change_pct"] / 100)) for n, g in o.groupby("npu")}
+        base = rows[rows["rung"] == "Baseline"].set_index(["npu", "network"])
+    else:
+        f6 = tables["fig6_dy_oracle"]
+        oracle = f6[f6["network"] == "geomean"].set_index("npu")["speedup"].to_dict()
+        f5 = tables["fig5_dy_share"]
+        base = f5[f5["network"] != "average"].set_index(["npu", "network"])
+    for npu, paper in (("small", 1.70), ("large", 1.43)):
+        out.append(c(f"{npu} NPU, dY oracle: speedup", "§3.3, Fig. 6", paper, oracle[npu],
+                     "ratio", "×", f"geomean of 11 models, {note}", hyp))  # fmt: skip
+    # Fig. 5: dY's share of the backward GEMMs' reads and traffic (large NPU).
+    large = base.loc["large"]
+    out += [
+        c("dY's share of the backward reads (large NPU)", "§3.2, Fig. 5", 51.4,
+          100 * large["dy_share_of_reads"].mean(), "reduction", "%", f"mean of 11 models, {note}",
+          hyp),
+        c("dY's share of the backward traffic (large NPU)", "§3.2, Fig. 5", 39.0,
+          100 * large["dy_share_of_traffic"].mean(), "reduction", "%",
+          f"mean of 11 models, {note}", hyp),
+        c("dY's share of DLRM's backward reads (large NPU)", "§3.2, Fig. 5", 68.3,
+          100 * large.loc["dlrm", "dy_share_of_reads"], "reduction", "%", note, hyp),
+    ]  # fmt: skip
+    # Figs. 14-16: the sensitivities of the full technique on the large NPU.
+    sfx = SENSITIVITY_READING
+    f14 = tables["fig14_cores" + sfx].query("network == 'average'").set_index("cores")["change_pct"]
+    f15 = tables["fig15_bandwidth" + sfx].query("network == 'average'").set_index(
+        "bandwidth_scale")["change_pct"]  # fmt: skip
+    f16 = tables["fig16_batch" + sfx].query("network == 'average'").set_index("batch")["change_pct"]
+    snote = "mean of 11 models, " + ("reading `paper`" if sfx else "the page's default reading")
+    shyp = HYP if sfx else ()
+    out += [
+        c("dual-core large NPU: time change (ideal partition)", "§5, Fig. 14", -22.4, f14[2],
+          "reduction", "%", snote, shyp),
+        c("quad-core large NPU: time change", "Abstract, §6.3, Fig. 14", -23.7, f14[4],
+          "reduction", "%", snote, shyp),
+        c("octa-core large NPU: time change", "§6.3, Fig. 14", -27.7, f14[8], "reduction", "%",
+          snote, shyp),
+        c("gain from 1 to 8 cores (change at 8 − at 1, points)", "§6.3, Fig. 14", -27.7 + 14.5,
+          f14[8] - f14[1], "reduction", "points", snote, shyp),
+        c("large NPU at 0.5× bandwidth: time change", "§6.4, Fig. 15", -19.3, f15[0.5],
+          "reduction", "%", snote, shyp),
+        c("large NPU at 0.25× bandwidth: time change", "§6.4, Fig. 15", -22.7, f15[0.25],
+          "reduction", "%", snote, shyp),
+        c("large NPU at batch 16: time change", "§6.5, Fig. 16", -14.7, f16[16], "reduction",
+          "%", snote, shyp),
+        c("large NPU at batch 32: time change", "§6.5, Fig. 16", -14.0, f16[32], "reduction",
+          "%", snote, shyp),
+    ]  # fmt: skip
+    # §5: the KNN partition choice.
+    knn = tables["knn_partition"]
+    proto = knn[knn["network"] == "80/20 layers"]["agree_knn"].mean()
+    rung = knn[knn["network"].isin(["resnet50", "googlenet", "mobilenet_v2", "bert_tiny",
+                                    "t5_small"])].groupby("npu")[["best_pct", "knn_pct"]].mean()  # fmt: skip
+    kept = (rung["knn_pct"] / rung["best_pct"]).mean()
+    out += [
+        c("KNN partition choice: accuracy", "§5", 91.0, 100 * proto, "reduction", "%",
+          "80/20 split of the five models' layers, mean of the two NPUs"),
+        c("KNN partition: share of the ideal partition's gain kept", "§5", 21.5 / 22.4, kept,
+          "ratio", "×", "one core, two parts, five models, mean of the two NPUs"),
+    ]  # fmt: skip
+    # §6.6: the GPU (what-if at one SM's scale, the backward GEMM steps).
+    g = tables["gpu_whatif"]
+    sm = g[(g["capacity"] == "SM") & (g["network"] == "average")].set_index("rung")
+    for rung, paper in (("Interleaving", -8.6), ("+ Rearrangement (Alg. 1)", -20.3),
+                        ("+ Partitioning", -30.3)):  # fmt: skip
+        out.append(c(f"GPU (RTX 3090), {rung}: backward time change", "§6.6, Fig. 17", paper,
+                     sm.loc[rung, "gemm_change_pct"], "reduction", "%",
+                     "what-if: one SM's share, five models"))  # fmt: skip
+    return out

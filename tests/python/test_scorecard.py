@@ -1,0 +1,107 @@
+"""sweeps/scorecard.py: every seed's headline claims, read from the saved tables (never a seed
+run), scored by sweeps/_claims.py's rule, and shown on docs/seeds/index.md as the script writes
+it."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+pytest.importorskip("pandas")
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _scorecard() -> ModuleType:
+    if "scorecard" in sys.modules:
+        return sys.modules["scorecard"]
+    spec = importlib.util.spec_from_file_location("scorecard", REPO / "sweeps" / "scorecard.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["scorecard"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_claim_tolerance_and_direction_by_hand() -> None:
+    """±15 % for ratios, ±25 % for reductions, and the direction against the neutral value."""
+    sc = _scorecard()
+    claim = sc._claims.Claim
+    assert claim("cdma", "r", "§", 2.6, 2.6 * 0.86, "ratio").within  # −14 %
+    assert not claim("cdma", "r", "§", 2.6, 2.6 * 0.84, "ratio").within  # −16 %
+    assert claim("cdma", "p", "§", -29.3, -22.0, "reduction").within  # −24.9 %
+    assert not claim("cdma", "p", "§", -29.3, -21.9, "reduction").within  # −25.3 %
+    wrong = claim("cdma", "p", "§", -13.2, 0.5, "reduction")
+    assert not wrong.direction_right and not wrong.within
+    # A ratio below 1 against one above: the relative error alone (−13 %) would pass.
+    down = claim("cdma", "r", "§", 1.1, 0.96, "ratio")
+    assert abs(down.relative_error) < 0.15 and not down.direction_right and not down.within
+    assert math.isnan(claim("cdma", "z", "§", 0.0, 1.0, "reduction").relative_error)
+
+
+def test_frame_lists_every_claims_file_and_names_the_rest() -> None:
+    sc = _scorecard()
+    df = sc.frame()
+    have = {s for s in sc.SEEDS if (REPO / "sweeps" / s / "claims.py").exists()}
+    assert set(df["seed"]) == have and set(df.attrs["missing"]) == set(sc.SEEDS) - have
+    assert {"cdma", "interleaved"} <= have
+    assert list(df.columns) == sc.COLUMNS and df["claim"].is_unique
+    assert df.attrs["score"] == pytest.approx(df["within"].mean())
+    assert (df["within"] <= df["direction_right"]).all()
+
+
+def test_values_come_from_the_saved_tables(monkeypatch) -> None:
+    """A claim's dnnmem value moves with its table (never retyped): the cDMA Fig. 11 average is
+    the mean over the networks of the ZVC rows' map_ratio; doubling the table doubles it."""
+    sc = _scorecard()
+    real = sc._pages.load_tables("cdma")
+    f11 = real["fig11_ratio"]
+    zvc = f11[(f11["algorithm"] == "zvc") & (f11["layout"] == "nchw")]
+    got = {c.claim: c for c in sc.gather(["cdma"])[0]}
+    avg = got["ZVC compression ratio, average over the networks"]
+    assert avg.dnnmem == pytest.approx(zvc["map_ratio"].mean(), rel=1e-12)
+    doubled = dict(real, fig11_ratio=f11.assign(map_ratio=2 * f11["map_ratio"]))
+    monkeypatch.setattr(sc._pages, "load_tables", lambda seed: doubled)
+    again = {c.claim: c for c in sc.gather(["cdma"])[0]}
+    assert again[avg.claim].dnnmem == pytest.approx(2 * avg.dnnmem, rel=1e-12)
+
+
+def test_json_rows(capsys) -> None:
+    sc = _scorecard()
+    sc.main(["--json"])
+    rows = json.loads(capsys.readouterr().out)
+    assert rows and {"claim", "paper", "dnnmem", "tolerance", "within"} <= set(rows[0])
+    assert len(rows) == len(sc.frame())
+
+
+def test_index_page_is_what_the_scorecard_writes() -> None:
+    sc = _scorecard()
+    text = (REPO / "docs" / "seeds" / "index.md").read_text(encoding="utf-8")
+    block = sc._pages.read_blocks(text)[sc.BLOCK]
+    want = sc.markdown(sc.frame())
+    assert block == (want if want.endswith("\n") else want + "\n"), (
+        "docs/seeds/index.md's scorecard differs: run python sweeps/scorecard.py --markdown"
+    )
+
+
+def test_issue_28_headline_numbers_in_their_bands() -> None:
+    """The pages' headline numbers of issue 28 (the saved tables; the seeds' spot checks tie
+    those to the engine): cDMA's map average under per-network sparsity, the interleaved
+    paper's oracle read as §3.3 words it, and the ideal rung at the `paper` reading."""
+    sc = _scorecard()
+    df = sc.frame(["cdma", "interleaved"]).set_index("claim")["dnnmem"]
+    bands = {
+        "ZVC compression ratio, average over the networks": (2.30, 2.45),
+        "small NPU, dY oracle: speedup": (1.45, 1.65),
+        "large NPU, dY oracle: speedup": (1.12, 1.26),
+        "small NPU, + Rearrangement (ideal): time change": (-25.0, -20.0),
+        "large NPU, + Rearrangement (ideal): time change": (-16.5, -12.5),
+    }
+    for claim, (lo, hi) in bands.items():
+        assert lo <= df[claim] <= hi, (claim, df[claim])
