@@ -571,6 +571,7 @@ Schedule build_schedule(const Network& net, const ScheduleOptions& options) {
   for (const Layer& l : net.layers) s.layer_kinds.push_back(l.kind);
   check_iteration_limits(s);
   s.index = detail::index_uses(s);
+  detail::find_repeats(s, s.index);
   return s;
 }
 

@@ -4,10 +4,14 @@
 #include "dnnmem/timeline.hpp"
 
 #include <algorithm>
+#include <any>
+#include <optional>
 #include <climits>
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+
+#include "timeline_replay.hpp"
 
 namespace dnnmem {
 namespace {
@@ -306,85 +310,139 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
   const std::int64_t* const resident = plan.resident.data();
   const Ticks* const compute_of = in.compute.data();
   std::int64_t wait_level = 0;  // see TimelineTotals::wait_free_from
-  for (std::size_t i = 0; i < n; ++i) {
-    check_interrupt_every(i);
-    if constexpr (kTable) {
-      st = &table->steps[i];
-      bytes_in = bytes_out = wire_in = wire_out = 0;
-    }
-    const int step = static_cast<int>(i);
-    const Ticks ready = now;
-    const bool issues = next_issue == step;  // (the loops below check each transfer's step)
-    // Evictions forced by this step (no-lookahead, lru) are issued as it wants to start, before
-    // its capacity wait: it then waits for the space they free.
-    if (issues) {
-      for (; next < nx && xs[next].issue_step == step && xs[next].kind == TransferKind::Evict; ++next)
-        issue(next);
-    }
-    // Wait until the step's resident data and the data still being written out fit. Pending
-    // offloads go first, in (deadline, issue) order; each is served to its end.
-    if (pending_offloads > 0) {
-      if (resident[i] + offload_bytes_in_flight > wait_level) wait_level = resident[i] + offload_bytes_in_flight;
-      while (resident[i] + offload_bytes_in_flight > in.capacity && pending_offloads > 0) {
-        const int id = first_in_offload_order();
-        Ticks& rem = slots[id].remaining;
-        now += rem;
-        rem = 0;
-        complete(id);
-      }
-      tl.capacity_stall += now - ready;
-    }
-    const Ticks start = now;
-    if constexpr (kTable) {
-      st->start = start;
-      st->capacity_stall = start - ready;
-      st->resident = resident[i] + offload_bytes_in_flight;
-    }
-    if (issues) {
-      for (; next < nx && xs[next].issue_step == step && !xs[next].at_end(); ++next) issue(next);
-    }
-    const Ticks compute = compute_of[i] + (recompute ? plan.recompute[i] : 0);
-    // Serve in priority order until the compute ends (or until idle), then until no transfer
-    // is waited on by this step.
-    // The channel serves until the compute ends: `budget` is the time left to it, and the step's
-    // compute ends at start + compute (at start when compute <= 0, as no time passes).
-    Ticks budget = compute > 0 ? compute : 0;
-    now += budget;
-    while (pending > 0 && budget > 0) {
-      if (current < 0) current = pick();
-      Ticks& rem = slots[current].remaining;
-      if (budget < rem) {
-        rem -= budget;
-        break;
-      }
-      budget -= rem;
-      rem = 0;
-      complete(current);
-    }
-    while (waiting[i] > 0) serve_one();
-    if constexpr (kTable) {
-      st->compute = compute;
-      st->end = now;
-    }
-    if (issues) {
-      for (; next < nx && xs[next].issue_step == step && xs[next].at_end(); ++next) issue(next);
-      next_issue = next_step();
-    }
-    if constexpr (kTable) {
-      if (raw) {
-        wire_in = bytes_in;
-        wire_out = bytes_out;
-      }
-      st->bytes_in = bytes_in;
-      st->bytes_out = bytes_out;
-      st->wire_in = wire_in;
-      st->wire_out = wire_out;
-      tl.traffic_in += bytes_in;
-      tl.traffic_out += bytes_out;
-      tl.wire_in += wire_in;
-      tl.wire_out += wire_out;
+  // Replay of repeated blocks (timeline_replay.hpp): a sweep's pass on the raw link.
+  constexpr bool kReplay = !kTable && kRaw;
+  const std::vector<RepeatBlock>& blocks = s.index.blocks;
+  std::optional<detail::TimelineReplay> replay;
+  if constexpr (kReplay) {
+    if (!w.no_replay && !w.bucket_queues_only && s.index.replay) {
+      auto* records = std::any_cast<detail::TimelineRecords>(&w.replay);
+      if (records == nullptr) records = &w.replay.emplace<detail::TimelineRecords>();
+      replay.emplace(*records, s, plan, compute_of, in.capacity,
+                     detail::TimelineReplay::Channel{small_keys, slots, waiting, po_head, po_tail, po_stamp, epoch});
     }
   }
+  // Block by block when replaying: a block replayed from a record, or simulated (and recorded);
+  // the locals the replay reads and sets go through a copy, so that their addresses stay here.
+  detail::TimelineReplay::State state;
+  std::size_t block = 0;
+  int boundary = replay ? 0 : INT_MAX;  // the next block's first step
+  bool recording = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    check_interrupt_every(i);
+    if constexpr (kReplay) {
+      if (static_cast<int>(i) == boundary) {
+        check_interrupt_every(block);  // (a replayed block skips its steps' polls)
+        state = {small_n, current, pending, pending_offloads, small, offload_bytes_in_flight, bytes_in,
+                 bytes_out, wait_level, now, tl.capacity_stall};
+        if (recording) replay->end_block(state);
+        const int j = static_cast<int>(block++);
+        boundary = block < blocks.size() ? blocks[block].begin : INT_MAX;
+        if (replay->begin_block(j, next, state)) {
+          small_n = state.small_n;
+          current = state.current;
+          pending = state.pending;
+          pending_offloads = state.pending_offloads;
+          offload_bytes_in_flight = state.offload_bytes;
+          bytes_in = state.bytes_in;
+          bytes_out = state.bytes_out;
+          wait_level = state.wait_level;
+          now = state.now;
+          tl.capacity_stall = state.capacity_stall;
+          next_issue = next_step();
+          recording = false;
+          i = static_cast<std::size_t>(blocks[static_cast<std::size_t>(j)].end) - 1;
+          continue;
+        }
+        recording = replay->recording();
+      }
+    }
+      if constexpr (kTable) {
+        st = &table->steps[i];
+        bytes_in = bytes_out = wire_in = wire_out = 0;
+      }
+      const int step = static_cast<int>(i);
+      const Ticks ready = now;
+      const bool issues = next_issue == step;  // (the loops below check each transfer's step)
+      // Evictions forced by this step (no-lookahead, lru) are issued as it wants to start, before
+      // its capacity wait: it then waits for the space they free.
+      if (issues) {
+        for (; next < nx && xs[next].issue_step == step && xs[next].kind == TransferKind::Evict; ++next)
+          issue(next);
+      }
+      // Wait until the step's resident data and the data still being written out fit. Pending
+      // offloads go first, in (deadline, issue) order; each is served to its end.
+      if (pending_offloads > 0) {
+        if (resident[i] + offload_bytes_in_flight > wait_level) wait_level = resident[i] + offload_bytes_in_flight;
+        if (recording) replay->wait_begins(static_cast<int>(i), resident[i] + offload_bytes_in_flight);
+        while (resident[i] + offload_bytes_in_flight > in.capacity && pending_offloads > 0) {
+          if (recording) replay->wait_serves(resident[i] + offload_bytes_in_flight);
+          const int id = first_in_offload_order();
+          Ticks& rem = slots[id].remaining;
+          now += rem;
+          rem = 0;
+          complete(id);
+        }
+        if (recording && pending_offloads > 0) replay->wait_stops(resident[i] + offload_bytes_in_flight);
+        tl.capacity_stall += now - ready;
+      }
+      const Ticks start = now;
+      if constexpr (kTable) {
+        st->start = start;
+        st->capacity_stall = start - ready;
+        st->resident = resident[i] + offload_bytes_in_flight;
+      }
+      if (issues) {
+        for (; next < nx && xs[next].issue_step == step && !xs[next].at_end(); ++next) issue(next);
+      }
+      const Ticks compute = compute_of[i] + (recompute ? plan.recompute[i] : 0);
+      // Serve in priority order until the compute ends (or until idle), then until no transfer
+      // is waited on by this step.
+      // The channel serves until the compute ends: `budget` is the time left to it, and the step's
+      // compute ends at start + compute (at start when compute <= 0, as no time passes).
+      Ticks budget = compute > 0 ? compute : 0;
+      now += budget;
+      while (pending > 0 && budget > 0) {
+        if (current < 0) current = pick();
+        Ticks& rem = slots[current].remaining;
+        if (budget < rem) {
+          rem -= budget;
+          break;
+        }
+        budget -= rem;
+        rem = 0;
+        complete(current);
+      }
+      while (waiting[i] > 0) serve_one();
+      if constexpr (kTable) {
+        st->compute = compute;
+        st->end = now;
+      }
+      if (issues) {
+        for (; next < nx && xs[next].issue_step == step && xs[next].at_end(); ++next) issue(next);
+        next_issue = next_step();
+      }
+      if constexpr (kTable) {
+        if (raw) {
+          wire_in = bytes_in;
+          wire_out = bytes_out;
+        }
+        st->bytes_in = bytes_in;
+        st->bytes_out = bytes_out;
+        st->wire_in = wire_in;
+        st->wire_out = wire_out;
+        tl.traffic_in += bytes_in;
+        tl.traffic_out += bytes_out;
+        tl.wire_in += wire_in;
+        tl.wire_out += wire_out;
+      }
+  }
+  if constexpr (kReplay)
+    if (recording) {
+      state = {small_n, current, pending, pending_offloads, small, offload_bytes_in_flight, bytes_in,
+               bytes_out, wait_level, now, tl.capacity_stall};
+      replay->end_block(state);
+    }
   if constexpr (!kTable) {
     tl.traffic_in = bytes_in;
     tl.traffic_out = bytes_out;

@@ -174,15 +174,19 @@ def joule_columns(totals: Mapping[str, Any], hardware: Hardware, option: Any = N
     # SRAM: every byte a step reads or writes, and every byte moved to or from off-chip memory
     # (written into the buffer on its way in, read on its way out).
     sram_bytes = totals["gb_bytes"] + traffic
-    e_sram = _vectorize(
-        lambda c: tech.sram_pj_per_byte(c, node, float(_sram_area(c, node))), capacity
-    )
+    if tech._is_scalar(capacity):  # one result
+        e_sram = tech.sram_pj_per_byte(capacity, node, float(_sram_area(capacity, node)))
+    else:  # a sweep's rows: element-wise, bit for bit the scalar formula (technology's arrays)
+        import numpy as np
+
+        capacity = np.asarray(capacity, dtype=float)
+        e_sram = tech.sram_pj_per_byte(capacity, node, _sram_area(capacity, node))
     e_move, kind = tech.dram_pj_per_byte(memory)
     mac_pj, op_pj = tech.compute_pj(precision, node)
     macs = totals["macs"]
     vector_ops = _clip0(totals["flops"] - 2 * macs) if "flops" in totals else 0
     compute = (macs * mac_pj + vector_ops * op_pj) * pj
-    leak_w = _vectorize(lambda c: tech.sram_leakage_w(c, node), capacity)
+    leak_w = tech.sram_leakage_w(capacity, node)
     peak_macs_per_s = totals["throughput"] / 2
     static_w = table_static_fraction() * peak_macs_per_s * mac_pj * pj
     time = totals["time"]
@@ -212,15 +216,3 @@ def _clip0(x: Any) -> Any:
     import numpy as np
 
     return np.maximum(x, 0)
-
-
-def _vectorize(f: Any, values: Any) -> Any:
-    """``f`` of a scalar, element-wise over an array: called once per distinct value (a sweep
-    has few distinct capacities; the SRAM curve is not NumPy code)."""
-    if isinstance(values, (int, float)):
-        return f(values)
-    import numpy as np
-
-    array = np.asarray(values, dtype=float)
-    keys, inverse = np.unique(array.ravel(), return_inverse=True)
-    return np.array([float(f(k)) for k in keys])[inverse.ravel()].reshape(array.shape)

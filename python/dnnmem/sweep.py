@@ -101,18 +101,22 @@ def column_units(columns: Any) -> dict[str, str]:
     out = {}
     for c in columns:
         unit = COLUMN_UNITS.get(str(c))
-        if unit is None:
-            kind, _, option = str(c).partition("_")
-            units = {
-                o["unit"]
-                for p in _core.parts()
-                if p["kind"] == kind
-                for o in p["options"]
-                if o["name"] == option
-            }
-            unit = units.pop() if len(units) == 1 else ""
-        out[str(c)] = unit
+        out[str(c)] = _option_unit(str(c)) if unit is None else unit
     return out
+
+
+@lru_cache(maxsize=1024)
+def _option_unit(column: str) -> str:
+    # The parts and their options are the C++ core's, fixed for the process.
+    kind, _, option = column.partition("_")
+    units = {
+        o["unit"]
+        for p in _core.parts()
+        if p["kind"] == kind
+        for o in p["options"]
+        if o["name"] == option
+    }
+    return units.pop() if len(units) == 1 else ""
 
 
 # Engine column -> DataFrame column.
@@ -748,11 +752,16 @@ def _prepare(
             for b in grid["batch"]
         ]
     # Resolve each (network, batch) once: the batch column holds the batch used.
-    keys = pd.DataFrame({"n": grid["network"].astype(object), "b": grid["batch"].astype(object)})
-    code = keys.groupby(["n", "b"], sort=False, dropna=False).ngroup().to_numpy()
-    first_row = np.unique(code, return_index=True)[1]  # groups numbered in order of appearance
+    # Groups numbered in order of first appearance (as a groupby's ngroup, sort=False, NaN a
+    # group), from the two columns' codes.
+    names = grid["network"].astype(object)
+    batches = grid["batch"].astype(object)
+    by_name = pd.factorize(names, use_na_sentinel=False)[0]
+    by_batch, batch_values = pd.factorize(batches, use_na_sentinel=False)
+    code = pd.factorize(by_name * max(len(batch_values), 1) + by_batch)[0]
+    first_row = np.unique(code, return_index=True)[1]
     group_nets = [
-        nets.get(keys["n"].iat[i], None if pd.isna(keys["b"].iat[i]) else int(keys["b"].iat[i]))
+        nets.get(names.iat[i], None if pd.isna(batches.iat[i]) else int(batches.iat[i]))
         for i in first_row
     ]
     grid["network"] = np.array([n.name for n in group_nets], dtype=object)[code]
@@ -765,7 +774,8 @@ def _prepare(
     # Each (network, batch) group splits by scheduler: one schedule per (network, batch,
     # scheduler), the policies of that sub-group prepared once for it.
     sched_of = {label: str(c.scheduler) for label, c in pols.by_label.items()}
-    scheduler = grid["policy"].map(sched_of).to_numpy(object)
+    label_code, label_values = pd.factorize(grid["policy"], use_na_sentinel=False)
+    scheduler = np.array([sched_of.get(v, np.nan) for v in label_values], dtype=object)[label_code]
     key_of: dict[tuple[str, int, str], Network] = {}
     row_flops = np.zeros(len(grid), dtype=np.int64)
     row_schedule = {
@@ -930,20 +940,106 @@ def _fusion_axis(
     return [as_policy(p).replace(fusion=level) for p in given for level in levels]
 
 
-def _part_columns(policy: pd.Series, pols: _Policies) -> pd.DataFrame:
-    """One column per part and per option that some policy sets, from the policy labels."""
+#: The columns a sweep gives as int64 (whatever the engine's, the grid's or a resumed file's).
+_INT_RESULTS = (
+    "traffic_in",
+    "traffic_out",
+    "link_in",
+    "link_out",
+    "flops",
+    "kept",
+    "prefetched",
+    "born",
+    "offloads",
+    "pinned",
+    "pinned_bytes",
+    "capacity",
+    "batch",
+    *[f"traffic_{d}_{r}" for d in ("in", "out") for r in ROLES],
+    "groups",
+    "gb_bytes",
+    "macs",
+)
+
+
+#: The part columns a sweep gives as categoricals (both paths of _finish).
+_CATEGORICAL_PARTS = (*KINDS, "fusion")
+
+
+def _part_table(pols: _Policies) -> pd.DataFrame:
+    """One row per policy label, one column per part and per option that some policy sets."""
     rows = {label: c.columns() for label, c in pols.by_label.items()}
     names: list[str] = []
     for cols in rows.values():
         names += [n for n in cols if n not in names]
     order = {k: i for i, k in enumerate(("scheduler", "fusion", *KINDS[1:]))}
     names.sort(key=lambda n: (order[n.split("_", 1)[0]], n.count("_") > 0))
-    table = pd.DataFrame.from_dict(
+    return pd.DataFrame.from_dict(
         {label: [cols.get(n) for n in names] for label, cols in rows.items()},
         orient="index",
         columns=names,
     )
+
+
+def _part_columns(policy: pd.Series, pols: _Policies) -> pd.DataFrame:
+    """One column per part and per option that some policy sets, from the policy labels."""
+    table = _part_table(pols)
     return table.reindex(policy.astype(str).to_numpy()).reset_index(drop=True)
+
+
+@lru_cache(maxsize=256)
+def _categories(values: tuple[str, ...]) -> pd.CategoricalDtype:
+    # (Building a CategoricalDtype costs ~0.5 ms, more than the codes of 2,000 rows.)
+    return pd.CategoricalDtype(list(values))
+
+
+def _first_seen(codes: np.ndarray) -> np.ndarray:
+    """The distinct values of ``codes`` in the order of their first appearance."""
+    u, first = np.unique(codes, return_index=True)
+    return u[np.argsort(first)]
+
+
+def _assemble_fresh(
+    grid: pd.DataFrame, fresh: np.ndarray, cols: dict[str, np.ndarray], pols: _Policies
+) -> pd.DataFrame:
+    """:func:`_finish`'s DataFrame when all its rows are fresh and none is written: the same
+    columns, dtypes, categories and values as the general path there, built as one DataFrame
+    from arrays (the general path's concatenations, label reindexing and categoricals from
+    strings were half of a ResNet-50 sweep's Python time). The categoricals come from integer
+    codes: ``network`` and ``policy`` with the grid's values in order of first appearance (as
+    ``pd.unique(grid[c])``), each part's column with its rows' values in order of first
+    appearance (as ``pd.unique(df[c])``). ``tests/python/test_sweep.py`` compares the two paths."""
+    code: dict[str, np.ndarray] = {}
+    data: dict[str, Any] = {}
+    for c in ("network", "policy"):
+        k, uniques = pd.factorize(grid[c])  # uniques in order of first appearance
+        code[c] = k[fresh]
+        data[c] = pd.Categorical.from_codes(
+            code[c], dtype=_categories(tuple(uniques)), validate=False
+        )
+    labels = list(data["policy"].categories)
+    table = _part_table(pols)
+    row_of = table.index.get_indexer(labels)  # each policy category's row of the table
+    parts = table.iloc[row_of[code["policy"]]]
+    seen = _first_seen(code["policy"])  # the policy categories in the rows' order
+    at = INPUT_COLUMNS.index("policy") + 1
+    frame: dict[str, Any] = {c: data.get(c, cols.get(c)) for c in INPUT_COLUMNS[:at]}
+    for c in parts.columns:  # arrays, not Series: a Series makes the DataFrame align indexes
+        if c in _CATEGORICAL_PARTS:
+            per_label = table[c].to_numpy(object)[row_of]
+            cats = list(dict.fromkeys(per_label[seen]))
+            at_cat = {v: j for j, v in enumerate(cats)}
+            value_code = np.array([at_cat.get(v, -1) for v in per_label], dtype=np.int64)
+            frame[c] = pd.Categorical.from_codes(
+                value_code[code["policy"]], dtype=_categories(tuple(cats)), validate=False
+            )
+        else:
+            frame[c] = parts[c].array
+    frame.update({c: cols[c] for c in INPUT_COLUMNS[at:]})
+    for c in RESULT_COLUMNS:
+        v = cols[c]
+        frame[c] = v.astype(np.int64) if c in _INT_RESULTS and v.dtype != np.int64 else v
+    return pd.DataFrame(frame)
 
 
 def _finish(
@@ -969,6 +1065,11 @@ def _finish(
     for c in ("capacity", "bandwidth", "throughput", "batch"):
         cols[c] = base[c].to_numpy()
     cols.update(_derive(cols, hw, options))
+    reuse = previous is not None and len(previous) and (~todo).any()
+    if out is None and not reuse and len(base):
+        df = _assemble_fresh(grid, fresh, cols, pols)
+        df.attrs["evaluated"] = len(df)
+        return df
     new = pd.concat(
         [base, pd.DataFrame({c: cols[c] for c in RESULT_COLUMNS}, index=base.index)], axis=1
     )[INPUT_COLUMNS + RESULT_COLUMNS]
@@ -981,25 +1082,7 @@ def _finish(
     else:
         df = new
     df = df.reset_index(drop=True)
-    for c in (
-        "traffic_in",
-        "traffic_out",
-        "link_in",
-        "link_out",
-        "flops",
-        "kept",
-        "prefetched",
-        "born",
-        "offloads",
-        "pinned",
-        "pinned_bytes",
-        "capacity",
-        "batch",
-        *[f"traffic_{d}_{r}" for d in ("in", "out") for r in ROLES],
-        "groups",
-        "gb_bytes",
-        "macs",
-    ):
+    for c in _INT_RESULTS:
         if df[c].dtype != np.int64:  # (an assignment per column costs ~0.3 ms)
             df[c] = df[c].astype(np.int64)
     if out is not None:
@@ -1011,7 +1094,7 @@ def _finish(
     # the (Arrow-backed) column in Python: 35,000 rows took 40 ms that way.
     for c in ("network", "policy"):
         df[c] = pd.Categorical(df[c], categories=list(pd.unique(grid[c])))
-    for c in (*KINDS, "fusion"):
+    for c in _CATEGORICAL_PARTS:
         df[c] = pd.Categorical(df[c], categories=list(pd.unique(df[c])))
     df.attrs["evaluated"] = len(new)
     return df

@@ -163,28 +163,69 @@ def _bank() -> float:
     return float(parse_bytes(table()["sram"]["bank"]))
 
 
-def sram_pj_per_byte(capacity: float, node: str | float, area_mm2: float) -> float:
+def sram_pj_per_byte(capacity: Any, node: str | float, area_mm2: Any) -> Any:
     """pJ per byte read or written (their mean) of an on-chip SRAM of ``capacity`` bytes at
     ``node`` whose area is ``area_mm2``: one bank's access (at most ``sram.bank``, CACTI's
-    table scaled from its node) and the wire to the bank (half the side of the area)."""
+    table scaled from its node) and the wire to the bank (half the side of the area).
+
+    ``capacity`` and ``area_mm2`` may be NumPy arrays of one shape (a sweep's rows): the result
+    is then element-wise, bit for bit the scalar's (:func:`_per_distinct`)."""
     sram = table()["sram"]
     e_ref = node_scale(sram["node"])[0]
+    if not _is_scalar(capacity):
+        import numpy as np
+
+        c = np.asarray(capacity, dtype=float)
+        bank_a = np.minimum(np.maximum(c, 1.0), _bank())
+        access_a = _per_distinct(lambda b: _sram_curve(b, 1), bank_a) * node_scale(node)[0] / e_ref
+        area = np.asarray(area_mm2, dtype=float)
+        return access_a + sram["wire_pj_per_bit_mm"] * 8 * np.sqrt(np.maximum(area, 0.0)) / 2
     bank = min(max(float(capacity), 1.0), _bank())
     access = _sram_curve(bank, 1) * node_scale(node)[0] / e_ref
     wire = sram["wire_pj_per_bit_mm"] * 8 * math.sqrt(max(area_mm2, 0.0)) / 2
     return access + wire
 
 
-def sram_leakage_w(capacity: float, node: str | float) -> float:
+def sram_leakage_w(capacity: Any, node: str | float) -> Any:
     """Leakage power (W) of ``capacity`` bytes of SRAM at ``node``: CACTI's leakage per bank
-    (``sram.bank``) times the banks, scaled from the table's node by the energy factor."""
-    if capacity <= 0:
-        return 0.0
+    (``sram.bank``) times the banks, scaled from the table's node by the energy factor.
+
+    ``capacity`` may be a NumPy array (a sweep's rows): the result is then element-wise, bit for
+    bit the scalar's (:func:`_per_distinct`)."""
     sram = table()["sram"]
     bank = _bank()
+    if not _is_scalar(capacity):
+        import numpy as np
+
+        c = np.asarray(capacity, dtype=float)
+        per_bank_a = _per_distinct(lambda x: _sram_curve(x, 3), np.minimum(c, bank)) * 1e-3
+        banks_a = np.where(c > bank, np.maximum(c / bank, 1.0), 1.0)
+        watts = per_bank_a * banks_a * node_scale(node)[0] / node_scale(sram["node"])[0]
+        return np.where(c <= 0, 0.0, watts)
+    if capacity <= 0:
+        return 0.0
     per_bank = _sram_curve(min(float(capacity), bank), 3) * 1e-3
     banks = max(float(capacity) / bank, 1.0) if capacity > bank else 1.0
     return per_bank * banks * node_scale(node)[0] / node_scale(sram["node"])[0]
+
+
+def _is_scalar(value: Any) -> bool:
+    """A number (NumPy's scalars and 0-d arrays too), not an array of rows."""
+    return not (getattr(value, "ndim", 0) > 0 or isinstance(value, (list, tuple)))
+
+
+def _per_distinct(f: Any, values: Any) -> Any:
+    """``f`` (scalar Python arithmetic) at each element of the float array ``values``, called
+    once per distinct value. The array paths of :func:`sram_pj_per_byte` and
+    :func:`sram_leakage_w` take only the table's curve (``math.log``/``math.exp``, whose
+    results NumPy's vectorised versions need not match to the bit) through here, and do the rest
+    with NumPy's element-wise ``+ - * /``, ``sqrt``, ``minimum``/``maximum`` in the scalar
+    code's order: each of those is the correctly rounded IEEE operation, so every element equals
+    the scalar function's result bit for bit (``tests/python/test_energy.py``)."""
+    import numpy as np
+
+    keys, inverse = np.unique(values.ravel(), return_inverse=True)
+    return np.array([float(f(k)) for k in keys])[inverse.ravel()].reshape(values.shape)
 
 
 def memory_technologies() -> list[str]:

@@ -276,3 +276,25 @@ def test_mbs_joules_script_small() -> None:
     assert (df["mbs2_saved_joules_pct"] > df["mbs2_saved_relative_pct"]).all()
     assert (df["mbs1_dram_share_pct"] < df["baseline_dram_share_pct"]).all()
     assert ((df["baseline_static_share_pct"] > 7) & (df["baseline_static_share_pct"] < 22)).all()
+
+
+def test_sram_array_paths_equal_the_scalar_formula_bit_for_bit() -> None:
+    # A sweep's rows go through the array paths (NumPy element-wise); each element must be the
+    # scalar function's float exactly: below, at and above one bank, 0 and 1 byte, odd sizes.
+    import numpy as np
+
+    from dnnmem.area import sram_area_at_node
+
+    bank = technology._bank()
+    caps = [0, 1, 7, 4096, bank / 3, bank - 1, bank, bank + 1, 3 * bank + 5, 24 << 20, 1 << 40]
+    for node in ("5nm", "12nm", "16nm", "28nm", "45nm", 65):
+        array = np.array(caps, dtype=float)
+        area = sram_area_at_node(array, str(node) if node != 65 else "65nm")
+        pj = technology.sram_pj_per_byte(array, node, area)
+        leak = technology.sram_leakage_w(array, node)
+        for i, c in enumerate(caps):
+            a = float(sram_area_at_node(c, str(node) if node != 65 else "65nm"))
+            assert a == area[i]
+            assert technology.sram_pj_per_byte(c, node, a) == pj[i], (node, c)
+            assert technology.sram_leakage_w(c, node) == leak[i], (node, c)
+    assert technology.sram_leakage_w(np.array([0.0, 1.0]), "7nm")[0] == 0.0

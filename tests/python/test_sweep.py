@@ -682,3 +682,26 @@ def test_a_range_beyond_max_points_is_refused_before_it_is_listed() -> None:
     with pytest.raises(ValueError, match=r"^max_points: batch=range\(1, 12\) alone has 11 "):
         dnnmem.sweep(NET, batch=range(1, 12), max_points=10, progress=False)
     assert len(dnnmem.sweep(NET, batch=range(1, 3), max_points=2, progress=False)) == 2
+
+
+def test_fresh_rows_frame_equals_the_general_path(tmp_path) -> None:
+    # A sweep with nothing to resume and nothing to write builds its DataFrame from arrays and
+    # codes (sweep._assemble_fresh); with out= it goes the general way (concatenations, labels,
+    # categoricals from strings). Both must give the same frame: columns, order, dtypes,
+    # categories (their order too) and values, with option columns and several networks.
+    pytest.importorskip("pyarrow")
+    kw: dict = dict(
+        network=["resnet18", "bert_tiny"],
+        capacity=["24MiB", 0],
+        batch=[2],
+        policy=["lru", "lookahead(streaming=through-cache)", "split-backward + lookahead"],
+        progress=False,
+    )
+    fast = dnnmem.sweep(**kw)
+    general = dnnmem.sweep(**kw, out=tmp_path / "r.parquet")
+    assert list(fast.columns) == list(general.columns)
+    pd.testing.assert_frame_equal(fast, general, check_exact=True, check_categorical=True)
+    for c in ("network", "policy", "scheduler", "cache"):
+        assert list(fast[c].cat.categories) == list(general[c].cat.categories)
+    assert list(fast["cache"].cat.categories) == ["lru", "lookahead"]
+    assert fast.attrs == general.attrs

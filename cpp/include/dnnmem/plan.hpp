@@ -158,6 +158,12 @@ struct PlanScratch {
   // onsram-static's candidate order, mbs-strict's candidates), valid while same_input; the
   // planner checks the type it stored.
   std::any derived;
+  // The thesis planners' records of repeated blocks (docs/performance.md, "Exact replay"): what
+  // a block decided and the state it read, so that a later repeat in an equivalent state takes
+  // the same decisions without deciding (policies/thesis_replay.hpp).
+  std::any replay;
+  // Test hook: decide every block (no replay). The plans are the same either way.
+  bool no_replay = false;
 };
 
 // A planner's tables of type T derived from its input but the capacity (PlanScratch::derived):

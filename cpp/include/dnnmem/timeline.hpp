@@ -2,6 +2,7 @@
 // one DMA channel, preemptive earliest-deadline-first (a fluid server), moves the transfers.
 #pragma once
 
+#include <any>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -73,6 +74,12 @@ struct TimelineScratch {
   bool clean = false;
   // Test hook: serve from the bucket queues from the start (no small sorted array first).
   bool bucket_queues_only = false;
+  // Records of repeated blocks (docs/performance.md, "Exact replay"): how a block's steps ran
+  // from the channel's state at its start, so that a later repeat of it that starts in the
+  // same state (shifted in time) runs the same way without simulating (timeline_replay.hpp).
+  std::any replay;
+  // Test hook: simulate every step (no replay). The totals are the same either way.
+  bool no_replay = false;
 };
 
 Timeline simulate(const PlanInput& in, const Plan& plan);

@@ -83,7 +83,7 @@ class RangeTree {
 
   // add(lo, hi, v) unless some index in [lo, hi] is above `level`; whether it added. Rule 2
   // asks and then adds the same range, mostly within one block: one visit of the block.
-  bool add_unless_above(int lo, int hi, std::int64_t level, std::int64_t v) {
+  [[gnu::always_inline]] bool add_unless_above(int lo, int hi, std::int64_t level, std::int64_t v) {
     if (lo > hi) return true;
     const int j = lo >> kShift;
     if (j != hi >> kShift) {
@@ -152,6 +152,29 @@ class RangeTree {
   // The value at index i.
   std::int64_t at(int i) const { return leaf_[i] + offset(i >> kShift); }
 
+  // out[k] = at(lo + k) for the indices of [lo, hi].
+  void values(int lo, int hi, std::int64_t* out) const {
+    for (int i = lo; i <= hi;) {
+      const int j = i >> kShift, e = std::min(hi, (j << kShift) + kMask);
+      const std::int64_t above = offset(j);
+      for (; i <= e; ++i) *out++ = leaf_[i] + above;
+    }
+  }
+
+  // Adds d[k] >= 0 to index lo + k for the indices of [lo, hi] (a replayed block's occupancy,
+  // docs/performance.md "Exact replay"): each block's steps, then its maximum (raise).
+  void add_values(int lo, int hi, const std::int64_t* d) {
+    for (int i = lo; i <= hi;) {
+      const int j = i >> kShift, e = std::min(hi, (j << kShift) + kMask);
+      std::int64_t m = std::numeric_limits<std::int64_t>::min();
+      for (; i <= e; ++i) {
+        const std::int64_t x = leaf_[i] += *d++;
+        m = x > m ? x : m;
+      }
+      raise(j, m);
+    }
+  }
+
   // any_above(), naming a witness: -1 if no index in [lo, hi] is above level, else one that is
   // (found in a partial block at either end), or -2 (found above the whole blocks between).
   int find_above(int lo, int hi, std::int64_t level) const {
@@ -171,7 +194,7 @@ class RangeTree {
   }
 
   // The last index in [lo, hi] whose value is > level, or -1.
-  int last_above(int lo, int hi, std::int64_t level) const {
+  [[gnu::always_inline]] int last_above(int lo, int hi, std::int64_t level) const {
     if (lo > hi) return -1;
     const int bl = lo >> kShift, bh = hi >> kShift;
     if (bl == bh) return last_in_block(bl, lo, hi, level);

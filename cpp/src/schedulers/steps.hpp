@@ -71,5 +71,7 @@ void finish_tensors(Schedule& s);
 // The index of full uses of a finished schedule (schedule_uses.cpp): what build_schedule stores
 // in Schedule::index.
 UseIndex index_uses(const Schedule& s);
+// Cuts the steps into blocks that repeat earlier ones (UseIndex::blocks; schedule_repeats.cpp).
+void find_repeats(const Schedule& s, UseIndex& x);
 
 }  // namespace dnnmem::detail
