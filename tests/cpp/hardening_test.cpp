@@ -141,7 +141,7 @@ TEST_CASE("hardening: just below the limits, every policy gives exact, non-negat
     // Near a limit: the bytes (within a factor 2), or the FLOPs (within a factor 16).
     REQUIRE((a > kMaxIterationBytes / 2 || s.total_ops(2) > kMaxIterationFlops / 16));
     for (const CachePart* p : cache_parts()) {
-      if (p->name == "lp-rounded") continue;  // its kept intervals come as data (dnnmem.optimal)
+      if (p->needs_kept_intervals) continue;  // lp-rounded: its kept intervals come from Python
       for (std::int64_t cap : {std::int64_t{0}, std::int64_t{1} << 56, std::int64_t{1} << 62,
                                std::int64_t{INT64_MAX}}) {
         for (double rate : {1.0, k62}) {

@@ -39,7 +39,7 @@ Schedule schedule_of(const Network& n) {
 std::vector<SweepPoint> grid() {
   std::vector<SweepPoint> pts;
   for (int p = 0; p < static_cast<int>(cache_parts().size()); ++p) {
-    if (cache_parts()[static_cast<std::size_t>(p)]->name == "lp-rounded") continue;  // needs data (dnnmem.optimal)
+    if (cache_parts()[static_cast<std::size_t>(p)]->needs_kept_intervals) continue;  // lp-rounded
     for (std::int64_t c = 0; c <= 12288; c += 512)
       for (double bw : {1e9, 7e9})
         for (double thr : {5e9, 3e11}) pts.push_back({c, bw, thr, p});
@@ -123,7 +123,7 @@ TEST_CASE("sweep: capacity as the fastest axis, up and down, equals estimate() a
   const Schedule s = schedule_of(n);
   std::vector<SweepPoint> pts;
   for (int p = 0; p < static_cast<int>(cache_parts().size()); ++p) {
-    if (cache_parts()[static_cast<std::size_t>(p)]->name == "lp-rounded") continue;  // needs data (dnnmem.optimal)
+    if (cache_parts()[static_cast<std::size_t>(p)]->needs_kept_intervals) continue;  // lp-rounded
     for (double thr : {5e9, 3e11}) {
       for (std::int64_t c = 0; c <= 12288; c += 256) pts.push_back({c, 1e9, thr, p});
       for (std::int64_t c = 12288; c >= 0; c -= 256) pts.push_back({c, 1e9, thr, p});

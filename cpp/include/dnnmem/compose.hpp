@@ -45,6 +45,9 @@ struct CachePart {
   // The manager models an on-chip memory of unlimited size (infinite-spm, rule O4): what it
   // keeps never crowds out the tile model's share, which holds every operand of a step.
   bool unbounded = false;
+  // The plan needs data computed outside the core (lp-rounded: the kept intervals of the LP
+  // relaxation, from dnnmem.optimal); loops over every manager with no such data skip it.
+  bool needs_kept_intervals = false;
 };
 
 struct LinkPart {

@@ -340,7 +340,8 @@ extern const CachePart cache_lp_rounded{
     "lp-rounded",
     "as lookahead, keeping the reuse intervals of the traffic LP relaxation rounded to a feasible "
     "plan (dnnmem.optimal; the 'optimal' extra)",
-    {}, 0, &plan_lp_rounded};
+    {}, 0, &plan_lp_rounded, /*capacity_free=*/false, /*unbounded=*/false,
+    /*needs_kept_intervals=*/true};
 extern const CachePart cache_no_lookahead{
     "no-lookahead",
     "as lookahead, writing a dirty tensor out only when its space is needed (thesis Fig. 4.2a)",
