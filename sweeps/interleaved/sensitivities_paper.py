@@ -70,13 +70,13 @@ def plot(df: pd.DataFrame) -> Figure:
         style.lines(ax, {"dnnmem (`paper` reading)": (a["x"], a["change_pct"]),
                          "paper": ([k for k, _ in p], [v for _, v in p])})  # fmt: skip
         ax.axhline(0, color="k", lw=0.6)
-        ax.set_xscale("log", base=2)
+        style.log_ticks(ax, sorted(set(a["x"]) | set(paper)), fmt=lambda v: f"{v:g}")
         ax.set_xlabel({"cores": "cores", "bandwidth_scale": "bandwidth scale", "batch": "batch"}[x])
         ax.set_title(name, fontsize=10)
         ax.grid(True, alpha=0.3)
     axes[0, 0].set_ylabel("time vs the baseline (%)")
-    fig.suptitle("Interleaved gradient order, Figs. 14-16 at the `paper` reading of the "
-                 "simulator (large NPU, mean of 11 models; negative = faster)", fontsize=10)  # fmt: skip
+    fig.suptitle("Interleaved gradient order, Figs. 14-16 at the `paper` reading\n"
+                 "(large NPU, mean of 11 models; negative = faster)", fontsize=10)  # fmt: skip
     style.legend(fig)
     return style.tidy(fig)
 
