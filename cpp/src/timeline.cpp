@@ -112,8 +112,9 @@ class BucketQueue {
 // The event pass; kTable: fill the per-step table too. Everything the loop updates lives in
 // locals (stores into the scratch arrays cannot alias them), the buffers in raw pointers.
 // kRaw: the link is the identity (a transfer takes bytes · throughput ticks, its bytes all on the
-// wire).
-template <bool kTable, bool kRaw>
+// wire). kReplay: replay repeated blocks (timeline_replay.hpp; a sweep's pass on the raw link
+// of a schedule that repeats): the pass without it carries none of its bookkeeping.
+template <bool kTable, bool kRaw, bool kReplay>
 TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Timeline* table) {
   const Schedule& s = in.schedule;
   const LinkModel& link = *in.link;
@@ -311,22 +312,20 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
   const Ticks* const compute_of = in.compute.data();
   std::int64_t wait_level = 0;  // see TimelineTotals::wait_free_from
   // Replay of repeated blocks (timeline_replay.hpp): a sweep's pass on the raw link.
-  constexpr bool kReplay = !kTable && kRaw;
+  static_assert(!kReplay || (!kTable && kRaw));
   const std::vector<RepeatBlock>& blocks = s.index.blocks;
   std::optional<detail::TimelineReplay> replay;
   if constexpr (kReplay) {
-    if (!w.no_replay && !w.bucket_queues_only && s.index.replay) {
-      auto* records = std::any_cast<detail::TimelineRecords>(&w.replay);
-      if (records == nullptr) records = &w.replay.emplace<detail::TimelineRecords>();
-      replay.emplace(*records, s, plan, compute_of, in.capacity,
-                     detail::TimelineReplay::Channel{small_keys, slots, waiting, po_head, po_tail, po_stamp, epoch});
-    }
+    auto* records = std::any_cast<detail::TimelineRecords>(&w.replay);
+    if (records == nullptr) records = &w.replay.emplace<detail::TimelineRecords>();
+    replay.emplace(*records, s, plan, compute_of, in.capacity,
+                   detail::TimelineReplay::Channel{small_keys, slots, waiting, po_head, po_tail, po_stamp, epoch});
   }
   // Block by block when replaying: a block replayed from a record, or simulated (and recorded);
   // the locals the replay reads and sets go through a copy, so that their addresses stay here.
   detail::TimelineReplay::State state;
   std::size_t block = 0;
-  int boundary = replay ? 0 : INT_MAX;  // the next block's first step
+  int boundary = kReplay ? 0 : INT_MAX;  // the next block's first step
   bool recording = false;
   for (std::size_t i = 0; i < n; ++i) {
     check_interrupt_every(i);
@@ -335,7 +334,7 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
         check_interrupt_every(block);  // (a replayed block skips its steps' polls)
         state = {small_n, current, pending, pending_offloads, small, offload_bytes_in_flight, bytes_in,
                  bytes_out, wait_level, now, tl.capacity_stall};
-        if (recording) replay->end_block(state);
+        if (kReplay && recording) replay->end_block(state);
         const int j = static_cast<int>(block++);
         boundary = block < blocks.size() ? blocks[block].begin : INT_MAX;
         if (replay->begin_block(j, next, state)) {
@@ -374,16 +373,16 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
       // offloads go first, in (deadline, issue) order; each is served to its end.
       if (pending_offloads > 0) {
         if (resident[i] + offload_bytes_in_flight > wait_level) wait_level = resident[i] + offload_bytes_in_flight;
-        if (recording) replay->wait_begins(static_cast<int>(i), resident[i] + offload_bytes_in_flight);
+        if (kReplay && recording) replay->wait_begins(static_cast<int>(i), resident[i] + offload_bytes_in_flight);
         while (resident[i] + offload_bytes_in_flight > in.capacity && pending_offloads > 0) {
-          if (recording) replay->wait_serves(resident[i] + offload_bytes_in_flight);
+          if (kReplay && recording) replay->wait_serves(resident[i] + offload_bytes_in_flight);
           const int id = first_in_offload_order();
           Ticks& rem = slots[id].remaining;
           now += rem;
           rem = 0;
           complete(id);
         }
-        if (recording && pending_offloads > 0) replay->wait_stops(resident[i] + offload_bytes_in_flight);
+        if (kReplay && recording && pending_offloads > 0) replay->wait_stops(resident[i] + offload_bytes_in_flight);
         tl.capacity_stall += now - ready;
       }
       const Ticks start = now;
@@ -484,9 +483,15 @@ TimelineTotals simulate(const PlanInput& in, const Plan& plan, TimelineScratch& 
   // is kept only with `steps`: a sweep needs the totals, and looking up each transfer's tensor
   // misses the cache on large networks (GNMT: 24k tensors). Without `steps` a step's figures
   // live in a few locals (no StepTiming of ~200 bytes cleared per step).
-  if (in.link->identity())
-    return steps ? run<true, true>(in, plan, scratch, steps) : run<false, true>(in, plan, scratch, nullptr);
-  return steps ? run<true, false>(in, plan, scratch, steps) : run<false, false>(in, plan, scratch, nullptr);
+  // Replay (docs/performance.md, "Exact replay"): decided here, once, so that a schedule that
+  // does not repeat (ResNet-50) runs the pass without any of its bookkeeping.
+  if (in.link->identity()) {
+    if (steps) return run<true, true, false>(in, plan, scratch, steps);
+    if (!scratch.no_replay && !scratch.bucket_queues_only && in.schedule.index.replay)
+      return run<false, true, true>(in, plan, scratch, nullptr);
+    return run<false, true, false>(in, plan, scratch, nullptr);
+  }
+  return steps ? run<true, false, false>(in, plan, scratch, steps) : run<false, false, false>(in, plan, scratch, nullptr);
 }
 
 }  // namespace dnnmem
