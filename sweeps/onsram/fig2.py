@@ -2,7 +2,8 @@
 and the paper's relations between them (section IV), checked on the numbers.
 
 OnSRAM-Static is ``inference(order=hybrid) + onsram-static``; the cache-based comparisons are
-``lru`` and ``fifo``; infinite SPM and 1-Step as in Table I. OnSRAM-Eager W/B and Spec run over
+``lru`` and ``fifo`` (smart caches of whole tensors) and ``lru(hardware=on)``, ``fifo(hardware=on)``
+(hardware caches of 64-byte lines, rule O11); infinite SPM and 1-Step as in Table I. OnSRAM-Eager W/B and Spec run over
 random valid execution orders (``inference(order=random, seed=k)``, k = 0 … ORDERS - 1, as the
 paper's 50 orders): their columns are the mean speedup, with ``_min`` and ``_max``.
 
@@ -31,6 +32,8 @@ POLICIES = {
     "one_step": "one-step",
     "lru": "lru",
     "fifo": "fifo",
+    "lru_hw": "lru(hardware=on)",
+    "fifo_hw": "fifo(hardware=on)",
 }
 BYTES_PER_ELEMENT = 2
 ORDERS = 50
@@ -76,7 +79,7 @@ def compute(small: bool = False) -> pd.DataFrame:
 def relations(df: pd.DataFrame) -> pd.DataFrame:
     """The paper's sentences about Fig. 2, as quantity / paper / dnnmem rows."""
     inf, s = df["inf"], df["static"]
-    cache = df[["lru", "fifo"]].max(axis=1)
+    cache = df[["lru_hw", "fifo_hw"]].max(axis=1)
     rows = [
         ("Static speedup, min-max", "1.02-4.8", f"{s.min():.2f}-{s.max():.2f}"),
         (
@@ -90,7 +93,12 @@ def relations(df: pd.DataFrame) -> pd.DataFrame:
             f"{((s - 1) / (inf - 1)).where(inf > 1.001).mean():.2f}",
         ),
         ("max Static / 1-Step", "2.7", f"{(s / df['one_step']).max():.2f}"),
-        ("max Static / best of LRU, FIFO", "2.8", f"{(s / cache).max():.2f}"),
+        ("max Static / best of hardware LRU, FIFO", "2.8", f"{(s / cache).max():.2f}"),
+        (
+            "max Static / best of whole-tensor LRU, FIFO",
+            "2.8",
+            f"{(s / df[['lru', 'fifo']].max(axis=1)).max():.2f}",
+        ),
         ("networks where Static < best of LRU, FIFO", "none implied", str(int((s < cache).sum()))),
         ("Eager W/B, mean over networks (arithmetic)", "1.15", f"{df['eager_wb'].mean():.2f}"),
         ("Eager W/B, geomean over networks", "1.15", f"{C.geomean(df['eager_wb']):.2f}"),
@@ -157,13 +165,13 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
     for _, r in df.iterrows():
         rows.append([
             r["network"], *(num(r[c]) for c in ("inf", "static", "static_thesis_order", "one_step",
-                                                "lru", "fifo")),
+                                                "lru", "fifo", "lru_hw", "fifo_hw")),
             f"{int(r['static_pinned'])} / {int(r['inf_pinned'])}", num(r["eager_wb"]),
             f"{num(r['eager_spec'])} ({num(r['eager_spec_min'])}–{num(r['eager_spec_max'])})",
             f"{num(r['eager_spec_64'])} ({num(r['eager_spec_64_min'])}–{num(r['eager_spec_64_max'])})",
         ])  # fmt: skip
     header = ["network", "∞ SPM", "OnSRAM-Static", "Static, thesis order", "1-Step", "LRU", "FIFO",
-              "pinned", "Eager W/B", "Eager Spec (min–max)", "Spec, 64 entries (min–max)"]  # fmt: skip
+              "LRU, hardware", "FIFO, hardware", "pinned", "Eager W/B", "Eager Spec (min–max)", "Spec, 64 entries (min–max)"]  # fmt: skip
     t = df.set_index("network")
     inf, st = t["inf"], t["static"]
     cache = t[["lru", "fifo"]].max(axis=1)
