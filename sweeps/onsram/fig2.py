@@ -175,6 +175,7 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
     t = df.set_index("network")
     inf, st = t["inf"], t["static"]
     cache = t[["lru", "fifo"]].max(axis=1)
+    hw = t[["lru_hw", "fifo_hw"]].max(axis=1)
     g = C.geomean
     spec_ratio = t["eager_spec"] / st
     worst = spec_ratio.idxmin()
@@ -183,10 +184,11 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
     widths = {c: t[f"{c}_max"] - t[f"{c}_min"] for c in ("eager_spec", "eager_spec_64")}
     wcol = max(widths, key=lambda c: widths[c].max())
     width, widest = widths[wcol], widths[wcol].idxmax()
-    same = bool(((t["lru"] - t["fifo"]).abs() < 0.005).all())
-    holds = int(
-        ((st >= t["one_step"] - 1e-12) & (st >= t["lru"] - 1e-12) & (st >= t["fifo"] - 1e-12)).sum()
+    same = bool(
+        ((t["lru"] - t["fifo"]).abs() < 0.005).all()
+        and ((t["lru_hw"] - t["fifo_hw"]).abs() < 0.005).all()
     )
+    holds = int(((st >= t["one_step"] - 1e-12) & (st >= cache - 1e-12) & (st >= hw - 1e-12)).sum())
     below = [n for n in t.index if t.at[n, "eager_spec_min"] < 1]
     rel = [
         ("∞ SPM range", "1.02–5.17", f"{num(inf.min())}–{num(inf.max())}",
@@ -212,12 +214,22 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
          f"{num((st / t['one_step']).max())} ({(st / t['one_step']).idxmax()})",
          "Follows from 1-Step's difference above: with activations as separate layers our 1-Step "
          "is much stronger than the paper's."),
-        ("max Static / best of LRU, FIFO", "2.8", f"{num((st / cache).max())} ({(st / cache).idxmax()})",
-         "Our LRU and FIFO know liveness (a dead tensor is freed at no cost, rule L4), which a "
-         "plain hardware cache does not; they are the strongest reasonable cache-based baselines."
-         + (" LRU and FIFO coincide on every network here: in inference a tensor is rarely hit "
-            "after it is first used again, so the victim order seldom matters." if same else "")),
-        ("Static ≥ 1-Step, LRU, FIFO", "implied", f"holds on {holds} of {len(t)}",
+        ("max Static / best of hardware LRU, FIFO", "2.8",
+         f"{num((st / hw).max())} ({(st / hw).idxmax()})",
+         "The paper's cache-based policies as hardware caches (rule O11: 64-byte lines, no "
+         "liveness, no bypass): every activation is written back once, as in No SPM Mgmt, so they "
+         f"save only reads (geomean {num(g(hw))} against Static's {num(g(st))}); the rest of the "
+         "gap is in the networks: our largest Static speedups are smaller than the paper's "
+         "(MobileNetV1 and ResNeXt: ∞ SPM, Table I)."),
+        ("max Static / best of whole-tensor LRU, FIFO", "2.8",
+         f"{num((st / cache).max())} ({(st / cache).idxmax()})",
+         "`lru` and `fifo` know liveness (a dead tensor is freed at no cost, rule L4) and stream "
+         "what does not fit (L3): smart caches, the strongest cache-based baselines, not the "
+         "paper's."
+         + (" LRU and FIFO coincide on every network here, as caches of whole tensors and of "
+            "lines: in inference a tensor is rarely hit after it is first used again, so the "
+            "victim order seldom matters." if same else "")),
+        ("Static ≥ 1-Step, LRU, FIFO (both kinds)", "implied", f"holds on {holds} of {len(t)}",
          "No difference." if holds == len(t) else "See the rows above."),
         ("the hybrid BFS-DFS order", '"liveness/criticality-aware node execution ordering"',
          f"changes Static by at most {share(order.max(), 0)} ({moved}: "

@@ -29,16 +29,15 @@ from pathlib import Path
 
 import dnnmem
 
-OUT = Path(__file__).resolve().parents[2] / "tests/data/seeds/onsram/hardware_cache_libcachesim.json"
+OUT = (
+    Path(__file__).resolve().parents[2] / "tests/data/seeds/onsram/hardware_cache_libcachesim.json"
+)
 KiB = 1024
 #: (network, batch, bytes per element, scheduler, capacity in bytes, line in bytes)
 CASES = [
-    ("squeezenet", 1, 2, "inference", 256 * KiB, 64),
     ("squeezenet", 1, 2, "inference", 2048 * KiB, 64),
-    ("mobilenet_v1", 1, 2, "inference", 2048 * KiB, 64),
-    ("mobilenet_v1", 1, 2, "inference", 512 * KiB, 256),
-    ("resnet18", 1, 2, "inference(order=hybrid)", 1024 * KiB, 128),
-    ("resnet18", 2, 2, "default", 4096 * KiB, 256),
+    ("mobilenet_v1", 1, 2, "inference(order=hybrid)", 512 * KiB, 256),
+    ("resnet18", 1, 2, "default", 1024 * KiB, 512),
 ]
 
 
@@ -85,7 +84,12 @@ def run(lcs, net: dnnmem.Network, capacity: int, line: int, fifo: bool) -> dict:
         if d:
             t = bisect.bisect_right(first, j) - 1
             written_back += min(line, size[t] - (j - first[t]) * line)
-    return {"requests": requests, "loaded_bytes": loaded, "written_back_bytes": written_back, "kept": kept}
+    return {
+        "requests": requests,
+        "loaded_bytes": loaded,
+        "written_back_bytes": written_back,
+        "kept": kept,
+    }
 
 
 def main() -> None:

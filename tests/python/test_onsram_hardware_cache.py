@@ -13,7 +13,7 @@ import oracle
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_onsram import ACT, SKIP, W, _check, _run
+from test_onsram import ACT, W, _check, _run
 from test_policies_oracle import compare_with_oracle, random_network
 
 import dnnmem
@@ -37,7 +37,12 @@ def test_skip_graph_by_hand(cache: str) -> None:
     r = _run(f"{cache}(hardware=on, line=256)", 8 * 256)
     _check(r, [ACT + W, 0, W, ACT], [0, 0, ACT + 256, 768 + 2 * ACT])
     assert r.counts == {"kept": 3, "prefetched": 0, "born": 4, "offloads": 5}
-    assert list(r.steps["resident_bytes"]) == [3 * 256 + W + ACT, 2 * ACT, 3 * 256 + W + ACT, 2 * ACT]
+    assert list(r.steps["resident_bytes"]) == [
+        3 * 256 + W + ACT,
+        2 * ACT,
+        3 * 256 + W + ACT,
+        2 * ACT,
+    ]
     # The whole-tensor cache at the same capacity keeps Y:a to F:d and writes no dead tensor.
     smart = _run(cache, 8 * 256)
     assert smart.traffic_out < r.traffic_out == _run("none", 0).traffic_out
@@ -79,10 +84,14 @@ def _recorded() -> list[dict]:
     return json.loads(RECORDED.read_text())["cases"]
 
 
-@pytest.mark.parametrize("case", _recorded(), ids=lambda c: f"{c['network']}-{c['policy']}-{c['capacity']}-{c['line']}")
+@pytest.mark.parametrize(
+    "case", _recorded(), ids=lambda c: f"{c['network']}-{c['policy']}-{c['capacity']}-{c['line']}"
+)
 def test_against_libcachesim(case: dict) -> None:
     """libCacheSim's hits, as loaded and written-back bytes and full-read hits, equal ours."""
-    net = dnnmem.network(case["network"], batch=case["batch"], bytes_per_element=case["bytes_per_element"])
+    net = dnnmem.network(
+        case["network"], batch=case["batch"], bytes_per_element=case["bytes_per_element"]
+    )
     r = dnnmem.estimate(
         net,
         policy=f"{case['scheduler']} + {case['policy']}(hardware=on, line={case['line']})",
