@@ -13,7 +13,7 @@ rule O11 charges:
   to the end) that saw a write is written back once, by eviction or at the end (H3, H6);
 - kept: the full reads all of whose lines hit.
 
-It writes ``tests/data/seeds/onsram/hardware_cache_libcachesim.json`` (tool, version, command,
+It writes ``tests/data/hardware_cache_libcachesim.json`` (tool, version, command,
 the cases and their results), which ``tests/python/test_onsram_hardware_cache.py`` reads; the
 tests never need libCacheSim.
 
@@ -30,7 +30,7 @@ from pathlib import Path
 import dnnmem
 
 OUT = (
-    Path(__file__).resolve().parents[2] / "tests/data/seeds/onsram/hardware_cache_libcachesim.json"
+    Path(__file__).resolve().parents[2] / "tests/data/hardware_cache_libcachesim.json"
 )
 KiB = 1024
 #: (network, batch, bytes per element, scheduler, capacity in bytes, line in bytes)

@@ -1,6 +1,6 @@
 """``lru(hardware=on)`` and ``fifo(hardware=on)``, the hardware cache of docs/model/onsram.md
 (rule O11, H1-H6): by hand on the skip graph, against the oracle on random graphs, and against
-libCacheSim's LRU and FIFO as recorded in tests/data/seeds/onsram/hardware_cache_libcachesim.json
+libCacheSim's LRU and FIFO as recorded in tests/data/hardware_cache_libcachesim.json
 (by sweeps/onsram/hardware_cache_libcachesim.py; the test needs no libCacheSim)."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from test_policies_oracle import compare_with_oracle, random_network
 import dnnmem
 
 EXAMPLES = int(os.environ.get("DNNMEM_HYPOTHESIS_EXAMPLES", "40"))
-RECORDED = Path(__file__).resolve().parents[1] / "data/seeds/onsram/hardware_cache_libcachesim.json"
+RECORDED = Path(__file__).resolve().parents[1] / "data/hardware_cache_libcachesim.json"
 
 
 @pytest.mark.parametrize("cache", ["lru", "fifo"])
