@@ -1,7 +1,7 @@
 """``lru(hardware=on)`` and ``fifo(hardware=on)``, the hardware cache of docs/model/onsram.md
 (rule O11, H1-H6): by hand on the skip graph, against the oracle on random graphs, and against
 libCacheSim's LRU and FIFO as recorded in tests/data/hardware_cache_libcachesim.json
-(by sweeps/onsram/hardware_cache_libcachesim.py; the test needs no libCacheSim)."""
+(by scripts/hardware_cache_libcachesim.py; the test needs no libCacheSim)."""
 
 from __future__ import annotations
 

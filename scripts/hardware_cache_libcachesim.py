@@ -17,7 +17,7 @@ It writes ``tests/data/hardware_cache_libcachesim.json`` (tool, version, command
 the cases and their results), which ``tests/python/test_onsram_hardware_cache.py`` reads; the
 tests never need libCacheSim.
 
-    python sweeps/onsram/hardware_cache_libcachesim.py
+    python scripts/hardware_cache_libcachesim.py
 """
 
 from __future__ import annotations
@@ -29,9 +29,7 @@ from pathlib import Path
 
 import dnnmem
 
-OUT = (
-    Path(__file__).resolve().parents[2] / "tests/data/hardware_cache_libcachesim.json"
-)
+OUT = Path(__file__).resolve().parents[1] / "tests/data/hardware_cache_libcachesim.json"
 KiB = 1024
 #: (network, batch, bytes per element, scheduler, capacity in bytes, line in bytes)
 CASES = [
@@ -119,7 +117,7 @@ def main() -> None:
         "tool": "libCacheSim (Python package libcachesim)",
         "version": lcs.__version__,
         "dnnmem": dnnmem.__version__,
-        "command": "python sweeps/onsram/hardware_cache_libcachesim.py",
+        "command": "python scripts/hardware_cache_libcachesim.py",
         "trace": "one request per line of each full access, step and access-list order, "
         "object size 1, cache_size = capacity // line (see the script's docstring)",
         "cases": rows,
