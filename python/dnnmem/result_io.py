@@ -193,30 +193,9 @@ def save_result(result: Any, path: str | os.PathLike[str]) -> None:
 
 
 def read_result(path: str | os.PathLike[str], cls: type) -> Any:
-    """Read a result written by :meth:`dnnmem.Result.save` as a ``cls`` (:class:`dnnmem.Result`;
-    :func:`dnnmem.load_result` passes it).
-
-    Parameters
-    ----------
-    path : path
-        The file (JSON, ``"format": "dnnmem-result"``).
-    cls : type
-        :class:`dnnmem.Result`.
-
-    Returns
-    -------
-    Result
-        Equal to the result saved: every total, ``steps``, ``pin_table()``, the network,
-        hardware, policy and energy model (``baseline`` is estimated again when read).
-
-    Raises
-    ------
-    ValueError
-        Naming the file, for a file that is not a saved result, or one of a newer version
-        than this dnnmem reads.
-    OSError
-        When the file cannot be read.
-    """
+    """:func:`dnnmem.load_result`, reading the file as a ``cls`` (:class:`dnnmem.Result`, which
+    this module cannot import: estimate.py imports it). Parameters, result and errors as
+    :func:`dnnmem.load_result` documents them."""
     where = os.fspath(path)
     with open(where, encoding="utf-8") as f:
         try:

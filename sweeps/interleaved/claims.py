@@ -22,8 +22,9 @@ from _claims import Claim  # noqa: E402
 SEED = "interleaved"
 #: The reading of the paper's simulator the scorecard takes for Figs. 5, 6 and 12.
 READING = "paper"
-#: The tables the sensitivities come from: "" (the page's default reading) or "_paper".
-SENSITIVITY_READING = ""
+#: The reading the sensitivities (Figs. 14-16) and the GPU rows (Fig. 17) are taken at: "" (the
+#: page's default reading, their own scripts' tables) or "paper" (sensitivities_paper.py's table).
+SENSITIVITY_READING = "paper"
 RUNGS = ["Interleaving", "+ Rearrangement (Alg. 1)", "+ Rearrangement (ideal)", "+ Partitioning"]
 #: The paper's ladder (§6.2, Fig. 12; §4.3 for the ideal rung), as changes (%).
 LADDER = {
@@ -96,14 +97,22 @@ def claims(tables: dict[str, pd.DataFrame], reading: str = READING) -> list[Clai
         c("dY's share of DLRM's backward reads (large NPU)", "§3.2, Fig. 5", 68.3,
           100 * large.loc["dlrm", "dy_share_of_reads"], "reduction", "%", note, hyp),
     ]  # fmt: skip
-    # Figs. 14-16: the sensitivities of the full technique on the large NPU.
-    sfx = SENSITIVITY_READING
-    f14 = tables["fig14_cores" + sfx].query("network == 'average'").set_index("cores")["change_pct"]
-    f15 = tables["fig15_bandwidth" + sfx].query("network == 'average'").set_index(
-        "bandwidth_scale")["change_pct"]  # fmt: skip
-    f16 = tables["fig16_batch" + sfx].query("network == 'average'").set_index("batch")["change_pct"]
-    snote = "mean of 11 models, " + ("reading `paper`" if sfx else "the page's default reading")
-    shyp = HYP if sfx else ()
+    # Figs. 14-16: the sensitivities of the full technique on the large NPU, at the `paper`
+    # reading (sweeps/interleaved/sensitivities_paper.py) where its table is there.
+    sens = tables.get("sensitivities_paper") if SENSITIVITY_READING else None
+    if sens is not None:
+        avg = sens[sens["network"] == "average"]
+        f14, f15, f16 = (avg[avg["figure"] == f].set_index("x")["change_pct"]
+                         for f in ("Fig. 14", "Fig. 15", "Fig. 16"))  # fmt: skip
+    else:
+        f14 = tables["fig14_cores"].query("network == 'average'").set_index("cores")["change_pct"]
+        f15 = tables["fig15_bandwidth"].query("network == 'average'").set_index(
+            "bandwidth_scale")["change_pct"]  # fmt: skip
+        f16 = tables["fig16_batch"].query("network == 'average'").set_index("batch")["change_pct"]
+    at_paper = sens is not None
+    snote = "mean of 11 models, " + (f"reading `{SENSITIVITY_READING}`" if at_paper
+                                     else "the page's default reading")  # fmt: skip
+    shyp = HYP if at_paper else ()
     out += [
         c("dual-core large NPU: time change (ideal partition)", "§5, Fig. 14", -22.4, f14[2],
           "reduction", "%", snote, shyp),
@@ -135,11 +144,17 @@ def claims(tables: dict[str, pd.DataFrame], reading: str = READING) -> list[Clai
           "ratio", "×", "one core, two parts, five models, mean of the two NPUs"),
     ]  # fmt: skip
     # §6.6: the GPU (what-if at one SM's scale, the backward GEMM steps).
-    g = tables["gpu_whatif"]
-    sm = g[(g["capacity"] == "SM") & (g["network"] == "average")].set_index("rung")
+    if at_paper:
+        g = sens[(sens["figure"] == "Fig. 17") & (sens["network"] == "average")]
+        gpu = g.set_index("rung")["backward_change_pct"]
+    else:
+        g = tables["gpu_whatif"]
+        gpu = g[(g["capacity"] == "SM") & (g["network"] == "average")].set_index("rung")[
+            "gemm_change_pct"]  # fmt: skip
+    gnote = "what-if: one SM's share, five models" + (f", reading `{SENSITIVITY_READING}`"
+                                                      if at_paper else "")  # fmt: skip
     for rung, paper in (("Interleaving", -8.6), ("+ Rearrangement (Alg. 1)", -20.3),
                         ("+ Partitioning", -30.3)):  # fmt: skip
         out.append(c(f"GPU (RTX 3090), {rung}: backward time change", "§6.6, Fig. 17", paper,
-                     sm.loc[rung, "gemm_change_pct"], "reduction", "%",
-                     "what-if: one SM's share, five models"))  # fmt: skip
+                     gpu[rung], "reduction", "%", gnote, shyp))  # fmt: skip
     return out

@@ -16,6 +16,7 @@ Interleaving / + Rearrangement / + Partitioning.
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import _igo as C
@@ -51,13 +52,15 @@ def gpus() -> dict[str, tuple[dnnmem.Hardware, int]]:
     }
 
 
-def compute(small: bool = False) -> pd.DataFrame:
+def compute(small: bool = False, levels: Sequence[str] | None = None) -> pd.DataFrame:
     """One row per (capacity, network, rung): time and its change vs the sequential baseline
     (%), whole iteration and backward GEMM steps alone; "average" rows hold the means and the
-    paper's."""
+    paper's. ``levels``: the capacities of :func:`gpus` to run (default all)."""
     rows = []
     ladder = {k: v for k, v in C.LADDER.items() if k != "+ Partitioning (joint)"}
     for label, (hw, tile) in gpus().items():
+        if levels is not None and label not in levels:
+            continue
         for net in C.sensitivity_networks(small):
             for rung, options in ladder.items():
                 r = C.run_on(net, hw, BATCH, label, tile=tile, **options)

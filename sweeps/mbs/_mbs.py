@@ -98,6 +98,16 @@ def single_buffered(policy: str) -> str:
 PAPER_ENCODINGS = "norm_passes=2, relu_mask=on"
 
 
+#: mbs-strict's reuse for MBS-FS and MBS1, the configurations without inter-branch reuse: a layer's
+#: output to the next layer in the forward pass (a block input re-read by its second branch, a
+#: shortcut output spilled before the add), and anywhere in a sub-batch in the backward pass
+#: (docs/seeds/mbs.md, "MBS1's reuse rule": the paper's multi-branch optimization is Eq. 1/2's
+#: forward provisioning; backward reuse within a sub-batch is MBS's own, §3).
+NO_BRANCH_REUSE = "reuse=adjacent, backward_reuse=group"
+#: The same with the summed branch gradients spilled (the page's reading before issue 28).
+SPILLED_GRADIENTS = "reuse=adjacent"
+
+
 def configurations(buffer: float, encodings: str = "") -> dict[str, str]:
     """The paper's configurations (Tab. 3) as compositions; the mbs ones plan for ``buffer``.
     ``encodings`` (e.g. :data:`PAPER_ENCODINGS`) are mbs-strict options added to every
@@ -107,8 +117,8 @@ def configurations(buffer: float, encodings: str = "") -> dict[str, str]:
     return {
         "Baseline": f"default + mbs-strict(reuse=none{e})" if encodings else "default + none",
         "IL": f"default + mbs-strict(reuse=fits{e})",
-        "MBS-FS": f"mbs(variant=fs, buffer={b}) + mbs-strict(reuse=adjacent{e})",
-        "MBS1": f"mbs(variant=mbs1, buffer={b}) + mbs-strict(reuse=adjacent{e})",
+        "MBS-FS": f"mbs(variant=fs, buffer={b}) + mbs-strict({NO_BRANCH_REUSE}{e})",
+        "MBS1": f"mbs(variant=mbs1, buffer={b}) + mbs-strict({NO_BRANCH_REUSE}{e})",
         "MBS2": f"mbs(variant=mbs2, buffer={b}) + mbs-strict(reuse=group{e})",
     }
 

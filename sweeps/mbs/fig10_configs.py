@@ -56,11 +56,18 @@ def compute(small: bool = False) -> pd.DataFrame:
                 )
                 configs["MBS2 + lookahead"] = configs["MBS2"].split(" + ")[0] + " + lookahead"
                 configs[C.SINGLE] = C.single_buffered(configs["Baseline"])
+                # MBS-FS and MBS1 with the summed branch gradients spilled (the reading before
+                # issue 28; docs/seeds/mbs.md, "MBS1's reuse rule").
+                for config in ("MBS-FS", "MBS1"):
+                    configs[f"{config} (spilled gradients)"] = configs[config].replace(
+                        C.NO_BRANCH_REUSE, C.SPILLED_GRADIENTS
+                    )
             for config, policy in configs.items():
                 row = C.run(net, hw, policy)
                 rows.append({"network": name, "encodings": encodings, "config": config, **row})
             trusted = hw.replace(capacity=2**40)
-            for config in ("MBS1", "MBS2"):
+            spilled = ("MBS1 (spilled gradients)",) if not opts else ()
+            for config in ("MBS1", "MBS2", *spilled):
                 row = C.run(net, trusted, configs[config])
                 config = f"{config} (fit trusted)"
                 rows.append({"network": name, "encodings": encodings, "config": config, **row})
@@ -102,6 +109,9 @@ def _which(nets: list[str], of: int) -> str:
 
 
 PAPER_SAVED = {"resnet50": 0.78, "inception_v3": 0.71, "inception_v4": 0.74}  # §1, §6
+#: MBS1 with the summed branch gradients spilled, fit trusted (docs/seeds/mbs.md, "MBS1's reuse
+#: rule").
+SPILLED1 = "MBS1 (spilled gradients) (fit trusted)"
 
 
 def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
@@ -154,6 +164,11 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
     fs_sub = {n: str(df.loc[(n, "default", "MBS-FS"), "sub_batches"]) for n in df.index.levels[0]}
     n_sub = {n: sum(int(p.split("x")[1]) for p in s.split("+")) for n, s in fs_sub.items()}
     name = style.display_name
+    fs_weights = {
+        n: (v(n, "MBS-FS", "weight_bytes") + v(n, "MBS-FS", "weight_grad_bytes"))
+        / v(n, "Baseline", "traffic")
+        for n in deep
+    }
     rows = [
         (
             "MBS2 traffic saved, ResNet-50 / Inception-v3 / Inception-v4 (§1, §6)",
@@ -173,14 +188,16 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
         (
             "MBS1 traffic vs ArchOpt (§6)",
             "0.25–0.33",
-            f"{mbs1_trusted} ({alike}); paper encodings {ratios('MBS1', 'paper')}",
+            f"{mbs1_trusted} ({alike}); paper encodings {ratios('MBS1', 'paper')}; with the "
+            f"branch gradients spilled (before issue 28) {ratios(SPILLED1)}",
             "Our footprints count batch norm and ReLU as layers with their own input and output, "
             "so an early conv–BN–ReLU needs twice the paper's conv-level space. Sub-batches are "
-            "then half as large, with twice the weight re-reads. Our MBS1 also re-reads a block "
-            "input for its second branch and spills the summed gradient (`reuse=adjacent`); "
-            "ResNet-50 MBS1 (fit trusted) moves "
-            f"{gb(v(r50, 'MBS1 (fit trusted)', 'gradient_bytes'))} of gradients against MBS2's "
-            f"{num(v(r50, 'MBS2 (fit trusted)', 'gradient_bytes') / 1e9)}.",
+            "then half as large, with twice the weight re-reads. Our MBS1 re-reads a block input "
+            "for its second branch and spills a shortcut's output before the add (no inter-branch "
+            "reuse in forward, `reuse=adjacent`); spilling the summed branch gradients too "
+            f"moved ResNet-50's (fit trusted) {gb(v(r50, SPILLED1, 'gradient_bytes'))} of "
+            f"gradients, against {num(v(r50, 'MBS1 (fit trusted)', 'gradient_bytes') / 1e9)} "
+            "now (MBS1's reuse rule, below).",
         ),
         (
             'MBS1 / MBS2 traffic (§1: "traffic increases by 20%")',
@@ -189,14 +206,24 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
             + joined(
                 num(v(n, "MBS1 (fit trusted)", "traffic") / v(n, "MBS2 (fit trusted)", "traffic"))
                 for n in deep
+            )
+            + "; with the branch gradients spilled "
+            + joined(
+                num(v(n, SPILLED1, "traffic") / v(n, "MBS2 (fit trusted)", "traffic")) for n in deep
             ),
-            "The same two reasons. Inception gains more from MBS2 than ResNet (the paper's §6 "
-            "ordering holds).",
+            "MBS1 differs from MBS2 by the forward inter-branch reuse the paper describes (a "
+            "block input re-read, a shortcut output spilled) and by its grouping (smaller "
+            "footprints, fewer sub-batches). Inception gains more from MBS2 than ResNet (the "
+            "paper's §6 ordering holds).",
         ),
         (
             "MBS-FS traffic saved (§6)",
             "42–66 %",
-            f"{saved('MBS-FS')}; paper encodings {saved('MBS-FS', 'paper')}",
+            f"{saved('MBS-FS')}; paper encodings {saved('MBS-FS', 'paper')}; with the branch "
+            f"gradients spilled (before issue 28) {saved('MBS-FS (spilled gradients)')}",
+            "The weights' re-reads and partial sums alone are "
+            + joined(num(100 * fs_weights[n], 0) for n in deep)
+            + " % of the Baseline's traffic. "
             "One sub-batch size for the whole network. Our Inception stems need 5.5 MB per sample "
             "(`batch_normalization_2` at 147 × 147 × 64, input and output), so 10 MiB holds "
             f"{fs_sub['inception_v3'].split('x')[0]} sample. With {n_sub['inception_v3']} "

@@ -1056,11 +1056,14 @@ def _hardware_cache(n, tensors, accesses, capacity, line, fifo) -> tuple[_Work, 
     return work, diag
 
 
-def _mbs_strict(net, n, tensors, accesses, capacity, reuse) -> tuple[_Work, dict]:
+def _mbs_strict(
+    net, n, tensors, accesses, capacity, reuse, backward_reuse="same"
+) -> tuple[_Work, dict]:
     """``mbs-strict`` (docs/model/mbs.md, "Strict accounting"): weights, dW and states always
     move; an activation or gradient stays from one use to the next inside one segment (group,
-    sub-batch, pass) by ``reuse``, the keeps admitted by first step then tensor order while they
-    fit; a write is stored when a later read before the next write loads."""
+    sub-batch, pass) by ``reuse`` (in the loss + backward pass anywhere in the segment when
+    ``backward_reuse`` is ``group``), the keeps admitted by first step then tensor order while
+    they fit; a write is stored when a later read before the next write loads."""
     st = net.schedule.step_table()
     gt = net.schedule.group_table()
     passes = [0 if int(p) == 0 else 1 for p in st["phase"]]
@@ -1075,7 +1078,11 @@ def _mbs_strict(net, n, tensors, accesses, capacity, reuse) -> tuple[_Work, dict
     act = [sum(b for t, _, _, _, b in accesses[s] if tensors[t].role in data) for s in range(n)]
 
     def keeps(a: int, b: int) -> bool:
-        if reuse == "none" or seg[a] != seg[b]:
+        if seg[a] != seg[b]:
+            return False
+        if backward_reuse == "group" and passes[a] == 1:
+            return True  # a backward keep, whatever ``reuse`` (no capacity test of ``fits``)
+        if reuse == "none":
             return False
         if reuse == "group":
             return True
@@ -1347,7 +1354,8 @@ def estimate(
         work, diag = _lru(n, tensors, accesses, capacity, fifo=policy == "fifo")
     elif policy == "mbs-strict":
         reuse = (cache_options or {}).get("reuse", reuse)
-        work, diag = _mbs_strict(net, n, tensors, accesses, capacity, reuse)
+        backward_reuse = (cache_options or {}).get("backward_reuse", "same")
+        work, diag = _mbs_strict(net, n, tensors, accesses, capacity, reuse, backward_reuse)
     elif policy in ("onsram-eager-wb", "onsram-eager-spec"):
         work, diag, extra = _eager(
             net,

@@ -289,6 +289,24 @@ def test_compare_report() -> None:
     assert df["ratio"].iloc[1] > 1 and df["max_ratio"].iloc[1] >= df["ratio"].iloc[1]
 
 
+def test_compare_oracle_and_baseline_run_as_the_policies() -> None:
+    """With a compute model or a fusion level on the policies, ``oracle`` and ``baseline`` take
+    the same one: the oracle's time is that policy's compute time, the baseline's gain 0 (the
+    default ``"oracle"`` would time the steps at peak FLOPs and compare unlike with unlike)."""
+    hw = cdma.gpu("titan-xp")
+    roof = " + peak(spm_bandwidth=548GB/s)"  # the Titan Xp's memory: ReLUs and pools bound by it
+    df = cdma.compare("nin", hw, ["vdnn-all" + roof], batch=2, oracle="oracle" + roof)
+    plain = dnnmem.estimate("nin", hw, "oracle", batch=2).time
+    roofed = dnnmem.estimate("nin", hw, "oracle" + roof, batch=2).time
+    assert roofed > plain and df["oracle_time"].iloc[0] == roofed
+    assert df["performance"].iloc[0] == roofed / df["time"].iloc[0]
+    fused = "vdnn-all + fusion=accelerator"
+    df = cdma.compare("nin", hw, [fused, fused + " + zvc"], batch=2, baseline=fused,
+                      oracle="oracle + fusion=accelerator")  # fmt: skip
+    assert df["gain"].iloc[0] == 0 and df["gain"].iloc[1] > 0
+    assert (df["performance"] <= 1).all()
+
+
 # -- the oracle ------------------------------------------------------------------------------
 
 

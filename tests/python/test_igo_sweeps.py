@@ -21,6 +21,7 @@ SCRIPTS = [
     "beyond_scratchpad",
     "knn_partition",
     "gpu_whatif",
+    "sensitivities_paper",
 ]
 
 
@@ -127,6 +128,26 @@ def test_gpu_whatif_levels(results: dict) -> None:
     assert float(nets.loc[("SM", "Interleaving"), "gemm_change_pct"]) > 10  # half shares: +35 %
 
 
+def test_sensitivities_at_the_paper_reading(results: dict) -> None:
+    """sensitivities_paper.py runs Figs. 14-16 and the GPU's SM level inside the `paper` reading
+    (its compute is each figure script's, the reading restored after it): BERT-tiny's rows are
+    those of the default scripts' functions rerun under ``using("paper")``, and differ from the
+    default reading's."""
+    df = results["sensitivities_paper"]
+    shared = sys.modules["_igo"]
+    assert shared.READING == "dnnmem"  # restored
+    assert set(df["figure"]) == {"Fig. 14", "Fig. 15", "Fig. 16", "Fig. 17"}
+    assert set(df[df["figure"] == "Fig. 17"]["rung"]) == {
+        "Baseline", "Interleaving", "+ Rearrangement (Alg. 1)", "+ Rearrangement (ideal)",
+        "+ Partitioning"}  # fmt: skip
+    row = df[(df["figure"] == "Fig. 14") & (df["x"] == 1) & (df["network"] == "bert_tiny")]
+    with shared.using("paper"):
+        again = shared.change("bert_tiny", shared.large_npu(1), 8)["change_pct"]
+    assert float(row["change_pct"].iloc[0]) == pytest.approx(again, rel=1e-12)
+    default = results["fig14_cores"].set_index(["cores", "network"])["change_pct"]
+    assert float(row["change_pct"].iloc[0]) != pytest.approx(default[(1, "bert_tiny")], abs=0.1)
+
+
 #: The columns that identify a row of each script's table.
 KEYS = {
     "fig12_ladder": ["npu", "network", "rung"],
@@ -139,6 +160,7 @@ KEYS = {
     "beyond_scratchpad": ["npu", "cache", "capacity_mib", "network"],
     "knn_partition": ["npu", "network"],
     "gpu_whatif": ["capacity", "network", "rung"],
+    "sensitivities_paper": ["figure", "x", "rung", "network"],
 }
 
 

@@ -227,6 +227,95 @@ def test_strict_reuse_orders_and_baseline(resnet: dnnmem.Network) -> None:
     assert t["group"] < t["adjacent"] < il <= base
 
 
+# A residual block whose main branch has three layers: fc0 -> [fc1 -> r -> fc2] + fc0 -> add -> fc3.
+RESIDUAL3 = {
+    "name": "residual3",
+    "layers": [
+        {"name": "x", "kind": "input", "shape": [2]},
+        {"name": "fc0", "kind": "dense", "inputs": ["x"], "units": 2},
+        {"name": "fc1", "kind": "dense", "inputs": ["fc0"], "units": 4},
+        {"name": "r", "kind": "relu", "inputs": ["fc1"]},
+        {"name": "fc2", "kind": "dense", "inputs": ["r"], "units": 2},
+        {"name": "add", "kind": "add", "inputs": ["fc0", "fc2"]},
+        {"name": "fc3", "kind": "dense", "inputs": ["add"], "units": 1},
+    ],
+}
+
+
+def test_backward_reuse_group_keeps_the_summed_gradient_by_hand() -> None:
+    # Backward (one segment under the default scheduler): B:fc3 writes dY:add (the add's
+    # gradient, aliased with fc0's), B:fc2 reads it, B:r runs, B:fc1 read-modify-writes it
+    # (fc1's dX into fc0's gradient), B:fc0 reads it. reuse=adjacent keeps fc3 -> fc2 (B:add has
+    # no access) and fc1 -> fc0 but not fc2 -> fc1 (B:r lies between): dY:add (4 samples x 2 B)
+    # is stored at B:fc3 and loaded at B:fc1, 8 B each way. backward_reuse=group keeps it; the
+    # forward pass (Y:fc0 re-read by the add) is the same in both.
+    net = _net(RESIDUAL3)
+    big = 2**20
+
+    def run(policy: str) -> tuple[int, int]:
+        r = dnnmem.estimate(net, policy=f"default + mbs-strict({policy})", capacity=big)
+        return r.traffic_in, r.traffic_out
+
+    adj = run("reuse=adjacent")
+    both = run("reuse=adjacent, backward_reuse=group")
+    assert (adj[0] - both[0], adj[1] - both[1]) == (8, 8)
+    # With reuse=group the backward pass already keeps everything: the option changes nothing.
+    assert run("reuse=group, backward_reuse=group") == run("reuse=group")
+    # The forward pass is untouched: adjacent re-reads Y:fc0 (8 B) at the add, group does not.
+    assert both[0] - run("reuse=group")[0] == 8
+    # reuse=none keeps nothing in forward, everything in backward when asked.
+    none, none_bwd = run("reuse=none"), run("reuse=none, backward_reuse=group")
+    assert none_bwd[0] < none[0] and none_bwd[1] < none[1]
+
+
+@pytest.mark.parametrize(
+    "scheduler, capacity",
+    [
+        ("mbs(variant=mbs1, buffer=24)", 2**20),
+        ("mbs(variant=mbs1, buffer=24)", 40),
+        ("mbs(variant=fs, buffer=24)", 2**20),
+        ("default", 2**20),
+        ("default", 60),
+    ],
+)
+@pytest.mark.parametrize("reuse", ["adjacent", "fits", "none"])
+def test_backward_reuse_group_matches_the_oracle(scheduler: str, capacity: int, reuse: str) -> None:
+    import oracle
+    from test_policies_oracle import compare_with_oracle
+
+    net = _net(RESIDUAL3)
+    opts = {"reuse": reuse, "backward_reuse": "group"}
+    o = oracle.estimate(
+        net.with_scheduler(scheduler), capacity, 10**6, 10**8, "mbs-strict", cache_options=opts
+    )
+    r = dnnmem.estimate(
+        net,
+        policy=f"{scheduler} + mbs-strict(reuse={reuse}, backward_reuse=group)",
+        capacity=capacity,
+        bandwidth=10**6,
+        throughput=10**8,
+    )
+    compare_with_oracle(r, o, f"{scheduler} {reuse} capacity={capacity}")
+
+
+def test_backward_reuse_group_on_resnet_is_mbs1_without_the_gradient_spills(
+    resnet: dnnmem.Network,
+) -> None:
+    # MBS1 on ResNet: backward_reuse=group removes the summed-gradient spills (gradient bytes
+    # fall), leaves the forward activations alone, and stays above MBS2's traffic.
+    mbs1 = "mbs(variant=mbs1, buffer=8MiB) + mbs-strict(reuse=adjacent{})"
+    a = dnnmem.estimate(resnet, policy=mbs1.format(""), capacity="1GiB").to_dict()
+    b = dnnmem.estimate(
+        resnet, policy=mbs1.format(", backward_reuse=group"), capacity="1GiB"
+    ).to_dict()
+    grad = [sum(d[f"traffic_{io}_gradient"] for io in ("in", "out")) for d in (a, b)]
+    assert grad[1] < grad[0]
+    assert (a["traffic_out_activation"], a["traffic_in_weight"]) == (
+        b["traffic_out_activation"],
+        b["traffic_in_weight"],
+    )
+
+
 # -- the oracle --------------------------------------------------------------------------------
 
 

@@ -102,6 +102,12 @@ def test_issue_28_headline_numbers_in_their_bands() -> None:
         "large NPU, dY oracle: speedup": (1.12, 1.26),
         "small NPU, + Rearrangement (ideal): time change": (-25.0, -20.0),
         "large NPU, + Rearrangement (ideal): time change": (-16.5, -12.5),
+        # Figs. 14-17 at the `paper` reading (sweeps/interleaved/sensitivities_paper.py).
+        "large NPU at 0.5× bandwidth: time change": (-20.5, -16.0),
+        "quad-core large NPU: time change": (-17.5, -12.5),
+        "large NPU at batch 32: time change": (-27.0, -21.5),
+        "GPU (RTX 3090), Interleaving: backward time change": (-5.0, -1.5),
+        "GPU (RTX 3090), + Partitioning: backward time change": (-24.0, -19.0),
     }
     for claim, (lo, hi) in bands.items():
         assert lo <= df[claim] <= hi, (claim, df[claim])

@@ -140,7 +140,24 @@ def test_cdma_hypotheses_are_what_the_engine_computes(monkeypatch) -> None:
     uniform sparsity equal the saved rows."""
     script = import_script("cdma", "hypotheses")
     monkeypatch.setattr(sys.modules["_cdma"], "NETWORKS", {"nin": 128})
-    monkeypatch.setattr(script, "READINGS", ("per-network", "0.9"))
+    readings = ("per-network", "dram-roofline", "in-place-relu", "0.9")
+    monkeypatch.setattr(script, "READINGS", readings)
     df = script.compute(small=False)
-    assert len(df) == 2 and set(df["network"]) == {"nin"}
-    assert assert_matches_cache("cdma", "hypotheses", df, ["network", "reading"]) == 2
+    assert len(df) == 4 and set(df["network"]) == {"nin"}
+    assert assert_matches_cache("cdma", "hypotheses", df, ["network", "reading"]) == 4
+
+
+def test_cdma_execution_readings_policies() -> None:
+    """The readings of how the paper's GPU ran the networks add one part to every policy, the
+    oracle's included: the Titan Xp's own memory bandwidth (its preset: 548 GB/s) as a roofline,
+    or the accelerator fusion level (Caffe's in-place ReLU)."""
+    script = import_script("cdma", "hypotheses")
+    target = sys.modules["_cdma"].target("nin")
+    assert script._execution("dram-roofline") == " + peak(spm_bandwidth=548GB/s)"
+    assert script._execution("in-place-relu") == " + fusion=accelerator"
+    assert script._execution("per-network") == script._execution("0.9") == ""
+    assert script._policies("in-place-relu", "nin") == [
+        "vdnn-all + fusion=accelerator",
+        f"vdnn-all + zvc(target={target}, cap=200GB/s) + fusion=accelerator",
+        f"vdnn-all + zvc(target={target}, cap=48GB/s) + fusion=accelerator",
+    ]

@@ -13,6 +13,9 @@
 //       overwrites it and it must end off-chip;
 //   S4  partial accesses are streamed;
 //   (reuse=none keeps nothing: the paper's Baseline under these rules);
+//   backward_reuse=group  in the loss + backward pass, keep anywhere in the segment whatever
+//       `reuse` says (the paper's MBS1 reading: its multi-branch optimization is the forward
+//       provisioning of Eq. 1/2, backward reuse within a sub-batch is MBS's own, §3);
 //   S5  the keeps of S2 are admitted in order of their first step (then tensor order) only while
 //       the kept bytes stay within the capacity at every step they span; one that does not fit
 //       is spilled (stored at its write, loaded at its read) — the paper's plan never overflows
@@ -44,6 +47,7 @@ namespace {
 struct Keep {
   int from, to, use;
   std::int64_t bytes;
+  bool gated;  // reuse=fits' capacity test applies (not a backward keep of backward_reuse=group)
 };
 
 // What mbs-strict derives from the schedule and its options alone, once per input
@@ -61,6 +65,7 @@ struct MbsTables {
 void derive_tables(const PlanInput& in, MbsTables& d) {
   const Schedule& s = in.schedule;
   const std::string& reuse = in.options->choice("reuse");
+  const bool backward_group = in.options->choice("backward_reuse") == "group";
   const std::size_t ns = s.steps.size(), nt = s.tensors.size();
   // Segment of each step, the next step with accesses, and each step's activation bytes.
   std::vector<long long> segment(ns, 0);
@@ -82,11 +87,15 @@ void derive_tables(const PlanInput& in, MbsTables& d) {
   }
   for (std::size_t i = ns; i-- > 0;)
     next_busy[i] = s.steps[i].num_accesses > 0 ? static_cast<int>(i) : next_busy[i + 1];
+  // Whether a keep from step a to step b of one segment is a backward keep of
+  // backward_reuse=group (the segment's pass bit is 1 in the loss + backward pass).
+  const auto backward_keep = [&](int a) { return backward_group && (segment[static_cast<std::size_t>(a)] & 1) != 0; };
   // Every test of S2 but reuse=fits' capacity test.
   const auto candidate = [&](const Tensor& T, int a, int b) {
-    if (reuse == "none") return false;
     if (T.role != Role::Activation && T.role != Role::Gradient) return false;
     if (segment[static_cast<std::size_t>(a)] != segment[static_cast<std::size_t>(b)]) return false;
+    if (backward_keep(a)) return true;
+    if (reuse == "none") return false;
     if (reuse == "group") return true;
     return next_busy[static_cast<std::size_t>(a) + 1] == b;
   };
@@ -97,8 +106,8 @@ void derive_tables(const PlanInput& in, MbsTables& d) {
     for (int u = T.use_begin; u < T.use_end; ++u) {
       const Use& U = s.uses[static_cast<std::size_t>(u)];
       if (U.partial) continue;
-      if (prev >= 0 && candidate(T, s.uses[static_cast<std::size_t>(prev)].step, U.step))
-        d.keeps.push_back({s.uses[static_cast<std::size_t>(prev)].step, U.step, u, T.bytes});
+      const int from = prev >= 0 ? s.uses[static_cast<std::size_t>(prev)].step : -1;
+      if (prev >= 0 && candidate(T, from, U.step)) d.keeps.push_back({from, U.step, u, T.bytes, !backward_keep(from)});
       prev = u;
     }
   }
@@ -134,7 +143,7 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
   detail::RangeTree tree(ns, scratch.tree);
   std::vector<std::uint8_t> keep(s.uses.size(), 0);
   for (const Keep& k : tables.keeps) {
-    if (fits && (act[static_cast<std::size_t>(k.from)] > in.capacity || act[static_cast<std::size_t>(k.to)] > in.capacity))
+    if (fits && k.gated && (act[static_cast<std::size_t>(k.from)] > in.capacity || act[static_cast<std::size_t>(k.to)] > in.capacity))
       continue;  // reuse=fits: both steps' bytes must fit (S2)
     const std::int64_t need = tree.max(k.from, k.to) + k.bytes;
     if (need > in.capacity) {
@@ -257,6 +266,11 @@ extern const CachePart cache_mbs_strict{
                    "(MBS-FS, MBS1); fits: to the next step when both fit the capacity (IL); none: nothing "
                    "(Baseline)",
                    "group", {"group", "adjacent", "fits", "none"}),
+     choice_option("backward_reuse",
+                   "same: the loss and backward pass keep by `reuse`; group: they keep anywhere inside a "
+                   "group's sub-batch whatever `reuse` (the paper's MBS1: no inter-branch reuse in forward "
+                   "only)",
+                   "same", {"same", "group"}),
      integer_option("norm_passes",
                     "passes of a batch-norm step over its data when loaded (2: statistics, then "
                     "normalize)", 1, 1, 2),
