@@ -74,6 +74,8 @@ POLICY_NAMES: dict[str, str] = {
     "one_step": "1-Step",
     "lru": "LRU",
     "fifo": "FIFO",
+    "lru_hw": "LRU, hardware",
+    "fifo_hw": "FIFO, hardware",
     "eager_wb": "Eager W/B",
     "eager_spec": "Eager Spec",
     "eager_wb_64": "Eager W/B, 64 entries",

@@ -2,7 +2,8 @@
 and the paper's relations between them (section IV), checked on the numbers.
 
 OnSRAM-Static is ``inference(order=hybrid) + onsram-static``; the cache-based comparisons are
-``lru`` and ``fifo``; infinite SPM and 1-Step as in Table I. OnSRAM-Eager W/B and Spec run over
+``lru`` and ``fifo`` (smart caches of whole tensors) and ``lru(hardware=on)``, ``fifo(hardware=on)``
+(hardware caches of 64-byte lines, rule O11); infinite SPM and 1-Step as in Table I. OnSRAM-Eager W/B and Spec run over
 random valid execution orders (``inference(order=random, seed=k)``, k = 0 … ORDERS - 1, as the
 paper's 50 orders): their columns are the mean speedup, with ``_min`` and ``_max``.
 
@@ -31,6 +32,8 @@ POLICIES = {
     "one_step": "one-step",
     "lru": "lru",
     "fifo": "fifo",
+    "lru_hw": "lru(hardware=on)",
+    "fifo_hw": "fifo(hardware=on)",
 }
 BYTES_PER_ELEMENT = 2
 ORDERS = 50
@@ -76,7 +79,7 @@ def compute(small: bool = False) -> pd.DataFrame:
 def relations(df: pd.DataFrame) -> pd.DataFrame:
     """The paper's sentences about Fig. 2, as quantity / paper / dnnmem rows."""
     inf, s = df["inf"], df["static"]
-    cache = df[["lru", "fifo"]].max(axis=1)
+    cache = df[["lru_hw", "fifo_hw"]].max(axis=1)
     rows = [
         ("Static speedup, min-max", "1.02-4.8", f"{s.min():.2f}-{s.max():.2f}"),
         (
@@ -90,7 +93,12 @@ def relations(df: pd.DataFrame) -> pd.DataFrame:
             f"{((s - 1) / (inf - 1)).where(inf > 1.001).mean():.2f}",
         ),
         ("max Static / 1-Step", "2.7", f"{(s / df['one_step']).max():.2f}"),
-        ("max Static / best of LRU, FIFO", "2.8", f"{(s / cache).max():.2f}"),
+        ("max Static / best of hardware LRU, FIFO", "2.8", f"{(s / cache).max():.2f}"),
+        (
+            "max Static / best of whole-tensor LRU, FIFO",
+            "2.8",
+            f"{(s / df[['lru', 'fifo']].max(axis=1)).max():.2f}",
+        ),
         ("networks where Static < best of LRU, FIFO", "none implied", str(int((s < cache).sum()))),
         ("Eager W/B, mean over networks (arithmetic)", "1.15", f"{df['eager_wb'].mean():.2f}"),
         ("Eager W/B, geomean over networks", "1.15", f"{C.geomean(df['eager_wb']):.2f}"),
@@ -157,16 +165,17 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
     for _, r in df.iterrows():
         rows.append([
             r["network"], *(num(r[c]) for c in ("inf", "static", "static_thesis_order", "one_step",
-                                                "lru", "fifo")),
+                                                "lru", "fifo", "lru_hw", "fifo_hw")),
             f"{int(r['static_pinned'])} / {int(r['inf_pinned'])}", num(r["eager_wb"]),
             f"{num(r['eager_spec'])} ({num(r['eager_spec_min'])}–{num(r['eager_spec_max'])})",
             f"{num(r['eager_spec_64'])} ({num(r['eager_spec_64_min'])}–{num(r['eager_spec_64_max'])})",
         ])  # fmt: skip
     header = ["network", "∞ SPM", "OnSRAM-Static", "Static, thesis order", "1-Step", "LRU", "FIFO",
-              "pinned", "Eager W/B", "Eager Spec (min–max)", "Spec, 64 entries (min–max)"]  # fmt: skip
+              "LRU, hardware", "FIFO, hardware", "pinned", "Eager W/B", "Eager Spec (min–max)", "Spec, 64 entries (min–max)"]  # fmt: skip
     t = df.set_index("network")
     inf, st = t["inf"], t["static"]
     cache = t[["lru", "fifo"]].max(axis=1)
+    hw = t[["lru_hw", "fifo_hw"]].max(axis=1)
     g = C.geomean
     spec_ratio = t["eager_spec"] / st
     worst = spec_ratio.idxmin()
@@ -175,10 +184,11 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
     widths = {c: t[f"{c}_max"] - t[f"{c}_min"] for c in ("eager_spec", "eager_spec_64")}
     wcol = max(widths, key=lambda c: widths[c].max())
     width, widest = widths[wcol], widths[wcol].idxmax()
-    same = bool(((t["lru"] - t["fifo"]).abs() < 0.005).all())
-    holds = int(
-        ((st >= t["one_step"] - 1e-12) & (st >= t["lru"] - 1e-12) & (st >= t["fifo"] - 1e-12)).sum()
+    same = bool(
+        ((t["lru"] - t["fifo"]).abs() < 0.005).all()
+        and ((t["lru_hw"] - t["fifo_hw"]).abs() < 0.005).all()
     )
+    holds = int(((st >= t["one_step"] - 1e-12) & (st >= cache - 1e-12) & (st >= hw - 1e-12)).sum())
     below = [n for n in t.index if t.at[n, "eager_spec_min"] < 1]
     rel = [
         ("∞ SPM range", "1.02–5.17", f"{num(inf.min())}–{num(inf.max())}",
@@ -204,12 +214,22 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
          f"{num((st / t['one_step']).max())} ({(st / t['one_step']).idxmax()})",
          "Follows from 1-Step's difference above: with activations as separate layers our 1-Step "
          "is much stronger than the paper's."),
-        ("max Static / best of LRU, FIFO", "2.8", f"{num((st / cache).max())} ({(st / cache).idxmax()})",
-         "Our LRU and FIFO know liveness (a dead tensor is freed at no cost, rule L4), which a "
-         "plain hardware cache does not; they are the strongest reasonable cache-based baselines."
-         + (" LRU and FIFO coincide on every network here: in inference a tensor is rarely hit "
-            "after it is first used again, so the victim order seldom matters." if same else "")),
-        ("Static ≥ 1-Step, LRU, FIFO", "implied", f"holds on {holds} of {len(t)}",
+        ("max Static / best of hardware LRU, FIFO", "2.8",
+         f"{num((st / hw).max())} ({(st / hw).idxmax()})",
+         "The paper's cache-based policies as hardware caches (rule O11: 64-byte lines, no "
+         "liveness, no bypass): every activation is written back once, as in No SPM Mgmt, so they "
+         f"save only reads (geomean {num(g(hw))} against Static's {num(g(st))}); the rest of the "
+         "gap is in the networks: our largest Static speedups are smaller than the paper's "
+         "(MobileNetV1 and ResNeXt: ∞ SPM, Table I)."),
+        ("max Static / best of whole-tensor LRU, FIFO", "2.8",
+         f"{num((st / cache).max())} ({(st / cache).idxmax()})",
+         "`lru` and `fifo` know liveness (a dead tensor is freed at no cost, rule L4) and stream "
+         "what does not fit (L3): smart caches, the strongest cache-based baselines, not the "
+         "paper's."
+         + (" LRU and FIFO coincide on every network here, as caches of whole tensors and of "
+            "lines: in inference a tensor is rarely hit after it is first used again, so the "
+            "victim order seldom matters." if same else "")),
+        ("Static ≥ 1-Step, LRU, FIFO (both kinds)", "implied", f"holds on {holds} of {len(t)}",
          "No difference." if holds == len(t) else "See the rows above."),
         ("the hybrid BFS-DFS order", '"liveness/criticality-aware node execution ordering"',
          f"changes Static by at most {share(order.max(), 0)} ({moved}: "

@@ -154,7 +154,13 @@ L6. Dirty dW still cached after the last step are written out then (drain).
 The OnSRAM family (docs/model/onsram.md, written from that page): ``fifo`` is ``lru`` with the
 victim cached earliest (O8); ``infinite-spm``, ``one-step`` and ``onsram-static`` pin candidate
 tensors for their whole live interval and stream every other access (O2-O7); ``cache_options``
-passes their ``reserve`` and ``alpha``.
+passes their ``reserve`` and ``alpha``. ``cache_options={"hardware": "on", "line": b}`` makes
+``lru`` / ``fifo`` the hardware cache of lines of rule O11 (H1–H6): ``capacity // b`` lines, each
+tensor cut into lines of b bytes (the last holds the rest); a read line hits or is loaded, a
+written line is allocated dirty without a fetch; the least recently used (fifo: the oldest)
+line of any tensor and step is the victim, a dirty one written back as a streamed store of that
+step (summed per tensor, after the step's own stores); no liveness, no bypass; partial accesses
+streamed; the dirty lines left are written back as streamed stores of the last step.
 
 Links (docs/policies.md, written from that page alone)
 ------------------------------------------------------
@@ -995,6 +1001,61 @@ def _lru(n, tensors, accesses, capacity, fifo: bool = False) -> tuple[_Work, dic
     return work, diag
 
 
+def _hardware_cache(n, tensors, accesses, capacity, line, fifo) -> tuple[_Work, dict]:
+    """``lru(hardware=on)`` / ``fifo(hardware=on)`` (docs/model/onsram.md, rule O11, H1–H6): a
+    fully associative cache of ``capacity // line`` lines, no liveness, no bypass."""
+    work = _Work(n)
+    diag = {"kept": 0, "prefetched": 0, "born": 0, "offloads": 0}
+    slots = capacity // line
+    lines: dict[tuple[int, int], bool] = {}  # (tensor, line) → dirty, in recency (fifo: age) order
+
+    def size(key: tuple[int, int]) -> int:  # H1: the tensor's bytes in that line
+        ti, j = key
+        return min(line, tensors[ti].size - j * line)
+
+    for s in range(n):
+        evicted: dict[int, int] = {}  # tensor → dirty bytes written back, in first-eviction order
+        for ti, read, write, partial, nbytes in accesses[s]:
+            if partial or slots == 0:  # H5
+                if read:
+                    work.streamed_loads[s].append((ti, nbytes))
+                if write:
+                    work.streamed_stores[s].append((ti, nbytes))
+                continue
+            missed = 0
+            for j in range(-(-tensors[ti].size // line)):
+                key = (ti, j)
+                if key in lines:
+                    if not fifo:
+                        lines[key] = lines.pop(key)  # most recent
+                else:
+                    if read:
+                        missed += size(key)  # H2: demand load (a write-only line: no fetch)
+                    if len(lines) == slots:  # H3: the oldest line goes, whatever it holds
+                        victim = next(iter(lines))
+                        if lines.pop(victim):
+                            evicted[victim[0]] = evicted.get(victim[0], 0) + size(victim)
+                    lines[key] = False
+                if write:
+                    lines[key] = True
+            if missed:
+                work.streamed_loads[s].append((ti, missed))
+            diag["kept"] += bool(read and not missed)
+            diag["born"] += bool(write and not read)
+        # H3: the write-backs stream while the step computes (O1), after its own stores.
+        work.streamed_stores[s] += list(evicted.items())
+        diag["offloads"] += len(evicted)
+        work.onchip[s] = sum(size(key) for key in lines)
+    # H6: the dirty lines left are written back with the last step, in tensor order.
+    drain: dict[int, int] = {}
+    for key, dirty in lines.items():
+        if dirty:
+            drain[key[0]] = drain.get(key[0], 0) + size(key)
+    work.streamed_stores[n - 1] += sorted(drain.items())
+    diag["offloads"] += len(drain)
+    return work, diag
+
+
 def _mbs_strict(
     net, n, tensors, accesses, capacity, reuse, backward_reuse="same"
 ) -> tuple[_Work, dict]:
@@ -1286,6 +1347,9 @@ def estimate(
         select = {"vdnn-all": "all", "vdnn-conv": "conv", "oracle": "none"}[policy]
         work, diag = _vdnn(n, tensors, net, select)
         capacity = 2**62  # V5: the capacity is not looked at (no capacity waits)
+    elif policy in ("lru", "fifo") and (cache_options or {}).get("hardware", "off") == "on":
+        line = int((cache_options or {}).get("line", 64))
+        work, diag = _hardware_cache(n, tensors, accesses, capacity, line, policy == "fifo")
     elif policy in ("lru", "fifo"):
         work, diag = _lru(n, tensors, accesses, capacity, fifo=policy == "fifo")
     elif policy == "mbs-strict":

@@ -105,7 +105,8 @@ def test_policy_object_and_columns() -> None:
             r"^scheduler 'split-backward': option 'first' must be one of "
             r"dx, dw, got 'dy'$",
         ),
-        ("lru(x=1)", r"^cache manager 'lru': unknown option 'x' \(valid: none\)$"),
+        ("lru(x=1)", r"^cache manager 'lru': unknown option 'x' \(valid: hardware, line\)$"),
+        ("none(x=1)", r"^cache manager 'none': unknown option 'x' \(valid: none\)$"),
         # A mistyped name or option gets the close matches; a known name with options written
         # after ':' or '=' gets the parentheses (were only the whole list of names).
         (

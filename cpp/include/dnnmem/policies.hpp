@@ -19,6 +19,10 @@ void plan_lp_rounded(const PlanInput& in, PlanScratch& scratch, Plan& out);
 void plan_lru(const PlanInput& in, PlanScratch& scratch, Plan& out);
 // lru (fifo = false) and fifo (true): one cache of whole tensors, two victim orders.
 void plan_whole_tensor_cache(const PlanInput& in, PlanScratch& scratch, Plan& out, bool fifo);
+// lru / fifo with option hardware=on: a cache of lines with no liveness and no bypass (rule O11).
+void plan_hardware_cache(const PlanInput& in, Plan& out, bool fifo);
+// The options lru and fifo share (hardware, line).
+std::vector<OptionSpec> whole_tensor_cache_options();
 void plan_vdnn_all(const PlanInput& in, PlanScratch& scratch, Plan& out);
 void plan_vdnn_conv(const PlanInput& in, PlanScratch& scratch, Plan& out);
 void plan_oracle(const PlanInput& in, PlanScratch& scratch, Plan& out);

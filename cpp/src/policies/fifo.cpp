@@ -8,10 +8,16 @@
 namespace dnnmem {
 namespace {
 
-void plan_fifo(const PlanInput& in, PlanScratch& w, Plan& plan) { plan_whole_tensor_cache(in, w, plan, true); }
+void plan_fifo(const PlanInput& in, PlanScratch& w, Plan& plan) {
+  if (in.options->choice("hardware") == "on")
+    plan_hardware_cache(in, plan, true);
+  else
+    plan_whole_tensor_cache(in, w, plan, true);
+}
 
 }  // namespace
 
-extern const CachePart cache_fifo{"fifo", "online FIFO cache of whole tensors with demand loads (lru's cache, first-in first-out victims)", {}, 0, &plan_fifo};
+extern const CachePart cache_fifo{"fifo", "online FIFO cache of whole tensors with demand loads (lru's cache, first-in first-out victims)",
+                                  whole_tensor_cache_options(), 0, &plan_fifo};
 
 }  // namespace dnnmem

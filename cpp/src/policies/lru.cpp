@@ -174,9 +174,20 @@ void plan_whole_tensor_cache(const PlanInput& in, PlanScratch& w, Plan& plan, bo
 }
 
 void plan_lru(const PlanInput& in, PlanScratch& w, Plan& plan) {
-  plan_whole_tensor_cache(in, w, plan, false);
+  if (in.options->choice("hardware") == "on")
+    plan_hardware_cache(in, plan, false);
+  else
+    plan_whole_tensor_cache(in, w, plan, false);
 }
 
-extern const CachePart cache_lru{"lru", "online LRU cache of whole tensors with demand loads, no knowledge of the future", {}, 0, &plan_lru};
+std::vector<OptionSpec> whole_tensor_cache_options() {
+  return {choice_option("hardware", "off: whole tensors, liveness known, bypass when they do not fit (L1-L6); on: a "
+                        "hardware cache of lines, no liveness, no bypass (docs/model/onsram.md, rule O11)", "off",
+                        {"off", "on"}),
+          number_option("line", "bytes", "line size of the hardware cache (hardware=on)", 64, 1, 1 << 30)};
+}
+
+extern const CachePart cache_lru{"lru", "online LRU cache of whole tensors with demand loads, no knowledge of the future",
+                                 whole_tensor_cache_options(), 0, &plan_lru};
 
 }  // namespace dnnmem
