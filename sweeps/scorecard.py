@@ -46,7 +46,9 @@ HYPOTHESES = (
     "*hypothesis*: the row is measured under an option of issue 28, argued on the seed's page "
     "(H2: the interleaved paper's simulator read from its text, GEMM-level accounting, FP32, "
     "§4.2's reuse window, im2col-expanded operands; H3: cDMA's sparsity per network, the "
-    "activation maps without the input image); — the page's default configuration."
+    "activation maps without the input image; 4: OnSRAM's LRU and FIFO as hardware caches; E6: "
+    "OnSRAM-Eager Spec skipping write-backs only at memory-bound steps); — the page's default "
+    "configuration."
 )
 COLUMNS = [
     "seed", "claim", "where", "paper", "dnnmem", "unit", "kind", "tolerance", "relative_error",

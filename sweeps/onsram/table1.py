@@ -128,11 +128,13 @@ NOTES = {
     "traffic, do not fit in 2 MiB at all; the paper's 1.18 suggests it keeps parts of them "
     "(tiles), which whole-tensor pinning (O2) does not model.",
     "ResNeXt": "The paper does not say which ResNeXt; ours is ResNeXt-50 32×4d, whose grouped "
-    "convolutions run on the array at peak here; a variant with more activation per weight (a "
-    "CIFAR ResNeXt-29) or grouped convolutions that run as SIMD work would gain more.",
-    "MobileNetV1": "∞ SPM lower: its depthwise convolutions are SIMD work (375 GFLOP/s) here, "
-    "which bounds them once their traffic is gone; the paper's simulator may run them on the "
-    "array.",
+    "convolutions run on the array at peak here; its array steps' compute and weights bound ∞ "
+    "SPM at 2.50 even with every SIMD step free (the paragraph on the top of the range); a "
+    "variant with more activation per weight (a CIFAR ResNeXt-29) would gain more.",
+    "MobileNetV1": "∞ SPM lower: its depthwise and pointwise convolutions run on the array at "
+    "peak here, and once their activations stay on chip the pointwise layers' compute and "
+    "weights bound it, at 4.47 even with every SIMD step free (the paragraph on the top of the "
+    "range).",
     "SqueezeNet": "The fire modules' ReLUs and concatenations are separate steps (fusion).",
     "PTB": "The LSTM's weights, read at each of 35 time steps, bound it.",
     "Multi-Head Attn": "The paper gives no size. Ours (50 tokens, d 512, 8 heads) spends part of "

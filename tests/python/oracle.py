@@ -634,13 +634,27 @@ def _pinned(n, compute, tensors, accesses, capacity, link: _Link, policy, option
     return work, diag
 
 
-def _eager(net, n, compute, tensors, accesses, capacity, spec: bool, options) -> tuple:
+def _eager(
+    net, n, compute, tensors, accesses, capacity, link: _Link, spec: bool, options
+) -> tuple:
     """OnSRAM-Eager (docs/model/onsram.md, rules E1-E7): steps seen one at a time; a history
     buffer of contexts (the signatures of the last ``window`` steps) predicts each output's
-    liveness; W/B always writes back, Spec only while the prediction is not stable; a read
-    after a dropped output's predicted end re-executes its producer. Returns the work, the
+    liveness; W/B always writes back, Spec only while the prediction is not stable (and, with
+    ``speculate=memory-bound``, only at a step whose streamed transfers outlast its compute); a
+    read after a dropped output's predicted end re-executes its producer. Returns the work, the
     counts and the compute added to each step."""
     window, entries = int(options.get("window", 3)), int(options.get("entries", 6))
+    if spec and options.get("speculate", "stable") == "memory-bound":  # E6's option
+        may_speculate = [
+            sum(
+                read * link.units(ti, nb, True) + write * link.units(ti, nb, False)
+                for ti, read, write, _, nb in accesses[s]
+            )
+            > compute[s]
+            for s in range(n)
+        ]
+    else:
+        may_speculate = [True] * n
     st = net.schedule.step_table()
 
     def is_candidate(t) -> bool:  # E2: O2, made on chip, only read afterwards
@@ -715,7 +729,7 @@ def _eager(net, n, compute, tensors, accesses, capacity, spec: bool, options) ->
                 pinned[ti] = end
                 for u in range(s, end + 1):
                     occ[u] += size
-                if not spec or not entry["stable"][k]:  # E6
+                if not spec or not entry["stable"][k] or not may_speculate[s]:  # E6
                     copy.add(ti)
                 diag["born"] += 1
             else:
@@ -1364,6 +1378,7 @@ def estimate(
             tensors,
             accesses,
             capacity,
+            cost,
             policy.endswith("spec"),
             cache_options or {},
         )

@@ -291,6 +291,44 @@ def test_eager_spec_mis_speculation_reexecutes_the_producers() -> None:
     assert (wb.steps["compute_time"] == none.steps["compute_time"]).all()
 
 
+def test_eager_spec_speculates_only_where_a_write_back_costs_time() -> None:
+    """Rule E6's option ``speculate=memory-bound``. At 1 GFLOP/s and 1 GB/s each conv step
+    computes for 18,432 FLOPs (2 x 9,216 MACs) = 18.432 us and streams 2,640 B
+    (its 1,024 B input, 592 B of weights, its 1,024 B output) = 2.64 us: compute-bound, so its
+    output is written back (a store hidden by the compute costs nothing). Each relu computes
+    256 FLOPs = 0.256 us and streams 2,048 B = 2.048 us: memory-bound, so once its prediction is
+    stable its output is not. The add reads r3 after its predicted one-step life: it re-executes
+    relu r3 only (0.256 us), loading c3's DRAM copy; by default it re-executes conv c3 too."""
+    doc = _blocks(6, skip=(5, 3))
+    net = dnnmem.load_network(doc, batch=1)
+
+    def run(cache: str) -> dnnmem.Result:
+        r = dnnmem.estimate(
+            net, policy=f"inference + {cache}", capacity=2**20, bandwidth=10**9, throughput=10**9
+        )
+        return r
+
+    none, stable = run("none"), run("onsram-eager-spec")
+    mb = run("onsram-eager-spec(speculate=memory-bound)")
+    base = none.steps.set_index("name")
+    s, d = mb.steps.set_index("name"), stable.steps.set_index("name")
+    assert base.loc["F:c3", "compute_time"] == pytest.approx(18.432e-6, rel=1e-12)
+    assert base.loc["F:r3", "compute_time"] == pytest.approx(0.256e-6, rel=1e-12)
+    extra = s["compute_time"] - base["compute_time"]
+    assert extra["F:sum"] == pytest.approx(0.256e-6, rel=1e-12)
+    assert (extra.drop("F:sum") == 0).all()
+    assert s.loc["F:sum", "bytes_in"] == ACT  # c3 from DRAM; r5 on chip
+    assert (s.loc[[f"F:c{i}" for i in range(6)], "bytes_out"] == ACT).all()
+    # The default speculates on the convs' outputs too: their stores are saved, and the add
+    # re-executes c3 as well (reading r2, written back while its entry was not stable, and W:c3).
+    extra_d = d["compute_time"] - base["compute_time"]
+    assert extra_d["F:sum"] == pytest.approx(18.432e-6 + 0.256e-6, rel=1e-12)
+    assert d.loc["F:c5", "bytes_out"] == 0
+    assert mb.time < stable.time
+    with pytest.raises(ValueError, match="speculate"):
+        run("onsram-eager-wb(speculate=memory-bound)")
+
+
 @st.composite
 def _repeating(draw) -> dict:
     """Identical conv -> relu blocks with random skip additions: contexts that repeat, and
@@ -320,20 +358,28 @@ def _repeating(draw) -> dict:
     window=st.integers(1, 3),
     entries=st.integers(1, 6),
     similar=st.sampled_from(["kind", "shape"]),
+    speculate=st.sampled_from(["stable", "memory-bound"]),
     capacity=st.sampled_from([0, 200, 600, 2**40]),
+    throughput=st.sampled_from([10**6, 10**8]),
 )
 def test_eager_matches_the_oracle_on_repeating_blocks(
-    doc, scheduler, cache, window, entries, similar, capacity
+    doc, scheduler, cache, window, entries, similar, speculate, capacity, throughput
 ) -> None:
-    """Rules E1-E7 against tests/python/oracle.py, mis-speculations included."""
+    """Rules E1-E7 against tests/python/oracle.py, mis-speculations included. At 1 MB/s the
+    convs (about 2.9 FLOP per byte) are compute-bound and the relus (0.125) memory-bound at
+    10^6 FLOP/s, and every step compute-bound at 10^8 (``speculate=memory-bound``)."""
     net = dnnmem.load_network(doc, batch=1)
-    opts = {"window": window, "entries": entries, "similar": similar}
+    opts: dict[str, object] = {"window": window, "entries": entries, "similar": similar}
+    if cache.endswith("spec"):
+        opts["speculate"] = speculate
     text = ", ".join(f"{k}={v}" for k, v in opts.items())
     policy = dnnmem.Policy.parse(f"{scheduler} + {cache}({text})")
     o = oracle.estimate(
-        net.with_scheduler(policy.scheduler), capacity, 10**6, 10**8, cache, cache_options=opts
+        net.with_scheduler(policy.scheduler), capacity, 10**6, throughput, cache, cache_options=opts
     )
-    r = dnnmem.estimate(net, policy=policy, capacity=capacity, bandwidth=10**6, throughput=10**8)
+    r = dnnmem.estimate(
+        net, policy=policy, capacity=capacity, bandwidth=10**6, throughput=throughput
+    )
     compare_with_oracle(r, o, str(policy))
 
 

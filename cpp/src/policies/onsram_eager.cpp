@@ -29,6 +29,10 @@ struct EagerTables {
   // Per step i, its candidates' predictions in output order: [born_begin[i], born_begin[i + 1]).
   std::vector<int> born_begin, born_tensor, born_live;
   std::vector<std::uint8_t> born_stable;
+  // Per step: whether Spec may skip the write-back of its outputs (rule E6): every step with
+  // `speculate=stable`; with `speculate=memory-bound` only the steps whose baseline transfers
+  // outlast their compute (rule O6's x0(s) > c(s)), where a write-back costs time.
+  std::vector<std::uint8_t> may_speculate;
   // Per step i, the candidates whose last use it is: [death_begin[i], death_begin[i + 1]).
   std::vector<int> death_begin, death_tensor;
 };
@@ -41,13 +45,19 @@ struct Entry {            // one history-buffer entry (rule E3)
   std::vector<std::uint8_t> stable;  // per output: the last two observations agreed
 };
 
-void derive_tables(const PlanInput& in, EagerTables& d) {
+void derive_tables(const PlanInput& in, bool spec, EagerTables& d) {
   const Schedule& s = in.schedule;
   const UseIndex& x = s.index;
   const std::size_t nt = s.tensors.size(), n = s.steps.size();
   const int window = static_cast<int>(in.options->integer("window"));
   const std::size_t entries = static_cast<std::size_t>(in.options->integer("entries"));
   const bool by_shape = in.options->choice("similar") == "shape";
+  d.may_speculate.assign(n, 1);
+  if (spec && in.options->choice("speculate") == "memory-bound") {
+    std::vector<Ticks> streamed, base;
+    detail::streamed_baseline(in, streamed, base);
+    for (std::size_t i = 0; i < n; ++i) d.may_speculate[i] = streamed[i] > in.compute[i];
+  }
   d.candidate.assign(nt, 0);
   d.start.assign(nt, -1);
   d.last.assign(nt, -1);
@@ -178,7 +188,7 @@ struct Eager {
 void plan_eager(const PlanInput& in, PlanScratch& w, Plan& plan, bool write_back_always) {
   const Schedule& s = in.schedule;
   const std::size_t nt = s.tensors.size(), n = s.steps.size();
-  const EagerTables& d = derived_tables<EagerTables>(w, [&](EagerTables& t) { derive_tables(in, t); });
+  const EagerTables& d = derived_tables<EagerTables>(w, [&](EagerTables& t) { derive_tables(in, !write_back_always, t); });
   Eager e(in, d);
   e.pinned.assign(nt, 0);
   e.copy.assign(nt, 0);
@@ -205,7 +215,8 @@ void plan_eager(const PlanInput& in, PlanScratch& w, Plan& plan, bool write_back
         e.pinned[t] = 1;
         e.pred_end[t] = end;
         occ.add(step, end, size);
-        e.copy[t] = write_back_always || !d.born_stable[static_cast<std::size_t>(b)];  // rule E6
+        e.copy[t] = write_back_always || !d.born_stable[static_cast<std::size_t>(b)] ||
+                    !d.may_speculate[i];  // rule E6
         ++plan.counts.born;
       } else {
         e.copy[t] = 1;
@@ -259,11 +270,16 @@ void plan_eager(const PlanInput& in, PlanScratch& w, Plan& plan, bool write_back
 void plan_eager_wb(const PlanInput& in, PlanScratch& w, Plan& plan) { plan_eager(in, w, plan, true); }
 void plan_eager_spec(const PlanInput& in, PlanScratch& w, Plan& plan) { plan_eager(in, w, plan, false); }
 
-std::vector<OptionSpec> eager_options() {
-  return {integer_option("entries", "history-buffer entries", 6, 1, 1 << 20),
+std::vector<OptionSpec> eager_options(bool spec) {
+  std::vector<OptionSpec> o{integer_option("entries", "history-buffer entries", 6, 1, 1 << 20),
           integer_option("window", "steps whose signatures form a lookup context", 3, 1, 1 << 10),
           choice_option("similar", "steps are similar when they do the same kind of work (kind) or "
                         "also on the same sizes (shape)", "kind", {"kind", "shape"})};
+  if (spec)
+    o.push_back(choice_option("speculate", "Spec skips the write-back of a stably predicted output of "
+                        "every step (stable) or only of a memory-bound one (memory-bound)", "stable",
+                        {"stable", "memory-bound"}));
+  return o;
 }
 
 }  // namespace
@@ -271,10 +287,10 @@ std::vector<OptionSpec> eager_options() {
 extern const CachePart cache_onsram_eager_wb{
     "onsram-eager-wb",
     "OnSRAM-Eager W/B: keep outputs for a liveness predicted from a history buffer, always written back",
-    eager_options(), 0, &plan_eager_wb};
+    eager_options(false), 0, &plan_eager_wb};
 extern const CachePart cache_onsram_eager_spec{
     "onsram-eager-spec",
     "OnSRAM-Eager Spec: as W/B, but confident predictions are not written back; a miss re-executes the producer",
-    eager_options(), 0, &plan_eager_spec};
+    eager_options(true), 0, &plan_eager_spec};
 
 }  // namespace dnnmem
