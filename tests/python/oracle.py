@@ -634,9 +634,7 @@ def _pinned(n, compute, tensors, accesses, capacity, link: _Link, policy, option
     return work, diag
 
 
-def _eager(
-    net, n, compute, tensors, accesses, capacity, link: _Link, spec: bool, options
-) -> tuple:
+def _eager(net, n, compute, tensors, accesses, capacity, link: _Link, spec: bool, options) -> tuple:
     """OnSRAM-Eager (docs/model/onsram.md, rules E1-E7): steps seen one at a time; a history
     buffer of contexts (the signatures of the last ``window`` steps) predicts each output's
     liveness; W/B always writes back, Spec only while the prediction is not stable (and, with
