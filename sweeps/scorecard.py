@@ -47,7 +47,8 @@ HYPOTHESES = (
     "(H2: the interleaved paper's simulator read from its text, GEMM-level accounting, FP32, "
     "§4.2's reuse window, im2col-expanded operands; H3: cDMA's sparsity per network, the "
     "activation maps without the input image; 4: OnSRAM's LRU and FIFO as hardware caches; E6: "
-    "OnSRAM-Eager Spec skipping write-backs only at memory-bound steps); — the page's default "
+    "OnSRAM-Eager Spec skipping a write-back only where it costs more than a re-execution); — "
+    "the page's default "
     "configuration."
 )
 COLUMNS = [

@@ -80,7 +80,7 @@ POLICY_NAMES: dict[str, str] = {
     "eager_spec": "Eager Spec",
     "eager_wb_64": "Eager W/B, 64 entries",
     "eager_spec_64": "Eager Spec, 64 entries",
-    "eager_spec_mb": "Eager Spec, memory-bound",
+    "eager_spec_cost": "Eager Spec, speculate=cost",
 }
 
 

@@ -638,21 +638,10 @@ def _eager(net, n, compute, tensors, accesses, capacity, link: _Link, spec: bool
     """OnSRAM-Eager (docs/model/onsram.md, rules E1-E7): steps seen one at a time; a history
     buffer of contexts (the signatures of the last ``window`` steps) predicts each output's
     liveness; W/B always writes back, Spec only while the prediction is not stable (and, with
-    ``speculate=memory-bound``, only at a step whose streamed transfers outlast its compute); a
-    read after a dropped output's predicted end re-executes its producer. Returns the work, the
+    ``speculate=cost``, only where the store saves its step more time than re-executing the
+    step would cost: its compute and its reads of non-candidates); a read after a dropped output's predicted end re-executes its producer. Returns the work, the
     counts and the compute added to each step."""
     window, entries = int(options.get("window", 3)), int(options.get("entries", 6))
-    if spec and options.get("speculate", "stable") == "memory-bound":  # E6's option
-        may_speculate = [
-            sum(
-                read * link.units(ti, nb, True) + write * link.units(ti, nb, False)
-                for ti, read, write, _, nb in accesses[s]
-            )
-            > compute[s]
-            for s in range(n)
-        ]
-    else:
-        may_speculate = [True] * n
     st = net.schedule.step_table()
 
     def is_candidate(t) -> bool:  # E2: O2, made on chip, only read afterwards
@@ -670,6 +659,29 @@ def _eager(net, n, compute, tensors, accesses, capacity, link: _Link, spec: bool
     start = {ti: tensors[ti].uses[0].step for ti in cand}
     last = {ti: tensors[ti].uses[-1].step for ti in cand}
     outputs = [sorted(ti for ti in cand if start[ti] == s) for s in range(n)]
+    by_cost = spec and options.get("speculate", "stable") == "cost"  # E6's option
+    streamed = [
+        sum(
+            read * link.units(ti, nb, True) + write * link.units(ti, nb, False)
+            for ti, read, write, _, nb in accesses[s]
+        )
+        for s in range(n)
+    ]
+    recovery = [
+        compute[s]
+        + sum(
+            link.units(ti, nb, True)
+            for ti, read, _, partial, nb in accesses[s]
+            if read and (partial or ti not in cand)
+        )
+        for s in range(n)
+    ]
+
+    def may_speculate(ti) -> bool:
+        s = start[ti]
+        saved = min(link.units(ti, tensors[ti].size, False), streamed[s] - compute[s])
+        return not by_cost or saved > recovery[s]
+
     if options.get("similar", "kind") == "shape":  # E3: the same FLOPs on the same bytes
         sigs = [
             (st["phase"][s], st["part"][s], int(st["macs"][s]), int(st["flops"][s]))
@@ -727,7 +739,7 @@ def _eager(net, n, compute, tensors, accesses, capacity, link: _Link, spec: bool
                 pinned[ti] = end
                 for u in range(s, end + 1):
                     occ[u] += size
-                if not spec or not entry["stable"][k] or not may_speculate[s]:  # E6
+                if not spec or not entry["stable"][k] or not may_speculate(ti):  # E6
                     copy.add(ti)
                 diag["born"] += 1
             else:

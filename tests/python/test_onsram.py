@@ -292,13 +292,15 @@ def test_eager_spec_mis_speculation_reexecutes_the_producers() -> None:
 
 
 def test_eager_spec_speculates_only_where_a_write_back_costs_time() -> None:
-    """Rule E6's option ``speculate=memory-bound``. At 1 GFLOP/s and 1 GB/s each conv step
-    computes for 18,432 FLOPs (2 x 9,216 MACs) = 18.432 us and streams 2,640 B
-    (its 1,024 B input, 592 B of weights, its 1,024 B output) = 2.64 us: compute-bound, so its
-    output is written back (a store hidden by the compute costs nothing). Each relu computes
-    256 FLOPs = 0.256 us and streams 2,048 B = 2.048 us: memory-bound, so once its prediction is
-    stable its output is not. The add reads r3 after its predicted one-step life: it re-executes
-    relu r3 only (0.256 us), loading c3's DRAM copy; by default it re-executes conv c3 too."""
+    """Rule E6's option ``speculate=cost``. At 1 GFLOP/s and 1 GB/s each conv step computes for
+    18,432 FLOPs (2 x 9,216 MACs) = 18.432 us and streams 2,640 B (its 1,024 B input, 592 B of
+    weights, its 1,024 B output) = 2.64 us: compute-bound, its store saves no time, so its output
+    is written back. Each relu computes 256 FLOPs = 0.256 us and streams 2,048 B = 2.048 us: its
+    1,024 B store saves min(1.024, 2.048 - 0.256) = 1.024 us, more than re-executing it would
+    cost (0.256 us of compute, no reads of non-candidates), so once its prediction is stable its
+    output is not written back. The add reads r3 after its predicted one-step life: it
+    re-executes relu r3 only (0.256 us), loading c3's DRAM copy; by default it re-executes conv
+    c3 too."""
     doc = _blocks(6, skip=(5, 3))
     net = dnnmem.load_network(doc, batch=1)
 
@@ -309,7 +311,7 @@ def test_eager_spec_speculates_only_where_a_write_back_costs_time() -> None:
         return r
 
     none, stable = run("none"), run("onsram-eager-spec")
-    mb = run("onsram-eager-spec(speculate=memory-bound)")
+    mb = run("onsram-eager-spec(speculate=cost)")
     base = none.steps.set_index("name")
     s, d = mb.steps.set_index("name"), stable.steps.set_index("name")
     assert base.loc["F:c3", "compute_time"] == pytest.approx(18.432e-6, rel=1e-12)
@@ -326,7 +328,7 @@ def test_eager_spec_speculates_only_where_a_write_back_costs_time() -> None:
     assert d.loc["F:c5", "bytes_out"] == 0
     assert mb.time < stable.time
     with pytest.raises(ValueError, match="speculate"):
-        run("onsram-eager-wb(speculate=memory-bound)")
+        run("onsram-eager-wb(speculate=cost)")
 
 
 @st.composite
@@ -358,7 +360,7 @@ def _repeating(draw) -> dict:
     window=st.integers(1, 3),
     entries=st.integers(1, 6),
     similar=st.sampled_from(["kind", "shape"]),
-    speculate=st.sampled_from(["stable", "memory-bound"]),
+    speculate=st.sampled_from(["stable", "cost"]),
     capacity=st.sampled_from([0, 200, 600, 2**40]),
     throughput=st.sampled_from([10**6, 10**8]),
 )
@@ -367,7 +369,7 @@ def test_eager_matches_the_oracle_on_repeating_blocks(
 ) -> None:
     """Rules E1-E7 against tests/python/oracle.py, mis-speculations included. At 1 MB/s the
     convs (about 2.9 FLOP per byte) are compute-bound and the relus (0.125) memory-bound at
-    10^6 FLOP/s, and every step compute-bound at 10^8 (``speculate=memory-bound``)."""
+    10^6 FLOP/s, and every step compute-bound at 10^8 (``speculate=cost``)."""
     net = dnnmem.load_network(doc, batch=1)
     opts: dict[str, object] = {"window": window, "entries": entries, "similar": similar}
     if cache.endswith("spec"):

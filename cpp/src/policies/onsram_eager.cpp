@@ -29,10 +29,10 @@ struct EagerTables {
   // Per step i, its candidates' predictions in output order: [born_begin[i], born_begin[i + 1]).
   std::vector<int> born_begin, born_tensor, born_live;
   std::vector<std::uint8_t> born_stable;
-  // Per step: whether Spec may skip the write-back of its outputs (rule E6): every step with
-  // `speculate=stable`; with `speculate=memory-bound` only the steps whose baseline transfers
-  // outlast their compute (rule O6's x0(s) > c(s)), where a write-back costs time.
-  std::vector<std::uint8_t> may_speculate;
+  // Per prediction (as born_tensor): whether Spec may skip its write-back (rule E6): always with
+  // `speculate=stable`; with `speculate=cost` only when the write-back costs its step more time
+  // than re-executing the producer would (its compute and its reads of non-candidates).
+  std::vector<std::uint8_t> born_may_speculate;
   // Per step i, the candidates whose last use it is: [death_begin[i], death_begin[i + 1]).
   std::vector<int> death_begin, death_tensor;
 };
@@ -52,12 +52,6 @@ void derive_tables(const PlanInput& in, bool spec, EagerTables& d) {
   const int window = static_cast<int>(in.options->integer("window"));
   const std::size_t entries = static_cast<std::size_t>(in.options->integer("entries"));
   const bool by_shape = in.options->choice("similar") == "shape";
-  d.may_speculate.assign(n, 1);
-  if (spec && in.options->choice("speculate") == "memory-bound") {
-    std::vector<Ticks> streamed, base;
-    detail::streamed_baseline(in, streamed, base);
-    for (std::size_t i = 0; i < n; ++i) d.may_speculate[i] = streamed[i] > in.compute[i];
-  }
   d.candidate.assign(nt, 0);
   d.start.assign(nt, -1);
   d.last.assign(nt, -1);
@@ -74,6 +68,23 @@ void derive_tables(const PlanInput& in, bool spec, EagerTables& d) {
     d.last[t] = detail::pin_end(s, t);
     outputs[static_cast<std::size_t>(d.start[t])].push_back(static_cast<int>(t));
     deaths[static_cast<std::size_t>(d.last[t])].push_back(static_cast<int>(t));
+  }
+
+  // Rule E6's option `cost`: per step, x0 (every access streamed, rule O6) and the cost of
+  // re-executing it (its compute and the reads it cannot find on chip: non-candidates).
+  const bool by_cost = spec && in.options->choice("speculate") == "cost";
+  std::vector<Ticks> streamed, base, recovery(by_cost ? n : 0, 0);
+  if (by_cost) {
+    detail::streamed_baseline(in, streamed, base);
+    for (std::size_t i = 0; i < n; ++i) {
+      const Step& st = s.steps[i];
+      recovery[i] = in.compute[i];
+      for (int k = 0; k < st.num_accesses; ++k) {
+        const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
+        if (a.read && (a.partial || !d.candidate[static_cast<std::size_t>(a.tensor)]))
+          recovery[i] += in.transfer_ticks(a.tensor, a.bytes, true);
+      }
+    }
   }
 
   // Rule E3: a step's signature, the context of the last `window` signatures, the buffer.
@@ -98,6 +109,7 @@ void derive_tables(const PlanInput& in, bool spec, EagerTables& d) {
   d.born_tensor.clear();
   d.born_live.clear();
   d.born_stable.clear();
+  d.born_may_speculate.clear();
   d.death_begin.assign(1, 0);
   d.death_tensor.clear();
   for (std::size_t i = 0; i < n; ++i) {
@@ -130,6 +142,13 @@ void derive_tables(const PlanInput& in, bool spec, EagerTables& d) {
       d.born_tensor.push_back(static_cast<int>(t));
       d.born_live.push_back(k < entry.live.size() ? entry.live[k] : -1);
       d.born_stable.push_back(k < entry.stable.size() ? entry.stable[k] : 0);
+      if (by_cost) {  // the store's time the step saves, against a re-execution's
+        const Ticks saved = std::min(in.transfer_ticks(static_cast<int>(t), s.tensors[t].bytes, false),
+                                     streamed[i] - in.compute[i]);
+        d.born_may_speculate.push_back(saved > recovery[i]);
+      } else {
+        d.born_may_speculate.push_back(1);
+      }
     }
     d.born_begin.push_back(static_cast<int>(d.born_tensor.size()));
     // Rule E4, learning: a tensor dies after its last use; its entry, if still buffered,
@@ -188,7 +207,8 @@ struct Eager {
 void plan_eager(const PlanInput& in, PlanScratch& w, Plan& plan, bool write_back_always) {
   const Schedule& s = in.schedule;
   const std::size_t nt = s.tensors.size(), n = s.steps.size();
-  const EagerTables& d = derived_tables<EagerTables>(w, [&](EagerTables& t) { derive_tables(in, !write_back_always, t); });
+  const EagerTables& d = derived_tables<EagerTables>(
+      w, [&](EagerTables& t) { derive_tables(in, !write_back_always, t); });
   Eager e(in, d);
   e.pinned.assign(nt, 0);
   e.copy.assign(nt, 0);
@@ -216,7 +236,7 @@ void plan_eager(const PlanInput& in, PlanScratch& w, Plan& plan, bool write_back
         e.pred_end[t] = end;
         occ.add(step, end, size);
         e.copy[t] = write_back_always || !d.born_stable[static_cast<std::size_t>(b)] ||
-                    !d.may_speculate[i];  // rule E6
+                    !d.born_may_speculate[static_cast<std::size_t>(b)];  // rule E6
         ++plan.counts.born;
       } else {
         e.copy[t] = 1;
@@ -271,14 +291,15 @@ void plan_eager_wb(const PlanInput& in, PlanScratch& w, Plan& plan) { plan_eager
 void plan_eager_spec(const PlanInput& in, PlanScratch& w, Plan& plan) { plan_eager(in, w, plan, false); }
 
 std::vector<OptionSpec> eager_options(bool spec) {
-  std::vector<OptionSpec> o{integer_option("entries", "history-buffer entries", 6, 1, 1 << 20),
-          integer_option("window", "steps whose signatures form a lookup context", 3, 1, 1 << 10),
-          choice_option("similar", "steps are similar when they do the same kind of work (kind) or "
-                        "also on the same sizes (shape)", "kind", {"kind", "shape"})};
-  if (spec)
-    o.push_back(choice_option("speculate", "Spec skips the write-back of a stably predicted output of "
-                        "every step (stable) or only of a memory-bound one (memory-bound)", "stable",
-                        {"stable", "memory-bound"}));
+  std::vector<OptionSpec> o{
+      integer_option("entries", "history-buffer entries", 6, 1, 1 << 20),
+      integer_option("window", "steps whose signatures form a lookup context", 3, 1, 1 << 10),
+      choice_option("similar", "steps are similar when they do the same kind of work (kind) or "
+                    "also on the same sizes (shape)", "kind", {"kind", "shape"})};
+  if (spec)  // rule E6's option: where Spec may skip a write-back
+    o.push_back(choice_option("speculate", "skip the write-back of every stably predicted "
+                              "output (stable) or only where the write-back costs more time than "
+                              "re-executing its producer (cost)", "stable", {"stable", "cost"}));
   return o;
 }
 
