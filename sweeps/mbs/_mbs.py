@@ -114,6 +114,11 @@ SPILLED_GRADIENTS = "reuse=adjacent"
 IL_FORWARD_FOOTPRINT = "default + mbs-strict(reuse=fits, fits_footprint=forward)"
 #: Its row's name in the scripts' tables.
 IL_FORWARD = "IL (forward footprint)"
+#: IL with no footprint test: a layer's output kept for the next layer whenever the kept data fit
+#: the buffer (rule 4 alone; docs/seeds/mbs.md, "IL's footprint"), a bound on any reading of the
+#: test, not the paper's rule.
+IL_NO_TEST_POLICY = "default + mbs-strict(reuse=adjacent)"
+IL_NO_TEST = "IL (no footprint test)"
 
 
 def configurations(buffer: float, encodings: str = "") -> dict[str, str]:
