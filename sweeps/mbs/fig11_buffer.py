@@ -80,7 +80,7 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
             f"output fit. ResNet-50's stage-2 tensors (32 × 1.6 MB = 51 MB) never fit in {hi} MiB. "
             f"Measuring a backward step by its layer's forward input and output (the paper's "
             f"per-layer footprint): {t(C.IL_FORWARD, hi)}; with no footprint test at all, only the "
-            f"kept data bounded by the buffer: {t(C.IL_NO_TEST, hi)} (docs: IL's footprint).",
+            f"kept data bounded by the buffer: {t(C.IL_NO_TEST, hi)} (IL's footprint, above).",
         ),
         (
             f'MBS2 at {lo} MiB vs IL at {lo} MiB (Fig. 11: "MBS2 saves 1.5X the traffic")',
