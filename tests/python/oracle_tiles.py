@@ -206,7 +206,9 @@ def tile_walk(
                 while fits and used + b > c_eff:
                     victims = [v for v in resident if v not in op_tiles]
                     if intermediates == "keep":
-                        finals = [v for v in victims if v not in dirty or done[v] == contributions[v]]
+                        finals = [
+                            v for v in victims if v not in dirty or done[v] == contributions[v]
+                        ]
                         victims = finals or victims
 
                     def next_use(v: Tile) -> float:
