@@ -108,6 +108,19 @@ NO_BRANCH_REUSE = "reuse=adjacent, backward_reuse=group"
 SPILLED_GRADIENTS = "reuse=adjacent"
 
 
+#: IL with the paper's per-layer footprint in both passes (docs/seeds/mbs.md, "IL's footprint"):
+#: a backward step is measured by its layer's forward input and output, the footprint the paper
+#: defines (§3, Fig. 4) and sizes MBS with, rather than by its own bytes.
+IL_FORWARD_FOOTPRINT = "default + mbs-strict(reuse=fits, fits_footprint=forward)"
+#: Its row's name in the scripts' tables.
+IL_FORWARD = "IL (forward footprint)"
+#: IL with no footprint test: a layer's output kept for the next layer whenever the kept data fit
+#: the buffer (rule 4 alone; docs/seeds/mbs.md, "IL's footprint"), a bound on any reading of the
+#: test, not the paper's rule.
+IL_NO_TEST_POLICY = "default + mbs-strict(reuse=adjacent)"
+IL_NO_TEST = "IL (no footprint test)"
+
+
 def configurations(buffer: float, encodings: str = "") -> dict[str, str]:
     """The paper's configurations (Tab. 3) as compositions; the mbs ones plan for ``buffer``.
     ``encodings`` (e.g. :data:`PAPER_ENCODINGS`) are mbs-strict options added to every

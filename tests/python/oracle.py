@@ -1057,13 +1057,15 @@ def _hardware_cache(n, tensors, accesses, capacity, line, fifo) -> tuple[_Work, 
 
 
 def _mbs_strict(
-    net, n, tensors, accesses, capacity, reuse, backward_reuse="same"
+    net, n, tensors, accesses, capacity, reuse, backward_reuse="same", fits_footprint="step"
 ) -> tuple[_Work, dict]:
     """``mbs-strict`` (docs/model/mbs.md, "Strict accounting"): weights, dW and states always
     move; an activation or gradient stays from one use to the next inside one segment (group,
     sub-batch, pass) by ``reuse`` (in the loss + backward pass anywhere in the segment when
     ``backward_reuse`` is ``group``), the keeps admitted by first step then tensor order while
-    they fit; a write is stored when a later read before the next write loads."""
+    they fit; a write is stored when a later read before the next write loads. ``reuse=fits``
+    compares each step's activation and gradient bytes with the capacity, or
+    (``fits_footprint=forward``) a backward step's layer's forward step's."""
     st = net.schedule.step_table()
     gt = net.schedule.group_table()
     passes = [0 if int(p) == 0 else 1 for p in st["phase"]]
@@ -1076,6 +1078,18 @@ def _mbs_strict(
     data = ("activation", "gradient")
     busy = [bool(accesses[s]) for s in range(n)]
     act = [sum(b for t, _, _, _, b in accesses[s] if tensors[t].role in data) for s in range(n)]
+    size = list(act)  # what reuse=fits compares with the capacity
+    if fits_footprint == "forward":
+        phase = [int(p) for p in st["phase"]]
+        layer = [int(x) for x in st["layer"]]
+        fwd: dict[tuple, int] = {}
+        for s in range(n):
+            if phase[s] == 0 and layer[s] >= 0:
+                key = (layer[s], seg[s][:2])
+                fwd[key] = max(fwd.get(key, 0), act[s])
+        for s in range(n):
+            if phase[s] == 2 and (layer[s], seg[s][:2]) in fwd:
+                size[s] = fwd[(layer[s], seg[s][:2])]
 
     def keeps(a: int, b: int) -> bool:
         if seg[a] != seg[b]:
@@ -1088,7 +1102,7 @@ def _mbs_strict(
             return True
         if any(busy[a + 1 : b]):
             return False
-        return reuse == "adjacent" or (act[a] <= capacity and act[b] <= capacity)
+        return reuse == "adjacent" or (size[a] <= capacity and size[b] <= capacity)
 
     candidates = [
         (t.uses[j - 1].step, t.index, j, t.uses[j].step)
@@ -1355,7 +1369,10 @@ def estimate(
     elif policy == "mbs-strict":
         reuse = (cache_options or {}).get("reuse", reuse)
         backward_reuse = (cache_options or {}).get("backward_reuse", "same")
-        work, diag = _mbs_strict(net, n, tensors, accesses, capacity, reuse, backward_reuse)
+        fits_footprint = (cache_options or {}).get("fits_footprint", "step")
+        work, diag = _mbs_strict(
+            net, n, tensors, accesses, capacity, reuse, backward_reuse, fits_footprint
+        )
     elif policy in ("onsram-eager-wb", "onsram-eager-spec"):
         work, diag, extra = _eager(
             net,

@@ -58,6 +58,11 @@ def test_fig11_fig12_fig3_beyond(results: dict) -> None:
     b = results["fig11_buffer"].set_index(["config", "buffer_mib"])["traffic_vs_il5"]
     assert b["IL", 40] < b["IL", 5] == 1
     assert b["MBS2", 5] < b["IL", 40]
+    # IL's footprint (docs/seeds/mbs.md), banded: the paper's per-layer footprint in both passes
+    # keeps a little more at 40 MiB (0.749 against 0.756), dropping the test more (0.662); all
+    # far from the paper's 0.53.
+    assert 0.70 < b["IL (forward footprint)", 40] < b["IL", 40] < 0.80
+    assert 0.60 < b["IL (no footprint test)", 40] < b["IL (forward footprint)", 40]
     m = results["fig12_bandwidth"].set_index(["config", "memory"])["speedup"]
     single = m["Baseline (no double buffering)", "HBM2x2"]
     assert m["MBS2", "LPDDR4"] > m["Baseline", "HBM2x2"] > single == 1

@@ -7,7 +7,9 @@
 //       and, by `reuse`: group — anywhere in the segment (MBS2: branch data stays on chip);
 //       adjacent — only when no step with accesses lies between (MBS-FS, MBS1: a layer's output
 //       to the next layer); fits — adjacent, and both steps' activation and gradient bytes fit
-//       the capacity (IL: on a schedule without groups the whole pass is one segment);
+//       the capacity (IL: on a schedule without groups the whole pass is one segment); option
+//       fits_footprint=forward measures a backward step by its layer's forward step instead
+//       (the paper's per-layer footprint, a layer's input and output, in both passes);
 //   S3  a read whose previous use did not keep the tensor is a load; a write is stored at once
 //       (write-through) when a later read before the next overwrite is a load, or when nothing
 //       overwrites it and it must end off-chip;
@@ -33,6 +35,8 @@
 // Transfers are streamed with their step; resident = bytes of the kept intervals spanning each
 // step. Counts: kept = intervals kept.
 #include <algorithm>
+#include <map>
+#include <utility>
 
 #include "dnnmem/compose.hpp"
 #include "dnnmem/fusion.hpp"
@@ -58,6 +62,7 @@ struct Keep {
 // those alone would give.
 struct MbsTables {
   std::vector<std::int64_t> act;
+  std::vector<std::int64_t> footprint;  // the bytes reuse=fits compares with the capacity
   std::vector<int> access_use;
   std::vector<Keep> keeps;
 };
@@ -83,6 +88,22 @@ void derive_tables(const PlanInput& in, MbsTables& d) {
       const Access& a = s.accesses[static_cast<std::size_t>(st.first_access + k)];
       const Role r = s.tensors[static_cast<std::size_t>(a.tensor)].role;
       if (r == Role::Activation || r == Role::Gradient) act[i] += a.bytes;
+    }
+  }
+  // reuse=fits' footprint of each step: its own bytes, or (fits_footprint=forward) for a
+  // backward step, the bytes of its layer's forward step in the same group and sub-batch.
+  d.footprint = act;
+  if (in.options->choice("fits_footprint") == "forward") {
+    std::map<std::pair<int, long long>, std::int64_t> forward;  // (layer, segment) -> bytes
+    for (std::size_t i = 0; i < ns; ++i)
+      if (s.steps[i].phase == Phase::Forward && s.steps[i].layer >= 0) {
+        std::int64_t& f = forward[{s.steps[i].layer, segment[i]}];
+        f = std::max(f, act[i]);
+      }
+    for (std::size_t i = 0; i < ns; ++i) {
+      if (s.steps[i].phase != Phase::Backward) continue;
+      const auto it = forward.find({s.steps[i].layer, segment[i] - 1});
+      if (it != forward.end()) d.footprint[i] = it->second;
     }
   }
   for (std::size_t i = ns; i-- > 0;)
@@ -128,6 +149,7 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
   const std::size_t ns = s.steps.size(), nt = s.tensors.size();
   const MbsTables& tables = derived_tables<MbsTables>(scratch, [&](MbsTables& d) { derive_tables(in, d); });
   const std::vector<std::int64_t>& act = tables.act;
+  const std::vector<std::int64_t>& footprint = tables.footprint;
   plan.transfers.clear();
   plan.counts = {};
   plan.resident.assign(ns, 0);
@@ -143,7 +165,8 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
   detail::RangeTree tree(ns, scratch.tree);
   std::vector<std::uint8_t> keep(s.uses.size(), 0);
   for (const Keep& k : tables.keeps) {
-    if (fits && k.gated && (act[static_cast<std::size_t>(k.from)] > in.capacity || act[static_cast<std::size_t>(k.to)] > in.capacity))
+    if (fits && k.gated &&
+        (footprint[static_cast<std::size_t>(k.from)] > in.capacity || footprint[static_cast<std::size_t>(k.to)] > in.capacity))
       continue;  // reuse=fits: both steps' bytes must fit (S2)
     const std::int64_t need = tree.max(k.from, k.to) + k.bytes;
     if (need > in.capacity) {
@@ -271,6 +294,11 @@ extern const CachePart cache_mbs_strict{
                    "group's sub-batch whatever `reuse` (the paper's MBS1: no inter-branch reuse in forward "
                    "only)",
                    "same", {"same", "group"}),
+     choice_option("fits_footprint",
+                   "what reuse=fits compares with the capacity: step: each step's own activation and "
+                   "gradient bytes; forward: a backward step's layer's forward bytes (its input and output, "
+                   "the paper's per-layer footprint)",
+                   "step", {"step", "forward"}),
      integer_option("norm_passes",
                     "passes of a batch-norm step over its data when loaded (2: statistics, then "
                     "normalize)", 1, 1, 2),
