@@ -78,7 +78,7 @@ void bind_compute(py::module_& m) {
                   std::int64_t psum_bytes, const std::string& nest_x, const std::string& nest_w,
                   const std::vector<std::string>& skip_x, const std::vector<std::string>& skip_w,
                   const std::string& partition, std::int64_t parts, bool lockstep,
-                  const std::string& replace) {
+                  const std::string& replace, const std::string& intermediates) {
       const auto o = backward_order_from_name(order);
       if (!o)
         raise_value_error("order: unknown order '" + order +
@@ -105,6 +105,9 @@ void bind_compute(py::module_& m) {
       if (replace != "belady" && replace != "lru")
         raise_value_error("replace: unknown '" + replace + "' (valid: belady, lru)");
       opt.lru = replace == "lru";
+      if (intermediates != "evict" && intermediates != "keep")
+        raise_value_error("intermediates: unknown '" + intermediates + "' (valid: evict, keep)");
+      opt.keep_psum = intermediates == "keep";
       TileTraffic t;
       std::string error;
       {
@@ -139,7 +142,8 @@ void bind_compute(py::module_& m) {
                            py::arg("skip_x") = std::vector<std::string>{},
                            py::arg("skip_w") = std::vector<std::string>{},
                            py::arg("partition") = "none", py::arg("parts") = 1,
-                           py::arg("lockstep") = false, py::arg("replace") = "belady");
+                           py::arg("lockstep") = false, py::arg("replace") = "belady",
+                           py::arg("intermediates") = "evict");
   };
   std::apply([&](auto&&... a) {
     m.def("tile_walk", tile_fn(true), a...,
@@ -147,7 +151,8 @@ void bind_compute(py::module_& m) {
           "forward X(m, k) . W(k, n); its dX and dW tile operations in `order` over a scratchpad share "
           "of c_eff bytes with farthest-next-use replacement. skip_x / skip_w: tensors whose touches by "
           "the dX-ops / dW-ops are free (kept whole by the cache; dy-oracle). replace='lru': least-recently-"
-          "used replacement instead. A dict: 'read', "
+          "used replacement instead; intermediates='keep': a partial sum is evicted only when no other tile "
+          "can go (the paper's §4.3). A dict: 'read', "
           "'written' (final), 'psum_read', 'psum_written', each {'dY', 'W', 'X', 'dX', 'dW'} -> "
           "bytes; 'operations'; 'dy_read_by_dw' (the dW-ops' part of read['dY']).");
     m.def("tile_estimate", tile_fn(false), a...,

@@ -86,8 +86,8 @@ constexpr std::int64_t kNoBound = std::numeric_limits<std::int64_t>::max();
 // `bound`: as memo_walk's (the closed form ignores it).
 std::optional<TileTraffic> run(const TileModelOptions& t, std::int64_t m, std::int64_t k, std::int64_t n,
                                BackwardOrder order, const TileWalkOptions& o, std::int64_t bound) {
-  // The closed form has no partitions and no LRU.
-  const bool walk = t.exact || o.partition >= 0 || o.lockstep || o.lru;
+  // The closed form has no partitions, no LRU and no priority for partial sums.
+  const bool walk = t.exact || o.partition >= 0 || o.lockstep || o.lru || o.keep_psum;
   return walk ? memo_walk(m, k, n, order, o, bound) : tile_estimate(m, k, n, order, o);
 }
 
@@ -111,6 +111,7 @@ std::int64_t pick_nests(std::int64_t m, std::int64_t k, std::int64_t n, Backward
   trial.partition = -1;  // the closed form ranks the unpartitioned nests (under its own pinning)
   trial.lockstep = false;
   trial.lru = false;
+  trial.keep_psum = false;
   for (auto nx : kRowNests)
     for (auto nw : kColNests) {
       if (order == BackwardOrder::DxMajor && nw != kColNests[0]) continue;
@@ -132,7 +133,7 @@ std::int64_t pick_nests(std::int64_t m, std::int64_t k, std::int64_t n, Backward
 std::uint64_t joint_key(std::int64_t m, std::int64_t k, std::int64_t n, const TileWalkOptions& o, std::size_t candidates) {
   std::uint64_t h = 1469598103934665603ULL;
   for (std::int64_t v : {m, k, n, o.tile, o.elem_bytes, o.psum_bytes, static_cast<std::int64_t>(o.skip_x),
-                         static_cast<std::int64_t>(o.skip_w), static_cast<std::int64_t>(o.lru),
+                         static_cast<std::int64_t>(o.skip_w), static_cast<std::int64_t>(o.lru) + 2 * static_cast<std::int64_t>(o.keep_psum),
                          static_cast<std::int64_t>(candidates)})
     h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ULL;
   return h;
@@ -230,6 +231,7 @@ void apply_tile_model(const PlanInput& in, Plan& plan, bool unbounded) {
     o.elem_bytes = e;
     o.psum_bytes = tm.psum_bytes > 0 ? tm.psum_bytes : e;
     o.lru = tm.lru;
+    o.keep_psum = tm.keep_psum;
     for (int t = 0; t < 5; ++t) {
       rec.size[static_cast<std::size_t>(t)] = s.tensors[static_cast<std::size_t>(u.tensor[t])].bytes;
       const TransferKind kind = t < 3 ? TransferKind::StreamLoad : TransferKind::StreamStore;

@@ -156,6 +156,8 @@ void check_tile_input(std::int64_t m, std::int64_t k, std::int64_t n, const Tile
     throw std::invalid_argument("tile walk: the closed form has no partitioning (use the walk)");
   if (!walk && o.lru)
     throw std::invalid_argument("tile walk: the closed form has no LRU replacement (use the walk)");
+  if (!walk && o.keep_psum)
+    throw std::invalid_argument("tile walk: the closed form has no priority for partial sums (use the walk)");
   const std::int64_t ni = (m + o.tile - 1) / o.tile, nj = (n + o.tile - 1) / o.tile,
                      nk = (k + o.tile - 1) / o.tile;
   const std::int64_t cap = walk ? kMaxTileOperations : std::int64_t{1} << 40;
@@ -356,6 +358,7 @@ std::shared_ptr<const Trace> cached_trace(std::int64_t m, std::int64_t k, std::i
                                           const TileWalkOptions& o) {
   detail::WalkKey key = detail::walk_key(m, k, n, order, o);
   key.lru = false;  // the trace does not depend on the replacement rule
+  key.keep_psum = false;
   if (auto it = traces.find(key); it != traces.end()) return it->second;
   auto tr = std::make_shared<const Trace>(build_trace(m, k, n, order, o));
   const std::size_t bytes = tr->bytes();
@@ -490,11 +493,16 @@ std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_
               for (std::size_t r = b; r < e; ++r) st[static_cast<std::size_t>(touches[r].tile)].stamp = stamp;
               marked = true;
             }
-            // Rule 4's victim: the largest key whose tile this operation does not touch.
+            // Rule 4's victim: the largest key whose tile this operation does not touch; with
+            // keep_psum, one that is not a partial sum (an output tile with contributions to
+            // come) while there is one.
             std::int64_t victim = -1;
-            for (std::int64_t p = s.resident.max(); p >= 0 && victim < 0; p = s.resident.prev(p - 1))
-              if (const std::int32_t v = tile_at[static_cast<std::size_t>(p)]; st[static_cast<std::size_t>(v)].stamp != stamp)
-                victim = v;
+            const auto psum = [&](std::size_t v) { return st[v].dirty && st[v].done < tr.contributions[v]; };
+            for (int pass = o.keep_psum ? 0 : 1; pass < 2 && victim < 0; ++pass)
+              for (std::int64_t p = s.resident.max(); p >= 0 && victim < 0; p = s.resident.prev(p - 1))
+                if (const auto v = static_cast<std::size_t>(tile_at[static_cast<std::size_t>(p)]);
+                    st[v].stamp != stamp && (pass == 1 || !psum(v)))
+                  victim = static_cast<std::int64_t>(v);
             if (victim < 0) throw std::logic_error("tile walk: no tile to evict");
             evict(victim);
           }

@@ -202,6 +202,7 @@ def tile_walk(
     parts: int = 1,
     lockstep: bool = False,
     replace: str = "belady",
+    intermediates: str = "evict",
 ) -> dict[str, Any]: ...
 def tile_estimate(
     m: int,
@@ -220,6 +221,7 @@ def tile_estimate(
     parts: int = 1,
     lockstep: bool = False,
     replace: str = "belady",
+    intermediates: str = "evict",
 ) -> dict[str, Any]: ...
 
 class ChainProblem:

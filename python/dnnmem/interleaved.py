@@ -60,6 +60,7 @@ def policy(
     nest: str = "best",
     replace: str = "belady",
     im2col: str = "raw",
+    intermediates: str = "evict",
 ) -> str:
     """The composition string of a tile-model policy.
 
@@ -83,6 +84,10 @@ def policy(
     im2col : str
         ``"raw"`` (default): X and dX move as the tensors (patches expanded on chip);
         ``"expanded"``: as their im2col GEMM matrices (docs/model/interleaved.md).
+    intermediates : str
+        ``"evict"`` (default): a partial sum is a victim like any tile; ``"keep"``: partial sums
+        stay on chip while another tile can be evicted, "stored in the SPM to the extent possible"
+        (the paper's §4.3; docs/model/interleaved.md, "Reading (intermediate results)").
     """
     if order not in ORDERS:
         raise ValueError(f"order: {order!r} is not one of {', '.join(ORDERS)}")
@@ -108,6 +113,8 @@ def policy(
         opts.append(f"replace={replace}")
     if im2col != "raw":
         opts.append(f"im2col={im2col}")
+    if intermediates != "evict":
+        opts.append(f"intermediates={intermediates}")
     return f"split-backward({', '.join(opts)}) + {cache}"
 
 

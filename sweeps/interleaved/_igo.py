@@ -130,14 +130,17 @@ def sensitivity_networks(small: bool) -> list[str]:
 #       reused when what was touched since its last use fits in half the SPM);
 #   im2col: "raw" or "expanded" (§6.1: the convolutions run as GEMMs "by applying im2col");
 #   oracle: the dY oracle's order, "dy-oracle" (the dW-ops' dY reads free) or "dy-once" (§3.3's
-#       "assuming that dY is read only once for computing both dX and dW", taken literally).
+#       "assuming that dY is read only once for computing both dX and dW", taken literally);
+#   intermediates: "evict" (a partial sum is a victim like any tile) or "keep" (§4.3: "we assume
+#       these intermediate results are stored in the SPM to the extent possible").
 READINGS: dict[str, dict[str, str]] = {
-    "dnnmem": {"accounting": "iteration", "precision": "bf16", "replace": "belady", "im2col": "raw", "oracle": "dy-oracle"},
-    "gemm": {"accounting": "gemm", "precision": "bf16", "replace": "belady", "im2col": "raw", "oracle": "dy-oracle"},
-    "fp32": {"accounting": "gemm", "precision": "fp32", "replace": "belady", "im2col": "raw", "oracle": "dy-oracle"},
-    "window": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "raw", "oracle": "dy-oracle"},
-    "im2col": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "expanded", "oracle": "dy-oracle"},
-    "paper": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "expanded", "oracle": "dy-once"},
+    "dnnmem": {"accounting": "iteration", "precision": "bf16", "replace": "belady", "im2col": "raw", "oracle": "dy-oracle", "intermediates": "evict"},
+    "gemm": {"accounting": "gemm", "precision": "bf16", "replace": "belady", "im2col": "raw", "oracle": "dy-oracle", "intermediates": "evict"},
+    "fp32": {"accounting": "gemm", "precision": "fp32", "replace": "belady", "im2col": "raw", "oracle": "dy-oracle", "intermediates": "evict"},
+    "window": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "raw", "oracle": "dy-oracle", "intermediates": "evict"},
+    "im2col": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "expanded", "oracle": "dy-oracle", "intermediates": "evict"},
+    "paper": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "expanded", "oracle": "dy-once", "intermediates": "evict"},
+    "keep": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "expanded", "oracle": "dy-once", "intermediates": "keep"},
 }  # fmt: skip
 #: The reading of every run (a script's paper-reading tables set it while they compute).
 READING = "dnnmem"
@@ -179,6 +182,8 @@ def tile_options(**options: Any) -> dict[str, Any]:
     extra = {"replace": r["replace"]} if r["replace"] != "belady" else {}
     if r["im2col"] != "raw":
         extra["im2col"] = r["im2col"]
+    if r["intermediates"] != "evict":
+        extra["intermediates"] = r["intermediates"]
     return {**extra, **options}
 
 

@@ -33,6 +33,7 @@ ADDS = {
     "window": "+ §4.2's reuse window (LRU)",
     "im2col": "+ im2col-expanded X and dX",
     "paper": "+ the oracle as §3.3 words it: dY read once (`dy-once`; the oracle column only)",
+    "keep": "+ §4.3's intermediate results kept in the SPM to the extent possible (`intermediates=keep`)",
 }
 
 

@@ -1,8 +1,8 @@
-"""Interleaved-gradient paper Figs. 14-16 and the GPU what-if (Fig. 17) at the `paper` reading
-of its simulator (issue 28's hypothesis 2: GEMM-level accounting, FP32, §4.2's reuse window,
-im2col-expanded operands; ``_igo.READINGS``), beside the page's default reading: the same
-compute functions as ``fig14_cores``, ``fig15_bandwidth``, ``fig16_batch`` and ``gpu_whatif``,
-run inside ``_igo.using("paper")``. The GPU at one SM's level only (the scorecard's rows).
+"""Interleaved-gradient paper Figs. 14-16 and the GPU what-if (Fig. 17) at the scorecard's reading
+of its simulator, `keep` (issue 28's hypothesis 2: GEMM-level accounting, FP32, §4.2's reuse
+window, im2col-expanded operands, §4.3's intermediate results kept on chip; ``_igo.READINGS``),
+beside the page's default reading: the same compute functions as ``fig14_cores``,
+``fig15_bandwidth``, ``fig16_batch`` and ``gpu_whatif``, run inside ``_igo.using(READING)``. The GPU at one SM's level only (the scorecard's rows).
 
     python sweeps/interleaved/sensitivities_paper.py [--small] [--no-plot] [--markdown] [--cached]
 
@@ -30,7 +30,9 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
 NAME = style.figure_name("interleaved", "beyond", "sensitivities_paper")
-READING = "paper"
+#: The reading (``_igo.READINGS``): `keep`, the `paper` reading with §4.3's intermediate results
+#: kept on chip (docs/seeds/interleaved.md).
+READING = "keep"
 #: Each figure: its script, the column of its x axis and the paper's average changes (%).
 FIGURES = {
     "Fig. 14": (fig14_cores, "cores", {1: -14.5, 2: -22.4, 4: -23.7, 8: -27.7}),
@@ -41,7 +43,7 @@ GPU_PAPER = gpu_whatif.PAPER
 
 
 def compute(small: bool = False) -> pd.DataFrame:
-    """One row per (figure, x, rung, network) at the `paper` reading, "average" rows holding
+    """One row per (figure, x, rung, network) at :data:`READING`, "average" rows holding
     the means: ``change_pct`` the accounted time's change (GEMM layers' steps) and, for the GPU,
     ``backward_change_pct`` the tiled backward GEMM steps' (what §6.6 measures)."""
     frames = []
@@ -62,12 +64,12 @@ def compute(small: bool = False) -> pd.DataFrame:
 
 
 def plot(df: pd.DataFrame) -> Figure:
-    """Figs. 14-16's average change at the `paper` reading beside the paper's, one panel each."""
+    """Figs. 14-16's average change at :data:`READING` beside the paper's, one panel each."""
     fig, axes = style.figure(1, 3, panel=(4.2, 3.6), sharey=True)
     for ax, (name, (_s, x, paper)) in zip(axes[0], FIGURES.items()):
         a = df[(df["figure"] == name) & (df["network"] == "average")].sort_values("x")
         p = sorted(paper.items())
-        style.lines(ax, {"dnnmem (`paper` reading)": (a["x"], a["change_pct"]),
+        style.lines(ax, {f"dnnmem (`{READING}` reading)": (a["x"], a["change_pct"]),
                          "paper": ([k for k, _ in p], [v for _, v in p])})  # fmt: skip
         ax.axhline(0, color="k", lw=0.6)
         style.log_ticks(ax, sorted(set(a["x"]) | set(paper)), fmt=lambda v: f"{v:g}")
@@ -75,7 +77,7 @@ def plot(df: pd.DataFrame) -> Figure:
         ax.set_title(name, fontsize=10)
         ax.grid(True, alpha=0.3)
     axes[0, 0].set_ylabel("time vs the baseline (%)")
-    fig.suptitle("Interleaved gradient order, Figs. 14-16 at the `paper` reading\n"
+    fig.suptitle(f"Interleaved gradient order, Figs. 14-16 at the `{READING}` reading\n"
                  "(large NPU, mean of 11 models; negative = faster)", fontsize=10)  # fmt: skip
     style.legend(fig)
     return style.tidy(fig)
@@ -88,7 +90,7 @@ def averages(df: pd.DataFrame, figure: str, column: str = "change_pct") -> pd.Se
 
 
 def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
-    """The page's table: each sensitivity at the default and at the `paper` reading."""
+    """The page's table: each sensitivity at the default and at :data:`READING`."""
     df = tables["sensitivities_paper"]
     default = {"Fig. 14": tables["fig14_cores"], "Fig. 15": tables["fig15_bandwidth"],
                "Fig. 16": tables["fig16_batch"]}  # fmt: skip
@@ -111,7 +113,7 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
         " / ".join(num(g.loc[r, "gemm_change_pct"], 1, sign=True) for r in GPU_PAPER) + " %",
         " / ".join(num(p[r], 1, sign=True) for r in GPU_PAPER) + " %",
     ])  # fmt: skip
-    head = ["figure: points", "paper", "default reading", "`paper` reading"]
+    head = ["figure: points", "paper", "default reading", f"`{READING}` reading"]
     return {"sensitivities_paper": table(head, rows)}
 
 

@@ -146,15 +146,20 @@ def tile_walk(
     parts: int = 1,
     lockstep: bool = False,
     replace: str = "belady",
+    intermediates: str = "evict",
 ) -> Walk:
     """Walk ``order``'s tile operations over a scratchpad of ``c_eff`` bytes (rules 1-5 of the
     page). ``psum``: bytes per element of a spilled partial sum (default ``elem``); an output
     tile occupies ``psum`` bytes per element on chip, an input tile ``elem``. ``skip_x`` /
     ``skip_w``: tensors whose touches by the dX-ops / dW-ops are left out of the trace (kept whole
     by the inter-layer cache, or the dY oracle's free dW-op reads of dY). ``replace``: rule 4's
-    victim is the tile used farthest in the future (``belady``) or least recently (``lru``)."""
+    victim is the tile used farthest in the future (``belady``) or least recently (``lru``).
+    ``intermediates="keep"``: the victim is a partial sum (an output tile with contributions to
+    come) only when every other candidate is one."""
     if replace not in ("belady", "lru"):
         raise ValueError(f"replace {replace!r} (valid: belady, lru)")
+    if intermediates not in ("evict", "keep"):
+        raise ValueError(f"intermediates {intermediates!r} (valid: evict, keep)")
     psum = elem if psum is None else psum
     ops = trace(m, k, n, tile, order, nest_x, nest_w, skip_x, skip_w, partition, parts, lockstep)
     dims = {"dY": (m, n), "W": (k, n), "X": (m, k), "dX": (m, k), "dW": (k, n)}
@@ -200,6 +205,11 @@ def tile_walk(
                 # the current operation's tiles); no room at all: nothing is kept.
                 while fits and used + b > c_eff:
                     victims = [v for v in resident if v not in op_tiles]
+                    if intermediates == "keep":
+                        finals = [
+                            v for v in victims if v not in dirty or done[v] == contributions[v]
+                        ]
+                        victims = finals or victims
 
                     def next_use(v: Tile) -> float:
                         p = touches[v]

@@ -129,10 +129,10 @@ def test_gpu_whatif_levels(results: dict) -> None:
 
 
 def test_sensitivities_at_the_paper_reading(results: dict) -> None:
-    """sensitivities_paper.py runs Figs. 14-16 and the GPU's SM level inside the `paper` reading
-    (its compute is each figure script's, the reading restored after it): BERT-tiny's rows are
-    those of the default scripts' functions rerun under ``using("paper")``, and differ from the
-    default reading's."""
+    """sensitivities_paper.py runs Figs. 14-16 and the GPU's SM level inside its reading (`keep`:
+    the `paper` reading with §4.3's intermediate results kept on chip; its compute is each figure
+    script's, the reading restored after it): BERT-tiny's rows are those of the default scripts'
+    functions rerun under ``using("keep")``, and differ from the default reading's."""
     df = results["sensitivities_paper"]
     shared = sys.modules["_igo"]
     assert shared.READING == "dnnmem"  # restored
@@ -141,7 +141,8 @@ def test_sensitivities_at_the_paper_reading(results: dict) -> None:
         "Baseline", "Interleaving", "+ Rearrangement (Alg. 1)", "+ Rearrangement (ideal)",
         "+ Partitioning"}  # fmt: skip
     row = df[(df["figure"] == "Fig. 14") & (df["x"] == 1) & (df["network"] == "bert_tiny")]
-    with shared.using("paper"):
+    assert import_script("interleaved", "sensitivities_paper").READING == "keep"
+    with shared.using("keep"):
         again = shared.change("bert_tiny", shared.large_npu(1), 8)["change_pct"]
     assert float(row["change_pct"].iloc[0]) == pytest.approx(again, rel=1e-12)
     default = results["fig14_cores"].set_index(["cores", "network"])["change_pct"]
@@ -185,18 +186,19 @@ def test_the_page_shows_what_the_engine_computes(results: dict) -> None:
 
 
 def test_hypotheses_table_is_what_the_engine_computes(monkeypatch) -> None:
-    """Issue 28's readings (sweeps/interleaved/hypotheses.py, minutes in full): the first and the
-    last reading on BERT-tiny, both NPUs, every rung, equal the page's saved rows."""
+    """Issue 28's readings (sweeps/interleaved/hypotheses.py, minutes in full): the first, the
+    `paper` and the scorecard's (`keep`) reading on BERT-tiny, both NPUs, every rung, equal the
+    page's saved rows."""
     from sweep_scripts import assert_matches_cache
 
     script = import_script("interleaved", "hypotheses")
     shared = sys.modules["_igo"]
-    readings = {k: shared.READINGS[k] for k in ("dnnmem", "paper")}
+    readings = {k: shared.READINGS[k] for k in ("dnnmem", "paper", "keep")}
     monkeypatch.setattr(shared, "READINGS", readings)
     df = script.compute(small=True)
-    assert set(df["reading"]) == {"dnnmem", "paper"} and set(df["network"]) == {"bert_tiny"}
+    assert set(df["reading"]) == {"dnnmem", "paper", "keep"} and set(df["network"]) == {"bert_tiny"}
     keys = ["reading", "rung", "npu", "network"]
-    assert assert_matches_cache("interleaved", "hypotheses", df, keys) == len(df) == 24
+    assert assert_matches_cache("interleaved", "hypotheses", df, keys) == len(df) == 36
 
 
 def test_gemm_accounting_by_hand() -> None:

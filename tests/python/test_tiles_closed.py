@@ -241,3 +241,63 @@ def test_lru_walk_equals_the_reference(
         assert core[f] == getattr(ref, f)
     # Compulsory traffic (each input read once, each output written once) bounds LRU too.
     assert _total(core) >= (m * n + k * n + m * k) + (m * k + k * n)
+
+
+# ---- intermediate results kept on chip (the page's "Reading (intermediate results)") ----------
+
+
+def test_kept_intermediates_stop_a_partial_sum_spill_by_hand() -> None:
+    # interleave, M = 1, K = N = 2, tile 1, 1-byte elements, LRU over a share of 6 tiles. Each
+    # fused operation t touches dY(0, j) W(k, j) dX(0, k) | X(0, k) dY(0, j) dW(k, j), 5 tiles; the
+    # dX-ops walk ijk, the dW-ops jik, so (j, k) = (0, 0), (0, 1), (1, 0), (1, 1). Operation 2
+    # loads W(1, 0), dX(0, 1), X(0, 1), dW(1, 0) into a share holding operation 1's five tiles:
+    # LRU evicts W(0, 0), then dX(0, 0) — a partial sum (j = 1 is to come): written out and read
+    # back; operation 3 does the same to dX(0, 1). `keep` takes the next clean (or finished) tile
+    # instead, X(0, 0) and dW(0, 0), whose bytes are moved anyway (X(0, k) is read again for
+    # j = 1 either way, dW(0, 0) is final). Reads 10 B (dY 2, W 4, X 4) and final writes 6 B
+    # (dX 2, dW 4) in both; `evict` adds dX's two spills, 2 B written + 2 B read: 20 B vs 16 B.
+    evict = _core.tile_walk(1, 2, 2, "interleave", 1, 6, 1, 1, replace="lru")
+    keep = _core.tile_walk(1, 2, 2, "interleave", 1, 6, 1, 1, replace="lru", intermediates="keep")
+    for w in (evict, keep):
+        assert w["read"] == {"dY": 2, "W": 4, "X": 4, "dX": 0, "dW": 0}
+        assert w["written"] == {"dY": 0, "W": 0, "X": 0, "dX": 2, "dW": 4}
+    assert evict["psum_written"]["dX"] == evict["psum_read"]["dX"] == 2
+    assert sum(keep["psum_written"].values()) == sum(keep["psum_read"].values()) == 0
+    assert (_total(evict), _total(keep)) == (20, 16)
+    ref = tile_walk(1, 2, 2, 1, "interleave", 6, elem=1, replace="lru", intermediates="keep")
+    assert (ref.read, ref.psum_written) == (keep["read"], keep["psum_written"])
+    with pytest.raises(ValueError, match="no priority for partial sums"):
+        _core.tile_estimate(1, 2, 2, "interleave", 1, 6, intermediates="keep")
+    with pytest.raises(ValueError, match="intermediates: unknown 'drop'"):
+        _core.tile_walk(1, 2, 2, "interleave", 1, 6, intermediates="drop")
+
+
+@settings(max_examples=max(EXAMPLES // 2, 5), deadline=None)
+@given(
+    shapes,
+    st.integers(0, 60),
+    st.sampled_from(ORDERS),
+    nests,
+    st.sampled_from((None, "m", "n", "k")),
+    st.sampled_from(("belady", "lru")),
+)
+def test_kept_intermediates_walk_equals_the_reference(
+    shape: tuple[int, int, int, int],
+    c_eff: int,
+    order: str,
+    nest: tuple[str, str],
+    partition: str | None,
+    replace: str,
+) -> None:
+    m, k, n, tile = shape
+    ref = tile_walk(
+        m, k, n, tile, order, c_eff, elem=1, psum=2, nest_x=nest[0], nest_w=nest[1],
+        partition=partition, parts=2, replace=replace, intermediates="keep",
+    )  # fmt: skip
+    core = _core.tile_walk(
+        m, k, n, order, tile, c_eff, 1, 2, nest_x=nest[0], nest_w=nest[1],
+        partition=partition or "none", parts=2, replace=replace, intermediates="keep",
+    )  # fmt: skip
+    for f in FIELDS:
+        assert core[f] == getattr(ref, f)
+    assert _total(core) >= (m * n + k * n + m * k) + (m * k + k * n)

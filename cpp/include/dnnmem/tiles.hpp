@@ -52,6 +52,10 @@ struct TileWalkOptions {
   // (Bélády, rule 4); true, least recently used (the simpler baseline tiler's reading). The walk
   // only: the closed form models compiler pinning and refuses it.
   bool lru = false;
+  // Intermediate results (docs/model/interleaved.md, "Reading (intermediate results)"): false,
+  // a partial sum is a victim like any tile; true, "stored in the SPM to the extent possible"
+  // (the paper's §4.3): rule 4 evicts a partial sum only when no other tile can go.
+  bool keep_psum = false;
 };
 
 struct TileTraffic {

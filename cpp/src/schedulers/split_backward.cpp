@@ -35,6 +35,9 @@ extern const SchedulerPart scheduler_split_backward{
                    "best", {"best", "fixed"}),
      choice_option("replace", "tile model: the walk's tile replacement (farthest next use or LRU)",
                    "belady", {"belady", "lru"}),
+     choice_option("intermediates",
+                   "tile model: partial sums evicted like any tile (evict) or kept on chip while another tile can go (keep)",
+                   "evict", {"evict", "keep"}),
      choice_option("im2col",
                    "tile model: X and dX bytes as the tensors (raw) or as their im2col GEMM matrices (expanded)",
                    "raw", {"raw", "expanded"}),
@@ -63,6 +66,7 @@ extern const SchedulerPart scheduler_split_backward{
       out.tile_model.cores = static_cast<int>(own.integer("cores"));
       out.tile_model.fixed_nests = own.choice("nest") == "fixed";
       out.tile_model.lru = own.choice("replace") == "lru";
+      out.tile_model.keep_psum = own.choice("intermediates") == "keep";
       out.tile_model.im2col_expanded = own.choice("im2col") == "expanded";
     }};
 
