@@ -186,6 +186,12 @@ class _Networks:
             label = net.name
             if label in self.sources and not self._same(label, net):
                 raise ValueError(f"network: two different networks are both named {label!r}")
+            if label in self.sources and self._cache[(label, None)].scheduler != net.scheduler:
+                raise ValueError(
+                    f"network: {label!r} is given with two schedulers "
+                    f"({self._cache[(label, None)].scheduler!r} and {net.scheduler!r}); give it "
+                    f"once and name the schedulers or fusion levels in the policies"
+                )
             own = self.batches.setdefault(label, [])
             b = item.batch if isinstance(item, Network) else None
             if b not in own:

@@ -144,7 +144,9 @@ def estimate(
         A composition of scheduler, cache manager, link and compute model: a
         :class:`dnnmem.Policy` or its string form (``"split-backward + lru"``); a cache
         manager's name alone (default ``"lookahead"``, the thesis's) keeps the other parts at
-        their defaults. See :func:`policies` and docs/policies.md.
+        their defaults. See :func:`policies` and docs/policies.md. On a network that carries
+        its own scheduler or fusion level (:meth:`Network.with_scheduler`,
+        :meth:`Network.with_fusion`) it runs as :meth:`Policy.on_network` makes it.
     batch : int, optional
         Mini-batch size (default: the network's own, or 1 for a file / name, as everywhere in
         dnnmem, the command line included).
@@ -185,7 +187,7 @@ def estimate(
     net = _network(network, batch, hardware.bytes_per_element)
     _check_has_steps(net)
     check_element_size(hardware, net)
-    composition = _resolve_policy(policy, hardware)
+    composition = _resolve_policy(policy, hardware).on_network(net.scheduler)
     if ops_per_mac not in (1, 2) or isinstance(ops_per_mac, bool):
         raise ValueError(f"ops_per_mac: must be 1 or 2, got {ops_per_mac!r}")
     scheduled = net.with_scheduler(composition.scheduler)

@@ -688,7 +688,7 @@ def _point(
         hw = hw.replace(**overrides)
     net = _network(network, batch, hw.bytes_per_element)
     check_element_size(hw, net)
-    composition = _resolve_policy(policy, hw)
+    composition = _resolve_policy(policy, hw).on_network(net.scheduler)
     scheduled = net.with_scheduler(composition.scheduler)
     _check_has_steps(scheduled)
     return scheduled, hw, composition, scheduled.schedule

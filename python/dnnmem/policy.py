@@ -150,6 +150,43 @@ class Policy:
         """The fusion level (docs/model/fusion.md): ``none``, ``pointwise`` or ``accelerator``."""
         return str(self.scheduler.option_dict.get("fusion", "none"))
 
+    def on_network(self, scheduler: PartLike) -> Policy:
+        """This policy run on a network that carries its own scheduler (one given by
+        :meth:`Network.with_scheduler` or :meth:`Network.with_fusion`).
+
+        A policy whose scheduler is the default (``default``, no option) takes the network's;
+        a fusion level is taken from whichever of the two names one. Where both name
+        something and it differs, the policy and the network disagree about the schedule:
+        :class:`ValueError`, naming both (neither is dropped silently).
+
+        Examples
+        --------
+        >>> str(Policy.parse("vdnn-all").on_network("default(fusion=accelerator)"))
+        'vdnn-all + fusion=accelerator'
+        >>> str(Policy.parse("mbs + mbs-strict").on_network("default(fusion=pointwise)"))
+        'mbs + mbs-strict + fusion=pointwise'
+        """
+        given = _as_part("scheduler", scheduler or "default")
+        assert given is not None
+        mine = self.scheduler
+        if str(given) == str(mine) or (given.name == DEFAULTS["scheduler"] and not given.options):
+            return self
+        # The scheduler itself and its fusion level are settled apart: each may come from
+        # either side, but not two different ones from both.
+        levels = {str(p.option_dict.get("fusion", "none")) for p in (given, mine)} - {"none"}
+        base_given = _with_fusion(given, "none")
+        base_mine = _with_fusion(mine, "none")
+        mine_plain = base_mine.name == DEFAULTS["scheduler"] and not base_mine.options
+        given_plain = base_given.name == DEFAULTS["scheduler"] and not base_given.options
+        if len(levels) > 1 or not (mine_plain or given_plain or str(base_given) == str(base_mine)):
+            raise ValueError(
+                f"policy: {str(self)!r} schedules with {str(mine)!r} but the network carries "
+                f"scheduler {str(given)!r} (Network.with_scheduler / with_fusion): name the "
+                f"scheduler in one of them, or the same one in both"
+            )
+        base = base_given if mine_plain else base_mine
+        return self.replace(scheduler=base, fusion=levels.pop() if levels else "none")
+
     def with_compute(self, default: PartLike) -> Policy:
         """This policy, its compute model ``default`` when it names none (the hardware's;
         ``""`` or None: none, i.e. ``peak``)."""

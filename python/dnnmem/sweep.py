@@ -369,7 +369,9 @@ def sweep(
         Policies (default ``"lookahead"``): compositions of scheduler, cache manager, link and
         compute model, as :class:`dnnmem.Policy` objects or their string forms
         (``"split-backward + lru"``); see docs/policies.md. Two spellings of one policy are
-        one policy. A policy that names no compute model takes ``hardware``'s.
+        one policy. A policy that names no compute model takes ``hardware``'s. On a network
+        that carries its own scheduler or fusion level (:meth:`Network.with_fusion`), a row's
+        ``policy`` is the one that ran (:meth:`Policy.on_network`).
     fusion : str or list of str, optional
         Fusion levels (``none``, ``pointwise``, ``accelerator``; docs/model/fusion.md): an
         axis crossed with ``policy``, each policy taken at each level (default: each policy's
@@ -769,6 +771,15 @@ def _prepare(
         codes = None
     for n in group_nets:
         check_element_size(hw, n, stacklevel=4)
+    # A network that carries its own scheduler (Network.with_scheduler / with_fusion) runs
+    # each policy as Policy.on_network makes it: the row's policy becomes the one that ran.
+    for g, net in enumerate(group_nets):
+        if net.scheduler == "default":
+            continue
+        rows = np.flatnonzero(code == g)
+        labels = grid["policy"].to_numpy(object)[rows]
+        run_as = {v: pols.label(pols.by_label[v].on_network(net.scheduler)) for v in set(labels)}
+        grid.loc[grid.index[rows], "policy"] = [run_as[v] for v in labels]
     # Each (network, batch) group splits by scheduler: one schedule per (network, batch,
     # scheduler), the policies of that sub-group prepared once for it.
     sched_of = {label: str(c.scheduler) for label, c in pols.by_label.items()}
