@@ -767,7 +767,7 @@ def _prepare(
         grid["capacity"] = grid["capacity"].astype(np.int64)
         grid["bandwidth"] = grid["bandwidth"].astype(np.float64)
         grid["throughput"] = grid["throughput"].astype(np.float64)
-        label_code, label_values = pd.factorize(grid["policy"], use_na_sentinel=False)
+        label_code = None  # (below, once the policies are those that run)
         codes = None
     for n in group_nets:
         check_element_size(hw, n, stacklevel=4)
@@ -776,6 +776,7 @@ def _prepare(
     for g, net in enumerate(group_nets):
         if net.scheduler == "default":
             continue
+        label_code = None  # the policy column's codes change
         rows = np.flatnonzero(code == g)
         labels = grid["policy"].to_numpy(object)[rows]
         run_as = {v: pols.label(pols.by_label[v].on_network(net.scheduler)) for v in set(labels)}
@@ -783,6 +784,10 @@ def _prepare(
     # Each (network, batch) group splits by scheduler: one schedule per (network, batch,
     # scheduler), the policies of that sub-group prepared once for it.
     sched_of = {label: str(c.scheduler) for label, c in pols.by_label.items()}
+    if label_code is None:
+        label_code, label_values = pd.factorize(grid["policy"], use_na_sentinel=False)
+        if codes is not None:
+            codes["policy"] = (label_code, tuple(label_values))
     scheduler = np.array([sched_of.get(v, np.nan) for v in label_values], dtype=object)[label_code]
     key_of: dict[tuple[str, int, str], Network] = {}
     row_flops = np.zeros(len(grid), dtype=np.int64)
