@@ -4,7 +4,6 @@ explicit list). Split from ``sweep.py``, which evaluates the points and assemble
 
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 from collections.abc import Iterable, Mapping
@@ -221,32 +220,6 @@ class _Networks:
         if key not in self._cache:
             self._cache[key] = _network(base, batch)
         return self._cache[key]
-
-
-def _grid(
-    networks: _Networks,
-    batch: list,
-    policy: list,
-    capacity: list,
-    bandwidth: list,
-    throughput: list,
-) -> pd.DataFrame:
-    """The Cartesian product, capacity varying fastest (one curve per row block); without a
-    batch, each network at its own batch(es)."""
-    # Column by column (a row of tuples per point made pandas infer every row: 2.5 ms for the
-    # thesis grid's 1,956 ResNet-50 points); each column's values and inferred dtype as before.
-    names = ["network", "batch", "policy", "bandwidth", "throughput"]
-    columns: dict[str, list] = {c: [] for c in [*names, "capacity"]}
-    n = len(capacity)
-    for label in networks.sources:
-        batches = networks.batches.get(label, [None]) if batch == [None] else batch
-        for outer in itertools.product([label], batches, policy, bandwidth, throughput):
-            for c, v in zip(names, outer):
-                columns[c] += [v] * n
-            columns["capacity"] += capacity
-    if not columns["capacity"]:  # no point: every column of dtype object, as always
-        return pd.DataFrame([], columns=[*names, "capacity"])[INPUT_COLUMNS]
-    return pd.DataFrame({c: columns[c] for c in INPUT_COLUMNS})
 
 
 #: The most points a grid of :func:`dnnmem.sweep` may have unless ``max_points=`` says more: a

@@ -31,7 +31,6 @@ from ._sweep_args import (
     _check_range_length,
     _check_threads,
     _explicit,
-    _grid,
     _Networks,
     _parse_field,
     _Policies,
@@ -548,13 +547,9 @@ def sweep(
     labels = grid["policy"].to_numpy(object)
     pol = np.zeros(len(grid), dtype=np.int32)  # index into its group's policies
     groups = []
+    net_col, batch_col = grid["network"].to_numpy(), grid["batch"].to_numpy()
     for k in key_of:
-        idx = np.flatnonzero(
-            todo
-            & (grid["network"].to_numpy() == k[0])
-            & (grid["batch"].to_numpy() == k[1])
-            & (scheduler == k[2])
-        )
+        idx = np.flatnonzero(todo & (net_col == k[0]) & (batch_col == k[1]) & (scheduler == k[2]))
         if not len(idx):
             continue
         names = list(dict.fromkeys(labels[idx]))
@@ -734,14 +729,15 @@ def _prepare(
             dict.fromkeys(None if b is None else _check_batch(b) for b in axes["batch"])
         )
         _check_grid_size(nets, axes, max_points)  # before the grid's rows are built
-        grid = _grid(
-            nets,
-            axes["batch"],
-            axes["policy"],
-            axes["capacity"],
-            axes["bandwidth"],
-            axes["throughput"],
-        )
+        grid, code, group_nets, label_code = _cartesian(nets, axes)
+        label_values = axes["policy"]
+        # The network and policy columns' codes and values in order of first appearance (as
+        # pd.factorize gives them), for the DataFrame's categoricals (_assemble_fresh).
+        name_code, name_values = pd.factorize(np.array([g.name for g in group_nets], dtype=object))
+        codes = {
+            "network": (name_code[code], tuple(name_values)),
+            "policy": (label_code, tuple(label_values)),
+        }
     else:
         defaults: dict[str, Any] = {**axes, "network": list(nets.sources) or [None]}
         given = (("capacity", capacity), ("bandwidth", bandwidth), ("throughput", throughput))
@@ -753,24 +749,26 @@ def _prepare(
             None if b is None or (isinstance(b, float) and math.isnan(b)) else _check_batch(b)
             for b in grid["batch"]
         ]
-    # Resolve each (network, batch) once: the batch column holds the batch used.
-    # Groups numbered in order of first appearance (as a groupby's ngroup, sort=False, NaN a
-    # group), from the two columns' codes.
-    names = grid["network"].astype(object)
-    batches = grid["batch"].astype(object)
-    by_name = pd.factorize(names, use_na_sentinel=False)[0]
-    by_batch, batch_values = pd.factorize(batches, use_na_sentinel=False)
-    code = pd.factorize(by_name * max(len(batch_values), 1) + by_batch)[0]
-    first_row = np.unique(code, return_index=True)[1]
-    group_nets = [
-        nets.get(names.iat[i], None if pd.isna(batches.iat[i]) else int(batches.iat[i]))
-        for i in first_row
-    ]
-    grid["network"] = np.array([n.name for n in group_nets], dtype=object)[code]
-    grid["batch"] = np.array([n.batch for n in group_nets], dtype=np.int64)[code]
-    grid["capacity"] = grid["capacity"].astype(np.int64)
-    grid["bandwidth"] = grid["bandwidth"].astype(np.float64)
-    grid["throughput"] = grid["throughput"].astype(np.float64)
+        # Resolve each (network, batch) once: the batch column holds the batch used.
+        # Groups numbered in order of first appearance (as a groupby's ngroup, sort=False, NaN a
+        # group), from the two columns' codes.
+        names = grid["network"].astype(object)
+        batches = grid["batch"].astype(object)
+        by_name = pd.factorize(names, use_na_sentinel=False)[0]
+        by_batch, batch_values = pd.factorize(batches, use_na_sentinel=False)
+        code = pd.factorize(by_name * max(len(batch_values), 1) + by_batch)[0]
+        first_row = np.unique(code, return_index=True)[1]
+        group_nets = [
+            nets.get(names.iat[i], None if pd.isna(batches.iat[i]) else int(batches.iat[i]))
+            for i in first_row
+        ]
+        grid["network"] = np.array([n.name for n in group_nets], dtype=object)[code]
+        grid["batch"] = np.array([n.batch for n in group_nets], dtype=np.int64)[code]
+        grid["capacity"] = grid["capacity"].astype(np.int64)
+        grid["bandwidth"] = grid["bandwidth"].astype(np.float64)
+        grid["throughput"] = grid["throughput"].astype(np.float64)
+        label_code = None  # (below, once the policies are those that run)
+        codes = None
     for n in group_nets:
         check_element_size(hw, n, stacklevel=4)
     # A network that carries its own scheduler (Network.with_scheduler / with_fusion) runs
@@ -778,6 +776,7 @@ def _prepare(
     for g, net in enumerate(group_nets):
         if net.scheduler == "default":
             continue
+        label_code = None  # the policy column's codes change
         rows = np.flatnonzero(code == g)
         labels = grid["policy"].to_numpy(object)[rows]
         run_as = {v: pols.label(pols.by_label[v].on_network(net.scheduler)) for v in set(labels)}
@@ -785,7 +784,10 @@ def _prepare(
     # Each (network, batch) group splits by scheduler: one schedule per (network, batch,
     # scheduler), the policies of that sub-group prepared once for it.
     sched_of = {label: str(c.scheduler) for label, c in pols.by_label.items()}
-    label_code, label_values = pd.factorize(grid["policy"], use_na_sentinel=False)
+    if label_code is None:
+        label_code, label_values = pd.factorize(grid["policy"], use_na_sentinel=False)
+        if codes is not None:
+            codes["policy"] = (label_code, tuple(label_values))
     scheduler = np.array([sched_of.get(v, np.nan) for v in label_values], dtype=object)[label_code]
     key_of: dict[tuple[str, int, str], Network] = {}
     row_flops = np.zeros(len(grid), dtype=np.int64)
@@ -822,7 +824,46 @@ def _prepare(
                 .to_numpy(bool)
             )
             todo = ~found
-    return grid, key_of, (row_flops, row_schedule), previous, todo, scheduler
+    return grid, key_of, (row_flops, row_schedule, codes), previous, todo, scheduler
+
+
+def _cartesian(
+    nets: _Networks, axes: Mapping[str, list]
+) -> tuple[pd.DataFrame, np.ndarray, list, np.ndarray]:
+    """The Cartesian grid of :func:`_prepare` (capacity fastest, then throughput, bandwidth,
+    policy, and each network at each batch), its rows' (network, batch) group numbers in order
+    of first appearance, each group's network at its batch resolved, and the rows' indices
+    into ``axes["policy"]`` (distinct labels). The columns hold what the explicit points' path
+    leaves (the batch used, int64 capacities, float64 rates), built from the axes with NumPy
+    index arithmetic as one DataFrame: no column of a Python object per point inferred and
+    converted (a third of the Python path's cost on the thesis grid's ResNet-50 part)."""
+    pairs = [
+        (label, b)
+        for label in nets.sources
+        for b in (nets.batches.get(label, [None]) if axes["batch"] == [None] else axes["batch"])
+    ]
+    # (network, batch) pairs are distinct, so each is a group, numbered in order.
+    group_nets = [nets.get(label, b) for label, b in pairs]
+    sizes = [len(pairs), len(axes["policy"]), len(axes["bandwidth"]), len(axes["throughput"])]
+    n = len(axes["capacity"])
+    total = math.prod(sizes) * n
+    index = []  # each row's index into each outer axis
+    inner = n
+    for size in reversed(sizes):
+        index.append(np.tile(np.repeat(np.arange(size), inner), total // (size * inner)))
+        inner *= size
+    thr_i, bw_i, pol_i, code = index
+    grid = pd.DataFrame(
+        {
+            "network": np.array([g.name for g in group_nets], dtype=object)[code],
+            "batch": np.array([g.batch for g in group_nets], dtype=np.int64)[code],
+            "policy": np.array(axes["policy"], dtype=object)[pol_i],
+            "capacity": np.tile(np.asarray(axes["capacity"], dtype=np.int64), total // max(n, 1)),
+            "bandwidth": np.asarray(axes["bandwidth"], dtype=np.float64)[bw_i],
+            "throughput": np.asarray(axes["throughput"], dtype=np.float64)[thr_i],
+        }
+    )
+    return grid, code, group_nets, pol_i
 
 
 def _run_executor(
@@ -1011,19 +1052,26 @@ def _first_seen(codes: np.ndarray) -> np.ndarray:
 
 
 def _assemble_fresh(
-    grid: pd.DataFrame, fresh: np.ndarray, cols: dict[str, np.ndarray], pols: _Policies
+    grid: pd.DataFrame,
+    fresh: np.ndarray,
+    cols: dict[str, np.ndarray],
+    pols: _Policies,
+    codes: Mapping[str, tuple[np.ndarray, tuple]] | None = None,
 ) -> pd.DataFrame:
     """:func:`_finish`'s DataFrame when all its rows are fresh and none is written: the same
     columns, dtypes, categories and values as the general path there, built as one DataFrame
     from arrays (the general path's concatenations, label reindexing and categoricals from
     strings were half of a ResNet-50 sweep's Python time). The categoricals come from integer
     codes: ``network`` and ``policy`` with the grid's values in order of first appearance (as
-    ``pd.unique(grid[c])``), each part's column with its rows' values in order of first
-    appearance (as ``pd.unique(df[c])``). ``tests/python/test_sweep.py`` compares the two paths."""
+    ``pd.unique(grid[c])``; ``codes``, when given, holds them as ``pd.factorize(grid[c])``
+    would: factorizing a column of strings cost 0.75 ms), each part's column with its rows'
+    values in order of first appearance (as ``pd.unique(df[c])``). ``tests/python/test_sweep.py``
+    compares the two paths."""
     code: dict[str, np.ndarray] = {}
     data: dict[str, Any] = {}
     for c in ("network", "policy"):
-        k, uniques = pd.factorize(grid[c])  # uniques in order of first appearance
+        # uniques in order of first appearance
+        k, uniques = codes[c] if codes is not None else pd.factorize(grid[c])
         code[c] = k[fresh]
         data[c] = pd.Categorical.from_codes(
             code[c], dtype=_categories(tuple(uniques)), validate=False
@@ -1059,7 +1107,7 @@ def _finish(
     todo: np.ndarray,
     previous: pd.DataFrame | None,
     out: Any,
-    row_flops: tuple[np.ndarray, dict[str, np.ndarray]],
+    row_flops: tuple[np.ndarray, dict[str, np.ndarray], dict | None],
     pols: _Policies,
     hw: Hardware,
     options: Mapping[str, Any],
@@ -1078,7 +1126,7 @@ def _finish(
     cols.update(_derive(cols, hw, options))
     reuse = previous is not None and len(previous) and (~todo).any()
     if out is None and not reuse and len(base):
-        df = _assemble_fresh(grid, fresh, cols, pols)
+        df = _assemble_fresh(grid, fresh, cols, pols, row_flops[2])
         df.attrs["evaluated"] = len(df)
         return df
     new = pd.concat(

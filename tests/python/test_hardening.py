@@ -396,7 +396,7 @@ def test_ctrl_c_while_preparing_returns_with_a_warning(monkeypatch: pytest.Monke
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sweep_module, "_grid", interrupted)
+    monkeypatch.setattr(sweep_module, "_cartesian", interrupted)
     with pytest.warns(dnnmem.SweepInterrupted, match="while preparing the points"):
         df = dnnmem.sweep(TINY, capacity=[0, MiB], progress=False)
     assert len(df) == 0 and df.attrs["evaluated"] == 0

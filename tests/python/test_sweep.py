@@ -574,7 +574,7 @@ def test_a_grid_beyond_max_points_is_refused_before_it_is_built(monkeypatch) -> 
     def no_grid(*args: object) -> None:
         raise AssertionError("the grid was built")
 
-    monkeypatch.setattr(sweep_module, "_grid", no_grid)
+    monkeypatch.setattr(sweep_module, "_cartesian", no_grid)
     with pytest.raises(ValueError) as e:
         dnnmem.sweep(
             "resnet18",
@@ -705,3 +705,30 @@ def test_fresh_rows_frame_equals_the_general_path(tmp_path) -> None:
         assert list(fast[c].cat.categories) == list(general[c].cat.categories)
     assert list(fast["cache"].cat.categories) == ["lru", "lookahead"]
     assert fast.attrs == general.attrs
+
+
+def test_the_cartesian_grid_equals_its_points_given_explicitly() -> None:
+    # The Cartesian grid is built from the axes by index arithmetic (sweep._cartesian), the
+    # explicit points by inferring and converting their columns: the same rows give the same
+    # frame (values, dtypes, categories and their order), with two batches of one network
+    # given as Network objects, a network by name, two schedulers and unit strings.
+    nets = [dnnmem.network("resnet18", batch=4), dnnmem.network("resnet18", batch=2), "alexnet"]
+    grid = dnnmem.sweep(
+        nets,
+        capacity=["1MiB", 3 * 2**20],
+        bandwidth=[616e9, "1TB/s"],
+        policy=["lru", "split-backward + lookahead"],
+        progress=False,
+    )
+    # The documented order: capacity fastest, then throughput, bandwidth, policy, network/batch.
+    points = [
+        {"network": n, "batch": b, "policy": p, "bandwidth": bw, "capacity": c}
+        for n, b in (("resnet18", 4), ("resnet18", 2), ("alexnet", 1))
+        for p in ("lru", "split-backward + lookahead")
+        for bw in (616e9, "1TB/s")
+        for c in ("1MiB", 3 * 2**20)
+    ]
+    explicit = dnnmem.sweep(nets, points=points, progress=False)
+    pd.testing.assert_frame_equal(grid, explicit, check_exact=True, check_categorical=True)
+    for c in ("network", "policy", "scheduler", "cache"):
+        assert list(grid[c].cat.categories) == list(explicit[c].cat.categories)
