@@ -386,20 +386,29 @@ def test_slurm_job_script() -> None:
 
 
 def test_real_ctrl_c_stops_promptly(monkeypatch) -> None:
-    """SIGINT while the engine runs (sent as the engine starts): the sweep stops early and
+    """SIGINT while the engine runs (sent once a point has finished): the sweep stops early and
     returns the finished rows, each equal to estimate()."""
     import os
     import signal
-    import threading
 
     real_run = sweep_module._run
 
     def run_then_interrupt(*args, **kwargs):  # type: ignore[no-untyped-def]
-        threading.Timer(0.05, os.kill, (os.getpid(), signal.SIGINT)).start()
-        return real_run(*args, **kwargs)
+        # Sent from the progress callback (every 0.1 s) once a point is done, not after a fixed
+        # delay: under load no point had finished 50 ms after the engine started.
+        progress = args[7]
+        sent = []
+
+        def interrupt_after_a_point(done: int) -> None:
+            if done > 0 and not sent:
+                sent.append(done)
+                os.kill(os.getpid(), signal.SIGINT)
+            progress(done)
+
+        return real_run(*args[:7], interrupt_after_a_point, *args[8:], **kwargs)
 
     monkeypatch.setattr(sweep_module, "_run", run_then_interrupt)
-    caps = list(range(0, 64 * MiB, 256))  # 262144 points: far longer than the 50 ms
+    caps = list(range(0, 64 * MiB, 256))  # 262144 points: seconds, far longer than 0.2 s
     # Python's own Ctrl-C handler (importing dask_jobqueue installs one raising SystemExit).
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
