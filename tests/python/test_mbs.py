@@ -280,22 +280,27 @@ def test_backward_reuse_group_keeps_the_summed_gradient_by_hand() -> None:
 )
 @pytest.mark.parametrize("reuse", ["adjacent", "fits", "none"])
 def test_backward_reuse_group_matches_the_oracle(scheduler: str, capacity: int, reuse: str) -> None:
+    _mbs_strict_against_the_oracle(scheduler, capacity, {"reuse": reuse, "backward_reuse": "group"})
+
+
+def _mbs_strict_against_the_oracle(scheduler: str, capacity: int, opts: dict[str, str]) -> None:
+    """`scheduler + mbs-strict(opts)` on RESIDUAL3: the engine equals the oracle."""
     import oracle
     from test_policies_oracle import compare_with_oracle
 
     net = _net(RESIDUAL3)
-    opts = {"reuse": reuse, "backward_reuse": "group"}
     o = oracle.estimate(
         net.with_scheduler(scheduler), capacity, 10**6, 10**8, "mbs-strict", cache_options=opts
     )
+    options = ", ".join(f"{k}={v}" for k, v in opts.items())
     r = dnnmem.estimate(
         net,
-        policy=f"{scheduler} + mbs-strict(reuse={reuse}, backward_reuse=group)",
+        policy=f"{scheduler} + mbs-strict({options})",
         capacity=capacity,
         bandwidth=10**6,
         throughput=10**8,
     )
-    compare_with_oracle(r, o, f"{scheduler} {reuse} capacity={capacity}")
+    compare_with_oracle(r, o, f"{scheduler} {options} capacity={capacity}")
 
 
 def test_backward_reuse_group_on_resnet_is_mbs1_without_the_gradient_spills(
@@ -449,19 +454,6 @@ def test_fits_footprint_forward_by_hand() -> None:
 )
 @pytest.mark.parametrize("footprint", ["step", "forward"])
 def test_fits_footprint_matches_the_oracle(scheduler: str, capacity: int, footprint: str) -> None:
-    import oracle
-    from test_policies_oracle import compare_with_oracle
-
-    net = _net(RESIDUAL3)
-    opts = {"reuse": "fits", "fits_footprint": footprint}
-    o = oracle.estimate(
-        net.with_scheduler(scheduler), capacity, 10**6, 10**8, "mbs-strict", cache_options=opts
+    _mbs_strict_against_the_oracle(
+        scheduler, capacity, {"reuse": "fits", "fits_footprint": footprint}
     )
-    r = dnnmem.estimate(
-        net,
-        policy=f"{scheduler} + mbs-strict(reuse=fits, fits_footprint={footprint})",
-        capacity=capacity,
-        bandwidth=10**6,
-        throughput=10**8,
-    )
-    compare_with_oracle(r, o, f"{scheduler} fits {footprint} capacity={capacity}")
