@@ -6,6 +6,7 @@ fits and where no operation fits, and within the page's stated gap in between; t
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
@@ -227,19 +228,34 @@ def test_lru_walk_equals_the_reference(
     partition: str | None,
     lockstep: bool,
 ) -> None:
+    _walk_equals_the_reference(
+        shape, c_eff, order, nest, partition,
+        lockstep=lockstep and partition is not None, replace="lru",
+    )  # fmt: skip
+
+
+def _walk_equals_the_reference(
+    shape: tuple[int, int, int, int],
+    c_eff: int,
+    order: str,
+    nest: tuple[str, str],
+    partition: str | None,
+    **options: Any,
+) -> None:
+    """The C++ walk and the reference walk agree field by field (1-byte elements, 2-byte
+    partial sums, two parts), and move at least the compulsory traffic: each input read
+    once, each output written once, whatever the replacement."""
     m, k, n, tile = shape
     ref = tile_walk(
         m, k, n, tile, order, c_eff, elem=1, psum=2, nest_x=nest[0], nest_w=nest[1],
-        partition=partition, parts=2, lockstep=lockstep and partition is not None, replace="lru",
+        partition=partition, parts=2, **options,
     )  # fmt: skip
     core = _core.tile_walk(
         m, k, n, order, tile, c_eff, 1, 2, nest_x=nest[0], nest_w=nest[1],
-        partition=partition or "none", parts=2, lockstep=lockstep and partition is not None,
-        replace="lru",
+        partition=partition or "none", parts=2, **options,
     )  # fmt: skip
     for f in FIELDS:
         assert core[f] == getattr(ref, f)
-    # Compulsory traffic (each input read once, each output written once) bounds LRU too.
     assert _total(core) >= (m * n + k * n + m * k) + (m * k + k * n)
 
 
@@ -289,15 +305,6 @@ def test_kept_intermediates_walk_equals_the_reference(
     partition: str | None,
     replace: str,
 ) -> None:
-    m, k, n, tile = shape
-    ref = tile_walk(
-        m, k, n, tile, order, c_eff, elem=1, psum=2, nest_x=nest[0], nest_w=nest[1],
-        partition=partition, parts=2, replace=replace, intermediates="keep",
-    )  # fmt: skip
-    core = _core.tile_walk(
-        m, k, n, order, tile, c_eff, 1, 2, nest_x=nest[0], nest_w=nest[1],
-        partition=partition or "none", parts=2, replace=replace, intermediates="keep",
-    )  # fmt: skip
-    for f in FIELDS:
-        assert core[f] == getattr(ref, f)
-    assert _total(core) >= (m * n + k * n + m * k) + (m * k + k * n)
+    _walk_equals_the_reference(
+        shape, c_eff, order, nest, partition, replace=replace, intermediates="keep"
+    )
