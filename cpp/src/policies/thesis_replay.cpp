@@ -106,13 +106,8 @@ const ThesisPlanner::Replay::At* ThesisPlanner::replay_record(int pass, int j) {
 }
 
 bool ThesisPlanner::shifted_by_constant(const std::int64_t* margin, const std::int64_t* before) {
-  std::vector<std::int64_t>& now = rp_->region;
-  const int len = b_ - lo_;
-  now.resize(static_cast<std::size_t>(len));
-  occ_.values(lo_, b_ - 1, now.data());
-  const std::int64_t c = now[0] - before[0];
-  for (int k = 1; k < len; ++k)
-    if (now[static_cast<std::size_t>(k)] - before[k] != c) return false;
+  std::int64_t c = 0;
+  if (!occ_.shifted_from(lo_, b_ - 1, before, c)) return false;
   if (!(c > margin[0] && c <= margin[1])) return false;
   c_ = c;
   if (probe_ >= 0 && margin[0] != Replay::kLow && c - (probe_ - in_.capacity) <= margin[0]) probe_ = -1;
