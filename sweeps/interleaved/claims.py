@@ -196,3 +196,25 @@ def claims(
         out.append(c(f"GPU (RTX 3090), {rung}: backward time change", "§6.6, Fig. 17", paper,
                      gpu[rung], "reduction", "%", gnote, shyp))  # fmt: skip
     return out
+
+
+def models_markdown(tables: dict[str, pd.DataFrame]) -> str:
+    """Every claim with the eleven models on both NPUs beside each NPU's own nine (the page's
+    "The paper's models per NPU"): paper, the two values, and each one's verdict."""
+    from _pages import table  # sweeps/: on the path of every script and of the scorecard
+
+    def verdict(c: Claim) -> str:
+        return "within" if c.within else ("out" if c.direction_right else "**wrong direction**")
+
+    def value(c: Claim) -> str:
+        digits = 2 if c.unit == "×" else 1
+        return f"{c.dnnmem:.{digits}f}".replace("-", "−") + f" {c.unit} ({verdict(c)})"
+
+    every, paper = claims(tables, which="all"), claims(tables, which="paper")
+    rows = [[a.claim, f"{a.paper:.{2 if a.unit == '×' else 1}f}".replace("-", "−") + f" {a.unit}",
+             value(a), value(b)] for a, b in zip(every, paper)]  # fmt: skip
+    head = table(["claim", "paper", "eleven models on both NPUs", "each NPU's nine (the scorecard's)"], rows)
+    count = (f"Within: {sum(c.within for c in every)} → {sum(c.within for c in paper)} of "
+             f"{len(paper)}; wrong directions: {sum(not c.direction_right for c in every)} → "
+             f"{sum(not c.direction_right for c in paper)}.")  # fmt: skip
+    return head + "\n" + count + "\n"

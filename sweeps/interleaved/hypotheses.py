@@ -129,7 +129,9 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
         f"(1.43×) and its ideal rung {pct(a.at[(first, 'large'), RUNGS[2]], 1)} → "
         f"{pct(a.at[(last, 'large'), RUNGS[2]], 1)} (−12.4 %).\n"
     )
-    return {"hypotheses": head + "\n" + moved}
+    import claims  # sweeps/interleaved/: the scorecard's claims, each NPU over its own models
+
+    return {"hypotheses": head + "\n" + moved, "models_per_npu": claims.models_markdown(tables)}
 
 
 if __name__ == "__main__":
