@@ -47,8 +47,11 @@ ALL_MODELS = ("faster_rcnn", "googlenet", "ncf", "resnet50", "dlrm", "mobilenet_
 #: each. The small NPU's YOLO is darknet's YOLOv2-tiny (the hypotheses table's full mode runs it
 #: there); YOLOv3 stands in for the large NPU's YOLOv5 (not in darknet's cfgs).
 PAPER_MODELS = {
-    "small": tuple("yolov2_tiny" if m == "yolov3" else m for m in ALL_MODELS
-                   if m not in ("bert_large", "t5_large")),  # fmt: skip
+    "small": tuple(
+        "yolov2_tiny" if m == "yolov3" else m
+        for m in ALL_MODELS
+        if m not in ("bert_large", "t5_large")
+    ),
     "large": tuple(m for m in ALL_MODELS if m not in ("bert_tiny", "t5_small")),
 }
 #: Which models the scorecard averages per NPU: "paper" (:data:`PAPER_MODELS`, the text's) or
@@ -215,7 +218,9 @@ def models_markdown(tables: dict[str, pd.DataFrame]) -> str:
     every, paper = claims(tables, which="all"), claims(tables, which="paper")
     rows = [[a.claim, f"{a.paper:.{2 if a.unit == '×' else 1}f}".replace("-", "−") + f" {a.unit}",
              value(a), value(b)] for a, b in zip(every, paper)]  # fmt: skip
-    head = table(["claim", "paper", "eleven models on both NPUs", "each NPU's nine (the scorecard's)"], rows)
+    head = table(
+        ["claim", "paper", "eleven models on both NPUs", "each NPU's nine (the scorecard's)"], rows
+    )
     count = (f"Within: {sum(c.within for c in every)} → {sum(c.within for c in paper)} of "
              f"{len(paper)}; wrong directions: {sum(not c.direction_right for c in every)} → "
              f"{sum(not c.direction_right for c in paper)}.")  # fmt: skip
