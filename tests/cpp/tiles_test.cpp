@@ -1,6 +1,8 @@
 // The tile walk (tiles.hpp, docs/model/interleaved.md) on the cases computed by hand in
 // tests/python/test_tiles_oracle.py; the Python tests also compare it with the reference walk
 // on random shapes.
+#include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -151,4 +153,45 @@ TEST_CASE("tile walk: its per-thread trace is never reused for another input", "
   REQUIRE(full);
   CHECK(same(*full, here[0]));
   CHECK(moved == here[0].total());
+}
+
+TEST_CASE("tile walk: the result is the same over the c_eff range each walk reports", "[tiles]") {
+  // Every c_eff from 0 to past the share that holds every operand, on a shape with edge tiles of
+  // three sizes, under each order and the options the walk's decisions depend on: each walk's
+  // range [lo, hi) (the c_eff values that compare alike, or, when it evicts no live tile, all
+  // from the floor that keeps its live tiles on) holds only c_eff values with the same traffic.
+  const std::int64_t m = 7, k = 5, n = 9, top = (m * n + k * n + m * k) * 2 * 4;  // (every operand whole)
+  int unbounded_below_top = 0;
+  for (BackwardOrder order : {BackwardOrder::Seq, BackwardOrder::SeqDwFirst, BackwardOrder::Interleave,
+                              BackwardOrder::DxMajor, BackwardOrder::DwMajor})
+    for (int v = 0; v < 7; ++v) {
+      TileWalkOptions o{2, 0, 2, 2, "ijk", "jik"};
+      if (v == 1) o.keep_psum = true;
+      if (v == 2) o.psum_bytes = 4;
+      if (v == 3) o.partition = 0, o.parts = 2;
+      if (v == 4) o.partition = 2, o.parts = 2, o.lockstep = true;
+      if (v == 5) o.skip_x = 1U << 1, o.nest_x = "kij";
+      if (v == 6) o.lru = true;
+      std::vector<TileTraffic> at;
+      std::vector<std::int64_t> lo, hi;
+      for (std::int64_t c = 0; c <= top; ++c) {
+        o.c_eff = c;
+        std::int64_t l = 0, h = 0;
+        at.push_back(detail::tile_walk_range(m, k, n, order, o, &l, &h));
+        lo.push_back(l);
+        hi.push_back(h);
+      }
+      for (std::int64_t c = 0; c <= top; ++c) {
+        const auto x = static_cast<std::size_t>(c);
+        REQUIRE(lo[x] <= c);
+        REQUIRE(c < hi[x]);
+        if (hi[x] == std::numeric_limits<std::int64_t>::max() && c < top / 4) ++unbounded_below_top;
+        for (std::int64_t d = lo[x]; d <= std::min(top, hi[x] - 1); ++d)
+          if (!same(at[static_cast<std::size_t>(d)], at[x])) {
+            INFO("order " << static_cast<int>(order) << ", variant " << v << ", c_eff " << c << " and " << d);
+            CHECK(same(at[static_cast<std::size_t>(d)], at[x]));
+          }
+      }
+    }
+  CHECK(unbounded_below_top > 0);  // some walk's range reaches past the compare-alike one
 }
