@@ -4,10 +4,10 @@ network's own layer table."""
 
 from __future__ import annotations
 
-import dnnmem
 import pytest
-
 from oracle import fold_batchnorm_expectation
+
+import dnnmem
 
 DOC = {
     "name": "fold",
