@@ -4,8 +4,10 @@ network's own layer table."""
 
 from __future__ import annotations
 
+import oracle
 import pytest
 from oracle import fold_batchnorm_expectation
+from test_policies_oracle import compare_with_oracle
 
 import dnnmem
 
@@ -71,3 +73,14 @@ def test_zoo_against_the_rules(name: str) -> None:
     assert folded.flops.forward == net.flops.forward - expect["forward_flops_removed"]
     kinds = folded.layers["kind"].value_counts()
     assert kinds.get("batchnorm", 0) == expect["batchnorm_left"]
+
+
+@pytest.mark.parametrize("cache", ["none", "one-step", "onsram-static", "infinite-spm"])
+def test_folded_inference_matches_the_oracle(cache: str) -> None:
+    """The folded graph is an ordinary network: the OnSRAM managers on it agree with
+    tests/python/oracle.py (a 600-byte SPM, memory-bound at 10^6 FLOP/s)."""
+    net = dnnmem.load_network(DOC, batch=1).fold_batchnorm()
+    policy = dnnmem.Policy.parse(f"inference + {cache}")
+    o = oracle.estimate(net.with_scheduler(policy.scheduler), 600, 10**6, 10**6, cache)
+    r = dnnmem.estimate(net, policy=policy, capacity=600, bandwidth=10**6, throughput=10**6)
+    compare_with_oracle(r, o, str(policy))
