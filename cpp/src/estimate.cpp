@@ -45,27 +45,6 @@ PinTotals pin_totals(const Schedule& s, const TimeBase& time, const Plan& plan) 
   return p;
 }
 
-namespace {
-
-// Whether two plans give the timeline the same input: the transfers, the resident bytes and the
-// recomputed ticks (all it reads of a plan). Counts first: they differ for most pairs.
-bool same_timeline_input(const Plan& a, const Plan& b) {
-  if (a.counts.kept != b.counts.kept || a.counts.prefetched != b.counts.prefetched ||
-      a.counts.born != b.counts.born || a.counts.offloads != b.counts.offloads ||
-      a.transfers.size() != b.transfers.size() || a.resident != b.resident || a.recompute != b.recompute)
-    return false;
-  for (std::size_t i = 0; i < a.transfers.size(); ++i) {
-    const Transfer& x = a.transfers[i];
-    const Transfer& y = b.transfers[i];
-    if (x.tensor != y.tensor || x.kind != y.kind || x.bytes != y.bytes || x.issue_step != y.issue_step ||
-        x.deadline != y.deadline)
-      return false;
-  }
-  return true;
-}
-
-}  // namespace
-
 PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const PreparedPolicy& policy,
                            PointWorkspace& ws, std::int64_t next_capacity) {
   // Points of a sweep that differ only in capacity share everything derived from the rest.

@@ -777,26 +777,25 @@ _ENERGY_PARTS = {
     "energy_static_j": "static",
 }
 
-#: The Result attributes a report model may read by name through _Totals.
-_TOTALS = frozenset(
-    {
-        "time",
-        "traffic_in",
-        "traffic_out",
-        "link_in",
-        "link_out",
-        "avg_bandwidth",
-        "active_time",
-        "utilization",
-        "samples_per_s",
-        "compute_time",
-        "stall_time",
-        "capacity_stall_time",
-        "drain_time",
-        "flops",
-        "groups",
-        "sub_batches",
-        "gb_bytes",
-        "macs",
-    }
+#: The Result totals that are also sweep columns (:data:`dnnmem.sweep.RESULT_COLUMNS`, same
+#: names, SI units): time and traffic, then the plan counts of the seed schedulers.
+RUN_TOTALS = (
+    "time",
+    "traffic_in",
+    "traffic_out",
+    "link_in",
+    "link_out",
+    "avg_bandwidth",
+    "active_time",
+    "utilization",
+    "samples_per_s",
+    "compute_time",
+    "stall_time",
+    "capacity_stall_time",
+    "drain_time",
+    "flops",
 )
+PLAN_TOTALS = ("groups", "sub_batches", "gb_bytes", "macs")
+
+#: The Result attributes a report model may read by name through _Totals.
+_TOTALS = frozenset(RUN_TOTALS + PLAN_TOTALS)

@@ -296,6 +296,36 @@ class _Model:
         self.cols.append(c)
         self.vals.append(np.broadcast_to(np.asarray(vals, dtype=float), r.shape).copy())
 
+    def add_differences(
+        self, first_col: int, n: int, lo: Any, hi: Any, backward: bool = False
+    ) -> int:
+        """``n`` rows over the ``n`` columns from ``first_col``, row s bounding ``col_s −
+        col_{s−1}`` (``col_s − col_{s+1}`` when ``backward``; the end row has no neighbour)
+        within ``[lo, hi]``: a running sum written one step at a time. Returns the first row."""
+        r = self.add_rows(n, lo, hi)
+        steps = np.arange(n)
+        self.add_entries(r + steps, first_col + steps, 1.0)
+        if backward:
+            self.add_entries(r + steps[:-1], first_col + steps[1:], -1.0)
+        else:
+            self.add_entries(r + steps[1:], first_col + steps[:-1], -1.0)
+        return r
+
+    def add_occupants(
+        self,
+        first_row: int,
+        n: int,
+        cols: np.ndarray,
+        lo: np.ndarray,
+        hi: np.ndarray,
+        amount: np.ndarray,
+    ) -> None:
+        """Columns ``cols`` occupying ``amount`` over rows ``lo .. hi`` of an
+        :meth:`add_differences` system: the amount enters at ``lo`` and leaves after ``hi``."""
+        self.add_entries(first_row + lo, cols, -amount)
+        leave = hi + 1 < n
+        self.add_entries(first_row + hi[leave] + 1, cols[leave], amount[leave])
+
     def solve(self, mip: bool, time_limit: float | None) -> tuple[np.ndarray, float, str, float]:
         highspy = _highspy()
         h = highspy.Highs()
@@ -466,20 +496,14 @@ def _traffic_model(inst: _Instance, capacity: int, integer: bool, cost: bool = T
     # Occupancy: O_s = sum of the columns covering step s, O_s <= capacity (FOO's central path).
     n = inst.n
     o0 = m.add_cols(n, 0.0, 0.0, capacity / unit, False)
-    r0 = m.add_rows(n, 0.0, 0.0)
-    steps = np.arange(n)
-    m.add_entries(r0 + steps, o0 + steps, 1.0)
-    m.add_entries(r0 + steps[1:], o0 + steps[:-1], -1.0)
+    r0 = m.add_differences(o0, n, 0.0, 0.0)
     fi = np.flatnonzero(has_x)
     cover = c.lo[fi] <= c.hi[fi]
     cols = np.r_[x[fi][cover], y[has_y]]
     los = np.r_[c.lo[fi][cover], inst.step[has_y]]
     his = np.r_[c.hi[fi][cover], inst.step[has_y]]
     amount = np.r_[s[fi][cover], s[has_y]]
-    # enters at lo (+), leaves after hi (− at hi + 1)
-    m.add_entries(r0 + los, cols, -amount)
-    leave = his + 1 < n
-    m.add_entries(r0 + his[leave] + 1, cols[leave], amount[leave])
+    m.add_occupants(r0, n, cols, los, his, amount)
     return _Vars(x=x, y=y, z=z, model=m, unit=unit)
 
 
@@ -971,21 +995,15 @@ def _time_bound(
     steps = np.arange(n)
     c = compute / scale
     # E_s - E_{s-1} >= c_s
-    r = m.add_rows(n, c, math.inf)
-    m.add_entries(r + steps, e0 + steps, 1.0)
-    m.add_entries(r + steps[1:], e0 + steps[:-1], -1.0)
+    m.add_differences(e0, n, c, math.inf)
     # P_s - P_{s-1} - sum(terms due at s) = const due at s
     const_due = np.bincount(due[due >= 0], weights=const[due >= 0], minlength=n)
-    r = m.add_rows(n, const_due, const_due)
-    m.add_entries(r + steps, p0 + steps, 1.0)
-    m.add_entries(r + steps[1:], p0 + steps[:-1], -1.0)
+    r = m.add_differences(p0, n, const_due, const_due)
     sel = (due >= 0) & (col >= 0)
     m.add_entries(r + due[sel], col[sel], -coef[sel])
     # R_s - R_{s+1} - sum(terms released at s) = const released at s
     const_rel = np.bincount(rel, weights=const, minlength=n)[:n]
-    r = m.add_rows(n, const_rel, const_rel)
-    m.add_entries(r + steps, q0 + steps, 1.0)
-    m.add_entries(r + steps[:-1], q0 + steps[1:], -1.0)
+    r = m.add_differences(q0, n, const_rel, const_rel, backward=True)
     sel = col >= 0
     m.add_entries(r + rel[sel], col[sel], -coef[sel])
     # E_s >= P_s
@@ -1178,17 +1196,11 @@ def trace_bound(trace: TraceLike, capacity: int) -> float:
     s = sizes[req] / unit
     x0 = m.add_cols(len(req), -s, 0.0, 1.0)
     o0 = m.add_cols(narc, 0.0, 0.0, capacity / unit)
-    r0 = m.add_rows(narc, 0.0, 0.0)
-    a = np.arange(narc)
-    m.add_entries(r0 + a, o0 + a, 1.0)
-    m.add_entries(r0 + a[1:], o0 + a[:-1], -1.0)
+    r0 = m.add_differences(o0, narc, 0.0, 0.0)
     lo = arc_of[req]
     hi = arc_of[nxt[req]] - has_next[nxt[req]]
     # interval i -> j covers arcs created at requests i .. (last arc-creating request < j)
-    cols = x0 + np.arange(len(req))
-    m.add_entries(r0 + lo, cols, -s)
-    leave = hi + 1 < narc
-    m.add_entries(r0 + hi[leave] + 1, cols[leave], s[leave])
+    m.add_occupants(r0, narc, x0 + np.arange(len(req)), lo, hi, s)
     _, obj, _, _ = m.solve(False, None)
     return float(s.sum() * unit + obj * unit)
 

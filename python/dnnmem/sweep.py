@@ -36,7 +36,7 @@ from ._sweep_args import (
     _Policies,
     _values,
 )
-from .estimate import ROLES, NetworkLike, _check_has_steps
+from .estimate import PLAN_TOTALS, ROLES, RUN_TOTALS, NetworkLike, _check_has_steps
 from .hardware import Hardware, check_element_size
 from .network import Network, _check_batch, schedule_columns
 from .part import KINDS
@@ -63,29 +63,13 @@ __all__ = [
 
 #: The totals of :meth:`dnnmem.Result.to_dict` (same names, SI units) and the plan counts.
 RESULT_COLUMNS = [
-    "time",
-    "traffic_in",
-    "traffic_out",
-    "link_in",
-    "link_out",
-    "avg_bandwidth",
-    "active_time",
-    "utilization",
-    "samples_per_s",
-    "compute_time",
-    "stall_time",
-    "capacity_stall_time",
-    "drain_time",
-    "flops",
+    *RUN_TOTALS,
     "kept",
     "prefetched",
     "born",
     "offloads",
     *[f"traffic_{d}_{r}" for d in ("in", "out") for r in ROLES],
-    "groups",
-    "sub_batches",
-    "gb_bytes",
-    "macs",
+    *PLAN_TOTALS,
     *registry.report_columns(),  # energy, energy_dram_share
 ]
 #: The pinning managers' report (docs/model/report.md, "Pinning"): tensors pinned, their bytes,

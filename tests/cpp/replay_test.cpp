@@ -94,21 +94,6 @@ Schedule schedule_of(const Network& n, std::int64_t batch) {
   return s;
 }
 
-bool same_plan(const Plan& a, const Plan& b) {
-  if (a.transfers.size() != b.transfers.size() || a.resident != b.resident || a.counts.kept != b.counts.kept ||
-      a.counts.prefetched != b.counts.prefetched || a.counts.born != b.counts.born ||
-      a.counts.offloads != b.counts.offloads)
-    return false;
-  for (std::size_t i = 0; i < a.transfers.size(); ++i) {
-    const Transfer& x = a.transfers[i];
-    const Transfer& y = b.transfers[i];
-    if (x.tensor != y.tensor || x.kind != y.kind || x.bytes != y.bytes || x.issue_step != y.issue_step ||
-        x.deadline != y.deadline)
-      return false;
-  }
-  return true;
-}
-
 // Plans every capacity from 0 to the schedule's peak (and past it) as a sweep does, with and
 // without replay, and compares each plan and each probe's answer; returns the blocks replayed.
 long compare_along_capacities(const Schedule& s, const std::string& manager, const OptionMap& options, double bandwidth,
@@ -132,7 +117,7 @@ long compare_along_capacities(const Schedule& s, const std::string& manager, con
     }
     policy.cache->plan(in, with, a);
     policy.cache->plan(in, without, b);
-    CHECK(same_plan(a, b));
+    CHECK(same_timeline_input(a, b));
     CHECK(with.probe_same == without.probe_same);
     first = false;
   }
@@ -258,7 +243,7 @@ TEST_CASE("replay: lp-rounded keeps exactly the intervals given, never a source 
       }
       policy.cache->plan(in, with, a);
       policy.cache->plan(in, without, b);
-      CHECK(same_plan(a, b));
+      CHECK(same_timeline_input(a, b));
       CHECK(a.counts.kept == given);
       CHECK_FALSE(with.probe_same);  // probing is off too: the given set holds at one capacity
     }

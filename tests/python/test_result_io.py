@@ -19,6 +19,7 @@ import pytest
 
 import dnnmem
 from dnnmem.cli import main
+from dnnmem.estimate import RUN_TOTALS
 
 #: One policy per kind of output: tile walk (tile_table), pins (pin_table), a compressing link
 #: with a sparsity table (sparsity_source, max_link_ratio), a serialized schedule (groups).
@@ -52,20 +53,7 @@ def _same_result(a: dnnmem.Result, b: dnnmem.Result) -> None:
     """Every field and table of two results."""
     assert a.to_dict() == b.to_dict()
     fields = [
-        "time",
-        "traffic_in",
-        "traffic_out",
-        "link_in",
-        "link_out",
-        "avg_bandwidth",
-        "active_time",
-        "utilization",
-        "samples_per_s",
-        "compute_time",
-        "stall_time",
-        "capacity_stall_time",
-        "drain_time",
-        "flops",
+        *RUN_TOTALS,
         "counts",
         "sparsity_source",
         "max_link_ratio",

@@ -37,6 +37,7 @@ struct Transfer {
   bool at_end() const { return kind == TransferKind::Offload; }
   // Offloads and evictions: data written out of the cache, counted against capacity until done.
   bool writes_out() const { return kind == TransferKind::Offload || kind == TransferKind::Evict; }
+  bool operator==(const Transfer&) const = default;
 };
 
 struct PlanCounts {
@@ -44,6 +45,7 @@ struct PlanCounts {
   int prefetched = 0;  // prefetch windows (rule 4)
   int born = 0;        // outputs born on-chip (rule 6)
   int offloads = 0;    // offloads (rule 3), final write-outs included (lru: dirty write-outs)
+  bool operator==(const PlanCounts&) const = default;
 };
 
 // OnSRAM's PinLoc = SPM (docs/model/onsram.md): tensor `tensor` resident over steps
@@ -88,6 +90,13 @@ struct Plan {
   // The tile model's layers (empty unless the schedule turns it on).
   std::vector<TileRecord> tiles;
 };
+
+// Whether two plans give the timeline the same input: the transfers, the resident bytes and the
+// recomputed ticks (all it reads of a plan). Counts first: they differ for most pairs.
+inline bool same_timeline_input(const Plan& a, const Plan& b) {
+  return a.counts == b.counts && a.resident == b.resident && a.recompute == b.recompute &&
+         a.transfers == b.transfers;
+}
 
 struct PreparedPolicy;  // compose.hpp
 

@@ -82,6 +82,33 @@ def _capacity_axis(ax: Axes, df: pd.DataFrame) -> float:
     return factor
 
 
+def _against_capacity(
+    df: pd.DataFrame, need: list[str], where: str, ax: Axes | None, **filters: Any
+) -> tuple[Axes, pd.DataFrame, float]:
+    """The rows of ``df`` a plot against capacity draws (``filters``: network, batch, policy,
+    bandwidth, throughput), the axes it draws on with the capacity axis set up, and that axis'
+    unit factor."""
+    d = select(df, need, where, **filters)
+    ax = new_axes(ax)
+    return ax, d, _capacity_axis(ax, d)
+
+
+def _marked_lines(
+    ax: Axes, parts: list[tuple[str, pd.DataFrame]], y: str, xf: float, yf: float, name: str
+) -> None:
+    """One marked line per group of ``parts``: ``y / yf`` against capacity, labelled
+    ``"<name> <group>"``."""
+    for i, (label, g) in enumerate(parts):
+        ax.plot(
+            g["capacity"] / xf,
+            g[y] / yf,
+            "-o",
+            ms=3,
+            color=_color(i, len(parts)),
+            label=f"{name} {label}".strip(),
+        )
+
+
 def traffic_vs_capacity(
     df: pd.DataFrame,
     *,
@@ -112,18 +139,17 @@ def traffic_vs_capacity(
         group.
     """
     where = "traffic_vs_capacity"
-    d = select(
+    ax, d, xf = _against_capacity(
         df,
         ["capacity", "traffic_in", "traffic_out"],
         where,
+        ax,
         network=network,
         batch=batch,
         policy=policy,
         bandwidth=bandwidth,
         throughput=throughput,
     )
-    ax = new_axes(ax)
-    xf = _capacity_axis(ax, d)
     yf, yname = unit(d[["traffic_in", "traffic_out"]].to_numpy(), BYTES, headroom=10)
     parts = groups(d, "capacity", where, values=["traffic_in", "traffic_out"])
     for i, (label, g) in enumerate(parts):
@@ -186,29 +212,19 @@ def time_vs_capacity(
     """
     where = "time_vs_capacity"
     need = ["capacity", "time"] + (["throughput"] if speedup else [])
-    d = select(
+    ax, d, xf = _against_capacity(
         df,
         need,
         where,
+        ax,
         network=network,
         batch=batch,
         policy=policy,
         bandwidth=bandwidth,
         throughput=throughput,
     )
-    ax = new_axes(ax)
-    xf = _capacity_axis(ax, d)
     tf, tname = unit(d["time"], TIME)
-    parts = groups(d, "capacity", where, values=["time"])
-    for i, (label, g) in enumerate(parts):
-        ax.plot(
-            g["capacity"] / xf,
-            g["time"] / tf,
-            "-o",
-            ms=3,
-            color=_color(i, len(parts)),
-            label=f"time {label}".strip(),
-        )
+    _marked_lines(ax, groups(d, "capacity", where, values=["time"]), "time", xf, tf, "time")
     ax.set_ylabel(f"time per iteration ({tname})")
     ax.set_ylim(bottom=0)
     handles, labels = ax.get_legend_handles_labels()
@@ -293,18 +309,17 @@ def bandwidth_vs_capacity(
     """
     where = "bandwidth_vs_capacity"
     need = ["capacity", "avg_bandwidth"] + (["bandwidth"] if relative or peak else [])
-    d = select(
+    ax, d, xf = _against_capacity(
         df,
         need,
         where,
+        ax,
         network=network,
         batch=batch,
         policy=policy,
         bandwidth=bandwidth,
         throughput=throughput,
     )
-    ax = new_axes(ax)
-    xf = _capacity_axis(ax, d)
     if relative:
         d = d.assign(_y=100.0 * d["avg_bandwidth"] / d["bandwidth"])
         yf, ylabel = 1.0, "average bandwidth (% of peak)"
@@ -313,16 +328,7 @@ def bandwidth_vs_capacity(
         yf, yname = unit(d[cols].to_numpy(), BANDWIDTH, headroom=10)
         d = d.assign(_y=d["avg_bandwidth"])
         ylabel = f"average bandwidth ({yname})"
-    parts = groups(d, "capacity", where, values=["_y"])
-    for i, (label, g) in enumerate(parts):
-        ax.plot(
-            g["capacity"] / xf,
-            g["_y"] / yf,
-            "-o",
-            ms=3,
-            color=_color(i, len(parts)),
-            label=f"average {label}".strip(),
-        )
+    _marked_lines(ax, groups(d, "capacity", where, values=["_y"]), "_y", xf, yf, "average")
     if peak and relative:
         ax.axhline(100.0, color="k", ls=":", lw=1, label="peak bandwidth (100 %)")
     elif peak:
