@@ -37,17 +37,52 @@ WHERE = {RUNGS[0]: "§6.2, Fig. 12", RUNGS[1]: "§6.2, Fig. 12", RUNGS[2]: "§4.
 #: window, im2col-expanded operands, §4.3's intermediate results kept on chip:
 #: docs/seeds/interleaved.md).
 HYP = ("H2",)
+#: The eleven models the page's scripts run on both NPUs.
+ALL_MODELS = ("faster_rcnn", "googlenet", "ncf", "resnet50", "dlrm", "mobilenet_v2", "bert_large",
+              "bert_tiny", "t5_large", "t5_small", "yolov3")  # fmt: skip
+#: The models each NPU runs in the paper: Table 4 lists "YOLO (v5/v2-tiny)", "BERT
+#: (large/tiny)", "T5 (large/small)" (47M/11M parameters for YOLO), and §6.1 says "For models
+#: with different sizes, such as yolo, bert, and T5, we utilize different sizes for large NPU
+#: and small NPU": the server NPU runs the large sizes, the edge NPU the small ones, nine models
+#: each. The small NPU's YOLO is darknet's YOLOv2-tiny (the hypotheses table's full mode runs it
+#: there); YOLOv3 stands in for the large NPU's YOLOv5 (not in darknet's cfgs).
+PAPER_MODELS = {
+    "small": tuple(
+        "yolov2_tiny" if m == "yolov3" else m
+        for m in ALL_MODELS
+        if m not in ("bert_large", "t5_large")
+    ),
+    "large": tuple(m for m in ALL_MODELS if m not in ("bert_tiny", "t5_small")),
+}
+#: Which models the scorecard averages per NPU: "paper" (:data:`PAPER_MODELS`, the text's) or
+#: "all" (the eleven on both NPUs, the page's tables).
+MODELS = "paper"
 
 
-def ladder(tables: dict[str, pd.DataFrame], reading: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+def models(npu: str, which: str | None = None) -> tuple[str, ...]:
+    """The models averaged on ``npu`` ("small" or "large") under ``which`` (default :data:`MODELS`)."""
+    return PAPER_MODELS[npu] if (which or MODELS) == "paper" else ALL_MODELS
+
+
+def _on_models(rows: pd.DataFrame, which: str | None = None) -> pd.DataFrame:
+    """``rows`` (with ``npu`` and ``network`` columns) restricted to each NPU's models."""
+    keep = [n in models(u, which) for u, n in zip(rows["npu"], rows["network"])]
+    return rows[keep]
+
+
+def ladder(
+    tables: dict[str, pd.DataFrame], reading: str, which: str | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The ladder's mean changes per (NPU, rung), and the per-(NPU, network) rows, at
-    ``reading`` (``dnnmem``: the page's Fig. 12 table; else the hypotheses table)."""
+    ``reading`` (``dnnmem``: the page's Fig. 12 table; else the hypotheses table), over each
+    NPU's models (:func:`models`, ``which``)."""
     if reading == "dnnmem" or "hypotheses" not in tables:
         df = tables["fig12_ladder"]
         rows = df[df["network"] != "average"]
     else:
         h = tables["hypotheses"]
         rows = h[h["reading"] == reading]
+    rows = _on_models(rows, which)
     means = rows.groupby(["npu", "rung"])["change_pct"].mean()
     return means.to_frame(), rows
 
@@ -56,9 +91,14 @@ def _geomean(s: pd.Series) -> float:
     return float(math.exp(sum(math.log(v) for v in s) / len(s)))
 
 
-def claims(tables: dict[str, pd.DataFrame], reading: str = READING) -> list[Claim]:
-    """The claims, dnnmem's values from ``tables`` (the seed's saved tables by name)."""
-    means, rows = ladder(tables, reading)
+def claims(
+    tables: dict[str, pd.DataFrame], reading: str = READING, which: str | None = None
+) -> list[Claim]:
+    """The claims, dnnmem's values from ``tables`` (the seed's saved tables by name), averaged
+    over each NPU's models (:func:`models`; ``which``: "paper" or "all", default :data:`MODELS`)."""
+    means, rows = ladder(tables, reading, which)
+    n_small, n_large = len(models("small", which)), len(models("large", which))
+    counts = {"small": n_small, "large": n_large}
     paper_reading = reading != "dnnmem" and "hypotheses" in tables
     hyp = HYP if paper_reading else ()
     note = f"reading `{reading}`" if paper_reading else "the page's default reading"
@@ -72,7 +112,7 @@ def claims(tables: dict[str, pd.DataFrame], reading: str = READING) -> list[Clai
         for rung in RUNGS:
             out.append(c(f"{npu} NPU, {rung}: time change", WHERE[rung], LADDER[npu][rung],
                          means.loc[(npu, rung), "change_pct"], "reduction", "%",
-                         f"Fig. 12, mean of 11 models, {note}", hyp))  # fmt: skip
+                         f"Fig. 12, mean of {counts[npu]} models, {note}", hyp))  # fmt: skip
     # Fig. 6: the dY oracle.
     if paper_reading:
         o = rows[rows["rung"] == "dY oracle"]
@@ -82,19 +122,20 @@ def claims(tables: dict[str, pd.DataFrame], reading: str = READING) -> list[Clai
         f6 = tables["fig6_dy_oracle"]
         oracle = f6[f6["network"] == "geomean"].set_index("npu")["speedup"].to_dict()
         f5 = tables["fig5_dy_share"]
-        base = f5[f5["network"] != "average"].set_index(["npu", "network"])
+        base = _on_models(f5[f5["network"] != "average"], which).set_index(["npu", "network"])
     for npu, paper in (("small", 1.70), ("large", 1.43)):
         out.append(c(f"{npu} NPU, dY oracle: speedup", "§3.3, Fig. 6", paper, oracle[npu],
-                     "ratio", "×", f"geomean of 11 models, {note}", hyp))  # fmt: skip
+                     "ratio", "×", f"geomean of {counts[npu]} models, {note}", hyp))  # fmt: skip
     # Fig. 5: dY's share of the backward GEMMs' reads and traffic (large NPU).
     large = base.loc["large"]
     out += [
         c("dY's share of the backward reads (large NPU)", "§3.2, Fig. 5", 51.4,
-          100 * large["dy_share_of_reads"].mean(), "reduction", "%", f"mean of 11 models, {note}",
+          100 * large["dy_share_of_reads"].mean(), "reduction", "%",
+          f"mean of {n_large} models, {note}",
           hyp),
         c("dY's share of the backward traffic (large NPU)", "§3.2, Fig. 5", 39.0,
           100 * large["dy_share_of_traffic"].mean(), "reduction", "%",
-          f"mean of 11 models, {note}", hyp),
+          f"mean of {n_large} models, {note}", hyp),
         c("dY's share of DLRM's backward reads (large NPU)", "§3.2, Fig. 5", 68.3,
           100 * large.loc["dlrm", "dy_share_of_reads"], "reduction", "%", note, hyp),
     ]  # fmt: skip
@@ -102,8 +143,9 @@ def claims(tables: dict[str, pd.DataFrame], reading: str = READING) -> list[Clai
     # reading (sweeps/interleaved/sensitivities_paper.py) where its table is there.
     sens = tables.get("sensitivities_paper") if SENSITIVITY_READING else None
     if sens is not None:
-        avg = sens[sens["network"] == "average"]
-        f14, f15, f16 = (avg[avg["figure"] == f].set_index("x")["change_pct"]
+        # The large NPU's models (Figs. 14-16 run the large NPU only).
+        per = sens[sens["network"].isin(models("large", which))]
+        f14, f15, f16 = (per[per["figure"] == f].groupby("x")["change_pct"].mean()
                          for f in ("Fig. 14", "Fig. 15", "Fig. 16"))  # fmt: skip
     else:
         f14 = tables["fig14_cores"].query("network == 'average'").set_index("cores")["change_pct"]
@@ -111,7 +153,7 @@ def claims(tables: dict[str, pd.DataFrame], reading: str = READING) -> list[Clai
             "bandwidth_scale")["change_pct"]  # fmt: skip
         f16 = tables["fig16_batch"].query("network == 'average'").set_index("batch")["change_pct"]
     at_paper = sens is not None
-    snote = "mean of 11 models, " + (f"reading `{SENSITIVITY_READING}`" if at_paper
+    snote = f"mean of {n_large if at_paper else 11} models, " + (f"reading `{SENSITIVITY_READING}`" if at_paper
                                      else "the page's default reading")  # fmt: skip
     shyp = HYP if at_paper else ()
     out += [
@@ -159,3 +201,27 @@ def claims(tables: dict[str, pd.DataFrame], reading: str = READING) -> list[Clai
         out.append(c(f"GPU (RTX 3090), {rung}: backward time change", "§6.6, Fig. 17", paper,
                      gpu[rung], "reduction", "%", gnote, shyp))  # fmt: skip
     return out
+
+
+def models_markdown(tables: dict[str, pd.DataFrame]) -> str:
+    """Every claim with the eleven models on both NPUs beside each NPU's own nine (the page's
+    "The paper's models per NPU"): paper, the two values, and each one's verdict."""
+    from _pages import table  # sweeps/: on the path of every script and of the scorecard
+
+    def verdict(c: Claim) -> str:
+        return "within" if c.within else ("out" if c.direction_right else "**wrong direction**")
+
+    def value(c: Claim) -> str:
+        digits, sign = (2, "") if c.unit == "×" else (1, "+" if c.paper < 0 else "")
+        return f"{c.dnnmem:{sign}.{digits}f}".replace("-", "−") + f" {c.unit} ({verdict(c)})"
+
+    every, paper = claims(tables, which="all"), claims(tables, which="paper")
+    rows = [[a.claim, f"{a.paper:.{2 if a.unit == '×' else 1}f}".replace("-", "−") + f" {a.unit}",
+             value(a), value(b)] for a, b in zip(every, paper)]  # fmt: skip
+    head = table(
+        ["claim", "paper", "eleven models on both NPUs", "each NPU's nine (the scorecard's)"], rows
+    )
+    count = (f"Within: {sum(c.within for c in every)} → {sum(c.within for c in paper)} of "
+             f"{len(paper)}; wrong directions: {sum(not c.direction_right for c in every)} → "
+             f"{sum(not c.direction_right for c in paper)}.")  # fmt: skip
+    return head + "\n" + count + "\n"

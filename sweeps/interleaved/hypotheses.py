@@ -11,7 +11,10 @@ The last reading, ``paper``, is the one the page's scorecard takes for Figs. 5, 
 
 from __future__ import annotations
 
+import importlib.util
 import sys
+from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 import _igo as C
@@ -46,7 +49,7 @@ def compute(small: bool = False) -> pd.DataFrame:
         ladder["dY oracle"] = {"order": C.reading(name)["oracle"]}
         with C.using(name):
             for npu in C.NPUS:
-                for net in C.networks(small):
+                for net in C.networks(small) + ([] if small else C.NPU_ONLY[npu]):
                     for rung, options in ladder.items():
                         r = C.run(net, npu, **options)
                         rows.append({"reading": name, "rung": rung, "npu": npu, "network": net,
@@ -64,6 +67,7 @@ def averages(df: pd.DataFrame) -> pd.DataFrame:
     """Per (reading, NPU): the mean change of each rung (%), the oracle's geomean speedup and
     the baseline's mean dY share of reads."""
     out = []
+    df = df[df["network"].isin(C.NETWORKS)]  # the eleven on both NPUs (not :data:`C.NPU_ONLY`)
     for (name, npu), g in df.groupby(["reading", "npu"], sort=False):
         row: dict[str, object] = {"reading": name, "npu": npu}
         for rung in RUNGS:
@@ -129,7 +133,21 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
         f"(1.43×) and its ideal rung {pct(a.at[(first, 'large'), RUNGS[2]], 1)} → "
         f"{pct(a.at[(last, 'large'), RUNGS[2]], 1)} (−12.4 %).\n"
     )
-    return {"hypotheses": head + "\n" + moved}
+    per_npu = _claims().models_markdown(tables)
+    return {"hypotheses": head + "\n" + moved, "models_per_npu": per_npu}
+
+
+def _claims() -> ModuleType:
+    """The scorecard's claims of this seed (sweeps/interleaved/claims.py: each NPU over its own
+    models), imported by path under the scorecard's name (``claims_interleaved``)."""
+    name = "claims_interleaved"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("claims.py"))
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
 
 
 if __name__ == "__main__":

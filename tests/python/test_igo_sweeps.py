@@ -226,3 +226,32 @@ def test_gemm_accounting_by_hand() -> None:
         assert shared.accounted_time(r) == r.time
     with pytest.raises(ValueError, match="not one of"):
         shared.using("nope")
+
+
+def test_yolov2_tiny_rows_are_what_the_engine_computes() -> None:
+    """The small NPU's YOLO of Table 4 (darknet's yolov2-tiny.cfg, hypotheses.py's full mode on
+    the small NPU only): its baseline and Interleaving rows at the scorecard's `keep` reading
+    equal the saved table's (the two runs take seconds: nine convolutions)."""
+    import pandas as pd
+    from sweep_scripts import assert_matches_cache, pages
+
+    script = import_script("interleaved", "hypotheses")
+    C = sys.modules["_igo"]
+    assert C.NPU_ONLY == {"small": ["yolov2_tiny"], "large": []}
+    rows = []
+    with C.using("keep"):
+        for rung in ("Baseline", "Interleaving"):
+            r = C.run("yolov2_tiny", "small", **C.LADDER[rung])
+            rows.append({"reading": "keep", "rung": rung, "npu": "small", "network": "yolov2_tiny",
+                         "time": r["time"], "dy_share_of_reads": r["dy_share_of_reads"],
+                         "dy_share_of_traffic": r["dy_share_of_traffic"]})  # fmt: skip
+    df = pd.DataFrame(rows)
+    df["change_pct"] = 100 * (df["time"] / df["time"].iloc[0] - 1)
+    keys = ["reading", "rung", "npu", "network"]
+    assert assert_matches_cache("interleaved", "hypotheses", df, keys) == 2
+    # The eleven-model averages of the page leave it out (it runs on one NPU only).
+    saved = pages().load_tables("interleaved")["hypotheses"]
+    a = script.averages(saved).set_index(["reading", "npu"])
+    keep = saved[(saved["reading"] == "keep") & (saved["npu"] == "small")
+                 & (saved["rung"] == "Interleaving") & (saved["network"] != "yolov2_tiny")]  # fmt: skip
+    assert a.at[("keep", "small"), "Interleaving"] == pytest.approx(keep["change_pct"].mean())
