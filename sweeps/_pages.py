@@ -202,13 +202,16 @@ def main(
     argv: Sequence[str] | None = None,
     tilers: Sequence[str] | None = None,
     fusion: Callable[[str], None] | None = None,
+    batchnorm: Callable[[str], None] | None = None,
 ) -> None:
     """The command line of a seed's script (see the module's docstring). ``tilers``: the
     script takes ``--tiler`` (the interleaved ladder) with these choices, the first the
     default; the figure of another tiler gets its name as a suffix. ``fusion``: the script
     takes ``--fusion`` (docs/model/fusion.md), passed to this callable before it computes;
     the figure of another level than ``none`` gets it as a suffix, and the pages keep
-    ``none``."""
+    ``none``. ``batchnorm``: the script takes ``--batchnorm fold | keep`` (its page's inference
+    graph, ``Network.fold_batchnorm``), passed to this callable before it computes; the page
+    keeps ``fold`` and the figure of ``keep`` gets it as a suffix."""
     name = Path(script.__file__).stem
     p = argparse.ArgumentParser(description=(script.__doc__ or name).strip().splitlines()[0])
     p.add_argument("--small", action="store_true", help="the CI mode: fewer points (seconds)")
@@ -230,6 +233,10 @@ def main(
     if fusion:
         p.add_argument("--fusion", choices=("none", "pointwise", "accelerator"), default="none",
                        help="fusion level of every policy (docs/model/fusion.md)")  # fmt: skip
+    if batchnorm:
+        p.add_argument("--batchnorm", choices=("fold", "keep"), default="fold",
+                       help="batch norms folded into their convolutions (the page) or kept as "
+                       "layers of their own (Network.fold_batchnorm)")  # fmt: skip
     a = p.parse_args(argv)
     if a.cached and a.small:
         p.error("--cached reads the full mode's tables: leave out --small")
@@ -238,9 +245,15 @@ def main(
         p.error("--fusion: the page and its data keep fusion none (sweeps/fusion_seeds.py)")
     if fusion:
         fusion(level)
+    folding = getattr(a, "batchnorm", "fold")
+    if folding != "fold" and (a.markdown or a.cached):
+        p.error("--batchnorm keep: the page and its data fold batch norms")
+    if batchnorm:
+        batchnorm(folding)
     tiler = getattr(a, "tiler", None)
     suffix = f"_{tiler}" if tilers and tiler != tilers[0] else ""
     figure_suffix = suffix + (f"_fusion_{level}" if level != "none" else "")
+    figure_suffix += "_batchnorm_keep" if folding != "fold" else ""
     shown = name + suffix  # the table printed and drawn
     makers = tables_of(script)
     t0 = time.perf_counter()

@@ -43,9 +43,9 @@ std::int64_t scale(std::int64_t walked, std::int64_t tensor_bytes, std::int64_t 
 }
 
 // The tile walk is a pure function of its input, and the points of a sweep walk the same GEMMs
-// again and again (repeated layers; every capacity). It reads c_eff only through comparisons,
-// and reports the range of c_eff values that compare alike (detail::tile_walk_range), for which
-// the walk and its result are the same. Results are memoised per thread (a sweep's threads
+// again and again (repeated layers; every capacity). It reports a range of c_eff values for
+// which its result is the same (detail::tile_walk_range): those that compare alike, or all
+// above a floor when it never evicts a live tile. Results are memoised per thread (a sweep's threads
 // share nothing) by the rest of the input, each with its range: a later c_eff inside one hits.
 // The table is forgotten when it grows large.
 // `bound`: a walk that would move more bytes gives up (nothing): a candidate of a search that

@@ -451,16 +451,26 @@ std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_
   s.resident.reset(slots);
   auto& tile_at = s.tile_at;
   auto& st = s.tile;
+  // Dead tiles (never touched again: a slot above n_touches) cost nothing to keep or to drop
+  // (docs/performance.md, "Walks that never evict a live tile"): `dead` counts the resident ones'
+  // bytes, `dead_here` those of them this operation touched (stamped: not victims yet).
+  std::int64_t dead = 0, dead_here = 0;
   const auto place = [&](std::size_t x, std::int64_t key) {
+    if (key > n_touches) dead += tr.chip[x];
     st[x].key = static_cast<std::int32_t>(key);
     s.resident.insert(key);
     tile_at[static_cast<std::size_t>(key)] = static_cast<std::int32_t>(x);
   };
   const auto unplace = [&](std::size_t x) {
+    if (st[x].key > n_touches) dead -= tr.chip[x];
     s.resident.erase(st[x].key);
     st[x].key = -1;
   };
   std::int64_t used = 0, moved = 0;  // moved: out's total so far
+  // Until a live tile is evicted or an operation does not fit (never under LRU, whose victims
+  // are not the dead tiles first), the walk's traffic is the same at every c_eff >= live_floor.
+  bool live_floor_holds = !o.lru;
+  std::int64_t live_floor = 0;
   const auto add = [&](std::int64_t& field, std::int64_t bytes) {
     field += bytes;
     moved += bytes;
@@ -468,6 +478,7 @@ std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_
   const auto elem_bytes = [&](std::int64_t tile, std::int64_t per) { return tr.elems[static_cast<std::size_t>(tile)] * per; };
   const auto evict = [&](std::int64_t tile) {
     const auto x = static_cast<std::size_t>(tile);
+    if (st[x].key <= n_touches) live_floor_holds = false;
     unplace(x);
     used -= tr.chip[x];
     if (st[x].dirty) {
@@ -478,12 +489,20 @@ std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_
         add(out.written[static_cast<std::size_t>(tr.tensor_of[x])], elem_bytes(tile, o.elem_bytes));
     }
   };
+  const auto widen = [&] {  // the walk so far is the same above live_floor: [c_lo, c_hi) grows
+    if (!live_floor_holds) return;
+    c_lo = std::min(c_lo, live_floor);
+    c_hi = std::numeric_limits<std::int64_t>::max();
+  };
   for (std::size_t op = 0; op + 1 < tr.op_begin.size(); ++op) {
     check_interrupt_every(op);
     const std::size_t b = tr.op_begin[op], e = tr.op_begin[op + 1];
     const auto stamp = static_cast<std::int32_t>(op + 1);  // st[x].stamp == stamp: this operation's tile
     bool marked = false;
     const bool fits = at_most_c_eff(tr.need[op]);
+    if (!fits) live_floor_holds = false;
+    live_floor = std::max(live_floor, tr.need[op]);
+    dead_here = 0;
     for (std::size_t q = b; q < e; ++q) {
       const Trace::Hit& tc = touches[q];
       const auto x = static_cast<std::size_t>(tc.tile);
@@ -497,6 +516,8 @@ std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_
           add(out.psum_read[t], elem_bytes(tc.tile, o.psum_bytes));
         if (fits) {
           const std::int64_t bytes = tr.chip[x];
+          // What must stay: the resident live tiles, this operation's, and the new one.
+          live_floor = std::max(live_floor, used - dead + dead_here + bytes);
           while (!at_most_c_eff(used + bytes)) {
             if (!marked) {  // this operation's tiles, which are not victims
               for (std::size_t r = b; r < e; ++r) st[static_cast<std::size_t>(touches[r].tile)].stamp = stamp;
@@ -517,10 +538,13 @@ std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_
           }
           used += bytes;
           place(x, slot(q));
+          if (st[x].key > n_touches) dead_here += bytes;
         }
       } else {
+        const bool was_dead = st[x].key > n_touches;  // (not: a later touch is this one)
         unplace(x);
         place(x, slot(q));
+        if (!was_dead && st[x].key > n_touches) dead_here += tr.chip[x];
       }
       if (tc.accumulate) {
         st[x].seen = 1;
@@ -542,6 +566,7 @@ std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_
         }
       }
     if (moved > bound) {
+      widen();
       *range_lo = c_lo;
       *range_hi = c_hi;
       *moved_out = moved;
@@ -551,6 +576,7 @@ std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_
   for (std::int64_t tile = 0; tile < tiles; ++tile)
     if (st[static_cast<std::size_t>(tile)].dirty)
       add(out.written[static_cast<std::size_t>(tr.tensor_of[static_cast<std::size_t>(tile)])], elem_bytes(tile, o.elem_bytes));
+  widen();
   *range_lo = c_lo;
   *range_hi = c_hi;
   *moved_out = moved;

@@ -98,6 +98,10 @@ def _check_element_size(n: Any) -> int:
     return int(n)
 
 
+#: The layer kinds a following batch norm folds into (Network.fold_batchnorm).
+_FOLDS_BATCHNORM = frozenset({"conv2d", "depthwise_conv2d", "dense"})
+
+
 class Network:
     """A network at a given batch and element size: layers, parameters, FLOPs and schedule.
 
@@ -161,6 +165,55 @@ class Network:
         return self.with_scheduler(
             _with_fusion(self._scheduler_part, _fusion_level(level, "with_fusion"))
         )
+
+    def fold_batchnorm(self) -> Network:
+        """The inference graph a framework's optimizer hands an accelerator: each batch norm
+        folded into the convolution or dense layer before it (docs/model/network.md,
+        "Folding batch norms").
+
+        A ``batchnorm`` whose input is a ``conv2d``, ``depthwise_conv2d`` or ``dense`` layer read
+        by no other layer disappears: its FLOPs, its four parameters per channel and its output
+        tensor go; the product gets a bias (``use_bias`` true: the folded shift) and every
+        reader of the batch norm reads the product instead. Other batch norms stay. Valid
+        for inference only (running statistics); a network with none to fold is returned as
+        it is. Batch, element size and scheduler are kept.
+
+        Returns
+        -------
+        Network
+            The folded network (name and source unchanged).
+        """
+        doc = self.to_dict()
+        layers = doc["layers"]
+        readers: dict[str, int] = {}
+        for layer in layers:
+            for name in layer.get("inputs", []):
+                readers[name] = readers.get(name, 0) + 1
+        by_name = {layer["name"]: layer for layer in layers}
+        into: dict[str, str] = {}  # folded batch norm -> the product that now writes its output
+        for layer in layers:
+            inputs = layer.get("inputs", [])
+            if layer["kind"] != "batchnorm" or len(inputs) != 1:
+                continue
+            producer = by_name.get(inputs[0])
+            if (
+                producer is not None
+                and producer["kind"] in _FOLDS_BATCHNORM
+                and readers.get(producer["name"], 0) == 1
+            ):
+                into[layer["name"]] = producer["name"]
+                producer["use_bias"] = True
+        if not into:
+            return self
+        doc["layers"] = [
+            {**layer, "inputs": [into.get(n, n) for n in layer["inputs"]]}
+            if "inputs" in layer
+            else layer
+            for layer in layers
+            if layer["name"] not in into
+        ]
+        core = _core.parse_network(json.dumps(doc), self.source)
+        return Network(core, self.batch, self.bytes_per_element, self.scheduler)
 
     def fusion_groups(self, level: str | None = None) -> pd.DataFrame:
         """The fused steps of a fusion level (default: this network's): one row per forward

@@ -105,6 +105,25 @@ def set_fusion(level: str) -> None:
     FUSION = level
 
 
+#: Whether every run folds each batch norm into the convolution before it (``--batchnorm``):
+#: the paper's "optimized DNN graph from the DL framework" (§III) for batch-1 inference, as a
+#: framework's inference optimizer hands it over (docs/seeds/onsram.md, "The inference graph").
+BATCHNORM = "fold"
+
+
+def set_batchnorm(mode: str) -> None:
+    """Every run of this seed's scripts with batch norms ``fold``-ed or ``keep``-t
+    (``--batchnorm``)."""
+    global BATCHNORM
+    BATCHNORM = mode
+
+
+def inference_graph(name: str, bytes_per_element: int = 2) -> dnnmem.Network:
+    """The network the paper's name ``name`` stands for, batch 1, at :data:`BATCHNORM`."""
+    net = dnnmem.network(NETWORKS[name], batch=1, bytes_per_element=bytes_per_element)
+    return net.fold_batchnorm() if BATCHNORM == "fold" else net
+
+
 def speedups(
     names: Iterable[str],
     policies: dict[str, str],
@@ -137,7 +156,7 @@ def speedups(
     hw = dnnmem.hardware(HARDWARE, capacity=capacity)
     rows = []
     for name in names:
-        net = dnnmem.network(NETWORKS[name], batch=1, bytes_per_element=bytes_per_element)
+        net = inference_graph(name, bytes_per_element)
         none = dnnmem.estimate(net, hw, policy=fused("inference + none"))
         row: dict[str, object] = {
             "network": name,
@@ -170,4 +189,4 @@ geomean = statistics.geometric_mean  # the scripts' tables: geometric means of s
 
 def main(script: ModuleType, argv: Sequence[str] | None = None) -> None:
     """The command line of every script (sweeps/_pages.py)."""
-    _pages.main(SEED, script, argv, fusion=set_fusion)
+    _pages.main(SEED, script, argv, fusion=set_fusion, batchnorm=set_batchnorm)

@@ -1458,3 +1458,28 @@ def estimate(
         "same_tensor_blocks": blocks,
         "steps": steps,
     }
+
+
+def fold_batchnorm_expectation(net) -> dict:
+    """What docs/model/network.md, "Folding batch norms (inference)", says folding changes,
+    read off the unfolded network's layer table: the batch norms that fold (one input, a
+    conv2d / depthwise_conv2d / dense read by no other layer), the parameters that go (each
+    folded norm's γ, β, mean and variance, less a bias of one per output channel for a product
+    that had none) and the forward FLOPs that go (the folded norms'), and the batch norms left."""
+    layers = net.layers
+    readers: dict[str, int] = {}
+    for inputs in layers["inputs"]:
+        for name in inputs:
+            readers[name] = readers.get(name, 0) + 1
+    kind = dict(zip(layers["name"], layers["kind"]))
+    use_bias = {d["name"]: d.get("use_bias", True) for d in net.to_dict()["layers"]}
+    folded = params = flops = 0
+    for _, row in layers[layers["kind"] == "batchnorm"].iterrows():
+        (producer,) = row["inputs"] if len(row["inputs"]) == 1 else (None,)
+        if kind.get(producer) in ("conv2d", "depthwise_conv2d", "dense") and readers[producer] == 1:
+            folded += 1
+            params += int(row["params"]) - (0 if use_bias[producer] else row["output_shape"][-1])
+            flops += int(row["fwd_flops"])
+    left = int((layers["kind"] == "batchnorm").sum()) - folded
+    return {"folded": folded, "params_removed": params, "forward_flops_removed": flops,
+            "batchnorm_left": left}  # fmt: skip

@@ -291,3 +291,50 @@ def mbs_expected(
                 if s[0] == "bwd" and group_of[s[1]] == g:
                     run(s, lo, hi)
     return bounds, out
+
+
+# -- intra-layer re-reads of a blocked GEMM (docs/model/mbs.md) -------------------------------
+
+
+def blocked_gemms(net: Any) -> list[tuple[str, str, int, int, int, int, bool]]:
+    """The GEMMs of ``net``'s default schedule as (layer, gemm, n, a, b, c, reads_weight), from
+    its layer table alone: a convolution or dense layer's forward product (a = its input, b = W,
+    c = its output), its dX = dY · Wᵀ when an input is a layer's output (a = dY, b = W, c = the
+    input's bytes) and its dW = Xᵀ · dY (a = X, b = dY, c = W). Folded layers pass their input
+    through; n is the GEMM's columns (``layer_gemm``)."""
+    from dnnmem import _core
+
+    layers = net.layers
+    by_name = {r.name: r for r in layers.itertuples()}
+
+    def producer(name: str) -> Any:
+        r = by_name[name]
+        while r.folded:
+            r = by_name[r.inputs[0]]
+        return r
+
+    out = []
+    for i, r in enumerate(layers.itertuples()):
+        if r.kind not in ("conv2d", "dense") or r.folded:
+            continue
+        src = [producer(x) for x in r.inputs]
+        x = sum(int(p.output_bytes) for p in src)
+        y, w = int(r.output_bytes), int(r.weight_bytes)
+        n = {p: _core.layer_gemm(net._core, i, p, net.batch)[1]
+             for p in ("forward", "backward_data", "backward_weight")}  # fmt: skip
+        out.append((r.name, "fwd", n["forward"], x, w, y, True))
+        if any(p.kind != "input" for p in src):
+            out.append((r.name, "dx", n["backward_data"], y, w, x, True))
+        out.append((r.name, "dw", n["backward_weight"], x, y, w, False))
+    return out
+
+
+def gemm_rereads(a: int, b: int, c: int, capacity: int, reading: str, n: int,
+                 reads_weight: bool) -> int:  # fmt: skip
+    """The extra bytes of one GEMM (docs/model/mbs.md, "Intra-layer re-reads of a blocked
+    GEMM"); ``b`` is the weight when ``reads_weight``."""
+    if reading == "panel" and reads_weight:
+        return 0 if a <= capacity else (_ceil_div(n, 128) - 1) * a
+    if min(a, b) <= capacity or 2 * c <= capacity:
+        return 0
+    return (_ceil_div(min(a, b), capacity) - 1) * max(a, b)

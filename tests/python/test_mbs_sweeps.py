@@ -118,3 +118,70 @@ def test_the_page_shows_what_the_engine_computes(results: dict) -> None:
     for name in ("fig12_bandwidth", "beyond_networks"):
         df = import_script("mbs", name).compute(small=False)
         assert assert_matches_cache("mbs", name, df, KEYS[name]) == len(df)
+
+
+def test_gemm_blocking_worked_example() -> None:
+    """docs/model/mbs.md, "Intra-layer re-reads of a blocked GEMM": the worked example."""
+    from sweep_scripts import import_script
+
+    rereads = import_script("mbs", "gemm_blocking").blocked_rereads
+    m = 2**20
+    fwd = {"a": 12 * m, "b": 6 * m, "c": 12 * m, "weight": "b"}
+    assert rereads(**fwd, capacity=5 * m, reading="resident") == 12 * m  # (⌈6/5⌉ − 1) · 12
+    assert rereads(**fwd, capacity=5 * m, reading="panel", cols=256) == 12 * m
+    assert rereads(**fwd, capacity=10 * m, reading="resident") == 0  # the weight stays
+    assert rereads(**fwd, capacity=10 * m, reading="panel", cols=256) == 12 * m
+    assert rereads(**fwd, capacity=10 * m, reading="panel", cols=512) == 36 * m
+    assert rereads(**fwd, capacity=12 * m, reading="panel", cols=512) == 0  # the activation fits
+    # A dW GEMM keeps its 32-bit output: ResNet-50's first convolution, X and dY 51 MB each.
+    dw = {"a": 9633792, "b": 51380224, "c": 18944, "weight": ""}
+    assert rereads(**dw, capacity=4 * m, reading="resident") == 0
+    assert rereads(**dw, capacity=4 * m, reading="panel", cols=64) == 0
+    # Nothing fits: panels of the smaller input, the larger read once per panel.
+    assert rereads(a=30, b=70, c=20, capacity=10, reading="resident") == 2 * 70
+
+
+def test_gemm_blocking_against_oracle() -> None:
+    """gemm_blocking.py's GEMM operands (from the schedule's accesses) and re-reads against
+    oracle_schedulers.blocked_gemms (from the layer table), ResNet-50 at 32 samples."""
+    from oracle_schedulers import blocked_gemms, gemm_rereads
+    from sweep_scripts import import_script
+
+    import dnnmem
+
+    gb = import_script("mbs", "gemm_blocking")
+    net = dnnmem.network("resnet50", batch=32, bytes_per_element=2)
+    ops = gb.gemm_operands(net)
+    want = blocked_gemms(net)
+    got = list(zip(ops["gemm"], ops["n"], ops["a"], ops["b"], ops["c"], strict=True))
+    assert sorted(got) == sorted((g, n, a, b, c) for _, g, n, a, b, c, _ in want)
+    for capacity in (2**20, 5 * 2**20, 10 * 2**20):
+        for reading in gb.READINGS:
+            expected = sum(gemm_rereads(a, b, c, capacity, reading, n, w)
+                           for _, _, n, a, b, c, w in want)  # fmt: skip
+            assert gb.rereads(ops, capacity, reading).sum() == expected
+    # The text's reading adds one GEMM's re-reads at 5 MiB and none at 10 MiB (docs/seeds/mbs.md).
+    assert (gb.rereads(ops, 5 * 2**20, "resident") > 0).sum() == 1
+    assert gb.rereads(ops, 10 * 2**20, "resident").sum() == 0
+
+
+def test_gemm_blocking_moves_the_claims_as_the_page_says() -> None:
+    """docs/seeds/mbs.md, "Intra-layer re-reads": the saved tables with each reading's re-reads
+    added, scored by sweeps/mbs/claims.py (cached tables only: milliseconds)."""
+    from sweep_scripts import import_script, pages
+
+    gb = import_script("mbs", "gemm_blocking")
+    claims = import_script("mbs", "claims")
+    tables = pages().load_tables("mbs")
+    before = {c.claim: c for c in claims.claims(tables)}
+    for reading, within in (("resident", 31), ("panel", 30)):
+        after = {c.claim: c for c in claims.claims(gb.with_rereads(tables, reading))}
+        assert sum(c.within for c in after.values()) == within
+        assert all(c.direction_right for c in after.values())
+    il40 = "IL traffic saved at 40 MiB against IL at 5 MiB, ResNet-50"
+    factor = "MBS2 traffic reduction factor, mean of the deep CNNs"
+    resident = {c.claim: c for c in claims.claims(gb.with_rereads(tables, "resident"))}
+    panel = {c.claim: c for c in claims.claims(gb.with_rereads(tables, "panel"))}
+    assert resident[factor].dnnmem == before[factor].dnnmem  # nothing re-read at 10 MiB
+    assert round(before[il40].dnnmem, 1) == 24.4 and round(resident[il40].dnnmem, 1) == 24.5
+    assert round(panel[il40].dnnmem, 1) == 32.3 and round(panel[factor].dnnmem, 2) == 3.06

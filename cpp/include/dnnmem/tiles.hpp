@@ -83,9 +83,11 @@ namespace detail {
 // tile_walk's input checks (walk = false: the closed form, which has no grid limit but n_i·n_j).
 void check_tile_input(std::int64_t m, std::int64_t k, std::int64_t n, const TileWalkOptions& o,
                       bool walk);
-// tile_walk, also giving the c_eff values [*lo, *hi) for which every comparison the walk makes
-// with c_eff comes out the same: the walk, and so its result, is the same for all of them (the
-// tile model memoises walks by it).
+// tile_walk, also giving c_eff values [*lo, *hi) for which its result is the same (the tile model
+// memoises walks by it): those for which every comparison the walk makes with c_eff comes out
+// the same, and, when the walk never evicts a live tile nor meets an operation that does not fit
+// (Bélády), every c_eff from the least that keeps its live tiles on (docs/performance.md, "Walks
+// that never evict a live tile").
 TileTraffic tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                             const TileWalkOptions& options, std::int64_t* lo, std::int64_t* hi);
 // tile_walk_range that gives up, returning nothing, as soon as the bytes it has moved pass
