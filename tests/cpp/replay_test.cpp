@@ -332,3 +332,40 @@ TEST_CASE("range tree: values, add_values, and an add taken back leaves it as it
     }
   }
 }
+
+TEST_CASE("range tree: shifted_from finds one constant shift, or the first step that breaks it") {
+  // A replay's check of a block's region (docs/performance.md, "Exact replay", the region read
+  // without a copy): the values over [lo, hi] are before + c for one c. Adds over whole blocks
+  // sit in the blocks' offsets, so a range across blocks compares leaves with offsets that differ.
+  std::mt19937 rng(11);
+  for (int n : {1, 32, 33, 200, 1500}) {
+    INFO("n = " << n);
+    std::vector<std::int64_t> nodes;
+    detail::RangeTree t(static_cast<std::size_t>(n), nodes);
+    std::vector<std::int64_t> plain(static_cast<std::size_t>(n), 0);
+    std::uniform_int_distribution<int> pos(0, n - 1);
+    std::uniform_int_distribution<std::int64_t> val(0, 1000);
+    for (int r = 0; r < 60; ++r) {
+      int lo = pos(rng), hi = pos(rng);
+      if (lo > hi) std::swap(lo, hi);
+      const std::int64_t v = val(rng);
+      t.add_up(lo, hi, v);
+      for (int i = lo; i <= hi; ++i) plain[static_cast<std::size_t>(i)] += v;
+    }
+    for (int r = 0; r < 40; ++r) {
+      int lo = pos(rng), hi = pos(rng);
+      if (lo > hi) std::swap(lo, hi);
+      const std::int64_t shift = val(rng) - 500;
+      std::vector<std::int64_t> before(plain.begin() + lo, plain.begin() + hi + 1);
+      for (auto& x : before) x -= shift;
+      std::int64_t c = 0;
+      CHECK(t.shifted_from(lo, hi, before.data(), c));
+      CHECK(c == shift);
+      if (lo == hi) continue;  // (one step: any value is a shift of it)
+      // one step off by one, anywhere in the range (its first step: every other step differs)
+      const int k = std::uniform_int_distribution<int>(lo, hi)(rng);
+      before[static_cast<std::size_t>(k - lo)] += 1;
+      CHECK_FALSE(t.shifted_from(lo, hi, before.data(), c));
+    }
+  }
+}

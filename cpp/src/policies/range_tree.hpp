@@ -161,6 +161,22 @@ class RangeTree {
     }
   }
 
+  // Whether the values over [lo, hi] are before[k] + one constant c at every index lo + k
+  // (then c set to it): values() compared with `before`, as a replay checks a block's region
+  // (docs/performance.md "Exact replay"), but without the copy and stopping at the first
+  // difference. Within block j every value is leaf_[i] + offset(j), so
+  // leaf_[i] + offset(j) - before[k] == c  <=>  leaf_[i] - before[k] == c - offset(j).
+  bool shifted_from(int lo, int hi, const std::int64_t* before, std::int64_t& c) const {
+    c = at(lo) - before[0];
+    for (int i = lo; i <= hi;) {
+      const int j = i >> kShift, e = std::min(hi, (j << kShift) + kMask);
+      const std::int64_t want = c - offset(j);
+      for (; i <= e; ++i)
+        if (leaf_[i] - *before++ != want) return false;
+    }
+    return true;
+  }
+
   // Adds d[k] >= 0 to index lo + k for the indices of [lo, hi] (a replayed block's occupancy,
   // docs/performance.md "Exact replay"): each block's steps, then its maximum (raise).
   void add_values(int lo, int hi, const std::int64_t* d) {

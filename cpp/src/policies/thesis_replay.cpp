@@ -59,6 +59,9 @@ bool ThesisPlanner::derive_link(int j) {
     for (int i = x_.interval_begin[static_cast<std::size_t>(v)]; i < x_.interval_begin[static_cast<std::size_t>(v) + 1]; ++i) {
       const PlanUse& r = iv[i];
       const PlanUse& q = iv[i + di];
+      // Starts before its block in both or in neither (same_structure holds it; replay_intervals
+      // checks condition 2 only for the record's intervals from before the block).
+      if ((r.step >= a) != (q.step >= as)) return false;
       if (r.step >= a) {
         if (!same_deadline(r, r.step, q, q.step)) return false;
       } else {
@@ -106,13 +109,8 @@ const ThesisPlanner::Replay::At* ThesisPlanner::replay_record(int pass, int j) {
 }
 
 bool ThesisPlanner::shifted_by_constant(const std::int64_t* margin, const std::int64_t* before) {
-  std::vector<std::int64_t>& now = rp_->region;
-  const int len = b_ - lo_;
-  now.resize(static_cast<std::size_t>(len));
-  occ_.values(lo_, b_ - 1, now.data());
-  const std::int64_t c = now[0] - before[0];
-  for (int k = 1; k < len; ++k)
-    if (now[static_cast<std::size_t>(k)] - before[k] != c) return false;
+  std::int64_t c = 0;
+  if (!occ_.shifted_from(lo_, b_ - 1, before, c)) return false;
   if (!(c > margin[0] && c <= margin[1])) return false;
   c_ = c;
   if (probe_ >= 0 && margin[0] != Replay::kLow && c - (probe_ - in_.capacity) <= margin[0]) probe_ = -1;
@@ -188,15 +186,20 @@ bool ThesisPlanner::replay_intervals(int j, int first, int count) {
   rec_ = *at;
   const std::uint8_t* rb = record_bits();
   const PlanUse* r = x_.interval_uses.data() + first;
-  for (int k = 0; k < count; ++k)
-    if (r[k].step < a_ && (bits(r[k].f) & (KeptIn | DirtyIn)) != (rb[k] & (KeptIn | DirtyIn))) return false;
+  const int* ip = rp_->ints.data() + rec_.ints;
+  const int kept_count = ip[0], externals = ip[1];
+  const int* ext = ip + 2;
+  // Condition 2 for the intervals from before the block: the record's list of them (its
+  // externals) is the block's, as link() checked that each interval starts before its block
+  // in both or in neither; those inside the block read no state from before it.
+  for (int e = 0; e < externals; ++e) {
+    const int k = ext[2 * e];
+    if ((bits(r[k].f) & (KeptIn | DirtyIn)) != (rb[k] & (KeptIn | DirtyIn))) return false;
+  }
   const std::int64_t* v = record_values();
   if (!shifted_by_constant(v, v + 2)) return false;
   const int len = b_ - a_;
   const std::int64_t* inside_max = v + 2 + 2 * len;
-  const int* ip = rp_->ints.data() + rec_.ints;
-  const int kept_count = ip[0], externals = ip[1];
-  const int* ext = ip + 2;
   // The intervals from before the block, in the record's order: each adds outside the block
   // (kept: [lo, a - 1]; a write-out's reservation from before it) before the next asks.
   std::vector<std::int64_t>& undo = rp_->deferred;

@@ -49,7 +49,6 @@ struct ThesisReplay {
   std::vector<std::int64_t> values;  // margins, occupancy before, occupancy added, maxima compared
   std::vector<std::uint8_t> bits;    // per decision: its outcome and the state bits it read
   std::vector<int> ints;             // rule 4: per candidate its place and window start
-  std::vector<std::int64_t> region;  // the occupancy of the block being checked
   std::vector<std::int64_t> deferred;  // rule 2: adds made while checking a replay (lo, hi, bytes)
   long replayed[3] = {};               // blocks replayed per pass, since this was made (tests)
 };
