@@ -14,11 +14,7 @@ import hashlib
 import sys
 
 import numpy as np
-
-import dnnmem
-from dnnmem import _core
-from dnnmem.policy import policy as as_policy
-from dnnmem.sweep import _engine_columns
+from instructions_per_point import driver_sweep  # benchmarks/, beside this script
 
 PLAIN = [
     "lookahead",
@@ -49,24 +45,7 @@ def combinations(quick: bool) -> list[tuple[str, str]]:
 
 def digest(network: str, policy: str, n: int = 489) -> str:
     """The SHA-256 of the engine's columns for one network (N = 32) and policy."""
-    net = dnnmem.network(network, batch=32)
-    pol = as_policy(policy)
-    schedule = net.with_scheduler(str(pol.scheduler)).schedule
-    prepared = [pol.prepare(schedule, 2, net)]
-    cap = np.array([(24 + 2 * (i % 489)) << 20 for i in range(n)], dtype=np.int64)
-    out = _engine_columns(n)
-    _core.sweep(
-        schedule,
-        cap,
-        np.full(n, 616e9),
-        np.full(n, 13.45e12),
-        np.zeros(n, np.int32),
-        1,
-        2,
-        None,
-        out,
-        policies=prepared,
-    )
+    out = driver_sweep(network, 32, policy, n)
     h = hashlib.sha256()
     for name in sorted(out):
         h.update(name.encode())

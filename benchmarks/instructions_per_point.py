@@ -21,15 +21,16 @@ from dnnmem.policy import policy as as_policy
 from dnnmem.sweep import _engine_columns
 
 
-def main() -> None:
-    net = dnnmem.network(sys.argv[1], batch=int(sys.argv[2]))
-    pol = as_policy(sys.argv[3])
-    n = int(sys.argv[4])
+def driver_sweep(network: str, batch: int, policy: str, n: int) -> dict[str, np.ndarray]:
+    """The engine's columns of one ``_core.sweep`` call over the driver's first ``n``
+    capacities (the policy prepared in the call, one thread); none swept when ``n`` is 0."""
+    net = dnnmem.network(network, batch=batch)
+    pol = as_policy(policy)
     schedule = net.with_scheduler(str(pol.scheduler)).schedule
     prepared = [pol.prepare(schedule, 2, net)]
+    out = _engine_columns(n)
     if n:
         cap = np.array([(24 + 2 * (i % 489)) << 20 for i in range(n)], dtype=np.int64)
-        out = _engine_columns(n)
         _core.sweep(
             schedule,
             cap,
@@ -42,6 +43,13 @@ def main() -> None:
             out,
             policies=prepared,
         )
+    return out
+
+
+def main() -> None:
+    n = int(sys.argv[4])
+    out = driver_sweep(sys.argv[1], int(sys.argv[2]), sys.argv[3], n)
+    if n:
         print(out["seconds"].sum())
 
 

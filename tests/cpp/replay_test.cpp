@@ -284,6 +284,23 @@ TEST_CASE("replay: the timeline reads which transfers share a tensor (plans with
   CHECK(replayed > 20);
 }
 
+namespace {
+
+// Sixty adds of random values over random ranges, to the tree and to the plain array beside it.
+void add_random_ranges(detail::RangeTree& t, std::vector<std::int64_t>& plain, std::mt19937& rng) {
+  std::uniform_int_distribution<int> pos(0, static_cast<int>(plain.size()) - 1);
+  std::uniform_int_distribution<std::int64_t> val(0, 1000);
+  for (int r = 0; r < 60; ++r) {
+    int lo = pos(rng), hi = pos(rng);
+    if (lo > hi) std::swap(lo, hi);
+    const std::int64_t v = val(rng);
+    t.add_up(lo, hi, v);
+    for (int i = lo; i <= hi; ++i) plain[static_cast<std::size_t>(i)] += v;
+  }
+}
+
+}  // namespace
+
 TEST_CASE("range tree: values, add_values, and an add taken back leaves it as it was") {
   std::mt19937 rng(7);
   for (int n : {1, 31, 32, 33, 200, 1500}) {
@@ -293,13 +310,7 @@ TEST_CASE("range tree: values, add_values, and an add taken back leaves it as it
     std::vector<std::int64_t> plain(static_cast<std::size_t>(n), 0);
     std::uniform_int_distribution<int> pos(0, n - 1);
     std::uniform_int_distribution<std::int64_t> val(0, 1000);
-    for (int r = 0; r < 60; ++r) {
-      int lo = pos(rng), hi = pos(rng);
-      if (lo > hi) std::swap(lo, hi);
-      const std::int64_t v = val(rng);
-      t.add_up(lo, hi, v);
-      for (int i = lo; i <= hi; ++i) plain[static_cast<std::size_t>(i)] += v;
-    }
+    add_random_ranges(t, plain, rng);
     // values
     std::vector<std::int64_t> got(static_cast<std::size_t>(n));
     t.values(0, n - 1, got.data());
@@ -345,13 +356,7 @@ TEST_CASE("range tree: shifted_from finds one constant shift, or the first step 
     std::vector<std::int64_t> plain(static_cast<std::size_t>(n), 0);
     std::uniform_int_distribution<int> pos(0, n - 1);
     std::uniform_int_distribution<std::int64_t> val(0, 1000);
-    for (int r = 0; r < 60; ++r) {
-      int lo = pos(rng), hi = pos(rng);
-      if (lo > hi) std::swap(lo, hi);
-      const std::int64_t v = val(rng);
-      t.add_up(lo, hi, v);
-      for (int i = lo; i <= hi; ++i) plain[static_cast<std::size_t>(i)] += v;
-    }
+    add_random_ranges(t, plain, rng);
     for (int r = 0; r < 40; ++r) {
       int lo = pos(rng), hi = pos(rng);
       if (lo > hi) std::swap(lo, hi);
