@@ -30,6 +30,14 @@ def _same(a: dict[str, object], b: dict[str, object]) -> bool:
 
 shapes = st.tuples(st.integers(1, 9), st.integers(1, 9), st.integers(1, 9), st.integers(1, 3))
 nests = st.tuples(st.sampled_from(("ijk", "ikj", "kij")), st.sampled_from(("jik", "jki", "kji")))
+# shape, c_eff, order, loop nests, partition: the walks compared with the reference walk
+WALK_CASES = (
+    shapes,
+    st.integers(0, 60),
+    st.sampled_from(ORDERS),
+    nests,
+    st.sampled_from((None, "m", "n", "k")),
+)
 
 
 @settings(max_examples=EXAMPLES, deadline=None)
@@ -213,11 +221,7 @@ def test_lru_reads_dy_twice_where_belady_reads_it_once_by_hand() -> None:
 
 @settings(max_examples=max(EXAMPLES // 2, 5), deadline=None)
 @given(
-    shapes,
-    st.integers(0, 60),
-    st.sampled_from(ORDERS),
-    nests,
-    st.sampled_from((None, "m", "n", "k")),
+    *WALK_CASES,
     st.booleans(),
 )
 def test_lru_walk_equals_the_reference(
@@ -290,11 +294,7 @@ def test_kept_intermediates_stop_a_partial_sum_spill_by_hand() -> None:
 
 @settings(max_examples=max(EXAMPLES // 2, 5), deadline=None)
 @given(
-    shapes,
-    st.integers(0, 60),
-    st.sampled_from(ORDERS),
-    nests,
-    st.sampled_from((None, "m", "n", "k")),
+    *WALK_CASES,
     st.sampled_from(("belady", "lru")),
 )
 def test_kept_intermediates_walk_equals_the_reference(
