@@ -15,6 +15,7 @@ here: :func:`tensor_sparsity`, :func:`layer_sparsity`, :func:`measured_ratio`,
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -112,6 +113,52 @@ def buffer_bytes(cap: float, latency: float = 350e-9) -> float:
     §V-C: 200 GB/s x 350 ns = 70 KB): bytes, from ``cap`` in bytes/s and ``latency`` in s. A
     negative, NaN or infinite argument is a ``ValueError`` naming it."""
     return _amount("cap", cap) * _amount("latency", latency)
+
+
+#: The GPU-memory bandwidth the cDMA paper measured its networks' compute to use (§VI: "Using
+#: the NVIDIA CUDA profiler (nvprof), we observed less than an average of 100 GB/sec of
+#: off-chip memory bandwidth utilization across all six networks", on the Maxwell Titan X).
+MEASURED_COMPUTE_RATE = 100e9
+
+
+def compute_slowdown(
+    network: Any,
+    hardware: Hardware,
+    rate: float = MEASURED_COMPUTE_RATE,
+    *,
+    batch: int | None = None,
+) -> float:
+    """How much slower than ``hardware``'s compute model a GPU whose compute averages at most
+    ``rate`` bytes/s of its own memory runs ``network`` (docs/model/cdma.md, rule G1).
+
+    *k* = max(1, *B* / (``rate`` · *T*)): *B* the bytes the iteration's steps read and write
+    (:attr:`Network.steps`' ``bytes_read`` + ``bytes_written``, the operands of every step, the
+    least a GPU moves through its memory when no tensor stays in its caches), *T* the
+    iteration's compute time on ``hardware`` (the ``oracle`` policy's time). A network whose
+    compute at ``hardware``'s speed would average more than ``rate`` gets *k* > 1; one that
+    averages less, 1. ``rate`` in bytes/s, > 0 (a ``ValueError`` naming it otherwise).
+    """
+    r = estimate(network, hardware, "oracle", batch=batch)
+    steps = r.network.steps
+    moved = int(steps["bytes_read"].sum() + steps["bytes_written"].sum())
+    return max(1.0, moved / (_amount("rate", rate, positive=True) * r.time))
+
+
+def measured_gpu(
+    network: Any,
+    hardware: Hardware,
+    rate: float = MEASURED_COMPUTE_RATE,
+    *,
+    batch: int | None = None,
+    measured_on: Hardware | None = None,
+) -> Hardware:
+    """``hardware`` with its throughput divided by :func:`compute_slowdown` of ``network`` on
+    ``measured_on`` (default ``hardware`` itself) at ``rate``: the compute of a GPU that the
+    paper measured at that memory rate (docs/model/cdma.md, rule G1). The cDMA paper measured
+    the Maxwell Titan X; ``measured_on=gpu("titan-x-maxwell")`` carries its slow-down to
+    another GPU running the same kernels."""
+    k = compute_slowdown(network, measured_on or hardware, rate, batch=batch)
+    return replace(hardware, throughput=hardware.throughput / k)
 
 
 def _map_bytes(result: Any, sparsity: SparsityLike) -> tuple[int, int]:
