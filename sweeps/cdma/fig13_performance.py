@@ -56,7 +56,7 @@ def plot(df: pd.DataFrame) -> Figure:
         ax.set_ylim(0, 1.1)
     axes[0, 0].set_ylabel("performance (oracle = 1)")
     fig.suptitle(
-        f"cDMA Fig. 13 analogue: PCIe gen3 16 GB/s ({C.BAR_NOTE}); compute per rule G1",
+        f"cDMA Fig. 13 analogue: PCIe gen3 16 GB/s, compute per rule G1\n({C.BAR_NOTE})",
         fontsize=10,
     )
     style.legend(fig)
