@@ -8,6 +8,8 @@ here: :func:`tensor_sparsity`, :func:`layer_sparsity`, :func:`measured_ratio`,
 
 * :func:`gpu` — a GPU as the paper sees it (the cache is its memory, the link PCIe);
 * :func:`dram_rate`, :func:`buffer_bytes` — the compressor's DRAM read rate and DMA buffer;
+* :func:`compute_slowdown`, :func:`measured_gpu` — a GPU no faster than the memory rate the
+  paper measured its compute at (§VI, :data:`MEASURED_COMPUTE_RATE`; docs/model/cdma.md G1);
 * :func:`compare` — the cDMA paper's report: time beside the oracle, normalised performance,
   gain over vDNN, logical and physical link bytes, compression ratios, the DRAM read rate.
 """
@@ -15,8 +17,8 @@ here: :func:`tensor_sparsity`, :func:`layer_sparsity`, :func:`measured_ratio`,
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ._lazy import LazyModule
@@ -47,6 +49,7 @@ else:
 __all__ = [
     "COMPRESSING_LINKS",
     "LINK_BANDWIDTHS",
+    "MEASURED_COMPUTE_RATE",
     "RULE_DEFAULTS",
     "buffer_bytes",
     "dram_rate",
@@ -54,7 +57,9 @@ __all__ = [
     "layer_sparsity",
     "SparsityLike",
     "compare",
+    "compute_slowdown",
     "link_tables",
+    "measured_gpu",
     "measured_ratio",
     "rle_bytes",
     "tensor_sparsity",

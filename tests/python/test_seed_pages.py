@@ -153,7 +153,9 @@ def test_cdma_hypotheses_are_what_the_engine_computes(monkeypatch) -> None:
     assert by.loc["effective-pcie", "gain"] > by.loc["per-network", "gain"]
     # Rule G1 at 100 GB/s on the Titan Xp itself slows NiN's compute (138 GB/s at peak), which
     # then hides more of vDNN's transfers: less loss, less for ZVC to gain.
-    assert by.loc["measured-rate-xp", "vdnn_performance"] > by.loc["per-network", "vdnn_performance"]
+    assert (
+        by.loc["measured-rate-xp", "vdnn_performance"] > by.loc["per-network", "vdnn_performance"]
+    )
     assert by.loc["measured-rate-xp", "gain"] < by.loc["per-network", "gain"]
 
 
