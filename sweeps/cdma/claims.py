@@ -28,6 +28,9 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[Claim]:
 
     xp, mx = "titan-xp", "titan-x-maxwell"
     vdnn, zv, zl, bw = (bars(xp, b) for b in ("vDNN", "ZV", "ZL", "BW"))
+    # §VII-B: bandwidth-aware cDMA reaches "an average 94% of the best performing cDMA", "against
+    # all three performance-optimal policies": per network, the best of RLE, ZVC and zlib.
+    best = pd.concat([bars(xp, b)["performance"] for b in ("RL", "ZV", "ZL")], axis=1).max(axis=1)
     zvc = f11[(f11["algorithm"] == "zvc") & (f11["layout"] == "nchw")].set_index("network")
     zlib = f11[(f11["algorithm"] == "zlib") & (f11["layout"] == "nchw")].set_index("network")
     # §VII-A, Fig. 11: "the average compression ratio is weighted by the size of the activation
@@ -71,8 +74,9 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[Claim]:
         c("cDMA's gain over vDNN, second GPU, largest", "§VII-C", 61.0, mgain.max(),
           "reduction", "%", "Fig. 13, Maxwell Titan X", h3s + g1),
         c("performance the bandwidth-aware policy (48 GB/s) gives up", "§V-D, §VII-B",
-          100 - 94.0, 100 * (1 - (bw["performance"] / zv["performance"]).mean()),
-          "reduction", "%", "Fig. 13: 1 − its performance / the performance-optimal one's", h3s + g1),
+          100 - 94.0, 100 * (1 - (bw["performance"] / best).mean()),
+          "reduction", "%", "Fig. 13: 1 − its performance / the best performance-optimal one's "
+          "(RLE, ZVC or zlib)", h3s + g1),
         c("zlib's speed-up over ZVC, average", "§VII-B", 0.7, zlib_speed.mean(), "reduction",
           "%", "Fig. 13", h3s + g1),
         c("zlib's speed-up over ZVC, largest (GoogLeNet)", "§VII-B", 2.2, zlib_speed.max(),

@@ -73,6 +73,7 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
 
     xp, mx = "titan-xp", "titan-x-maxwell"
     vdnn, zv, zl, bw = (bars(xp, b) for b in ("vDNN", "ZV", "ZL", "BW"))
+    best = pd.concat([bars(xp, b)["performance"] for b in ("RL", "ZV", "ZL")], axis=1).max(axis=1)
     loss = 1 - vdnn["performance"]
     slow = vdnn["slowdown"][vdnn["slowdown"] > 1].sort_values(ascending=False)
     n = style.display_name
@@ -113,8 +114,9 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
         ),
         (
             "bandwidth-aware (48 GB/s) vs performance-optimal",
-            "94 % of its performance",
-            f"{share((bw['performance'] / zv['performance']).mean())} of its performance, "
+            '94 % of "the best performing cDMA" (of RLE, ZVC, zlib; §VII-B)',
+            f"{share((bw['performance'] / best).mean())} of the best one's performance; "
+            f"{share((bw['performance'] / zv['performance']).mean())} of ZVC's, "
             f"{share((bw['gain'] / zv['gain']).mean())} of its gain (means over the networks)",
             "our per-layer ratios above 3× are fewer and on smaller tensors than the paper's",
         ),
