@@ -97,7 +97,7 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
             "average 53 %, max 79 %",
             f"average {share(zv['gain'].mean(), 0)}, max {share(zv['gain'].max(), 0)} "
             f"({n(top)}); {per_net}",
-            "the same optimistic compute: where vDNN loses most, compression recovers most",
+            "the same compute: where vDNN loses most, compression recovers most",
         ),
         (
             "ZVC gain over vDNN, second GPU",
