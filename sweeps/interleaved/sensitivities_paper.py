@@ -42,8 +42,8 @@ FIGURES = {
 }
 GPU_PAPER = gpu_whatif.PAPER
 #: The GPU what-if's level of the scorecard's rows: §6.6's baseline kernel [5], which keeps nothing
-#: in shared memory between tile operations (docs/seeds/interleaved.md, "Why the GPU's Interleaving
-#: stays a loss"; until this issue's reading, one SM's 128 KiB as a scratchpad, ``SM``).
+#: in shared memory between tile operations (docs/seeds/interleaved.md, "The GPU's baseline
+#: kernel"; before it, one SM's 128 KiB as a scratchpad, ``SM``).
 GPU_LEVEL = "kernel"
 
 
