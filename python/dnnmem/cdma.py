@@ -8,6 +8,8 @@ here: :func:`tensor_sparsity`, :func:`layer_sparsity`, :func:`measured_ratio`,
 
 * :func:`gpu` — a GPU as the paper sees it (the cache is its memory, the link PCIe);
 * :func:`dram_rate`, :func:`buffer_bytes` — the compressor's DRAM read rate and DMA buffer;
+* :func:`compute_slowdown`, :func:`measured_gpu` — a GPU no faster than the memory rate the
+  paper measured its compute at (§VI, :data:`MEASURED_COMPUTE_RATE`; docs/model/cdma.md G1);
 * :func:`compare` — the cDMA paper's report: time beside the oracle, normalised performance,
   gain over vDNN, logical and physical link bytes, compression ratios, the DRAM read rate.
 """
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from ._lazy import LazyModule
@@ -46,6 +49,7 @@ else:
 __all__ = [
     "COMPRESSING_LINKS",
     "LINK_BANDWIDTHS",
+    "MEASURED_COMPUTE_RATE",
     "RULE_DEFAULTS",
     "buffer_bytes",
     "dram_rate",
@@ -53,7 +57,9 @@ __all__ = [
     "layer_sparsity",
     "SparsityLike",
     "compare",
+    "compute_slowdown",
     "link_tables",
+    "measured_gpu",
     "measured_ratio",
     "rle_bytes",
     "tensor_sparsity",
@@ -112,6 +118,52 @@ def buffer_bytes(cap: float, latency: float = 350e-9) -> float:
     §V-C: 200 GB/s x 350 ns = 70 KB): bytes, from ``cap`` in bytes/s and ``latency`` in s. A
     negative, NaN or infinite argument is a ``ValueError`` naming it."""
     return _amount("cap", cap) * _amount("latency", latency)
+
+
+#: The GPU-memory bandwidth the cDMA paper measured its networks' compute to use (§VI: "Using
+#: the NVIDIA CUDA profiler (nvprof), we observed less than an average of 100 GB/sec of
+#: off-chip memory bandwidth utilization across all six networks", on the Maxwell Titan X).
+MEASURED_COMPUTE_RATE = 100e9
+
+
+def compute_slowdown(
+    network: Any,
+    hardware: Hardware,
+    rate: float = MEASURED_COMPUTE_RATE,
+    *,
+    batch: int | None = None,
+) -> float:
+    """How much slower than ``hardware``'s compute model a GPU whose compute averages at most
+    ``rate`` bytes/s of its own memory runs ``network`` (docs/model/cdma.md, rule G1).
+
+    *k* = max(1, *B* / (``rate`` · *T*)): *B* the bytes the iteration's steps read and write
+    (:attr:`Network.steps`' ``bytes_read`` + ``bytes_written``, the operands of every step, the
+    least a GPU moves through its memory when no tensor stays in its caches), *T* the
+    iteration's compute time on ``hardware`` (the ``oracle`` policy's time). A network whose
+    compute at ``hardware``'s speed would average more than ``rate`` gets *k* > 1; one that
+    averages less, 1. ``rate`` in bytes/s, > 0 (a ``ValueError`` naming it otherwise).
+    """
+    r = estimate(network, hardware, "oracle", batch=batch)
+    steps = r.network.steps
+    moved = int(steps["bytes_read"].sum() + steps["bytes_written"].sum())
+    return max(1.0, moved / (_amount("rate", rate, positive=True) * r.time))
+
+
+def measured_gpu(
+    network: Any,
+    hardware: Hardware,
+    rate: float = MEASURED_COMPUTE_RATE,
+    *,
+    batch: int | None = None,
+    measured_on: Hardware | None = None,
+) -> Hardware:
+    """``hardware`` with its throughput divided by :func:`compute_slowdown` of ``network`` on
+    ``measured_on`` (default ``hardware`` itself) at ``rate``: the compute of a GPU that the
+    paper measured at that memory rate (docs/model/cdma.md, rule G1). The cDMA paper measured
+    the Maxwell Titan X; ``measured_on=gpu("titan-x-maxwell")`` carries its slow-down to
+    another GPU running the same kernels."""
+    k = compute_slowdown(network, measured_on or hardware, rate, batch=batch)
+    return replace(hardware, throughput=hardware.throughput / k)
 
 
 def _map_bytes(result: Any, sparsity: SparsityLike) -> tuple[int, int]:

@@ -67,6 +67,10 @@ TARGETS: dict[str, float] = {
     n: ALEXNET if n == "alexnet" else round((len(NETWORKS) * TARGET - ALEXNET) / 5, 4)
     for n in NETWORKS
 }
+#: The GPU on which the paper measured its compute's memory rate (§VI: under 100 GB/s, "336 − 100
+#: = 236 GB/sec ... from Maxwell's GPU memory"): Fig. 13 runs every network no faster than that
+#: measurement allows there (``cdma.measured_gpu``, docs/model/cdma.md rule G1).
+MEASURED_ON = "titan-x-maxwell"
 #: The sparsity reading of every script: ``per-network`` (:data:`TARGETS`, the page's) or
 #: ``uniform`` (every network at :data:`TARGET`, the reading before issue 28).
 SPARSITY = "per-network"

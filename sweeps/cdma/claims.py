@@ -28,6 +28,9 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[Claim]:
 
     xp, mx = "titan-xp", "titan-x-maxwell"
     vdnn, zv, zl, bw = (bars(xp, b) for b in ("vDNN", "ZV", "ZL", "BW"))
+    # §VII-B: bandwidth-aware cDMA reaches "an average 94% of the best performing cDMA", "against
+    # all three performance-optimal policies": per network, the best of RLE, ZVC and zlib.
+    best = pd.concat([bars(xp, b)["performance"] for b in ("RL", "ZV", "ZL")], axis=1).max(axis=1)
     zvc = f11[(f11["algorithm"] == "zvc") & (f11["layout"] == "nchw")].set_index("network")
     zlib = f11[(f11["algorithm"] == "zlib") & (f11["layout"] == "nchw")].set_index("network")
     # §VII-A, Fig. 11: "the average compression ratio is weighted by the size of the activation
@@ -41,6 +44,7 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[Claim]:
     setup = "six networks of Table II, sparsity rule per network (AlexNet 49.4 %, mean 62 %)"
     h3 = ("H3",)  # per-network sparsity targets, the layers' activation maps
     h3s = ("H3",)  # per-network sparsity targets
+    g1 = ("G1",)  # Fig. 13: compute no faster than the memory rate the paper measured (§VI)
 
     def c(claim: str, where: str, paper: float, value: float, kind: str, unit: str,
           note: str = "", hyp: tuple[str, ...] = ()) -> Claim:  # fmt: skip
@@ -58,22 +62,23 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[Claim]:
         c("zlib's PCIe traffic below ZVC's, GoogLeNet", "§VII-A", 30.0, zlib_less["googlenet"],
           "reduction", "%", "Fig. 11, the activation maps", h3),
         c("vDNN's performance loss to the oracle, average", "§I, §III", 51.0, loss.mean(),
-          "reduction", "%", "Fig. 13, Titan Xp"),
+          "reduction", "%", "Fig. 13, Titan Xp", g1),
         c("vDNN's performance loss to the oracle, worst network", "§I, §III", 63.0, loss.max(),
-          "reduction", "%", "Fig. 13, Titan Xp"),
+          "reduction", "%", "Fig. 13, Titan Xp", g1),
         c("ZVC's gain over vDNN, Titan Xp, average", "Abstract, §IX", 53.0, gain.mean(),
-          "reduction", "%", "Fig. 13, 200 GB/s compressor", h3s),
+          "reduction", "%", "Fig. 13, 200 GB/s compressor", h3s + g1),
         c("ZVC's gain over vDNN, Titan Xp, largest", "Abstract, §IX", 79.0, gain.max(),
-          "reduction", "%", "Fig. 13", h3s),
+          "reduction", "%", "Fig. 13", h3s + g1),
         c("cDMA's gain over vDNN, second GPU, average", "§VII-C", 32.0, mgain.mean(),
-          "reduction", "%", "Fig. 13, Maxwell Titan X (the paper does not name the GPU)", h3s),
+          "reduction", "%", "Fig. 13, Maxwell Titan X (the paper does not name the GPU)", h3s + g1),
         c("cDMA's gain over vDNN, second GPU, largest", "§VII-C", 61.0, mgain.max(),
-          "reduction", "%", "Fig. 13, Maxwell Titan X", h3s),
+          "reduction", "%", "Fig. 13, Maxwell Titan X", h3s + g1),
         c("performance the bandwidth-aware policy (48 GB/s) gives up", "§V-D, §VII-B",
-          100 - 94.0, 100 * (1 - (bw["performance"] / zv["performance"]).mean()),
-          "reduction", "%", "Fig. 13: 1 − its performance / the performance-optimal one's", h3s),
+          100 - 94.0, 100 * (1 - (bw["performance"] / best).mean()),
+          "reduction", "%", "Fig. 13: 1 − its performance / the best performance-optimal one's "
+          "(RLE, ZVC or zlib)", h3s + g1),
         c("zlib's speed-up over ZVC, average", "§VII-B", 0.7, zlib_speed.mean(), "reduction",
-          "%", "Fig. 13", h3s),
+          "%", "Fig. 13", h3s + g1),
         c("zlib's speed-up over ZVC, largest (GoogLeNet)", "§VII-B", 2.2, zlib_speed.max(),
-          "reduction", "%", "Fig. 13", h3s),
+          "reduction", "%", "Fig. 13", h3s + g1),
     ]  # fmt: skip

@@ -41,6 +41,9 @@ READINGS = (
     "dram-roofline",
     "in-place-relu",
     "effective-pcie",
+    "measured-rate",
+    "measured-rate-xp",
+    "per-step-rate",
     "0.7",
     "0.8",
     "0.9",
@@ -49,12 +52,19 @@ READINGS = (
 EXECUTION: dict[str, str] = {
     "dram-roofline": " + peak(spm_bandwidth={dram})",
     "in-place-relu": " + fusion=accelerator",
+    # The paper's measured compute rate read as a bound on every step (not its reading: G1).
+    "per-step-rate": " + peak(spm_bandwidth=100GB/s)",
 }
+#: The readings of the GPU the paper measured (rule G1, cdma.measured_gpu at the §VI 100 GB/s):
+#: reading -> the GPU the slow-down is found on (``measured-rate``, the page's Fig. 13: the
+#: Maxwell Titan X, where the text places the measurement; ``measured-rate-xp``: the Titan Xp
+#: itself, the sentence read without its GPU).
+MEASURED: dict[str, str] = {"measured-rate": C.MEASURED_ON, "measured-rate-xp": "titan-xp"}
 #: The readings of the paper's link: the share of the 16 GB/s each link delivers (docs/model/cdma.md,
 #: C7: 0.8 is the 12.8 GB/s vDNN measured, §III).
 LINK: dict[str, float] = {"effective-pcie": 0.8}
 #: The readings of the execution table (how the paper's GPU ran the networks, and its link).
-MACHINE = (*EXECUTION, *LINK)
+MACHINE = (*EXECUTION, *LINK, *MEASURED)
 #: The GPU of these readings (the paper's abstract: the Titan Xp).
 GPU = "titan-xp"
 #: ZVC (FP32, masks) compresses a tensor more than 3× above this sparsity: 1 − (1/3 − 1/32).
@@ -81,7 +91,7 @@ def _policies(reading: str, net: str) -> list[str]:
         with_eff = [base[0] + f" + ratio(efficiency={eff})"]
         with_eff += [p.replace("zvc(", f"zvc(efficiency={eff}, ") for p in base[1:]]
         return [C.with_target(p, C.target(net, reading)) for p in with_eff]
-    if reading in ("uniform", "per-network", *EXECUTION):
+    if reading in ("uniform", "per-network", *EXECUTION, *MEASURED):
         return [C.with_target(p, C.target(net, reading)) + _execution(reading) for p in base]
     return [p.replace("zvc(", f"zvc(uniform={reading}, ") for p in base]
 
@@ -109,10 +119,13 @@ def _share_above_3x(net: str, batch: int, policy: str) -> float:
 def compute(small: bool = False) -> pd.DataFrame:
     """One row per (reading, network): the ZVC link's ratios, the gain over vDNN and the
     bandwidth-aware policy's performance against the performance-optimal one's."""
-    hw = cdma.gpu(GPU)
     rows = []
     for reading in READINGS:
         for net, batch in C.networks(small).items():
+            hw = cdma.gpu(GPU)
+            if reading in MEASURED:
+                on = cdma.gpu(MEASURED[reading])
+                hw = cdma.measured_gpu(net, hw, batch=batch, measured_on=on)
             pols = _policies(reading, net)
             # The oracle and the baseline run as the policies do (the same fusion and compute).
             oracle = "oracle" + _execution(reading)
@@ -165,6 +178,12 @@ def _label(reading: str) -> str:
         return "per network, in-place ReLU"
     if reading == "effective-pcie":
         return "per network, 12.8 GB/s effective PCIe"
+    if reading == "measured-rate":
+        return "per network, measured memory rate (G1, the page's Fig. 13)"
+    if reading == "measured-rate-xp":
+        return "per network, measured memory rate on the Titan Xp itself"
+    if reading == "per-step-rate":
+        return "per network, every step at most 100 GB/s"
     return f"every ReLU output at {share(float(reading), 0)}"
 
 

@@ -1362,6 +1362,15 @@ def _systolic_work(
     return work
 
 
+def compute_slowdown(net, throughput: int, rate: float, ops_per_mac: int = 2) -> float:
+    """docs/model/cdma.md rule G1: k = max(1, B / (rate · T)), B the bytes every step reads
+    plus the bytes it writes (a read-modify-write in both), T the iteration's FLOPs at
+    ``throughput`` (the ``oracle`` policy: compute only)."""
+    _, flops, _, accesses = _read_schedule(net, ops_per_mac)
+    moved = sum(b * read + b * write for step in accesses for _, read, write, _, b in step)
+    return max(1.0, moved / (rate * sum(flops) / throughput))
+
+
 def estimate(
     net,
     capacity: int,

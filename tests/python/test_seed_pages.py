@@ -141,15 +141,22 @@ def test_cdma_hypotheses_are_what_the_engine_computes(monkeypatch) -> None:
     script = import_script("cdma", "hypotheses")
     monkeypatch.setattr(sys.modules["_cdma"], "NETWORKS", {"nin": 128})
     readings = ("per-network", "dram-roofline", "in-place-relu", "effective-pcie", "0.9")
+    readings += ("measured-rate-xp",)
     monkeypatch.setattr(script, "READINGS", readings)
     df = script.compute(small=False)
-    assert len(df) == 5 and set(df["network"]) == {"nin"}
-    assert assert_matches_cache("cdma", "hypotheses", df, ["network", "reading"]) == 5
+    assert len(df) == 6 and set(df["network"]) == {"nin"}
+    assert assert_matches_cache("cdma", "hypotheses", df, ["network", "reading"]) == 6
     # The slower link (12.8 GB/s effective) costs vDNN more and so raises ZVC's gain (the
     # direction away from the paper: docs/seeds/cdma.md).
     by = df.set_index("reading")
     assert by.loc["effective-pcie", "vdnn_performance"] < by.loc["per-network", "vdnn_performance"]
     assert by.loc["effective-pcie", "gain"] > by.loc["per-network", "gain"]
+    # Rule G1 at 100 GB/s on the Titan Xp itself slows NiN's compute (138 GB/s at peak), which
+    # then hides more of vDNN's transfers: less loss, less for ZVC to gain.
+    assert (
+        by.loc["measured-rate-xp", "vdnn_performance"] > by.loc["per-network", "vdnn_performance"]
+    )
+    assert by.loc["measured-rate-xp", "gain"] < by.loc["per-network", "gain"]
 
 
 def test_cdma_execution_readings_policies() -> None:
