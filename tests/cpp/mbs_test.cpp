@@ -171,7 +171,7 @@ TEST_CASE("mbs-strict: the plan kept along the capacity axis equals a fresh one 
   ScheduleOptions plain;
   plain.batch = 8;
   const Schedule whole = build_schedule(n, plain);
-  const Schedule grouped = mbs(n, {{"variant", std::string("mbs2")}, {"buffer", 4000.0}});
+  const Schedule grouped = mbs(n, {{"variant", std::string("mbs2")}, {"buffer", 150.0}});
   REQUIRE(grouped.groups.size() > 1);
   const std::vector<std::pair<const Schedule*, OptionMap>> cases = {
       {&grouped, {}},
@@ -187,14 +187,16 @@ TEST_CASE("mbs-strict: the plan kept along the capacity axis equals a fresh one 
     PolicySpec spec;
     spec.cache = {"mbs-strict", options};
     const PreparedPolicy policy = prepare_policy(s, spec, 2);
+    // Up the axis, down it, then jumps at random (the scratch's last plan from anywhere); the
+    // keeps' spans need a fraction of the peak, so the steps are finer below a quarter of it.
     const std::int64_t top = s.peak_alive_bytes() + 64;
-    const std::int64_t step = std::max<std::int64_t>(top / 61, 1);
-    // Up the axis, down it, then jumps at random (the scratch's last plan from anywhere).
+    const std::int64_t step = std::max<std::int64_t>(top / 400, 1);
     std::vector<std::int64_t> capacities;
-    for (std::int64_t c = 0; c <= top; c += step) capacities.push_back(c);
-    for (std::int64_t c = top; c >= 0; c -= step) capacities.push_back(c);
+    for (std::int64_t c = 0; c <= top / 4; c += step) capacities.push_back(c);
+    capacities.push_back(top);
+    for (std::int64_t c = top / 4; c >= 0; c -= step) capacities.push_back(c);
     std::mt19937 rng(31);
-    for (int i = 0; i < 60; ++i) capacities.push_back(std::uniform_int_distribution<std::int64_t>(0, top)(rng));
+    for (int i = 0; i < 60; ++i) capacities.push_back(std::uniform_int_distribution<std::int64_t>(0, top / 2)(rng));
     PlanScratch scratch;
     std::set<int> kept_counts;
     int probes_same = 0;
@@ -216,7 +218,8 @@ TEST_CASE("mbs-strict: the plan kept along the capacity axis equals a fresh one 
         CHECK(same_timeline_input(kept, make_plan(*policy.cache, make_plan_input(s, {probe, 1e9, 5e9}, policy))));
       }
     }
+    INFO(s.groups.size() << " groups, option " << options.size());
     CHECK(kept_counts.size() > 4);  // the admissions change along the axis
-    if (options.count("reuse") == 0 && options.count("norm_passes") == 0) CHECK(probes_same > 0);
+    if (options.empty()) CHECK(probes_same > 0);  // (probing is off for reuse=fits and norm_passes)
   }
 }
