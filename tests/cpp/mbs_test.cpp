@@ -179,7 +179,8 @@ TEST_CASE("mbs-strict: the plan kept along the capacity axis equals a fresh one 
       {&grouped, {{"relu_mask", std::string("on")}, {"norm_passes", 2.0}}},
       {&whole, {}},
       {&whole, {{"reuse", std::string("fits")}}},
-      {&whole, {{"reuse", std::string("fits")}, {"fits_footprint", std::string("forward")}, {"relu_mask", std::string("on")}}},
+      {&whole,
+       {{"reuse", std::string("fits")}, {"fits_footprint", std::string("forward")}, {"relu_mask", std::string("on")}}},
       {&whole, {{"reuse", std::string("adjacent")}, {"norm_passes", 2.0}}},
   };
   for (const auto& [schedule, options] : cases) {

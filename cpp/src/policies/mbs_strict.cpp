@@ -34,6 +34,9 @@
 //                  the output itself is then stored only for the other loads that need it.
 // Transfers are streamed with their step; resident = bytes of the kept intervals spanning each
 // step. Counts: kept = intervals kept.
+// Along a sweep's capacity axis the last plan is kept, and the next capacity redoes only the runs
+// of S5 whose admissions it changes, S3 for their tensors and the transfers of those tensors'
+// steps (docs/performance.md, "mbs-strict, incrementally"): the same plan as from scratch.
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -176,7 +179,8 @@ void derive_tables(const PlanInput& in, MbsTables& d) {
     d.access_use[a] = cursor[static_cast<std::size_t>(s.accesses[a].tensor)]++;
   d.use_tensor.assign(s.uses.size(), -1);
   for (std::size_t t = 0; t < nt; ++t)
-    for (int u = s.tensors[t].use_begin; u < s.tensors[t].use_end; ++u) d.use_tensor[static_cast<std::size_t>(u)] = static_cast<int>(t);
+    for (int u = s.tensors[t].use_begin; u < s.tensors[t].use_end; ++u)
+      d.use_tensor[static_cast<std::size_t>(u)] = static_cast<int>(t);
   // The runs: in S5's order (by start step), a candidate starts a new run when it starts after
   // every span before it has ended; so no span of one run meets a step of another.
   d.runs.clear();
@@ -367,7 +371,8 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
   std::int64_t first_flip = std::numeric_limits<std::int64_t>::max();  // the least capacity above
   for (std::size_t r = 0; r < tables.runs.size(); ++r) {               // this one where one flips
     check_interrupt_every(r);
-    if (!(last.lo_cap[r] <= in.capacity && in.capacity < last.hi_cap[r])) decide_run(tables, r, in.capacity, fits, last);
+    if (!(last.lo_cap[r] <= in.capacity && in.capacity < last.hi_cap[r]))
+      decide_run(tables, r, in.capacity, fits, last);
     first_flip = std::min(first_flip, last.hi_cap[r]);
   }
   // Probing (PlanScratch::probe_capacity): the admissions are the only decisions that read the
