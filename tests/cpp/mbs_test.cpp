@@ -177,6 +177,7 @@ TEST_CASE("mbs-strict: the plan kept along the capacity axis equals a fresh one 
       {&grouped, {}},
       {&grouped, {{"reuse", std::string("adjacent")}, {"backward_reuse", std::string("group")}}},
       {&grouped, {{"relu_mask", std::string("on")}, {"norm_passes", 2.0}}},
+      {&grouped, {{"dy_passes", 2.0}}},
       {&whole, {}},
       {&whole, {{"reuse", std::string("fits")}}},
       {&whole,
@@ -221,6 +222,6 @@ TEST_CASE("mbs-strict: the plan kept along the capacity axis equals a fresh one 
     }
     INFO(s.groups.size() << " groups, option " << options.size());
     CHECK(kept_counts.size() > 4);  // the admissions change along the axis
-    if (options.empty()) CHECK(probes_same > 0);  // (probing is off for reuse=fits and norm_passes)
+    if (options.empty()) CHECK(probes_same > 0);  // (probing is off for reuse=fits, norm_passes, dy_passes)
   }
 }

@@ -31,7 +31,11 @@
 //   relu_mask=on   a ReLU's (ReLU6's, leaky ReLU's) backward load of its own output moves a mask
 //                  of 1 bit per element, ceil(elements / 8) bytes (the fusion stage's mask,
 //                  dnnmem/fusion.hpp), stored by the layer's forward step;
-//                  the output itself is then stored only for the other loads that need it.
+//                  the output itself is then stored only for the other loads that need it;
+//   dy_passes=2    a load of the output gradient by a convolution's or dense layer's backward
+//                  step whose activation and gradient bytes exceed the capacity moves its bytes
+//                  dy_passes times: the data-gradient GEMM and the weight-gradient GEMM each
+//                  read it (paper §2, Tab. 1), the data not fitting on chip between them.
 // Transfers are streamed with their step; resident = bytes of the kept intervals spanning each
 // step. Counts: kept = intervals kept.
 // Along a sweep's capacity axis the last plan is kept, and the next capacity redoes only the runs
@@ -50,6 +54,11 @@
 namespace dnnmem {
 
 namespace {
+
+// The layers whose backward step is two GEMMs reading the output gradient (dy_passes).
+bool reads_dy_twice(Kind k) {
+  return k == Kind::Conv2D || k == Kind::DepthwiseConv2D || k == Kind::Dense;
+}
 
 // Candidate keeps (S2) of one use to the next.
 struct Keep {
@@ -201,7 +210,7 @@ struct StepEmitter {
   const Schedule& s;
   const MbsTables& tables;
   const MbsLast& last;
-  std::int64_t capacity, norm_passes;
+  std::int64_t capacity, norm_passes, dy_passes;
   bool relu_mask;
 
   Kind kind_of(int step) const {
@@ -225,6 +234,9 @@ struct StepEmitter {
       if (norm_passes > 1 && !s.uses[u].partial && kind_of(step) == Kind::BatchNorm && tables.act[i] > capacity &&
           (T.role == Role::Activation || T.role == Role::Gradient))
         bytes *= norm_passes;
+      if (dy_passes > 1 && !s.uses[u].partial && !s.uses[u].write && T.role == Role::Gradient &&
+          st.phase == Phase::Backward && reads_dy_twice(kind_of(step)) && tables.act[i] > capacity)
+        bytes *= dy_passes;
       out.push_back({a.tensor, TransferKind::StreamLoad, bytes, step, step});
     }
     for (int k = 0; k < st.num_accesses; ++k) {
@@ -344,6 +356,7 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
   const bool fits = in.options->choice("reuse") == "fits";
   const auto norm_passes = static_cast<std::int64_t>(in.options->number("norm_passes"));
   const bool relu_mask = in.options->choice("relu_mask") == "on";
+  const auto dy_passes = static_cast<std::int64_t>(in.options->number("dy_passes"));
   const std::size_t ns = s.steps.size(), nt = s.tensors.size(), nu = s.uses.size();
   const MbsTables& tables = derived_tables<MbsTables>(scratch, [&](MbsTables& d) { derive_tables(in, d); });
   // The last plan on these tables, updated to this capacity: what it changes and nothing else
@@ -376,10 +389,10 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
     first_flip = std::min(first_flip, last.hi_cap[r]);
   }
   // Probing (PlanScratch::probe_capacity): the admissions are the only decisions that read the
-  // capacity (but for reuse=fits and norm_passes, where probing is off); the plan at
+  // capacity (but for reuse=fits, norm_passes and dy_passes, where probing is off); the plan at
   // probe_capacity is this one unless some run's decisions flip at or below it.
-  scratch.probe_same = scratch.probe_capacity > in.capacity && !fits && norm_passes == 1 &&
-                       scratch.probe_capacity < first_flip;
+  const bool probing = !fits && norm_passes == 1 && dy_passes == 1;
+  scratch.probe_same = probing && scratch.probe_capacity > in.capacity && scratch.probe_capacity < first_flip;
 
   // S3 and S4 for the tensors whose keeps changed (every tensor at first); their uses' steps
   // are the steps whose transfers change.
@@ -404,13 +417,14 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
   for (std::size_t i = 0; i < ns; ++i) plan.resident[i] = r += last.resident_diff[i];
 
   // Transfers, step by step: the changed steps' made again, the rest copied from the last plan
-  // (norm_passes > 1 reads the capacity in every batch-norm step: all made again).
-  const StepEmitter emitter{s, tables, last, in.capacity, norm_passes, relu_mask};
+  // (norm_passes > 1 and dy_passes > 1 read the capacity in every batch-norm, convolution and
+  // dense step: all made again).
+  const StepEmitter emitter{s, tables, last, in.capacity, norm_passes, dy_passes, relu_mask};
   std::vector<Transfer>& next = last.next;
   std::vector<int>& begin = last.next_begin;
   next.clear();
   begin.resize(ns + 1);
-  if (fresh || norm_passes > 1) {
+  if (fresh || norm_passes > 1 || dy_passes > 1) {
     last.offloads = 0;
     for (std::size_t i = 0; i < ns; ++i) {
       check_interrupt_every(i);
@@ -473,7 +487,10 @@ extern const CachePart cache_mbs_strict{
                     "normalize)", 1, 1, 2),
      choice_option("relu_mask",
                    "on: ReLU backward loads a 1-bit-per-element mask instead of the ReLU's output",
-                   "off", {"off", "on"})},
+                   "off", {"off", "on"}),
+     integer_option("dy_passes",
+                    "reads of its output gradient by a convolution's or dense layer's backward step when "
+                    "loaded (2: the data-gradient and the weight-gradient GEMM each read it)", 1, 1, 2)},
     0,
     &plan_mbs_strict};
 
