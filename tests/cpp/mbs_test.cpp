@@ -1,13 +1,18 @@
 // Scheduler `mbs` and cache manager `mbs-strict` (docs/model/mbs.md) on a hand-computed chain:
 // groups, sub-batch bounds, every step's accesses, slices summing to their tensor, the strict
 // traffic, and the error for a buffer smaller than one sample.
+#include <algorithm>
 #include <map>
+#include <random>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "catch.hpp"
 #include "dnnmem/compose.hpp"
 #include "dnnmem/estimate.hpp"
+#include "dnnmem/plan.hpp"
+#include "dnnmem/policies.hpp"
 #include "helpers.hpp"
 
 using namespace dnnmem;
@@ -135,4 +140,88 @@ TEST_CASE("mbs-strict: reuse=none is `none`; the 1-bit ReLU mask on the chain") 
       run("mbs-strict", {{"reuse", std::string("none")}, {"relu_mask", std::string("on")}});
   CHECK(mask.traffic_in == 151 - 12 + 2);
   CHECK(mask.traffic_out == 87 + 2);
+}
+
+namespace {
+
+// Residual blocks of three widths with batch norms and ReLUs: branch data that mbs2 keeps,
+// keeps of many sizes, so that the admissions change at many capacities.
+Network residual_bn() {
+  std::string layers = R"({"name":"b0","kind":"input","shape":[24]})";
+  const int widths[] = {24, 40, 16, 24, 56, 24};
+  for (int b = 1; b <= 6; ++b) {
+    const std::string s = std::to_string(b), p = std::to_string(b - 1), w = std::to_string(widths[b - 1]);
+    layers += R"(,{"name":"d)" + s + R"(","kind":"dense","inputs":["b)" + p + R"("],"units":)" + w + "}";
+    layers += R"(,{"name":"n)" + s + R"(","kind":"batchnorm","inputs":["d)" + s + R"("]})";
+    layers += R"(,{"name":"r)" + s + R"(","kind":"relu","inputs":["n)" + s + R"("]})";
+    layers += R"(,{"name":"e)" + s + R"(","kind":"dense","inputs":["r)" + s + R"("],"units":24})";
+    layers += R"(,{"name":"b)" + s + R"(","kind":"add","inputs":["e)" + s + R"(","b)" + p + R"("]})";
+  }
+  return net(layers);
+}
+
+}  // namespace
+
+TEST_CASE("mbs-strict: the plan kept along the capacity axis equals a fresh one at every capacity") {
+  // A sweep's thread plans capacity after capacity on one scratch (same_input): mbs-strict then
+  // redoes only the runs of keeps whose decisions the capacity changes (docs/performance.md,
+  // "mbs-strict, incrementally"). Every plan, and every probe's answer, must be what a fresh
+  // plan gives.
+  const Network n = residual_bn();
+  ScheduleOptions plain;
+  plain.batch = 8;
+  const Schedule whole = build_schedule(n, plain);
+  const Schedule grouped = mbs(n, {{"variant", std::string("mbs2")}, {"buffer", 150.0}});
+  REQUIRE(grouped.groups.size() > 1);
+  const std::vector<std::pair<const Schedule*, OptionMap>> cases = {
+      {&grouped, {}},
+      {&grouped, {{"reuse", std::string("adjacent")}, {"backward_reuse", std::string("group")}}},
+      {&grouped, {{"relu_mask", std::string("on")}, {"norm_passes", 2.0}}},
+      {&grouped, {{"dy_passes", 2.0}}},
+      {&whole, {}},
+      {&whole, {{"reuse", std::string("fits")}}},
+      {&whole,
+       {{"reuse", std::string("fits")}, {"fits_footprint", std::string("forward")}, {"relu_mask", std::string("on")}}},
+      {&whole, {{"reuse", std::string("adjacent")}, {"norm_passes", 2.0}}},
+  };
+  for (const auto& [schedule, options] : cases) {
+    const Schedule& s = *schedule;
+    PolicySpec spec;
+    spec.cache = {"mbs-strict", options};
+    const PreparedPolicy policy = prepare_policy(s, spec, 2);
+    // Up the axis, down it, then jumps at random (the scratch's last plan from anywhere); the
+    // keeps' spans need a fraction of the peak, so the steps are finer below a quarter of it.
+    const std::int64_t top = s.peak_alive_bytes() + 64;
+    const std::int64_t step = std::max<std::int64_t>(top / 400, 1);
+    std::vector<std::int64_t> capacities;
+    for (std::int64_t c = 0; c <= top / 4; c += step) capacities.push_back(c);
+    capacities.push_back(top);
+    for (std::int64_t c = top / 4; c >= 0; c -= step) capacities.push_back(c);
+    std::mt19937 rng(31);
+    for (int i = 0; i < 60; ++i) capacities.push_back(std::uniform_int_distribution<std::int64_t>(0, top / 2)(rng));
+    PlanScratch scratch;
+    std::set<int> kept_counts;
+    int probes_same = 0;
+    for (std::size_t i = 0; i < capacities.size(); ++i) {
+      const std::int64_t c = capacities[i], probe = i + 1 < capacities.size() ? capacities[i + 1] : -1;
+      INFO(s.groups.size() << " groups, option " << options.size() << ", capacity " << c << ", probe " << probe);
+      const PlanInput in = make_plan_input(s, {c, 1e9, 5e9}, policy);
+      scratch.same_input = i > 0;
+      scratch.probe_capacity = probe;
+      scratch.probe_same = false;
+      Plan kept;
+      policy.cache->plan(in, scratch, kept);
+      const Plan fresh = make_plan(*policy.cache, in);
+      REQUIRE(same_timeline_input(kept, fresh));
+      kept_counts.insert(kept.counts.kept);
+      if (scratch.probe_same) {  // the plan at the probed capacity is this one
+        ++probes_same;
+        CHECK(probe > c);
+        CHECK(same_timeline_input(kept, make_plan(*policy.cache, make_plan_input(s, {probe, 1e9, 5e9}, policy))));
+      }
+    }
+    INFO(s.groups.size() << " groups, option " << options.size());
+    CHECK(kept_counts.size() > 4);  // the admissions change along the axis
+    if (options.empty()) CHECK(probes_same > 0);  // (probing is off for reuse=fits, norm_passes, dy_passes)
+  }
 }
