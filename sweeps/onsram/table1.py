@@ -120,9 +120,9 @@ NOTES = {
     "published, so where its larger gain comes from cannot be located.",
     "GoogLeNet": "1-Step stronger: in breadth-first order (rule O12) an Inception module's "
     "branch convolutions run before their ReLUs and 1-Step keeps almost nothing there; what it "
-    "keeps is the stem (two convolutions, their ReLUs, two pools, two LRNs: a chain, the same in "
-    "every order), which the paper's 1.01 says its 1-Step does not keep (a ReLU or LRN run in "
-    "the convolution's kernel would do that; the paper does not say).",
+    "keeps is mostly the stem (three convolutions, their ReLUs, two pools, two LRNs: a chain, "
+    "the same in every order), which the paper's 1.01 says its 1-Step does not keep (a ReLU or "
+    "LRN run in the convolution's kernel would do that; the paper does not say).",
     "Inception-v3": "Batch norms folded; in breadth-first order a module's branch convolutions "
     "run before their ReLUs (rule O12), as the paper's 1-Step suggests.",
     "Inception-v4": "As Inception-v3.",

@@ -118,3 +118,12 @@ def test_one_step_on_a_fork_by_hand() -> None:
         )
         o = oracle.estimate(scheduled, 2 * ACT, BW, FLOPS, cache)
         compare_with_oracle(r, o, cache)
+
+
+def test_mobilenet_reads_each_tensor_once() -> None:
+    """The page's write-around bound (docs/seeds/onsram.md, "OnSRAM-Static over the best of
+    LRU, FIFO"): no tensor of MobileNetV1's inference graph is read by two steps, so a cache that
+    does not allocate on writes would hit nothing there."""
+    net = dnnmem.network("mobilenet_v1", batch=1, bytes_per_element=2).fold_batchnorm()
+    acc = net.with_scheduler("inference(order=bfs)").accesses
+    assert acc[acc["read"]].groupby("tensor")["step"].nunique().max() == 1
