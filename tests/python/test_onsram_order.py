@@ -67,7 +67,8 @@ def _check(r: dnnmem.Result, layers: list[str], bytes_in: list[int], bytes_out: 
     assert list(s["bytes_in"]) == bytes_in
     assert list(s["bytes_out"]) == bytes_out
     want = [
-        max(FLOP[n] / FLOPS, (i + o) / BW) for n, i, o in zip(layers, bytes_in, bytes_out, strict=True)
+        max(FLOP[n] / FLOPS, (i + o) / BW)
+        for n, i, o in zip(layers, bytes_in, bytes_out, strict=True)
     ]
     assert list(s["end"] - s["start"]) == pytest.approx(want, rel=1e-12)
     assert r.time == pytest.approx(sum(want), rel=1e-12)
