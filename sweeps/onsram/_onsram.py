@@ -204,4 +204,6 @@ geomean = statistics.geometric_mean  # the scripts' tables: geometric means of s
 
 def main(script: ModuleType, argv: Sequence[str] | None = None) -> None:
     """The command line of every script (sweeps/_pages.py)."""
-    _pages.main(SEED, script, argv, fusion=set_fusion, batchnorm=set_batchnorm, order=set_order)
+    # --order only where a policy takes the order from ORDER (Table I and Fig. 2).
+    order = set_order if getattr(script, "TAKES_ORDER", False) else None
+    _pages.main(SEED, script, argv, fusion=set_fusion, batchnorm=set_batchnorm, order=order)

@@ -37,6 +37,8 @@ POLICIES = {
     "fifo_hw": "fifo(hardware=on)",
 }
 BYTES_PER_ELEMENT = 2
+#: ``--order``: 1-Step and the caches take their node order from ``_onsram.ORDER`` (rule O12).
+TAKES_ORDER = True
 ORDERS = 50
 SMALL_ORDERS = 2
 #: The paper's configuration (6 entries, window 3), and a 64-entry buffer: on graphs whose

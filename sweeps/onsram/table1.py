@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 NAME = style.figure_name("onsram", "table1", "speedups")
 POLICIES = {"inf": "infinite-spm", "one_step": "one-step"}
+#: ``--order``: 1-Step and the caches take their node order from ``_onsram.ORDER`` (rule O12).
+TAKES_ORDER = True
 
 
 def compute(small: bool = False) -> pd.DataFrame:
