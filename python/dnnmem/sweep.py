@@ -61,7 +61,8 @@ __all__ = [
     "MAX_POINTS",
 ]
 
-#: The totals of :meth:`dnnmem.Result.to_dict` (same names, SI units) and the plan counts.
+#: The run totals of a :class:`dnnmem.Result` (:data:`dnnmem.estimate.RUN_TOTALS`: same names, SI
+#: units) and the plan counts.
 RESULT_COLUMNS = [
     *RUN_TOTALS,
     "kept",

@@ -96,6 +96,13 @@ def single_buffered(policy: str) -> str:
 #: mbs-strict's options for the paper's encodings (docs/model/mbs.md): a 1-bit ReLU mask and two
 #: passes over a normalization input that does not fit on chip.
 PAPER_ENCODINGS = "norm_passes=2, relu_mask=on"
+#: The paper's encodings and the convolution's two backward GEMMs each reading the output
+#: gradient (``dy_passes=2``, §2 and Tab. 1): every re-read §2 names, the reads that an IL with a
+#: larger buffer saves (docs/seeds/mbs.md, "IL's footprint").
+PAPER_READS = f"{PAPER_ENCODINGS}, dy_passes=2"
+#: The rows of the configurations under :data:`PAPER_READS` (``fig11_buffer.py``).
+IL_PAPER_READS = "IL (paper's reads)"
+MBS2_PAPER_READS = "MBS2 (paper's reads)"
 
 
 #: mbs-strict's reuse for MBS-FS and MBS1, the configurations without inter-branch reuse: a layer's

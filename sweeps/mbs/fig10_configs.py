@@ -29,13 +29,18 @@ if TYPE_CHECKING:
 
 NAME = style.figure_name("mbs", "fig10", "configs")
 #: The strict accounting's encodings: dnnmem's default, the paper's (both options), and each
-#: option alone (the page's table of what each changes).
+#: option alone (the page's table of what each changes), with the output gradient read by both
+#: backward GEMMs (``dy_passes=2``) alone and with both (``paper reads``), full mode only.
 ENCODINGS = {
     "default": "",
     "paper": C.PAPER_ENCODINGS,
     "norm_passes=2": "norm_passes=2",
     "relu_mask=on": "relu_mask=on",
+    "dy_passes=2": "dy_passes=2",
+    "paper reads": C.PAPER_READS,
 }
+#: The encodings the CI mode (``--small``) leaves out.
+FULL_ONLY = ("dy_passes=2", "paper reads")
 
 
 def compute(small: bool = False) -> pd.DataFrame:
@@ -46,6 +51,8 @@ def compute(small: bool = False) -> pd.DataFrame:
     for name, batch in nets.items():
         net = C.load(name, batch)
         for encodings, opts in ENCODINGS.items():
+            if small and encodings in FULL_ONLY:
+                continue
             configs = C.configurations(hw.capacity, opts)
             if not opts:
                 configs["MBS2 (dp)"] = configs["MBS2"].replace(
@@ -362,6 +369,26 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
         *(" → ".join(num(100 * (1 - v(n, "MBS2", "traffic_ratio", e)), 1)
                      for e in ("default", "paper")) + " %" for n in deep),
     ])  # fmt: skip
+    dy = "dy_passes=2"
+    base[dy] = {n: v(n, "Baseline", "traffic", dy) for n in deep}
+    enc_rows.append([
+        "`dy_passes=2` (dY read by both backward GEMMs; not in \"both\")",
+        *(f"{gb(base[dy][n])} ({share(base[dy][n] / base['default'][n] - 1, 1, sign=True)})"
+          for n in deep),
+    ])  # fmt: skip
+    for config in ("MBS2", "MBS-FS"):
+        enc_rows.append([
+            f"{config} saved, 10 MiB enforced: default → `dy_passes=2`",
+            *(" → ".join(num(100 * (1 - v(n, config, "traffic_ratio", e)), 1)
+                         for e in ("default", dy)) + " %" for n in deep),
+        ])  # fmt: skip
+    reads = ("default", "paper", "paper reads")
+    for config, how in (("MBS2", "10 MiB enforced"), ("MBS2 (fit trusted)", "fit trusted")):
+        enc_rows.append([
+            f"MBS2 traffic reduction factor, {how}: default → both → both + `dy_passes=2`",
+            *(" → ".join(num(1 / v(n, config, "traffic_ratio", e)) for e in reads) + "×"
+              for n in deep),
+        ])  # fmt: skip
     b = df.loc[(r50, "default", "Baseline")]
     macs = (b["energy"] - b["traffic"] - WAVECORE.global_buffer * b["gb_bytes"]) / WAVECORE.mac
     energy = (

@@ -1081,7 +1081,16 @@ def _hardware_cache(n, tensors, accesses, capacity, line, fifo) -> tuple[_Work, 
 
 
 def _mbs_strict(
-    net, n, tensors, accesses, capacity, reuse, backward_reuse="same", fits_footprint="step"
+    net,
+    n,
+    tensors,
+    accesses,
+    capacity,
+    reuse,
+    backward_reuse="same",
+    fits_footprint="step",
+    norm_passes=1,
+    dy_passes=1,
 ) -> tuple[_Work, dict]:
     """``mbs-strict`` (docs/model/mbs.md, "Strict accounting"): weights, dW and states always
     move; an activation or gradient stays from one use to the next inside one segment (group,
@@ -1089,7 +1098,10 @@ def _mbs_strict(
     ``backward_reuse`` is ``group``), the keeps admitted by first step then tensor order while
     they fit; a write is stored when a later read before the next write loads. ``reuse=fits``
     compares each step's activation and gradient bytes with the capacity, or
-    (``fits_footprint=forward``) a backward step's layer's forward step's."""
+    (``fits_footprint=forward``) a backward step's layer's forward step's. A load by a step
+    whose activation and gradient bytes exceed the capacity moves ``norm_passes`` times its
+    bytes at a batch-norm step (an activation or gradient), ``dy_passes`` times at a
+    convolution's or dense layer's backward step reading (only) a gradient."""
     st = net.schedule.step_table()
     gt = net.schedule.group_table()
     passes = [0 if int(p) == 0 else 1 for p in st["phase"]]
@@ -1146,6 +1158,18 @@ def _mbs_strict(
         kept.add((ti, j))
     diag = {"kept": len(kept), "prefetched": 0, "born": 0, "offloads": 0}
     use_at = {(t.index, u.step): j for t in tensors for j, u in enumerate(t.uses)}
+    kinds, phases = list(net.steps["kind"]), list(net.steps["phase"])
+
+    def passes(s: int, t, write: bool) -> int:
+        if act[s] <= capacity or t.role not in data:
+            return 1
+        if kinds[s] == "batchnorm":
+            return norm_passes
+        gemm = kinds[s] in ("conv2d", "depthwise_conv2d", "dense")
+        if gemm and phases[s] == "bwd" and t.role == "gradient" and not write:
+            return dy_passes
+        return 1
+
     for s in range(n):
         loads, stores = [], []
         for ti, read, write, partial, nbytes in accesses[s]:
@@ -1157,7 +1181,7 @@ def _mbs_strict(
                 continue
             t, j = tensors[ti], use_at[(ti, s)]
             if read and (ti, j) not in kept:
-                loads.append((ti, nbytes))
+                loads.append((ti, nbytes * passes(s, t, write)))
             if write:
                 out = t.must_end_offchip
                 for k in range(j + 1, len(t.uses)):
@@ -1394,8 +1418,19 @@ def estimate(
         reuse = (cache_options or {}).get("reuse", reuse)
         backward_reuse = (cache_options or {}).get("backward_reuse", "same")
         fits_footprint = (cache_options or {}).get("fits_footprint", "step")
+        norm_passes = int((cache_options or {}).get("norm_passes", 1))
+        dy_passes = int((cache_options or {}).get("dy_passes", 1))
         work, diag = _mbs_strict(
-            net, n, tensors, accesses, capacity, reuse, backward_reuse, fits_footprint
+            net,
+            n,
+            tensors,
+            accesses,
+            capacity,
+            reuse,
+            backward_reuse,
+            fits_footprint,
+            norm_passes,
+            dy_passes,
         )
     elif policy in ("onsram-eager-wb", "onsram-eager-spec"):
         work, diag, extra = _eager(

@@ -283,12 +283,14 @@ def test_backward_reuse_group_matches_the_oracle(scheduler: str, capacity: int, 
     _mbs_strict_against_the_oracle(scheduler, capacity, {"reuse": reuse, "backward_reuse": "group"})
 
 
-def _mbs_strict_against_the_oracle(scheduler: str, capacity: int, opts: dict[str, str]) -> None:
-    """`scheduler + mbs-strict(opts)` on RESIDUAL3: the engine equals the oracle."""
+def _mbs_strict_against_the_oracle(
+    scheduler: str, capacity: int, opts: dict[str, str], doc: dict = RESIDUAL3
+) -> None:
+    """`scheduler + mbs-strict(opts)` on ``doc``: the engine equals the oracle."""
     import oracle
     from test_policies_oracle import compare_with_oracle
 
-    net = _net(RESIDUAL3)
+    net = _net(doc)
     o = oracle.estimate(
         net.with_scheduler(scheduler), capacity, 10**6, 10**8, "mbs-strict", cache_options=opts
     )
@@ -457,3 +459,30 @@ def test_fits_footprint_matches_the_oracle(scheduler: str, capacity: int, footpr
     _mbs_strict_against_the_oracle(
         scheduler, capacity, {"reuse": "fits", "fits_footprint": footprint}
     )
+
+
+# A dense layer, batch norm and ReLU, then a residual block: both encodings have steps to act on.
+BN_RESIDUAL = {
+    "name": "bn_residual",
+    "layers": [
+        {"name": "x", "kind": "input", "shape": [2]},
+        {"name": "fc0", "kind": "dense", "inputs": ["x"], "units": 3},
+        {"name": "bn", "kind": "batch_norm", "inputs": ["fc0"]},
+        {"name": "r", "kind": "relu", "inputs": ["bn"]},
+        {"name": "fc1", "kind": "dense", "inputs": ["r"], "units": 3},
+        {"name": "add", "kind": "add", "inputs": ["r", "fc1"]},
+        {"name": "fc2", "kind": "dense", "inputs": ["add"], "units": 1},
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    "scheduler, capacity",
+    [("mbs(variant=mbs1, buffer=24)", 20), ("default", 8), ("default", 40)],
+)
+@pytest.mark.parametrize("reuse", ["fits", "group"])
+def test_norm_and_dy_passes_match_the_oracle(scheduler: str, capacity: int, reuse: str) -> None:
+    # norm_passes and dy_passes multiply the loads of the batch-norm steps and of the dense
+    # layers' backward gradient reads whose step data exceed the capacity.
+    opts = {"reuse": reuse, "norm_passes": "2", "dy_passes": "2"}
+    _mbs_strict_against_the_oracle(scheduler, capacity, opts, BN_RESIDUAL)

@@ -174,6 +174,27 @@ def test_two_pass_norm_by_hand() -> None:
     )
 
 
+def test_dy_passes_by_hand() -> None:
+    # Each dense layer's backward step reads its output gradient once per GEMM (dX, dW) when
+    # its data do not fit: dY:fc2 is 4 x 2 x 2 = 16 B, dY:fc1 24 B. B:fc2's activation and
+    # gradient bytes are 16 + 24 (Y:r) + 24 (dY:r) = 64, B:fc1's 24 + 32 (Y:x) = 56.
+    base = _steps("default + mbs-strict(reuse=none)", 0)
+    two = _steps("default + mbs-strict(reuse=none, dy_passes=2)", 0)
+    assert two["B:fc2"] == (base["B:fc2"][0] + 16, base["B:fc2"][1])
+    assert two["B:fc1"] == (base["B:fc1"][0] + 24, base["B:fc1"][1])
+    assert {k: v for k, v in two.items() if k not in ("B:fc1", "B:fc2")} == {
+        k: v for k, v in base.items() if k not in ("B:fc1", "B:fc2")
+    }
+    # At 60 B only B:fc2's data exceed the capacity; at 64 B neither reads twice.
+    at60 = _steps("default + mbs-strict(reuse=none, dy_passes=2)", 60)
+    assert at60["B:fc2"][0] == base["B:fc2"][0] + 16 and at60["B:fc1"] == base["B:fc1"]
+    assert _steps("default + mbs-strict(reuse=none, dy_passes=2)", 64) == _steps(
+        "default + mbs-strict(reuse=none)", 64
+    )
+    # Batch norm's backward step (a gradient read, not a GEMM) never reads twice.
+    assert two["B:bn"] == base["B:bn"]
+
+
 def test_relu_mask_by_hand() -> None:
     # Y:r has 12 elements: a mask of 12 bits = 2 bytes, stored by F:r beside Y:r (which B:fc2
     # still loads) and loaded by B:r instead of Y:r.

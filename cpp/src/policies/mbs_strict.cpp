@@ -31,7 +31,11 @@
 //   relu_mask=on   a ReLU's (ReLU6's, leaky ReLU's) backward load of its own output moves a mask
 //                  of 1 bit per element, ceil(elements / 8) bytes (the fusion stage's mask,
 //                  dnnmem/fusion.hpp), stored by the layer's forward step;
-//                  the output itself is then stored only for the other loads that need it.
+//                  the output itself is then stored only for the other loads that need it;
+//   dy_passes=2    a load of the output gradient by a convolution's or dense layer's backward
+//                  step whose activation and gradient bytes exceed the capacity moves its bytes
+//                  dy_passes times: the data-gradient GEMM and the weight-gradient GEMM each
+//                  read it (paper §2, Tab. 1), the data not fitting on chip between them.
 // Transfers are streamed with their step; resident = bytes of the kept intervals spanning each
 // step. Counts: kept = intervals kept.
 #include <algorithm>
@@ -46,6 +50,11 @@
 namespace dnnmem {
 
 namespace {
+
+// The layers whose backward step is two GEMMs reading the output gradient (dy_passes).
+bool reads_dy_twice(Kind k) {
+  return k == Kind::Conv2D || k == Kind::DepthwiseConv2D || k == Kind::Dense;
+}
 
 // Candidate keeps (S2) of one use to the next.
 struct Keep {
@@ -146,6 +155,7 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
   const bool fits = in.options->choice("reuse") == "fits";
   const auto norm_passes = static_cast<std::int64_t>(in.options->number("norm_passes"));
   const bool relu_mask = in.options->choice("relu_mask") == "on";
+  const auto dy_passes = static_cast<std::int64_t>(in.options->number("dy_passes"));
   const std::size_t ns = s.steps.size(), nt = s.tensors.size();
   const MbsTables& tables = derived_tables<MbsTables>(scratch, [&](MbsTables& d) { derive_tables(in, d); });
   const std::vector<std::int64_t>& act = tables.act;
@@ -156,10 +166,11 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
   std::vector<std::int64_t> resident_diff(ns + 1, 0);
 
   // Probing (PlanScratch::probe_capacity): the admissions are the only decisions that read the
-  // capacity (but for reuse=fits and norm_passes, where probing is off), each compares the kept
-  // bytes before it with the capacity, and only a rejection can flip at a larger one; so the plan
-  // at probe_capacity is this one unless some rejected keep would fit there.
-  std::int64_t probe = scratch.probe_capacity > in.capacity && !fits && norm_passes == 1 ? scratch.probe_capacity : -1;
+  // capacity (but for reuse=fits, norm_passes and dy_passes, where probing is off), each
+  // compares the kept bytes before it with the capacity, and only a rejection can flip at a larger
+  // one; so the plan at probe_capacity is this one unless some rejected keep would fit there.
+  const bool probing = !fits && norm_passes == 1 && dy_passes == 1;
+  std::int64_t probe = scratch.probe_capacity > in.capacity && probing ? scratch.probe_capacity : -1;
   // The candidates admitted in order of their start step (then tensor order) while the kept
   // bytes fit the capacity at every step they span (S5).
   detail::RangeTree tree(ns, scratch.tree);
@@ -261,6 +272,9 @@ void plan_mbs_strict(const PlanInput& in, PlanScratch& scratch, Plan& plan) {
       if (norm_passes > 1 && !s.uses[u].partial && kind_of(step) == Kind::BatchNorm &&
           act[i] > in.capacity && (T.role == Role::Activation || T.role == Role::Gradient))
         bytes *= norm_passes;
+      if (dy_passes > 1 && !s.uses[u].partial && !s.uses[u].write && T.role == Role::Gradient &&
+          st.phase == Phase::Backward && reads_dy_twice(kind_of(step)) && act[i] > in.capacity)
+        bytes *= dy_passes;
       plan.transfers.push_back({a.tensor, TransferKind::StreamLoad, bytes, step, step});
     }
     for (int k = 0; k < st.num_accesses; ++k) {
@@ -304,7 +318,10 @@ extern const CachePart cache_mbs_strict{
                     "normalize)", 1, 1, 2),
      choice_option("relu_mask",
                    "on: ReLU backward loads a 1-bit-per-element mask instead of the ReLU's output",
-                   "off", {"off", "on"})},
+                   "off", {"off", "on"}),
+     integer_option("dy_passes",
+                    "reads of its output gradient by a convolution's or dense layer's backward step when "
+                    "loaded (2: the data-gradient and the weight-gradient GEMM each read it)", 1, 1, 2)},
     0,
     &plan_mbs_strict};
 
