@@ -102,9 +102,10 @@ void bind_compute(py::module_& m) {
       opt.partition = partition == "m" ? 0 : partition == "n" ? 1 : partition == "k" ? 2 : -1;
       opt.parts = parts;
       opt.lockstep = lockstep;
-      if (replace != "belady" && replace != "lru")
-        raise_value_error("replace: unknown '" + replace + "' (valid: belady, lru)");
+      if (replace != "belady" && replace != "lru" && replace != "none")
+        raise_value_error("replace: unknown '" + replace + "' (valid: belady, lru, none)");
       opt.lru = replace == "lru";
+      opt.no_reuse = replace == "none";
       if (intermediates != "evict" && intermediates != "keep")
         raise_value_error("intermediates: unknown '" + intermediates + "' (valid: evict, keep)");
       opt.keep_psum = intermediates == "keep";
@@ -151,7 +152,8 @@ void bind_compute(py::module_& m) {
           "forward X(m, k) . W(k, n); its dX and dW tile operations in `order` over a scratchpad share "
           "of c_eff bytes with farthest-next-use replacement. skip_x / skip_w: tensors whose touches by "
           "the dX-ops / dW-ops are free (kept whole by the cache; dy-oracle). replace='lru': least-recently-"
-          "used replacement instead; intermediates='keep': a partial sum is evicted only when no other tile "
+          "used replacement instead; replace='none': nothing kept between operations (each loads its "
+          "read tiles, outputs written once); intermediates='keep': a partial sum is evicted only when no other tile "
           "can go (the paper's §4.3). A dict: 'read', "
           "'written' (final), 'psum_read', 'psum_written', each {'dY', 'W', 'X', 'dX', 'dW'} -> "
           "bytes; 'operations'; 'dy_read_by_dw' (the dW-ops' part of read['dY']).");

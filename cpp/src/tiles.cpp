@@ -156,6 +156,8 @@ void check_tile_input(std::int64_t m, std::int64_t k, std::int64_t n, const Tile
     throw std::invalid_argument("tile walk: the closed form has no partitioning (use the walk)");
   if (!walk && o.lru)
     throw std::invalid_argument("tile walk: the closed form has no LRU replacement (use the walk)");
+  if (!walk && o.no_reuse)
+    throw std::invalid_argument("tile walk: the closed form has no no-reuse mode (use the walk)");
   if (!walk && o.keep_psum)
     throw std::invalid_argument("tile walk: the closed form has no priority for partial sums (use the walk)");
   const std::int64_t ni = (m + o.tile - 1) / o.tile, nj = (n + o.tile - 1) / o.tile,
@@ -359,6 +361,7 @@ std::shared_ptr<const Trace> cached_trace(std::int64_t m, std::int64_t k, std::i
   detail::WalkKey key = detail::walk_key(m, k, n, order, o);
   key.lru = false;  // the trace does not depend on the replacement rule
   key.keep_psum = false;
+  key.no_reuse = false;
   if (auto it = traces.find(key); it != traces.end()) return it->second;
   auto tr = std::make_shared<const Trace>(build_trace(m, k, n, order, o));
   const std::size_t bytes = tr->bytes();
@@ -394,6 +397,47 @@ struct Scratch {
   return s;
 }
 
+// `replace = none` (TileWalkOptions::no_reuse): each operation loads its distinct read tiles,
+// nothing stays between operations, every output tile is written once, final, its partial sums
+// held apart (the kernel's accumulators). c_eff is never read: the result holds for every c_eff.
+std::optional<TileTraffic> no_reuse_walk(const Trace& tr, std::int64_t elem_bytes, std::int64_t bound, std::int64_t* range_lo,
+                                         std::int64_t* range_hi, std::int64_t* moved_out) {
+  TileTraffic out;
+  out.operations = static_cast<std::int64_t>(tr.op_begin.size()) - 1;
+  *range_lo = 0;
+  *range_hi = std::numeric_limits<std::int64_t>::max();
+  std::vector<std::int32_t> loaded_by(static_cast<std::size_t>(tr.tiles), 0);  // the operation's stamp
+  std::vector<std::uint8_t> written(static_cast<std::size_t>(tr.tiles), 0);
+  std::int64_t moved = 0;
+  for (std::size_t op = 0; op + 1 < tr.op_begin.size(); ++op) {
+    check_interrupt_every(op);
+    const auto stamp = static_cast<std::int32_t>(op + 1);
+    for (std::size_t q = tr.op_begin[op]; q < tr.op_begin[op + 1]; ++q) {
+      const Trace::Hit& tc = tr.touches[q];
+      const auto x = static_cast<std::size_t>(tc.tile);
+      const auto t = static_cast<std::size_t>(tc.tensor);
+      if (tc.accumulate) {
+        if (written[x]) continue;
+        written[x] = 1;
+        out.written[t] += tr.elems[x] * elem_bytes;
+        moved += tr.elems[x] * elem_bytes;
+      } else if (loaded_by[x] != stamp) {
+        loaded_by[x] = stamp;
+        const std::int64_t bytes = tr.elems[x] * elem_bytes;
+        out.read[t] += bytes;
+        moved += bytes;
+        if (tc.by_dw && tc.tensor == 0) out.dy_read_by_dw += bytes;
+      }
+    }
+    if (moved > bound) {
+      *moved_out = moved;
+      return std::nullopt;
+    }
+  }
+  *moved_out = moved;
+  return out;
+}
+
 }  // namespace
 
 TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
@@ -409,6 +453,7 @@ std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_
   detail::check_tile_input(m, k, n, o, true);
   const std::shared_ptr<const Trace> trace = cached_trace(m, k, n, order, o);
   const Trace& tr = *trace;
+  if (o.no_reuse) return no_reuse_walk(tr, o.elem_bytes, bound, range_lo, range_hi, moved_out);
   // Every comparison with c_eff below narrows [c_lo, c_hi): the c_eff values that decide alike.
   std::int64_t c_lo = 0, c_hi = std::numeric_limits<std::int64_t>::max();
   const auto at_most_c_eff = [&](std::int64_t x) {  // x <= c_eff, recording the range

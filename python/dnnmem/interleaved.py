@@ -79,7 +79,9 @@ def policy(
         arrays sharing the scratchpad, one part each.
     nest, replace
         The baseline tiler: ``nest="best"`` ranks each family's loop nests, ``"fixed"`` takes the
-        output-stationary ones (ikj / kji); ``replace="belady"`` (farthest next use) or ``"lru"``.
+        output-stationary ones (ikj / kji); ``replace="belady"`` (farthest next use), ``"lru"``, or
+        ``"none"`` (nothing kept between tile operations, outputs accumulated apart: the GPU
+        baseline kernel of the paper's §6.6, docs/model/interleaved.md, "Reading (no reuse)").
         ``nest="fixed", replace="lru"`` is the simpler tiler of docs/model/interleaved.md.
     im2col : str
         ``"raw"`` (default): X and dX move as the tensors (patches expanded on chip);

@@ -6,7 +6,11 @@ alone (``L2``, the preset) and L2 plus the 82 SMs' 128 KiB of L1 / shared memory
 16.25 MiB: everything a fused kernel could keep); and one SM's level (``SM``): its 128 KiB of L1 /
 shared memory as the scratchpad with 1/82 of the bandwidth and of the peak (each SM a small NPU
 working on its share; the times are 82x, the changes are what count), 32-element tiles — the
-level where the paper's SMEM-tiled kernels reuse dY. The paper measures the backward pass only
+level where the paper's SMEM-tiled kernels reuse dY; and the paper's baseline kernel (``kernel``):
+§6.6's reference [5], whose thread blocks keep their 128 x 128 output blocks in registers and
+only the current input slices in shared memory, walked with nothing kept between tile
+operations (``replace=none``, its output-stationary nests ``nest=fixed``; the whole GPU, tiles of
+128, every rung; docs/model/interleaved.md, "Reading (no reuse)"). The paper measures the backward pass only
 (``gemm_change_pct``: the tiled backward GEMM steps' time) and reports 8.6 / 20.3 / 30.3 % for
 Interleaving / + Rearrangement / + Partitioning.
 
@@ -36,7 +40,12 @@ SM_TILE = 32  # one SM's level: 4 KiB FP32 tiles, 16 in the 64 KiB share of its 
 L1_PER_SM, SMS = 128 * 1024, 82  # GA102: 128 KiB of L1 / shared memory per SM, 82 SMs
 PAPER = {"Interleaving": -8.6, "+ Rearrangement (Alg. 1)": -20.3, "+ Partitioning": -30.3}
 LEVEL_NAMES = {"L2": "6 MiB, 936 GB/s", "L2+L1": "16.25 MiB (L2 + 82 × 128 KiB)",
-               "SM": "one SM, 128 KiB, 1/82 of bandwidth and peak"}  # fmt: skip
+               "SM": "one SM, 128 KiB, 1/82 of bandwidth and peak",
+               "kernel": "§6.6's baseline kernel [5], nothing kept between tiles"}  # fmt: skip
+#: Tile-model options of a level beyond the rung's (``kernel``: [5]'s thread blocks, which keep
+#: nothing in shared memory from one tile operation to the next and walk each output block's
+#: reduction innermost; docs/model/interleaved.md, "Reading (no reuse)").
+LEVEL_OPTIONS: dict[str, dict[str, str]] = {"kernel": {"replace": "none", "nest": "fixed"}}
 
 
 def gpus() -> dict[str, tuple[dnnmem.Hardware, int]]:
@@ -49,6 +58,7 @@ def gpus() -> dict[str, tuple[dnnmem.Hardware, int]]:
         "L2": (hw, TILE),
         "L2+L1": (hw.replace(capacity=hw.capacity + L1_PER_SM * SMS), TILE),
         "SM": (sm, SM_TILE),
+        "kernel": (hw, TILE),
     }
 
 
@@ -63,7 +73,8 @@ def compute(small: bool = False, levels: Sequence[str] | None = None) -> pd.Data
             continue
         for net in C.sensitivity_networks(small):
             for rung, options in ladder.items():
-                r = C.run_on(net, hw, BATCH, label, tile=tile, **options)
+                r = C.run_on(net, hw, BATCH, label, tile=tile,
+                             **{**options, **LEVEL_OPTIONS.get(label, {})})  # fmt: skip
                 rows.append({"rung": rung, **r})
     df = pd.DataFrame(rows).rename(columns={"npu": "capacity"})
     base = df[df["rung"] == "Baseline"].set_index(["capacity", "network"])
@@ -115,10 +126,11 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
         "; ".join(
             f"{LEVEL_NAMES[cap].split(',')[0]}: "
             + " / ".join(num(avg.loc[(cap, r), "gemm_change_pct"], 1, sign=True) for r in PAPER)
-            + " %" for cap in ("L2", "SM")
+            + " %" for cap in ("L2", "SM", "kernel")
         ) + " of the backward GEMM steps",
         "a what-if, not the paper's kernels: at the L2's scale batch 4 nearly fits; at one SM's "
-        "the orders matter but plain interleaving halves each stream's share, as on the small NPU.",
+        "the orders matter but plain interleaving halves each stream's share, as on the small NPU; "
+        "with [5]'s kernel (no reuse between tiles) only a shared dY tile is saved.",
     )  # fmt: skip
     header = ["level", "tile", *rungs]
     return {

@@ -2,7 +2,8 @@
 of its simulator, `keep` (issue 28's hypothesis 2: GEMM-level accounting, FP32, §4.2's reuse
 window, im2col-expanded operands, §4.3's intermediate results kept on chip; ``_igo.READINGS``),
 beside the page's default reading: the same compute functions as ``fig14_cores``,
-``fig15_bandwidth``, ``fig16_batch`` and ``gpu_whatif``, run inside ``_igo.using(READING)``. The GPU at one SM's level only (the scorecard's rows).
+``fig15_bandwidth``, ``fig16_batch`` and ``gpu_whatif``, run inside ``_igo.using(READING)``. The GPU
+at :data:`GPU_LEVEL` only (the scorecard's rows): the paper's baseline kernel, §6.6's reference [5].
 
     python sweeps/interleaved/sensitivities_paper.py [--small] [--no-plot] [--markdown] [--cached]
 
@@ -40,6 +41,10 @@ FIGURES = {
     "Fig. 16": (fig16_batch, "batch", {8: -14.5, 16: -14.7, 32: -14.0}),
 }
 GPU_PAPER = gpu_whatif.PAPER
+#: The GPU what-if's level of the scorecard's rows: §6.6's baseline kernel [5], which keeps nothing
+#: in shared memory between tile operations (docs/seeds/interleaved.md, "The GPU's baseline
+#: kernel"; before it, one SM's 128 KiB as a scratchpad, ``SM``).
+GPU_LEVEL = "kernel"
 
 
 def compute(small: bool = False) -> pd.DataFrame:
@@ -55,7 +60,7 @@ def compute(small: bool = False) -> pd.DataFrame:
                 "network": df["network"], "change_pct": df["change_pct"],
                 "backward_change_pct": float("nan"),
             }))  # fmt: skip
-        g = gpu_whatif.compute(small=small, levels=("SM",))
+        g = gpu_whatif.compute(small=small, levels=(GPU_LEVEL,))
         frames.append(pd.DataFrame({
             "figure": "Fig. 17", "x": float("nan"), "rung": g["rung"], "network": g["network"],
             "change_pct": g["change_pct"], "backward_change_pct": g["gemm_change_pct"],
@@ -105,10 +110,11 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
             " / ".join(num(d[v], 1, sign=True) for v in xs) + " %",
             " / ".join(num(p[v], 1, sign=True) for v in xs) + " %",
         ])  # fmt: skip
-    g = tables["gpu_whatif"].query("network == 'average' and capacity == 'SM'").set_index("rung")
+    g = tables["gpu_whatif"].query(f"network == 'average' and capacity == '{GPU_LEVEL}'")
+    g = g.set_index("rung")
     p = averages(df, "Fig. 17", "backward_change_pct")
     rows.append([
-        "Fig. 17 (GPU what-if, one SM): " + " / ".join(GPU_PAPER),
+        "Fig. 17 (GPU what-if, [5]'s kernel): " + " / ".join(GPU_PAPER),
         " / ".join(num(v, 1) for v in GPU_PAPER.values()) + " % (backward pass)",
         " / ".join(num(g.loc[r, "gemm_change_pct"], 1, sign=True) for r in GPU_PAPER) + " %",
         " / ".join(num(p[r], 1, sign=True) for r in GPU_PAPER) + " %",

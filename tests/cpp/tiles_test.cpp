@@ -95,6 +95,27 @@ TEST_CASE("LRU replacement: seq reads dY twice where Bélády reads it once, by 
   CHECK_THROWS_AS(tile_estimate(1, 1, 3, BackwardOrder::Seq, o), std::invalid_argument);
 }
 
+TEST_CASE("no reuse: each operation loads its tiles, a fused one its dY tile once, by hand", "[tiles]") {
+  // tests/python/test_tiles_no_reuse.py spells the cases out: M = K = N = 2, tile 1, 1-byte
+  // elements, output-stationary nests. seq: dY 16, W 8, X 8 read, dX 4 and dW 4 written at any
+  // share; dx-major: dY 8 (one load per fused operation).
+  TileWalkOptions o{1, 0, 1, 1, "ikj", "kji"};
+  o.no_reuse = true;
+  for (std::int64_t c : {0, 3, 1000}) {
+    o.c_eff = c;
+    const TileTraffic seq = tile_walk(2, 2, 2, BackwardOrder::Seq, o);
+    CHECK(seq.read == std::array<std::int64_t, kTileTensors>{16, 8, 8, 0, 0});
+    CHECK(seq.written == std::array<std::int64_t, kTileTensors>{0, 0, 0, 4, 4});
+    CHECK(seq.psum_read == std::array<std::int64_t, kTileTensors>{});
+    CHECK(seq.psum_written == std::array<std::int64_t, kTileTensors>{});
+    CHECK(seq.dy_read_by_dw == 8);
+  }
+  const TileTraffic fused = tile_walk(2, 2, 2, BackwardOrder::DxMajor, o);
+  CHECK(fused.read == std::array<std::int64_t, kTileTensors>{8, 8, 8, 0, 0});
+  CHECK(fused.total() == 32);
+  CHECK_THROWS_AS(tile_estimate(2, 2, 2, BackwardOrder::Seq, o), std::invalid_argument);
+}
+
 namespace {
 bool same(const TileTraffic& a, const TileTraffic& b) {
   return a.read == b.read && a.written == b.written && a.psum_read == b.psum_read &&
@@ -113,7 +134,7 @@ TEST_CASE("tile walk: its per-thread trace is never reused for another input", "
   };
   std::vector<Case> cases;
   const TileWalkOptions base{2, 40, 2, 2, "ijk", "jik"};
-  for (int v = 0; v < 12; ++v) {
+  for (int v = 0; v < 13; ++v) {
     Case c{BackwardOrder::Interleave, base};
     if (v == 1) c.o.skip_x = 1U << 1;                 // W kept whole
     if (v == 2) c.o.skip_w = 1U;                      // dy-oracle
@@ -126,6 +147,7 @@ TEST_CASE("tile walk: its per-thread trace is never reused for another input", "
     if (v == 9) c.o.lru = true;
     if (v == 10) c.o.c_eff = 64;
     if (v == 11) c.order = BackwardOrder::Seq;
+    if (v == 12) c.o.no_reuse = true;
     cases.push_back(c);
   }
   std::vector<TileTraffic> here, fresh(cases.size());
@@ -164,7 +186,7 @@ TEST_CASE("tile walk: the result is the same over the c_eff range each walk repo
   int unbounded_below_top = 0;
   for (BackwardOrder order : {BackwardOrder::Seq, BackwardOrder::SeqDwFirst, BackwardOrder::Interleave,
                               BackwardOrder::DxMajor, BackwardOrder::DwMajor})
-    for (int v = 0; v < 7; ++v) {
+    for (int v = 0; v < 8; ++v) {
       TileWalkOptions o{2, 0, 2, 2, "ijk", "jik"};
       if (v == 1) o.keep_psum = true;
       if (v == 2) o.psum_bytes = 4;
@@ -172,6 +194,7 @@ TEST_CASE("tile walk: the result is the same over the c_eff range each walk repo
       if (v == 4) o.partition = 2, o.parts = 2, o.lockstep = true;
       if (v == 5) o.skip_x = 1U << 1, o.nest_x = "kij";
       if (v == 6) o.lru = true;
+      if (v == 7) o.no_reuse = true, o.partition = 1, o.parts = 2;
       std::vector<TileTraffic> at;
       std::vector<std::int64_t> lo, hi;
       for (std::int64_t c = 0; c <= top; ++c) {

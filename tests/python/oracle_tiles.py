@@ -155,14 +155,18 @@ def tile_walk(
     by the inter-layer cache, or the dY oracle's free dW-op reads of dY). ``replace``: rule 4's
     victim is the tile used farthest in the future (``belady``) or least recently (``lru``).
     ``intermediates="keep"``: the victim is a partial sum (an output tile with contributions to
-    come) only when every other candidate is one."""
-    if replace not in ("belady", "lru"):
-        raise ValueError(f"replace {replace!r} (valid: belady, lru)")
+    come) only when every other candidate is one. ``replace="none"``: the share keeps nothing
+    between operations (the page's "Reading (no reuse)"): each operation reads each distinct tile
+    it reads once, every output tile is written once, final, and ``c_eff`` plays no part."""
+    if replace not in ("belady", "lru", "none"):
+        raise ValueError(f"replace {replace!r} (valid: belady, lru, none)")
     if intermediates not in ("evict", "keep"):
         raise ValueError(f"intermediates {intermediates!r} (valid: evict, keep)")
     psum = elem if psum is None else psum
     ops = trace(m, k, n, tile, order, nest_x, nest_w, skip_x, skip_w, partition, parts, lockstep)
     dims = {"dY": (m, n), "W": (k, n), "X": (m, k), "dX": (m, k), "dW": (k, n)}
+    if replace == "none":
+        return _no_reuse_walk(ops, dims, tile, elem)
 
     def elements(t: str, idx: tuple[int, int]) -> int:
         r, c = dims[t]
@@ -257,6 +261,29 @@ def tile_walk(
         t, idx = key
         walk.written[t] += elements(t, idx) * elem
     walk.dy_passes = walk.read["dY"] / (m * n * elem)
+    return walk
+
+
+def _no_reuse_walk(
+    ops: list[list[Touch]], dims: dict[str, tuple[int, int]], tile: int, elem: int
+) -> Walk:
+    """``replace="none"``: per operation, one read of each distinct tile it reads; one final write
+    of each output tile the trace accumulates into (its partial sums stay in accumulators)."""
+    walk = Walk()
+
+    def nbytes(t: str, idx: tuple[int, int]) -> int:
+        r, c = dims[t]
+        return _extent(r, tile, idx[0]) * _extent(c, tile, idx[1]) * elem
+
+    outputs: set[Tile] = set()
+    for op in ops:
+        for t, idx in {(t, idx) for t, idx, mode in op if mode == "r"}:
+            walk.read[t] += nbytes(t, idx)
+        outputs |= {(t, idx) for t, idx, mode in op if mode == "a"}
+    for t, idx in outputs:
+        walk.written[t] += nbytes(t, idx)
+    r, c = dims["dY"]
+    walk.dy_passes = walk.read["dY"] / (r * c * elem)
     return walk
 
 

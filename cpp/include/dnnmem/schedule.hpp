@@ -188,6 +188,7 @@ struct TileModelOptions {
   int cores = 1;                 // arrays sharing the scratchpad: one part each, in lock step
   bool fixed_nests = false;      // the simpler baseline tiler: output-stationary nests ikj / kji
   bool lru = false;              // the simpler baseline tiler: LRU replacement, not Bélády
+  bool no_reuse = false;         // replace=none: nothing kept between tile operations (§6.6's [5])
   bool keep_psum = false;        // partial sums stay on chip to the extent possible (§4.3)
   bool im2col_expanded = false;  // X and dX move as their im2col GEMM matrices, not the tensors
 };

@@ -52,6 +52,12 @@ struct TileWalkOptions {
   // (Bélády, rule 4); true, least recently used (the simpler baseline tiler's reading). The walk
   // only: the closed form models compiler pinning and refuses it.
   bool lru = false;
+  // No reuse (docs/model/interleaved.md, "Reading (no reuse)", `replace = none`): the share keeps
+  // nothing between operations (a GPU kernel that stages only the current input slices, the paper's
+  // §6.6 baseline [5]): each operation loads its distinct read tiles (a dY tile its dX-op and dW-op
+  // share, once); the outputs accumulate apart from the share and are written once, final; c_eff is
+  // not read. Overrides lru and keep_psum. The walk only.
+  bool no_reuse = false;
   // Intermediate results (docs/model/interleaved.md, "Reading (intermediate results)"): false,
   // a partial sum is a victim like any tile; true, "stored in the SPM to the extent possible"
   // (the paper's §4.3): rule 4 evicts a partial sum only when no other tile can go.

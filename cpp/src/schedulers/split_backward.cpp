@@ -33,8 +33,9 @@ extern const SchedulerPart scheduler_split_backward{
      integer_option("cores", "tile model: arrays sharing the scratchpad, one part each", 1, 1, 8),
      choice_option("nest", "tile model: each family's loop nest (best: least traffic; fixed: output-stationary ikj / kji)",
                    "best", {"best", "fixed"}),
-     choice_option("replace", "tile model: the walk's tile replacement (farthest next use or LRU)",
-                   "belady", {"belady", "lru"}),
+     choice_option("replace",
+                   "tile model: the walk's tile replacement (farthest next use, LRU, or none: nothing kept between operations)",
+                   "belady", {"belady", "lru", "none"}),
      choice_option("intermediates",
                    "tile model: partial sums evicted like any tile (evict) or kept on chip while another tile can go (keep)",
                    "evict", {"evict", "keep"}),
@@ -66,6 +67,7 @@ extern const SchedulerPart scheduler_split_backward{
       out.tile_model.cores = static_cast<int>(own.integer("cores"));
       out.tile_model.fixed_nests = own.choice("nest") == "fixed";
       out.tile_model.lru = own.choice("replace") == "lru";
+      out.tile_model.no_reuse = own.choice("replace") == "none";
       out.tile_model.keep_psum = own.choice("intermediates") == "keep";
       out.tile_model.im2col_expanded = own.choice("im2col") == "expanded";
     }};
