@@ -203,6 +203,7 @@ def main(
     tilers: Sequence[str] | None = None,
     fusion: Callable[[str], None] | None = None,
     batchnorm: Callable[[str], None] | None = None,
+    order: Callable[[str], None] | None = None,
 ) -> None:
     """The command line of a seed's script (see the module's docstring). ``tilers``: the
     script takes ``--tiler`` (the interleaved ladder) with these choices, the first the
@@ -211,7 +212,10 @@ def main(
     the figure of another level than ``none`` gets it as a suffix, and the pages keep
     ``none``. ``batchnorm``: the script takes ``--batchnorm fold | keep`` (its page's inference
     graph, ``Network.fold_batchnorm``), passed to this callable before it computes; the page
-    keeps ``fold`` and the figure of ``keep`` gets it as a suffix."""
+    keeps ``fold`` and the figure of ``keep`` gets it as a suffix. ``order``: the script takes
+    ``--order bfs | thesis`` (the node order of the policies other than OnSRAM-Static,
+    docs/model/onsram.md rule O12), passed to this callable before it computes; the page keeps
+    ``bfs`` and the figure of ``thesis`` gets it as a suffix."""
     name = Path(script.__file__).stem
     p = argparse.ArgumentParser(description=(script.__doc__ or name).strip().splitlines()[0])
     p.add_argument("--small", action="store_true", help="the CI mode: fewer points (seconds)")
@@ -237,6 +241,10 @@ def main(
         p.add_argument("--batchnorm", choices=("fold", "keep"), default="fold",
                        help="batch norms folded into their convolutions (the page) or kept as "
                        "layers of their own (Network.fold_batchnorm)")  # fmt: skip
+    if order:
+        p.add_argument("--order", choices=("bfs", "thesis"), default="bfs",
+                       help="node order of the policies other than OnSRAM-Static: breadth-first "
+                       "(the page) or the thesis's depth-first (rule O12)")  # fmt: skip
     a = p.parse_args(argv)
     if a.cached and a.small:
         p.error("--cached reads the full mode's tables: leave out --small")
@@ -250,10 +258,16 @@ def main(
         p.error("--batchnorm keep: the page and its data fold batch norms")
     if batchnorm:
         batchnorm(folding)
+    node_order = getattr(a, "order", "bfs")
+    if node_order != "bfs" and (a.markdown or a.cached):
+        p.error("--order thesis: the page and its data run the other policies breadth-first")
+    if order:
+        order(node_order)
     tiler = getattr(a, "tiler", None)
     suffix = f"_{tiler}" if tilers and tiler != tilers[0] else ""
     figure_suffix = suffix + (f"_fusion_{level}" if level != "none" else "")
     figure_suffix += "_batchnorm_keep" if folding != "fold" else ""
+    figure_suffix += f"_order_{node_order}" if node_order != "bfs" else ""
     shown = name + suffix  # the table printed and drawn
     makers = tables_of(script)
     t0 = time.perf_counter()

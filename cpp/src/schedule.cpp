@@ -141,7 +141,8 @@ std::vector<int> forward_order(const Network& net) {
 // The other forward orders (docs/model/onsram.md, rule O9): list scheduling over ready layers
 // (all inputs done), released in a FIFO queue. `hybrid` runs next the first activation-bound
 // layer (no multiply-accumulates) released by the step just scheduled, i.e. one that consumes
-// it, else the queue's front (breadth-first); `random` draws a ready layer uniformly from a
+// it, else the queue's front (breadth-first); `bfs` always runs the queue's front (the hybrid
+// without its depth-first part); `random` draws a ready layer uniformly from a
 // 64-bit Mersenne Twister seeded with `seed` (the same order on every platform). Folded layers
 // and inputs are released as soon as they are ready and make no step.
 std::vector<int> list_forward_order(const Network& net, const detail::StepRules& rules) {
@@ -183,7 +184,7 @@ std::vector<int> list_forward_order(const Network& net, const detail::StepRules&
     std::size_t pick = 0;
     if (rules.order == detail::StepRules::Order::Random) {
       pick = static_cast<std::size_t>(rng() % ready.size());
-    } else {
+    } else if (rules.order == detail::StepRules::Order::Hybrid) {
       for (const int c : released) {
         if (net.layers[static_cast<std::size_t>(c)].fwd.macs != 0) continue;
         pick = static_cast<std::size_t>(std::find(ready.begin(), ready.end(), c) - ready.begin());

@@ -118,6 +118,19 @@ def set_batchnorm(mode: str) -> None:
     BATCHNORM = mode
 
 
+#: The node order of every policy that does not name its scheduler (``--order``): 1-Step and
+#: the cache-based LRU and FIFO run the nodes in the order they are handed, breadth-first, not
+#: in OnSRAM-Static's hybrid order (docs/model/onsram.md, rule O12). No SPM Mgmt and infinite SPM
+#: do not depend on it (rule O1).
+ORDER = "bfs"
+
+
+def set_order(order: str) -> None:
+    """Every policy without a scheduler of its own run in node order ``order`` (``--order``)."""
+    global ORDER
+    ORDER = order
+
+
 def inference_graph(name: str, bytes_per_element: int = 2) -> dnnmem.Network:
     """The network the paper's name ``name`` stands for, batch 1, at :data:`BATCHNORM`."""
     net = dnnmem.network(NETWORKS[name], batch=1, bytes_per_element=bytes_per_element)
@@ -137,8 +150,8 @@ def speedups(
     names : iterable of str
         Keys of :data:`NETWORKS`.
     policies : dict
-        Column label -> policy string (each is run after ``inference +`` unless it names a
-        scheduler itself).
+        Column label -> policy string (each is run after ``inference(order=ORDER) +``, rule
+        O12, unless it names a scheduler itself).
     bytes_per_element : int
         Element size (the paper does not state one).
     capacity : str or int
@@ -165,7 +178,9 @@ def speedups(
         }
         for label, policy in policies.items():
             full = (
-                policy if "inference" in policy or "default" in policy else f"inference + {policy}"
+                policy
+                if "inference" in policy or "default" in policy
+                else f"inference(order={ORDER}) + {policy}"
             )
             r = dnnmem.estimate(net, hw, policy=fused(full))
             base = r.composition.replace(cache="none")
@@ -189,4 +204,6 @@ geomean = statistics.geometric_mean  # the scripts' tables: geometric means of s
 
 def main(script: ModuleType, argv: Sequence[str] | None = None) -> None:
     """The command line of every script (sweeps/_pages.py)."""
-    _pages.main(SEED, script, argv, fusion=set_fusion, batchnorm=set_batchnorm)
+    # --order only where a policy takes the order from ORDER (Table I and Fig. 2).
+    order = set_order if getattr(script, "TAKES_ORDER", False) else None
+    _pages.main(SEED, script, argv, fusion=set_fusion, batchnorm=set_batchnorm, order=order)

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 NAME = style.figure_name("onsram", "table1", "speedups")
 POLICIES = {"inf": "infinite-spm", "one_step": "one-step"}
+#: ``--order``: 1-Step and the caches take their node order from ``_onsram.ORDER`` (rule O12).
+TAKES_ORDER = True
 
 
 def compute(small: bool = False) -> pd.DataFrame:
@@ -118,11 +120,13 @@ NOTES = {
     "VGG16": "∞ SPM lower: at batch 1 fetching its 138 M weights is a large share of No SPM "
     "Mgmt's time here, which no SPM policy removes; the paper's per-layer costs are not "
     "published, so where its larger gain comes from cannot be located.",
-    "GoogLeNet": "1-Step far stronger: GoogLeNet has no batch norms to fold, and each "
-    "convolution's ReLU is its own next step, whose input 1-Step keeps (activations stay "
-    "nodes of the inference graph).",
-    "Inception-v3": "Batch norms folded; each convolution's ReLU is still the next step, which "
-    "1-Step serves from the SPM.",
+    "GoogLeNet": "1-Step stronger: in breadth-first order (rule O12) an Inception module's "
+    "branch convolutions run before their ReLUs and 1-Step keeps almost nothing there; what it "
+    "keeps is mostly the stem (three convolutions, their ReLUs, two pools, two LRNs: a chain, "
+    "the same in every order), which the paper's 1.01 says its 1-Step does not keep (a ReLU or "
+    "LRN run in the convolution's kernel would do that; the paper does not say).",
+    "Inception-v3": "Batch norms folded; in breadth-first order a module's branch convolutions "
+    "run before their ReLUs (rule O12), as the paper's 1-Step suggests.",
     "Inception-v4": "As Inception-v3.",
     "ResNet-50": "All 53 batch norms folded; the ReLUs and residual adds are steps of their own.",
     "SSD300": "∞ SPM lower, as its VGG16 backbone; 1-Step keeps almost nothing because the "
@@ -137,7 +141,9 @@ NOTES = {
     "peak here, and once their activations stay on chip the pointwise layers' compute and "
     "weights bound it, at 3.18 even with every SIMD step free (the paragraph on the top of the "
     "range).",
-    "SqueezeNet": "The fire modules' ReLUs and concatenations are separate steps (fusion).",
+    "SqueezeNet": "The fire modules' ReLUs and concatenations are separate steps (fusion); in "
+    "breadth-first order each fire module's two expand convolutions run before their ReLUs "
+    "(rule O12).",
     "PTB": "The LSTM's weights, read at each of 35 time steps, bound it.",
     "Multi-Head Attn": "The paper gives no size. Ours (50 tokens, d 512, 8 heads) spends part of "
     "No SPM Mgmt's time in the score, softmax and weighted-sum steps, which move only "

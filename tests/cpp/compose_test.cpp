@@ -265,7 +265,7 @@ TEST_CASE("OnSRAM managers on an inference chain: what each keeps, byte by byte"
   CHECK(traffic("onsram-eager-spec", 1000) == traffic("none", 0));
 }
 
-TEST_CASE("scheduler option order: hybrid and random are topological, thesis unchanged") {
+TEST_CASE("scheduler option order: hybrid, bfs and random are topological, thesis unchanged") {
   const char* branches = R"({"name":"x","kind":"input","shape":[4]},
     {"name":"a","kind":"dense","inputs":["x"],"units":3},
     {"name":"b","kind":"dense","inputs":["x"],"units":3},
@@ -283,6 +283,8 @@ TEST_CASE("scheduler option order: hybrid and random are topological, thesis unc
   CHECK(order({{"order", std::string("thesis")}}) == "a ra c b s ");
   // hybrid: the ReLU right after its producer, then breadth-first: b before c.
   CHECK(order({{"order", std::string("hybrid")}}) == "a ra b c s ");
+  // bfs: the queue's front every time: a and b (released by x), then ra, c, s.
+  CHECK(order({{"order", std::string("bfs")}}) == "a b ra c s ");
   const std::string r1 = order({{"order", std::string("random")}, {"seed", 1.0}});
   CHECK(r1 == order({{"order", std::string("random")}, {"seed", 1.0}}));
   CHECK(r1.substr(r1.size() - 2) == "s ");

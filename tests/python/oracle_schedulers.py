@@ -338,3 +338,58 @@ def gemm_rereads(a: int, b: int, c: int, capacity: int, reading: str, n: int,
     if min(a, b) <= capacity or 2 * c <= capacity:
         return 0
     return (_ceil_div(min(a, b), capacity) - 1) * max(a, b)
+
+
+def list_order(net: Any, order: str) -> list[str]:
+    """The forward order of rule O9's list orders (docs/model/onsram.md), ``order`` = ``bfs`` or
+    ``hybrid``, as layer names, from ``net.layers`` alone.
+
+    A layer is *ready* when all its distinct inputs are done; ready layers join a FIFO queue in
+    the order they become ready (consumers of one layer in file order). Inputs and folded
+    layers are done as soon as they are ready and make no step (a folded layer's consumers are
+    released after the non-folded consumers of the layer that released it). ``bfs`` runs the
+    queue's front at every step; ``hybrid`` runs first, if there is one, the first layer in queue
+    order released by the step just scheduled that has no multiply-accumulates
+    (activation-bound), and otherwise the front.
+    """
+    layers = net.layers
+    names = list(layers["name"])
+    inputs = [sorted(set(i)) for i in layers["inputs"]]
+    folded = [bool(f) or k == "input" for f, k in zip(layers["folded"], layers["kind"])]
+    macs = list(layers["fwd_macs"])
+    index = {n: i for i, n in enumerate(names)}
+    consumers: list[list[int]] = [[] for _ in names]
+    for i, ins in enumerate(inputs):
+        for src in ins:
+            consumers[index[src]].append(i)  # file order: i grows
+    remaining = [len(ins) for ins in inputs]
+    queue: list[int] = []
+    released: list[int] = []
+
+    def release(layer: int) -> None:
+        ready = []
+        for c in consumers[layer]:
+            remaining[c] -= 1
+            if remaining[c] == 0:
+                ready.append(c)
+        for c in ready:
+            if not folded[c]:
+                queue.append(c)
+                released.append(c)
+        for c in ready:
+            if folded[c]:
+                release(c)
+
+    for i, kind in enumerate(layers["kind"]):
+        if kind == "input":
+            release(i)
+    out: list[str] = []
+    while queue:
+        pick = queue[0]
+        if order == "hybrid":
+            pick = next((c for c in released if macs[c] == 0), pick)
+        queue.remove(pick)
+        out.append(names[pick])
+        released.clear()
+        release(pick)
+    return out

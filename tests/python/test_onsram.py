@@ -138,7 +138,7 @@ def test_chain_one_step_is_optimal() -> None:
 @settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     doc=random_network(),
-    order=st.sampled_from(["thesis", "hybrid", "random(seed=1)", "random(seed=7)"]),
+    order=st.sampled_from(["thesis", "hybrid", "bfs", "random(seed=1)", "random(seed=7)"]),
     training=st.booleans(),
     cap_choice=st.sampled_from(["zero", "largest", "half", "peak"]),
     throughput=st.sampled_from([10**8, 10**13]),
@@ -199,7 +199,7 @@ def test_orders(network: str) -> None:
         thesis.steps["name"]
     )
     names = sorted(thesis.steps["name"])
-    for order in ("hybrid", "random, seed=3", "random, seed=4"):
+    for order in ("hybrid", "bfs", "random, seed=3", "random, seed=4"):
         o = net.with_scheduler(f"inference(order={order})")
         assert sorted(o.steps["name"]) == names and _is_topological(o), order
     a = list(net.with_scheduler("inference(order=random, seed=3)").steps["name"])

@@ -17,8 +17,9 @@ struct StepRules {
   bool split_backward = false;  // a GEMM layer's backward as a dX step and a dW step
   bool weight_first = false;    // with split_backward: the dW step before the dX step
   // The forward order (docs/model/onsram.md, rule O9): the thesis's depth-first order, OnSRAM's
-  // hybrid BFS-DFS, or a random topological order drawn from `seed`.
-  enum class Order : std::uint8_t { Thesis, Hybrid, Random };
+  // hybrid BFS-DFS, plain breadth-first (the hybrid without its depth-first part), or a random
+  // topological order drawn from `seed`.
+  enum class Order : std::uint8_t { Thesis, Hybrid, Bfs, Random };
   Order order = Order::Thesis;
   std::uint64_t seed = 0;
   // Which layers run as one step (docs/model/fusion.md): none keeps one step per layer and pass.
@@ -42,15 +43,18 @@ inline void read_fusion(const Options& own, StepRules& rules) {
 // The scheduler options `order` and `seed` (rule O9), and reading them into the rules.
 inline std::vector<OptionSpec> order_options() {
   return {choice_option("order", "forward node order: thesis (depth-first with joins), hybrid "
-                        "(OnSRAM's BFS-DFS), random (a topological order from seed)",
-                        "thesis", {"thesis", "hybrid", "random"}),
+                        "(OnSRAM's BFS-DFS), bfs (breadth-first: ready layers in release order), "
+                        "random (a topological order from seed)",
+                        "thesis", {"thesis", "hybrid", "bfs", "random"}),
           integer_option("seed", "random order: the seed", 0, 0, 9007199254740992.0),
           fusion_option()};
 }
 inline void read_order(const Options& own, StepRules& rules) {
   const std::string& o = own.choice("order");
-  rules.order = o == "hybrid" ? StepRules::Order::Hybrid
-                : o == "random" ? StepRules::Order::Random : StepRules::Order::Thesis;
+  rules.order = o == "hybrid"   ? StepRules::Order::Hybrid
+                : o == "bfs"    ? StepRules::Order::Bfs
+                : o == "random" ? StepRules::Order::Random
+                                : StepRules::Order::Thesis;
   rules.seed = static_cast<std::uint64_t>(own.integer("seed"));
   read_fusion(own, rules);
 }
