@@ -13,20 +13,12 @@ import numpy as np
 import oracle
 import pandas as pd
 import pytest
+from small_networks import CHAIN
 from test_policies_oracle import compare_with_oracle
 
 import dnnmem
 from dnnmem import _core, cdma
 
-CHAIN = {
-    "name": "chain",
-    "layers": [
-        {"name": "x", "kind": "input", "shape": [4]},
-        {"name": "fc1", "kind": "dense", "inputs": ["x"], "units": 3},
-        {"name": "r", "kind": "relu", "inputs": ["fc1"]},
-        {"name": "fc2", "kind": "dense", "inputs": ["r"], "units": 2},
-    ],
-}
 # Bandwidth 10 B/s, throughput 100 FLOP/s: the chain's steps compute for
 # F:fc1 0.48, F:r 0.06, F:fc2 0.24, loss 0.12, B:fc2 0.48, B:r 0.06, B:fc1 0.48 s.
 POINT = {"capacity": 10**6, "bandwidth": 10, "throughput": 100}

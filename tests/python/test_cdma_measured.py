@@ -6,19 +6,11 @@ from __future__ import annotations
 
 import oracle
 import pytest
+from small_networks import CHAIN
 
 import dnnmem
 from dnnmem import cdma
 
-CHAIN = {
-    "name": "chain",
-    "layers": [
-        {"name": "x", "kind": "input", "shape": [4]},
-        {"name": "fc1", "kind": "dense", "inputs": ["x"], "units": 3},
-        {"name": "r", "kind": "relu", "inputs": ["fc1"]},
-        {"name": "fc2", "kind": "dense", "inputs": ["r"], "units": 2},
-    ],
-}
 # Batch 2, FP32: Y:x 32 B, W:fc1 60 B, Y:fc1 24 B, Y:r 24 B, W:fc2 32 B, Y:fc2 16 B.
 # 1e8 FLOP/s: the steps compute 1.92e-6 s in all (test_cdma.py's chain at 100 FLOP/s: 1.92 s).
 HW = dnnmem.Hardware(capacity=10**6, bandwidth=10**9, throughput=10**8)

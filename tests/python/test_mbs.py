@@ -11,20 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from oracle_schedulers import default_steps, mbs_cost, mbs_expected, mbs_grouping, mbs_units
+from small_networks import CHAIN
 
 import dnnmem
 
 EXAMPLES = int(os.environ.get("DNNMEM_HYPOTHESIS_EXAMPLES", "10"))
 
-CHAIN = {
-    "name": "chain",
-    "layers": [
-        {"name": "x", "kind": "input", "shape": [4]},
-        {"name": "fc1", "kind": "dense", "inputs": ["x"], "units": 3},
-        {"name": "r", "kind": "relu", "inputs": ["fc1"]},
-        {"name": "fc2", "kind": "dense", "inputs": ["r"], "units": 2},
-    ],
-}
 
 # A residual block between two dense layers: fc0 -> [fc1 -> fc2b] + fc0 -> add -> fc3.
 RESIDUAL = {
