@@ -167,23 +167,22 @@ def plot(df: pd.DataFrame) -> Figure:
     return style.tidy(fig)
 
 
+#: The legend's name of each reading; any other reading is a ReLU-output sparsity.
+_READING_LABELS = {
+    "uniform": "every network at 62 %",
+    "per-network": "per network (AlexNet 49.4 %)",
+    "dram-roofline": "per network, GPU-memory roofline",
+    "in-place-relu": "per network, in-place ReLU",
+    "effective-pcie": "per network, 12.8 GB/s effective PCIe",
+    "measured-rate": "per network, measured memory rate (G1, the page's Fig. 13)",
+    "measured-rate-xp": "per network, measured memory rate on the Titan Xp itself",
+    "per-step-rate": "per network, every step at most 100 GB/s",
+}
+
+
 def _label(reading: str) -> str:
-    if reading == "uniform":
-        return "every network at 62 %"
-    if reading == "per-network":
-        return "per network (AlexNet 49.4 %)"
-    if reading == "dram-roofline":
-        return "per network, GPU-memory roofline"
-    if reading == "in-place-relu":
-        return "per network, in-place ReLU"
-    if reading == "effective-pcie":
-        return "per network, 12.8 GB/s effective PCIe"
-    if reading == "measured-rate":
-        return "per network, measured memory rate (G1, the page's Fig. 13)"
-    if reading == "measured-rate-xp":
-        return "per network, measured memory rate on the Titan Xp itself"
-    if reading == "per-step-rate":
-        return "per network, every step at most 100 GB/s"
+    if reading in _READING_LABELS:
+        return _READING_LABELS[reading]
     return f"every ReLU output at {share(float(reading), 0)}"
 
 
