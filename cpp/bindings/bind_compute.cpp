@@ -78,7 +78,7 @@ void bind_compute(py::module_& m) {
                   std::int64_t psum_bytes, const std::string& nest_x, const std::string& nest_w,
                   const std::vector<std::string>& skip_x, const std::vector<std::string>& skip_w,
                   const std::string& partition, std::int64_t parts, bool lockstep,
-                  const std::string& replace, const std::string& intermediates) {
+                  const std::string& replace, const std::string& intermediates, const std::string& reduction) {
       const auto o = backward_order_from_name(order);
       if (!o)
         raise_value_error("order: unknown order '" + order +
@@ -109,6 +109,9 @@ void bind_compute(py::module_& m) {
       if (intermediates != "evict" && intermediates != "keep")
         raise_value_error("intermediates: unknown '" + intermediates + "' (valid: evict, keep)");
       opt.keep_psum = intermediates == "keep";
+      if (reduction != "chip" && reduction != "dram")
+        raise_value_error("reduction: unknown '" + reduction + "' (valid: chip, dram)");
+      opt.reduce_off_chip = reduction == "dram";
       TileTraffic t;
       std::string error;
       {
@@ -144,7 +147,7 @@ void bind_compute(py::module_& m) {
                            py::arg("skip_w") = std::vector<std::string>{},
                            py::arg("partition") = "none", py::arg("parts") = 1,
                            py::arg("lockstep") = false, py::arg("replace") = "belady",
-                           py::arg("intermediates") = "evict");
+                           py::arg("intermediates") = "evict", py::arg("reduction") = "chip");
   };
   std::apply([&](auto&&... a) {
     m.def("tile_walk", tile_fn(true), a...,
@@ -154,7 +157,8 @@ void bind_compute(py::module_& m) {
           "the dX-ops / dW-ops are free (kept whole by the cache; dy-oracle). replace='lru': least-recently-"
           "used replacement instead; replace='none': nothing kept between operations (each loads its "
           "read tiles, outputs written once); intermediates='keep': a partial sum is evicted only when no other tile "
-          "can go (the paper's §4.3). A dict: 'read', "
+          "can go (the paper's §4.3); reduction='dram': a partition that cuts M (N) gives each part its own dW (dX), "
+          "written off chip as a partial sum and read back to be summed (the paper's §5). A dict: 'read', "
           "'written' (final), 'psum_read', 'psum_written', each {'dY', 'W', 'X', 'dX', 'dW'} -> "
           "bytes; 'operations'; 'dy_read_by_dw' (the dW-ops' part of read['dY']).");
     m.def("tile_estimate", tile_fn(false), a...,

@@ -16,7 +16,7 @@ struct WalkKey {
   std::int64_t m, k, n, tile, elem_bytes, psum_bytes, parts;
   int order, partition;
   unsigned skip_x, skip_w;
-  bool lockstep, lru, keep_psum, no_reuse;
+  bool lockstep, lru, keep_psum, no_reuse, reduce_off_chip;
   std::array<char, 3> nest_x, nest_w;
   bool operator==(const WalkKey&) const = default;
 };
@@ -30,7 +30,7 @@ inline std::array<char, 3> nest_chars(std::string_view nest) {
 inline WalkKey walk_key(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                         const TileWalkOptions& o) {
   return {m, k, n, o.tile, o.elem_bytes, o.psum_bytes, o.parts, static_cast<int>(order), o.partition,
-          o.skip_x, o.skip_w, o.lockstep, o.lru, o.keep_psum, o.no_reuse, nest_chars(o.nest_x), nest_chars(o.nest_w)};
+          o.skip_x, o.skip_w, o.lockstep, o.lru, o.keep_psum, o.no_reuse, o.reduce_off_chip, nest_chars(o.nest_x), nest_chars(o.nest_w)};
 }
 
 struct WalkKeyHash {
@@ -39,7 +39,7 @@ struct WalkKeyHash {
     for (std::int64_t v : {w.m, w.k, w.n, w.tile, w.elem_bytes, w.psum_bytes, w.parts,
                            static_cast<std::int64_t>(w.order), static_cast<std::int64_t>(w.partition),
                            static_cast<std::int64_t>(w.skip_x), static_cast<std::int64_t>(w.skip_w),
-                           static_cast<std::int64_t>(w.no_reuse) * 8 + static_cast<std::int64_t>(w.lockstep) * 4 +
+                           static_cast<std::int64_t>(w.reduce_off_chip) * 16 + static_cast<std::int64_t>(w.no_reuse) * 8 + static_cast<std::int64_t>(w.lockstep) * 4 +
                                static_cast<std::int64_t>(w.keep_psum) * 2 + w.lru,
                            static_cast<std::int64_t>(w.nest_x[0] + 256 * (w.nest_x[1] + 256 * w.nest_x[2])),
                            static_cast<std::int64_t>(w.nest_w[0] + 256 * (w.nest_w[1] + 256 * w.nest_w[2]))})

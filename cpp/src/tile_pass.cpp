@@ -134,7 +134,7 @@ std::int64_t pick_nests(std::int64_t m, std::int64_t k, std::int64_t n, Backward
 std::uint64_t joint_key(std::int64_t m, std::int64_t k, std::int64_t n, const TileWalkOptions& o, std::size_t candidates) {
   std::uint64_t h = 1469598103934665603ULL;
   for (std::int64_t v : {m, k, n, o.tile, o.elem_bytes, o.psum_bytes, static_cast<std::int64_t>(o.skip_x),
-                         static_cast<std::int64_t>(o.skip_w), static_cast<std::int64_t>(o.lru) + 2 * static_cast<std::int64_t>(o.keep_psum) + 4 * static_cast<std::int64_t>(o.no_reuse),
+                         static_cast<std::int64_t>(o.skip_w), static_cast<std::int64_t>(o.lru) + 2 * static_cast<std::int64_t>(o.keep_psum) + 4 * static_cast<std::int64_t>(o.no_reuse) + 8 * static_cast<std::int64_t>(o.reduce_off_chip),
                          static_cast<std::int64_t>(candidates)})
     h = (h ^ static_cast<std::uint64_t>(v)) * 1099511628211ULL;
   return h;
@@ -233,6 +233,7 @@ void apply_tile_model(const PlanInput& in, Plan& plan, bool unbounded) {
     o.psum_bytes = tm.psum_bytes > 0 ? tm.psum_bytes : e;
     o.lru = tm.lru;
     o.keep_psum = tm.keep_psum;
+    o.reduce_off_chip = tm.reduce_off_chip;
     o.no_reuse = tm.no_reuse;
     for (int t = 0; t < 5; ++t) {
       rec.size[static_cast<std::size_t>(t)] = s.tensors[static_cast<std::size_t>(u.tensor[t])].bytes;

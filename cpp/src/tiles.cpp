@@ -206,6 +206,10 @@ struct Trace {
   std::vector<std::int64_t> elems, chip;  // per tile: elements; on-chip bytes
   std::vector<std::int32_t> contributions;  // per tile: its accumulating touches
   std::int64_t tiles = 0;
+  // `reduce_off_chip`: the output each part keeps a copy of (TileTensor; -1: none), the copies
+  // (the parts), and the elements of one copy (the output's GEMM matrix).
+  int cut = -1;
+  std::int64_t copies = 1, cut_elems = 0;
   std::size_t bytes() const {
     return touches.size() * sizeof(Hit) + op_begin.size() * 4 + need.size() * 8 + tensor_of.size() +
            elems.size() * 16 + contributions.size() * 4 + sizeof(Trace);
@@ -216,31 +220,46 @@ Trace build_trace(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder 
   const Grid g{m, k, n, o.tile, (m + o.tile - 1) / o.tile, (n + o.tile - 1) / o.tile,
                (k + o.tile - 1) / o.tile};
   Trace tr;
-  // Global tile ids: each tensor's tiles after the previous tensor's.
+  const std::int64_t n_split = o.partition < 0 ? 1 : (o.partition == 0 ? g.ni : o.partition == 1 ? g.nj : g.nk);
+  const std::int64_t parts = std::min(std::max<std::int64_t>(o.parts, 1), n_split);
+  // An off-chip reduction (reduce_off_chip): a cut of M gives each part its own dW, a cut of N
+  // its own dX (the output reduced over the cut dimension), unless the cache keeps it whole.
+  if (o.reduce_off_chip && parts > 1 && (o.partition == 0 || o.partition == 1)) {
+    tr.cut = o.partition == 0 ? 4 : 3;
+    if (((tr.cut == 4 ? o.skip_w : o.skip_x) >> tr.cut) & 1U) tr.cut = -1;
+  }
+  // Global tile ids: each tensor's tiles after the previous tensor's; the copies of the cut
+  // output of parts 1, 2, ... after them (part 0 keeps the output's own tiles).
   std::array<std::int64_t, kTileTensors + 1> offset{};
   for (int t = 0; t < kTileTensors; ++t) offset[t + 1] = offset[t] + g.rows(t) * g.cols(t);
-  const auto id = [&](int t, std::int64_t r, std::int64_t c) { return offset[t] + r * g.cols(t) + c; };
+  const std::int64_t copy_tiles = tr.cut < 0 ? 0 : g.rows(tr.cut) * g.cols(tr.cut);
+  if (tr.cut >= 0) {
+    tr.copies = parts;
+    tr.cut_elems = g.row_elems(tr.cut) * g.col_elems(tr.cut);
+  }
+  const auto id = [&](int t, std::int64_t r, std::int64_t c, std::int64_t part = 0) {
+    if (t == tr.cut && part > 0) return offset[kTileTensors] + (part - 1) * copy_tiles + r * g.cols(t) + c;
+    return offset[t] + r * g.cols(t) + c;
+  };
   const auto add = [&](Trace::Hit h) {
     if (!(((h.by_dw ? o.skip_w : o.skip_x) >> h.tensor) & 1U)) tr.touches.push_back(h);
   };
   const auto hit = [](int t, std::int64_t tile, bool acc, bool dw) {
     return Trace::Hit{static_cast<std::int32_t>(tile), 0, static_cast<std::uint8_t>(t), acc, dw};
   };
-  const auto dx_op = [&](const Pos& p) {
-    add(hit(0, id(0, p[0], p[1]), false, false));  // dY(i, j)
-    add(hit(1, id(1, p[2], p[1]), false, false));  // W(k, j)
-    add(hit(3, id(3, p[0], p[2]), true, false));   // dX(i, k)
+  const auto dx_op = [&](const Pos& p, std::int64_t part) {
+    add(hit(0, id(0, p[0], p[1]), false, false));        // dY(i, j)
+    add(hit(1, id(1, p[2], p[1]), false, false));        // W(k, j)
+    add(hit(3, id(3, p[0], p[2], part), true, false));   // dX(i, k)
   };
-  const auto dw_op = [&](const Pos& p) {
-    add(hit(2, id(2, p[0], p[2]), false, true));  // X(i, k)
-    add(hit(0, id(0, p[0], p[1]), false, true));  // dY(i, j)
-    add(hit(4, id(4, p[2], p[1]), true, true));   // dW(k, j)
+  const auto dw_op = [&](const Pos& p, std::int64_t part) {
+    add(hit(2, id(2, p[0], p[2]), false, true));        // X(i, k)
+    add(hit(0, id(0, p[0], p[1]), false, true));        // dY(i, j)
+    add(hit(4, id(4, p[2], p[1], part), true, true));   // dW(k, j)
   };
 
   // Each part's operations (docs/model/interleaved.md, "Partitioning"): the order over its
   // sub-grid; one part without a partition.
-  const std::int64_t n_split = o.partition < 0 ? 1 : (o.partition == 0 ? g.ni : o.partition == 1 ? g.nj : g.nk);
-  const std::int64_t parts = std::min(std::max<std::int64_t>(o.parts, 1), n_split);
   std::vector<std::vector<Unit>> part_units(static_cast<std::size_t>(parts));
   std::vector<Pos> xs, ws;
   for (std::int64_t p = 0; p < parts; ++p) {
@@ -284,9 +303,9 @@ Trace build_trace(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder 
     tr.touches.reserve(6 * all);
     tr.op_begin.reserve(all + 1);
   }
-  const auto emit = [&](const Unit& u) {
-    if (u.dx) dx_op(u.x);
-    if (u.dw) dw_op(u.w);
+  const auto emit = [&](const Unit& u, std::int64_t part) {
+    if (u.dx) dx_op(u.x, part);
+    if (u.dw) dw_op(u.w, part);
   };
   const auto begin_op = [&] { tr.op_begin.push_back(static_cast<std::uint32_t>(tr.touches.size())); };
   if (o.lockstep) {
@@ -294,32 +313,33 @@ Trace build_trace(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder 
     for (const auto& units : part_units) longest = std::max(longest, units.size());
     for (std::size_t t = 0; t < longest; ++t) {
       begin_op();
-      for (const auto& units : part_units)
-        if (t < units.size()) emit(units[t]);
+      for (std::size_t p = 0; p < part_units.size(); ++p)
+        if (t < part_units[p].size()) emit(part_units[p][t], static_cast<std::int64_t>(p));
     }
   } else {
-    for (const auto& units : part_units)
-      for (const Unit& u : units) {
+    for (std::size_t p = 0; p < part_units.size(); ++p)
+      for (const Unit& u : part_units[p]) {
         begin_op();
-        emit(u);
+        emit(u, static_cast<std::int64_t>(p));
       }
   }
   begin_op();
 
   // Per tile: its tensor, size, next touch after each touch, contributions.
-  tr.tiles = offset[kTileTensors];
+  tr.tiles = offset[kTileTensors] + (tr.copies - 1) * copy_tiles;
   const auto tiles = static_cast<std::size_t>(tr.tiles);
   tr.tensor_of.resize(tiles);
   tr.elems.resize(tiles);
   tr.chip.resize(tiles);
   for (int t = 0; t < kTileTensors; ++t)
-    for (std::int64_t r = 0; r < g.rows(t); ++r)
-      for (std::int64_t c = 0; c < g.cols(t); ++c) {
-        const auto x = static_cast<std::size_t>(id(t, r, c));
-        tr.tensor_of[x] = static_cast<std::uint8_t>(t);
-        tr.elems[x] = std::min(g.tile, g.row_elems(t) - r * g.tile) * std::min(g.tile, g.col_elems(t) - c * g.tile);
-        tr.chip[x] = tr.elems[x] * (t >= 3 ? o.psum_bytes : o.elem_bytes);
-      }
+    for (std::int64_t part = 0; part < (t == tr.cut ? tr.copies : 1); ++part)
+      for (std::int64_t r = 0; r < g.rows(t); ++r)
+        for (std::int64_t c = 0; c < g.cols(t); ++c) {
+          const auto x = static_cast<std::size_t>(id(t, r, c, part));
+          tr.tensor_of[x] = static_cast<std::uint8_t>(t);
+          tr.elems[x] = std::min(g.tile, g.row_elems(t) - r * g.tile) * std::min(g.tile, g.col_elems(t) - c * g.tile);
+          tr.chip[x] = tr.elems[x] * (t >= 3 ? o.psum_bytes : o.elem_bytes);
+        }
   std::vector<std::int32_t> last(tiles, -1);
   tr.contributions.assign(tiles, 0);
   const auto never = static_cast<std::int64_t>(tr.touches.size()) + 1;
@@ -438,6 +458,10 @@ std::optional<TileTraffic> no_reuse_walk(const Trace& tr, std::int64_t elem_byte
   return out;
 }
 
+// The replacement loop (rules 4-5) over a trace; gives up as tile_walk_bounded.
+std::optional<TileTraffic> walk_trace(const Trace& tr, const TileWalkOptions& o, std::int64_t bound,
+                                      std::int64_t* range_lo, std::int64_t* range_hi, std::int64_t* moved_out);
+
 }  // namespace
 
 TileTraffic detail::tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
@@ -453,7 +477,30 @@ std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_
   detail::check_tile_input(m, k, n, o, true);
   const std::shared_ptr<const Trace> trace = cached_trace(m, k, n, order, o);
   const Trace& tr = *trace;
-  if (o.no_reuse) return no_reuse_walk(tr, o.elem_bytes, bound, range_lo, range_hi, moved_out);
+  // The off-chip reduction's bytes beyond the walk's (none without copies): each copy's final
+  // write becomes a partial sum written and read back, and the summed output is written once.
+  const std::int64_t copy_bytes = tr.copies * tr.cut_elems;
+  const std::int64_t extra = tr.cut < 0 ? 0 : tr.cut_elems * o.elem_bytes - copy_bytes * o.elem_bytes + 2 * copy_bytes * o.psum_bytes;
+  const std::int64_t walk_bound = bound == std::numeric_limits<std::int64_t>::max() ? bound : bound - extra;
+  const auto reduce = [&](std::optional<TileTraffic> out) {
+    *moved_out += extra;
+    if (!out || tr.cut < 0) return out;
+    auto& x = *out;
+    const auto c = static_cast<std::size_t>(tr.cut);
+    const std::int64_t finals = x.written[c] / o.elem_bytes;  // elements: every copy's, once
+    x.psum_written[c] += finals * o.psum_bytes;
+    x.psum_read[c] += finals * o.psum_bytes;
+    x.written[c] = tr.cut_elems * o.elem_bytes;
+    return out;
+  };
+  if (o.no_reuse) return reduce(no_reuse_walk(tr, o.elem_bytes, walk_bound, range_lo, range_hi, moved_out));
+  return reduce(walk_trace(tr, o, walk_bound, range_lo, range_hi, moved_out));
+}
+
+namespace {
+
+std::optional<TileTraffic> walk_trace(const Trace& tr, const TileWalkOptions& o, std::int64_t bound,
+                                      std::int64_t* range_lo, std::int64_t* range_hi, std::int64_t* moved_out) {
   // Every comparison with c_eff below narrows [c_lo, c_hi): the c_eff values that decide alike.
   std::int64_t c_lo = 0, c_hi = std::numeric_limits<std::int64_t>::max();
   const auto at_most_c_eff = [&](std::int64_t x) {  // x <= c_eff, recording the range
@@ -627,6 +674,8 @@ std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_
   *moved_out = moved;
   return out;
 }
+
+}  // namespace
 
 std::string_view backward_order_name(BackwardOrder o) {
   switch (o) {

@@ -203,6 +203,7 @@ def tile_walk(
     lockstep: bool = False,
     replace: str = "belady",
     intermediates: str = "evict",
+    reduction: str = "chip",
 ) -> dict[str, Any]: ...
 def tile_estimate(
     m: int,
@@ -222,6 +223,7 @@ def tile_estimate(
     lockstep: bool = False,
     replace: str = "belady",
     intermediates: str = "evict",
+    reduction: str = "chip",
 ) -> dict[str, Any]: ...
 
 class ChainProblem:

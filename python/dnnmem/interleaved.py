@@ -61,6 +61,7 @@ def policy(
     replace: str = "belady",
     im2col: str = "raw",
     intermediates: str = "evict",
+    reduction: str = "chip",
 ) -> str:
     """The composition string of a tile-model policy.
 
@@ -90,6 +91,11 @@ def policy(
         ``"evict"`` (default): a partial sum is a victim like any tile; ``"keep"``: partial sums
         stay on chip while another tile can be evicted, "stored in the SPM to the extent possible"
         (the paper's §4.3; docs/model/interleaved.md, "Reading (intermediate results)").
+    reduction : str
+        ``"chip"`` (default): a partition's contributions to one output tile add on chip;
+        ``"dram"``: a partition that cuts M (N) gives each part its own dW (dX), written off chip
+        and read back to be summed (the paper's §5; docs/model/interleaved.md, "Reading
+        (off-chip reduction)").
     """
     if order not in ORDERS:
         raise ValueError(f"order: {order!r} is not one of {', '.join(ORDERS)}")
@@ -117,6 +123,8 @@ def policy(
         opts.append(f"im2col={im2col}")
     if intermediates != "evict":
         opts.append(f"intermediates={intermediates}")
+    if reduction != "chip":
+        opts.append(f"reduction={reduction}")
     return f"split-backward({', '.join(opts)}) + {cache}"
 
 

@@ -140,14 +140,19 @@ def sensitivity_networks(small: bool) -> list[str]:
 #       "assuming that dY is read only once for computing both dX and dW", taken literally);
 #   intermediates: "evict" (a partial sum is a victim like any tile) or "keep" (§4.3: "we assume
 #       these intermediate results are stored in the SPM to the extent possible").
+#   reduction: "chip" (a partition's parts add into one output on chip) or "dram" (§5: the batch
+#       split "necessitates additional overhead to accumulate intermediate results obtained from
+#       multiple partitions ... additional off-chip memory access": each part's dW, or dX for an
+#       N split, written off chip and read back to be summed).
 READINGS: dict[str, dict[str, str]] = {
-    "dnnmem": {"accounting": "iteration", "precision": "bf16", "replace": "belady", "im2col": "raw", "oracle": "dy-oracle", "intermediates": "evict"},
-    "gemm": {"accounting": "gemm", "precision": "bf16", "replace": "belady", "im2col": "raw", "oracle": "dy-oracle", "intermediates": "evict"},
-    "fp32": {"accounting": "gemm", "precision": "fp32", "replace": "belady", "im2col": "raw", "oracle": "dy-oracle", "intermediates": "evict"},
-    "window": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "raw", "oracle": "dy-oracle", "intermediates": "evict"},
-    "im2col": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "expanded", "oracle": "dy-oracle", "intermediates": "evict"},
-    "paper": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "expanded", "oracle": "dy-once", "intermediates": "evict"},
-    "keep": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "expanded", "oracle": "dy-once", "intermediates": "keep"},
+    "dnnmem": {"accounting": "iteration", "precision": "bf16", "replace": "belady", "im2col": "raw", "oracle": "dy-oracle", "intermediates": "evict", "reduction": "chip"},
+    "gemm": {"accounting": "gemm", "precision": "bf16", "replace": "belady", "im2col": "raw", "oracle": "dy-oracle", "intermediates": "evict", "reduction": "chip"},
+    "fp32": {"accounting": "gemm", "precision": "fp32", "replace": "belady", "im2col": "raw", "oracle": "dy-oracle", "intermediates": "evict", "reduction": "chip"},
+    "window": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "raw", "oracle": "dy-oracle", "intermediates": "evict", "reduction": "chip"},
+    "im2col": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "expanded", "oracle": "dy-oracle", "intermediates": "evict", "reduction": "chip"},
+    "paper": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "expanded", "oracle": "dy-once", "intermediates": "evict", "reduction": "chip"},
+    "keep": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "expanded", "oracle": "dy-once", "intermediates": "keep", "reduction": "chip"},
+    "reduce": {"accounting": "gemm", "precision": "fp32", "replace": "lru", "im2col": "expanded", "oracle": "dy-once", "intermediates": "keep", "reduction": "dram"},
 }  # fmt: skip
 #: The reading of every run (a script's paper-reading tables set it while they compute).
 READING = "dnnmem"
@@ -191,6 +196,8 @@ def tile_options(**options: Any) -> dict[str, Any]:
         extra["im2col"] = r["im2col"]
     if r["intermediates"] != "evict":
         extra["intermediates"] = r["intermediates"]
+    if r["reduction"] != "chip":
+        extra["reduction"] = r["reduction"]
     return {**extra, **options}
 
 

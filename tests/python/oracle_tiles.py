@@ -26,8 +26,10 @@ ROW_MAJOR = ("ijk", "ikj", "kij")  # i outside j: dY walked row by row
 COL_MAJOR = ("jik", "jki", "kji")
 ORDERS = ("seq", "seq-dw-first", "interleave", "dx-major", "dw-major")
 
-Tile = tuple[str, tuple[int, int]]
-Touch = tuple[str, tuple[int, int], str]  # tensor, tile index, "r" (read) or "a" (accumulate)
+# A tile index is (row, column), or (row, column, part) for a part's own copy of an output (the
+# off-chip reduction, ``reduction="dram"``).
+Tile = tuple[str, tuple[int, ...]]
+Touch = tuple[str, tuple[int, ...], str]  # tensor, tile index, "r" (read) or "a" (accumulate)
 
 
 @dataclass
@@ -52,19 +54,32 @@ def _extent(size: int, tile: int, index: int) -> int:
 
 
 def _ops(
-    ranges: dict[str, range], nest: str, which: str, skip: frozenset[str] = frozenset()
+    ranges: dict[str, range],
+    nest: str,
+    which: str,
+    skip: frozenset[str] = frozenset(),
+    copy: tuple[str, int] | None = None,
 ) -> list[list[Touch]]:
     """The tile operations of one product ("dx" or "dw") over the tiles ``ranges`` of each grid
     dimension, in loop nest ``nest`` (outer to inner), without the touches of the tensors in
-    ``skip`` (kept whole by the cache: free)."""
+    ``skip`` (kept whole by the cache: free). ``copy`` = (output, part p >= 1): that output's
+    tiles are the part's own copy, indexed (row, column, p) (the off-chip reduction)."""
     ops: list[list[Touch]] = []
+
+    def out(t: str, r: int, c: int) -> tuple[int, ...]:
+        return (r, c, copy[1]) if copy is not None and copy[0] == t else (r, c)
+
     for a, b, c in itertools.product(*(ranges[d] for d in nest)):
         pos = dict(zip(nest, (a, b, c)))
         i, j, kk = pos["i"], pos["j"], pos["k"]
         if which == "dx":
-            op: list[Touch] = [("dY", (i, j), "r"), ("W", (kk, j), "r"), ("dX", (i, kk), "a")]
+            op: list[Touch] = [
+                ("dY", (i, j), "r"),
+                ("W", (kk, j), "r"),
+                ("dX", out("dX", i, kk), "a"),
+            ]
         else:
-            op = [("X", (i, kk), "r"), ("dY", (i, j), "r"), ("dW", (kk, j), "a")]
+            op = [("X", (i, kk), "r"), ("dY", (i, j), "r"), ("dW", out("dW", kk, j), "a")]
         ops.append([t for t in op if t[0] not in skip])
     return ops
 
@@ -82,13 +97,15 @@ def trace(
     partition: str | None = None,
     parts: int = 1,
     lockstep: bool = False,
+    reduction: str = "chip",
 ) -> list[list[Touch]]:
     """The sequence of tile operations of ``order``; a fused operation is the dX-op's touches then
     the dW-op's. ``nest_x`` / ``nest_w``: the loop nests of the row- and column-major streams
     (for ``dx-major`` only ``nest_x`` is used, for ``dw-major`` only ``nest_w``). ``partition``
     ("m", "n", "k") cuts that dimension's tiles into ``parts`` runs, each walked in ``order``:
     one after another, or with ``lockstep`` (one part per core) operation t of every part as one
-    operation."""
+    operation. ``reduction="dram"``: each part p >= 1 accumulates into its own copy of the
+    output the cut reduces (:func:`reduced_output`)."""
     if order not in ORDERS:
         raise ValueError(f"order {order!r} (valid: {', '.join(ORDERS)})")
     if nest_x not in ROW_MAJOR or nest_w not in COL_MAJOR:
@@ -96,12 +113,14 @@ def trace(
     count = {"i": -(-m // tile), "j": -(-n // tile), "k": -(-k // tile)}
     dim = {"m": "i", "n": "j", "k": "k"}.get(partition or "")
     n_parts = min(parts, count[dim]) if dim else 1
+    cut, _ = reduced_output(m, k, n, tile, partition, parts, skip_x, skip_w, reduction)
     per_part = []
     for p in range(n_parts):
         ranges = {d: range(c) for d, c in count.items()}
         if dim:  # the page's "Partitioning": contiguous runs of tiles, balanced
             ranges[dim] = range(p * count[dim] // n_parts, (p + 1) * count[dim] // n_parts)
-        per_part.append(_order_ops(ranges, order, nest_x, nest_w, skip_x, skip_w))
+        copy = (cut, p) if cut and p > 0 else None
+        per_part.append(_order_ops(ranges, order, nest_x, nest_w, skip_x, skip_w, copy))
     if not lockstep:
         return [op for ops in per_part for op in ops]
     longest = max(len(ops) for ops in per_part)
@@ -115,18 +134,46 @@ def _order_ops(
     nest_w: str,
     skip_x: frozenset[str],
     skip_w: frozenset[str],
+    copy: tuple[str, int] | None = None,
 ) -> list[list[Touch]]:
     if order == "seq":
-        return _ops(ranges, nest_x, "dx", skip_x) + _ops(ranges, nest_w, "dw", skip_w)
+        return _ops(ranges, nest_x, "dx", skip_x, copy) + _ops(ranges, nest_w, "dw", skip_w, copy)
     if order == "seq-dw-first":
-        return _ops(ranges, nest_w, "dw", skip_w) + _ops(ranges, nest_x, "dx", skip_x)
+        return _ops(ranges, nest_w, "dw", skip_w, copy) + _ops(ranges, nest_x, "dx", skip_x, copy)
     if order == "interleave":
-        xs = _ops(ranges, nest_x, "dx", skip_x)
-        ws = _ops(ranges, nest_w, "dw", skip_w)
+        xs = _ops(ranges, nest_x, "dx", skip_x, copy)
+        ws = _ops(ranges, nest_w, "dw", skip_w, copy)
         return [x + w for x, w in zip(xs, ws)]
     nest = nest_x if order == "dx-major" else nest_w
-    xs, ws = _ops(ranges, nest, "dx", skip_x), _ops(ranges, nest, "dw", skip_w)
+    xs, ws = _ops(ranges, nest, "dx", skip_x, copy), _ops(ranges, nest, "dw", skip_w, copy)
     return [x + w for x, w in zip(xs, ws)]
+
+
+def reduced_output(
+    m: int,
+    k: int,
+    n: int,
+    tile: int,
+    partition: str | None,
+    parts: int,
+    skip_x: frozenset[str] = frozenset(),
+    skip_w: frozenset[str] = frozenset(),
+    reduction: str = "chip",
+) -> tuple[str | None, int]:
+    """The page's "Reading (off-chip reduction)": under ``reduction="dram"`` the output whose
+    reduced dimension the partition cuts (M: dW, reduced over i; N: dX, reduced over j), when the
+    partition has more than one part and the output's touches are in the trace (not kept whole
+    by the cache), and the number of parts; (None, 1) otherwise."""
+    if reduction not in ("chip", "dram"):
+        raise ValueError(f"reduction {reduction!r} (valid: chip, dram)")
+    count = {"m": -(-m // tile), "n": -(-n // tile), "k": -(-k // tile)}
+    n_parts = min(parts, count[partition]) if partition in count else 1
+    out = {"m": "dW", "n": "dX"}.get(partition or "")
+    if reduction == "chip" or out is None or n_parts < 2:
+        return None, 1
+    if out in (skip_w if out == "dW" else skip_x):
+        return None, 1
+    return out, n_parts
 
 
 def tile_walk(
@@ -147,6 +194,7 @@ def tile_walk(
     lockstep: bool = False,
     replace: str = "belady",
     intermediates: str = "evict",
+    reduction: str = "chip",
 ) -> Walk:
     """Walk ``order``'s tile operations over a scratchpad of ``c_eff`` bytes (rules 1-5 of the
     page). ``psum``: bytes per element of a spilled partial sum (default ``elem``); an output
@@ -157,16 +205,24 @@ def tile_walk(
     ``intermediates="keep"``: the victim is a partial sum (an output tile with contributions to
     come) only when every other candidate is one. ``replace="none"``: the share keeps nothing
     between operations (the page's "Reading (no reuse)"): each operation reads each distinct tile
-    it reads once, every output tile is written once, final, and ``c_eff`` plays no part."""
+    it reads once, every output tile is written once, final, and ``c_eff`` plays no part.
+    ``reduction="dram"`` (the page's "Reading (off-chip reduction)"): a partition that cuts M
+    (N) gives each part its own dW (dX), accumulated like any output tile; each copy goes off
+    chip as a partial sum and is read back to be summed, and the sum is written once."""
     if replace not in ("belady", "lru", "none"):
         raise ValueError(f"replace {replace!r} (valid: belady, lru, none)")
     if intermediates not in ("evict", "keep"):
         raise ValueError(f"intermediates {intermediates!r} (valid: evict, keep)")
     psum = elem if psum is None else psum
-    ops = trace(m, k, n, tile, order, nest_x, nest_w, skip_x, skip_w, partition, parts, lockstep)
+    ops = trace(
+        m, k, n, tile, order, nest_x, nest_w, skip_x, skip_w, partition, parts, lockstep, reduction
+    )
     dims = {"dY": (m, n), "W": (k, n), "X": (m, k), "dX": (m, k), "dW": (k, n)}
+    cut, copies = reduced_output(m, k, n, tile, partition, parts, skip_x, skip_w, reduction)
     if replace == "none":
-        return _no_reuse_walk(ops, dims, tile, elem)
+        return _reduce_off_chip(
+            _no_reuse_walk(ops, dims, tile, elem), cut, copies, dims, elem, psum
+        )
 
     def elements(t: str, idx: tuple[int, int]) -> int:
         r, c = dims[t]
@@ -225,10 +281,7 @@ def tile_walk(
                     if replace == "lru":
                         victim = min(victims, key=last_use)
                     else:
-                        victim = max(
-                            victims,
-                            key=lambda v: (next_use(v), TENSORS.index(v[0]), v[1]),
-                        )
+                        victim = max(victims, key=lambda v: (next_use(v), *_rank(v)))
                     used -= resident.pop(victim)
                     if victim in dirty:
                         dirty.discard(victim)
@@ -261,6 +314,34 @@ def tile_walk(
         t, idx = key
         walk.written[t] += elements(t, idx) * elem
     walk.dy_passes = walk.read["dY"] / (m * n * elem)
+    return _reduce_off_chip(walk, cut, copies, dims, elem, psum)
+
+
+def _rank(v: Tile) -> tuple[int, tuple[int, ...]]:
+    """Rule 4's tie-break among tiles never used again: the later tensor, then the higher tile;
+    a part's copy of an output ranks after every tensor's own tiles, by part, then tile."""
+    t, idx = v
+    return (TENSORS.index(t), idx) if len(idx) == 2 else (len(TENSORS) - 1 + idx[2], idx[:2])
+
+
+def _reduce_off_chip(
+    walk: Walk,
+    cut: str | None,
+    copies: int,
+    dims: dict[str, tuple[int, int]],
+    elem: int,
+    psum: int,
+) -> Walk:
+    """The off-chip reduction's bytes: the walk wrote each of the ``copies`` copies of ``cut``
+    once, final; each is instead a partial sum written off chip (``psum`` bytes per element) and
+    read back, and the sum is written once (``elem``)."""
+    if cut is None:
+        return walk
+    r, c = dims[cut]
+    assert walk.written[cut] == copies * r * c * elem  # each copy's tiles written once
+    walk.written[cut] = r * c * elem
+    walk.psum_written[cut] += copies * r * c * psum
+    walk.psum_read[cut] += copies * r * c * psum
     return walk
 
 

@@ -319,3 +319,24 @@ def test_dy_once_reads_dy_once_and_walks_the_rest_as_the_oracle() -> None:
         assert [row[f"read_{t}"] for t in ("dY", "W", "X")] == [
             want["read"][t] for t in ("dY", "W", "X")
         ]
+
+
+def test_a_batch_split_across_cores_sums_dw_off_chip_under_reduction_dram() -> None:
+    # d: M = 2 (the batch), K = 1, N = 2, tile 1, 1-byte elements, a scratchpad that holds
+    # everything. The multi-core baseline cuts M, one part per core: on chip the two cores' dW
+    # contributions add into one copy (dW written once, 2 B); with reduction=dram each core's dW
+    # (2 B) is written off chip as a partial sum and read back to be summed: + 4 B out of the
+    # dW step, + 4 B into it. dX is reduced over N, which M's cut leaves whole: unchanged.
+    base = "split-backward(order=seq, tile=1, partition=m, cores=2{}) + none"
+    chip = _run(_chain(1, 2), base.format(""), 1 << 20)
+    dram = _run(_chain(1, 2), base.format(", reduction=dram"), 1 << 20)
+    a, b = _row(chip, "d"), _row(dram, "d")
+    assert (a["written_dW"], a["spill_dW"], b["written_dW"], b["spill_dW"]) == (2, 0, 2, 8)
+    assert (a["spill_dX"], b["spill_dX"]) == (0, 0)
+    sa, sb = chip.steps.set_index("name"), dram.steps.set_index("name")
+    assert sb.loc["B:d/dw", "bytes_out"] - sa.loc["B:d/dw", "bytes_out"] == 4
+    assert sb.loc["B:d/dw", "bytes_in"] - sa.loc["B:d/dw", "bytes_in"] == 4
+    assert dram.traffic - chip.traffic == 8
+    # The default is the on-chip sum: the option off leaves the policy string as it was.
+    assert "reduction" not in igo.policy("seq", partition="m", cores=2)
+    assert "reduction=dram" in igo.policy("seq", partition="m", cores=2, reduction="dram")

@@ -308,3 +308,63 @@ def test_kept_intermediates_walk_equals_the_reference(
     _walk_equals_the_reference(
         shape, c_eff, order, nest, partition, replace=replace, intermediates="keep"
     )
+
+
+# ---- the off-chip reduction of a partition (the page's "Reading (off-chip reduction)") --------
+
+
+@pytest.mark.parametrize("lockstep", [False, True])
+def test_off_chip_reduction_of_a_batch_split_by_hand(lockstep: bool) -> None:
+    # seq, M = 2, K = N = 1, tile 1, 1-byte elements, a share that holds everything; M cut in two
+    # parts (one after another, or one per core in lock step). On chip, both parts add into the
+    # one dW tile: dY 2, W 1, X 2 read, dX 2 and dW 1 written, 8 B. Off chip (`dram`), each part
+    # accumulates its own dW (1 B), written out as a partial sum and read back to be summed:
+    # + 2 x 1 B written, + 2 x 1 B read, the sum written once as before: 12 B. dX (reduced over
+    # N, not cut) is unchanged.
+    args = (2, 1, 1, "seq", 1, 100, 1, 1)
+    chip = _core.tile_walk(*args, partition="m", parts=2, lockstep=lockstep)
+    dram = _core.tile_walk(*args, partition="m", parts=2, lockstep=lockstep, reduction="dram")
+    assert chip["read"] == dram["read"] == {"dY": 2, "W": 1, "X": 2, "dX": 0, "dW": 0}
+    assert chip["written"] == dram["written"] == {"dY": 0, "W": 0, "X": 0, "dX": 2, "dW": 1}
+    assert sum(chip["psum_written"].values()) + sum(chip["psum_read"].values()) == 0
+    assert (dram["psum_written"]["dW"], dram["psum_read"]["dW"]) == (2, 2)
+    assert (_total(chip), _total(dram)) == (8, 12)
+
+
+def test_off_chip_reduction_cuts_dx_for_n_and_nothing_for_k_or_one_part() -> None:
+    # N = 2 cut in two: dX (M x K = 1 element) is reduced over N: two 1-byte copies, 2-byte
+    # partial sums: + 2 x 2 B written and read. K cut: each part's dX and dW are its own tiles,
+    # no reduction. M = 1 at tile 1 has one tile: one part, nothing to sum.
+    n = _core.tile_walk(1, 1, 2, "dx-major", 1, 100, 1, 2, partition="n", parts=2, reduction="dram")
+    assert (n["psum_written"]["dX"], n["psum_read"]["dX"], n["written"]["dX"]) == (4, 4, 1)
+    assert n["psum_written"]["dW"] == n["psum_read"]["dW"] == 0
+    for shape, part in (((1, 2, 1), "k"), ((1, 1, 1), "m")):
+        args = (*shape, "interleave", 1, 100, 1, 2)
+        on = _core.tile_walk(*args, partition=part, parts=2)
+        off = _core.tile_walk(*args, partition=part, parts=2, reduction="dram")
+        assert _same(on, off)
+    with pytest.raises(ValueError, match="reduction: unknown 'disk'"):
+        _core.tile_walk(2, 1, 1, "seq", 1, 100, partition="m", parts=2, reduction="disk")
+
+
+@settings(max_examples=max(EXAMPLES // 2, 5), deadline=None)
+@given(
+    *WALK_CASES,
+    st.sampled_from(("belady", "lru", "none")),
+    st.sampled_from(("evict", "keep")),
+    st.booleans(),
+)
+def test_off_chip_reduction_walk_equals_the_reference(
+    shape: tuple[int, int, int, int],
+    c_eff: int,
+    order: str,
+    nest: tuple[str, str],
+    partition: str | None,
+    replace: str,
+    intermediates: str,
+    lockstep: bool,
+) -> None:
+    _walk_equals_the_reference(
+        shape, c_eff, order, nest, partition, replace=replace, intermediates=intermediates,
+        lockstep=lockstep, reduction="dram",
+    )  # fmt: skip

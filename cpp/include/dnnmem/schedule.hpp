@@ -190,6 +190,7 @@ struct TileModelOptions {
   bool lru = false;              // the simpler baseline tiler: LRU replacement, not Bélády
   bool no_reuse = false;         // replace=none: nothing kept between tile operations (§6.6's [5])
   bool keep_psum = false;        // partial sums stay on chip to the extent possible (§4.3)
+  bool reduce_off_chip = false;  // reduction=dram: a partition's parts summed off chip (§5)
   bool im2col_expanded = false;  // X and dX move as their im2col GEMM matrices, not the tensors
 };
 

@@ -62,6 +62,12 @@ struct TileWalkOptions {
   // a partial sum is a victim like any tile; true, "stored in the SPM to the extent possible"
   // (the paper's §4.3): rule 4 evicts a partial sum only when no other tile can go.
   bool keep_psum = false;
+  // The reduction of a partition (docs/model/interleaved.md, "Reading (off-chip reduction)"):
+  // false, the parts' contributions to an output add into one tile on chip; true (`reduction =
+  // dram`, the paper's §5), a partition that cuts an output's reduced dimension (M: dW, N: dX)
+  // gives each part its own copy of that output, written off chip as a partial sum (psum_bytes)
+  // and read back to be summed, the output then written once (elem_bytes). The walk only.
+  bool reduce_off_chip = false;
 };
 
 struct TileTraffic {

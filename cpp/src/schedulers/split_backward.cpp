@@ -39,6 +39,10 @@ extern const SchedulerPart scheduler_split_backward{
      choice_option("intermediates",
                    "tile model: partial sums evicted like any tile (evict) or kept on chip while another tile can go (keep)",
                    "evict", {"evict", "keep"}),
+     choice_option("reduction",
+                   "tile model: a partition's contributions to an output it cuts the reduction of, summed on chip (chip) "
+                   "or each part's written off chip and summed from there (dram)",
+                   "chip", {"chip", "dram"}),
      choice_option("im2col",
                    "tile model: X and dX bytes as the tensors (raw) or as their im2col GEMM matrices (expanded)",
                    "raw", {"raw", "expanded"}),
@@ -69,6 +73,7 @@ extern const SchedulerPart scheduler_split_backward{
       out.tile_model.lru = own.choice("replace") == "lru";
       out.tile_model.no_reuse = own.choice("replace") == "none";
       out.tile_model.keep_psum = own.choice("intermediates") == "keep";
+      out.tile_model.reduce_off_chip = own.choice("reduction") == "dram";
       out.tile_model.im2col_expanded = own.choice("im2col") == "expanded";
     }};
 
