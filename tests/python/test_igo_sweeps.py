@@ -24,6 +24,7 @@ SCRIPTS = [
     "gpu_whatif",
     "sensitivities_paper",
     "offchip_reduction",
+    "fig15_bytes",
 ]
 
 
@@ -174,6 +175,7 @@ KEYS = {
     "gpu_whatif": ["capacity", "network", "rung"],
     "sensitivities_paper": ["figure", "x", "rung", "network"],
     "offchip_reduction": ["figure", "x", "network"],
+    "fig15_bytes": ["bandwidth_scale", "network"],
 }
 
 
