@@ -209,6 +209,11 @@ def run(net: dnnmem.Network, hw: dnnmem.Hardware, policy: str) -> dict[str, Any]
     row["energy_j"] = d["energy_j"]
     row["energy_dram_j"] = d["energy_dram_j"]
     row["energy_static_j"] = d["energy_static_j"] + d["energy_sram_leakage_j"]
+    # WaveCore's global buffer (docs/seeds/mbs.md, "The global buffer's bytes"): streamed bytes
+    # move between DRAM and the local buffers without crossing it (§4.2, §6).
+    row["energy_j_bypass"] = (
+        d["energy_j"] - d["energy_sram_j"] + dnnmem.energy.sram_joules(r, "bypass")
+    )
     row["weight_bytes"] = d["traffic_in_weight"]  # the re-reads of serialization included
     row["weight_grad_bytes"] = d["traffic_in_weight_grad"] + d["traffic_out_weight_grad"]
     row["activation_bytes"] = d["traffic_in_activation"] + d["traffic_out_activation"]
