@@ -190,7 +190,8 @@ def run(net: dnnmem.Network, hw: dnnmem.Hardware, policy: str) -> dict[str, Any]
     """One estimate as a row: the result's totals (docs/model/report.md): traffic (also by
     role), time, utilization, groups and sub-batch sizes, global-buffer bytes and energy
     (``dnnmem.energy.WAVECORE``: DRAM-byte units, the paper's §6 ratios) and joules (static
-    energy included, docs/model/energy.md)."""
+    energy included, docs/model/energy.md), also with streamed bytes bypassing the global buffer
+    (``energy_j_bypass``)."""
     r = dnnmem.estimate(net, hw, policy=fused(policy))
     d = r.to_dict()
     keep = [

@@ -135,8 +135,7 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
 
     def joules_saved(config: str, col: str = "energy_j_bypass") -> str:
         return (
-            joined(num(100 * (1 - v(n, config, col) / v(n, C.SINGLE, col)), 1) for n in deep)
-            + " %"
+            joined(num(100 * (1 - v(n, config, col) / v(n, C.SINGLE, col)), 1) for n in deep) + " %"
         )
 
     def dram_share(config: str, col: str = "energy_j_bypass") -> str:
