@@ -67,9 +67,10 @@ def compute(small: bool = False) -> pd.DataFrame:
     return pd.concat(rows, ignore_index=True)
 
 
-def quantities(df: pd.DataFrame, mask: str) -> dict[str, float]:
-    """The cDMA claims the masks touch, from ``df``'s rows of ``mask`` (% or ×)."""
-    d = df[df["mask"] == mask]
+def quantities(df: pd.DataFrame, mask: str, column: str = "mask") -> dict[str, float]:
+    """The cDMA claims the masks touch, from ``df``'s rows whose ``column`` is ``mask`` (% or
+    ×; pooled.py reads its own readings' rows the same way)."""
+    d = df[df[column] == mask]
 
     def bars(gpu: str, bar: str) -> pd.DataFrame:
         return d[(d["gpu"] == gpu) & (d["bar"] == bar)].set_index("network")

@@ -496,3 +496,82 @@ def test_masks_table_counted_is_the_pages_fig13() -> None:
     same = ~off.index.get_level_values("bar").isin(["ZV", "BW"])
     np.testing.assert_allclose(off.loc[same, "time"], on.loc[same, "time"], rtol=1e-12)
     assert (off.loc[~same, "max_ratio"] > on.loc[~same, "max_ratio"]).all()
+
+
+# -- C3a: max-pool outputs generated as max pools (values=pooled, sweeps/cdma/pooled.py) ---
+
+
+def test_pooled_tensor_is_the_max_pool_of_a_relu_map() -> None:
+    """C3a by an independent route: the pooled class's tensor equals numpy's sliding-window
+    max of the generator's smoothed field with the ReLU (threshold) applied *before* the pool,
+    and its zeros are the sparsity asked for."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    from dnnmem import compression as cp
+
+    for k, st in ((3, 1), (3, 2), (2, 2)):
+        y = cp._generate(0.6, "nchw", cp.pooled_shape(k, st))
+        f = cp._box_field(np.random.default_rng(0), 31 * st + k + 5)
+        pooled = sliding_window_view(f, (k, k), axis=(2, 3))[:, :, ::st, ::st].max(axis=(4, 5))
+        pooled = pooled[:, :, :32, :32].astype(np.float32)
+        t = np.quantile(pooled, 0.6)
+        assert t > 0  # a ReLU at threshold t > 0 is monotone: max(relu(x)) = relu(max(x))
+        relu_first = np.where(f.astype(np.float32) <= np.float32(t), np.float32(0), f)
+        want = sliding_window_view(relu_first.astype(np.float32), (k, k), axis=(2, 3))
+        want = want[:, :, ::st, ::st].max(axis=(4, 5))[:, :, :32, :32]
+        np.testing.assert_array_equal(y, want)
+        assert (y == 0).mean() == pytest.approx(0.6, abs=1e-3)
+
+
+def test_pooled_repeats_values_and_zlib_sees_them() -> None:
+    """Overlapping windows repeat values side by side (a 3 × 3 window at stride 1: most
+    non-zero elements equal their right neighbour; none in the plain map): zlib compresses the
+    pooled tensor more than the plain one at the same sparsity; a 2 × 2 pool at stride 2 does
+    not overlap and repeats nothing."""
+    from dnnmem import compression as cp
+
+    def repeats(y: np.ndarray) -> float:
+        nz = y[..., :-1] != 0
+        return float((y[..., :-1] == y[..., 1:])[nz].mean())
+
+    assert repeats(cp._generate(0.5, "nchw", "maxpool3s1")) > 0.4
+    assert repeats(cp._generate(0.5, "nchw", "maxpool2s2")) == 0.0
+    assert repeats(cp._generate(0.5, "nchw", "map")) == 0.0
+    plain = cp.measured_ratio("zlib", 0.5)
+    assert cp.measured_ratio("zlib", 0.5, shape="maxpool3s1") > 1.5 * plain
+    with pytest.raises(ValueError, match="stride <= kernel"):
+        cp.pooled_shape(2, 3)
+    with pytest.raises(ValueError, match="shape"):
+        cp.measured_ratio("zlib", 0.5, shape="avgpool3s1")
+
+
+def test_pooled_option_touches_only_max_pools() -> None:
+    """``values=pooled``: GoogLeNet's max pools get their classes (the stem's 3 × 3 at stride 2,
+    the inception branches' 3 × 3 at stride 1, by hand from the zoo), VGG-16's 2 × 2 at stride 2;
+    on AlexNet every other tensor keeps its C3 ratio, and the default (``random``) is C3 for
+    every tensor."""
+    from dnnmem import compression as cp
+
+    def link(text: str):  # the link Part of a policy string
+        return dnnmem.Policy.parse(f"vdnn-all + {text}").link
+
+    net = dnnmem.network("googlenet", batch=1)
+    layers = net.layers.set_index("name")
+    assert cp._maxpool_class(net, layers, "pool1_3x3_s2") == "maxpool3s2"
+    assert cp._maxpool_class(net, layers, "inception_3a_pool") == "maxpool3s1"
+    vgg = dnnmem.network("vgg16", batch=1)
+    pool = vgg.layers["name"][vgg.layers["kind"] == "maxpool"].iloc[0]
+    assert cp._maxpool_class(vgg, vgg.layers.set_index("name"), pool) == "maxpool2s2"
+    net = dnnmem.network("alexnet", batch=1)  # three 3 × 3 max pools at stride 2
+    layers = net.layers.set_index("name")
+    _, plain, _ = cp.link_tables(link("zlib(target=0.6)"), net)
+    _, default, _ = cp.link_tables(link("zlib(target=0.6, values=random)"), net)
+    _, pooled, _ = cp.link_tables(link("zlib(target=0.6, values=pooled)"), net)
+    assert plain == default
+    kinds = [layers.at[x, "kind"] for x in net.tensors["layer"]]
+    roles = list(net.tensors["role"])
+    for p, q, kind, role in zip(plain, pooled, kinds, roles):
+        if kind == "maxpool" and role == "activation":
+            assert q > p
+        else:
+            assert q == p
