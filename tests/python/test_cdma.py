@@ -575,3 +575,22 @@ def test_pooled_option_touches_only_max_pools() -> None:
             assert q > p
         else:
             assert q == p
+
+
+def test_pooled_table_random_is_the_pages_fig13() -> None:
+    """pooled.csv's ``random`` rows are the page's Fig. 13; its ``pooled`` rows differ only in
+    the RLE and zlib bars (ZVC and vDNN do not look at non-zero values)."""
+    from sweep_scripts import pages
+
+    t = pages().load_tables("cdma")
+    m, f13 = t["pooled"], t["fig13_performance"]
+    keys = ["gpu", "network", "bar"]
+    rnd = m[m["values"] == "random"].set_index(keys).sort_index()
+    fig = f13.set_index(keys).sort_index()
+    for col in ("time", "performance", "gain", "map_ratio", "max_ratio"):
+        np.testing.assert_allclose(rnd[col], fig.loc[rnd.index, col], rtol=1e-12)
+    pooled = m[m["values"] == "pooled"].set_index(keys).sort_index()
+    same = pooled.index.get_level_values("bar").isin(["vDNN", "ZV"])
+    np.testing.assert_allclose(pooled.loc[same, "time"], rnd.loc[same, "time"], rtol=1e-12)
+    goog = pooled.xs(("titan-xp", "googlenet", "ZL")), rnd.xs(("titan-xp", "googlenet", "ZL"))
+    assert goog[0]["map_ratio"] > goog[1]["map_ratio"]

@@ -77,11 +77,21 @@ def test_cdma_tables_are_what_the_engine_computes(monkeypatch) -> None:
         df = import_script("cdma", name).compute(small=False)
         assert assert_matches_cache("cdma", name, df, ["network", *_key("cdma", name)]) == len(df)
     import_script("cdma", "fig13_performance")
+    C_POLICIES = sys.modules["_cdma"].POLICIES
     # The scripts read the networks through _cdma.networks(), which reads NETWORKS.
     monkeypatch.setattr(sys.modules["_cdma"], "NETWORKS", {"nin": 128})
-    for name in ("fig13_performance", "fig11_ratio", "gain_vs_link", "masks", "pooled"):
+    for name in ("fig13_performance", "fig11_ratio", "gain_vs_link"):
         df = import_script("cdma", name).compute(small=False)
         assert set(df["network"]) == {"nin"}
+        assert assert_matches_cache("cdma", name, df, ["network", *_key("cdma", name)]) == len(df)
+    # Readings M and C3a: only their own rows on the Titan Xp (their page-setup rows are Fig. 13's,
+    # test_cdma.py::test_masks_table_counted_is_the_pages_fig13 and ..._pooled_table_...).
+    for name, attr, reading in (("masks", "MASKS", ("off",)), ("pooled", "VALUES", ("pooled",))):
+        script = import_script("cdma", name)
+        monkeypatch.setattr(script, attr, reading)
+        monkeypatch.setattr(script, "GPUS", ("titan-xp",))
+        df = script.compute(small=False)
+        assert len(df) == len(C_POLICIES) and set(df["network"]) == {"nin"}
         assert assert_matches_cache("cdma", name, df, ["network", *_key("cdma", name)]) == len(df)
 
 
