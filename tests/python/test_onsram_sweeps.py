@@ -88,3 +88,22 @@ def test_the_page_shows_what_the_engine_computes(scripts, monkeypatch) -> None:
     assert assert_matches_cache(
         "onsram", "training", df, ["network", "capacity_mib", "policy"]
     ) == len(df)
+
+
+def test_resnext_is_keras_and_torchvision_an_option(scripts, monkeypatch) -> None:
+    """The page's ResNeXt is Keras' ResNeXt-50 (grouped convolutions as depthwise ones and a
+    sum; docs/seeds/onsram.md, "Which ResNeXt"): its Table I row is the saved one; ``--resnext
+    torchvision`` runs torchvision's and is refused where the page's data would be written."""
+    from sweep_scripts import assert_matches_cache, import_script
+
+    t1 = import_script("onsram", "table1")
+    helper = sys.modules["_onsram"]
+    monkeypatch.setattr(helper, "SMALL", ["ResNeXt"])
+    assert helper.NETWORKS["ResNeXt"] == "resnext50c32"
+    df = t1.compute(small=True)
+    assert assert_matches_cache("onsram", "table1", df, ["network", "bytes_per_element"])
+    monkeypatch.setattr(helper, "NETWORKS", dict(helper.NETWORKS))
+    helper.set_resnext("torchvision")
+    assert "layer1_0_conv2" in set(helper.inference_graph("ResNeXt").layers["name"])
+    with pytest.raises(SystemExit):
+        helper.main(t1, ["--resnext", "torchvision", "--markdown"])
