@@ -107,3 +107,21 @@ def test_resnext_is_keras_and_torchvision_an_option(scripts, monkeypatch) -> Non
     assert "layer1_0_conv2" in set(helper.inference_graph("ResNeXt").layers["name"])
     with pytest.raises(SystemExit):
         helper.main(t1, ["--resnext", "torchvision", "--markdown"])
+
+
+def test_a_dense_systolic_array_lowers_the_top_of_the_range() -> None:
+    """docs/seeds/onsram.md, the top of the range: on a 32 × 32 weight-stationary array (the
+    `systolic` compute model, same 375 GFLOP/s vector unit) MobileNetV1's depthwise layers use
+    9 of 32 rows and 1 of 32 columns, compute every policy pays, and ∞ SPM falls from 3.09× to
+    1.32×."""
+    import dnnmem
+
+    hw = dnnmem.hardware("onsram")
+    net = dnnmem.network("mobilenet_v1", batch=1, bytes_per_element=2).fold_batchnorm()
+    for compute, shown in (
+        ("peak(vector=0.125)", 3.09),
+        ("systolic(rows=32, cols=32, vector=0.125)", 1.32),
+    ):
+        none = dnnmem.estimate(net, hw, policy=f"inference + none + {compute}").time
+        inf = dnnmem.estimate(net, hw, policy=f"inference + infinite-spm + {compute}").time
+        assert round(none / inf, 2) == shown
