@@ -104,7 +104,7 @@ def resnext50_32x4d(
     return net.document("resnext50_32x4d")
 
 
-# keras_applications/resnext.py (keras-applications 1.0.8): filters of the bottleneck layer and
+# keras_applications/resnext.py (ResNeXt50c32's stack_fn): filters of the bottleneck layer and
 # blocks of stacks conv2 ... conv5 of ResNeXt50c32 (cardinality 32).
 _KERAS_STACKS = ((128, 3), (256, 4), (512, 6), (1024, 3))
 
@@ -113,7 +113,9 @@ def resnext50c32(
     num_classes: int = 1000, input_shape: tuple[int, int, int] = (224, 224, 3)
 ) -> dict:
     """ResNeXt-50 32×4d as Keras builds it: ``keras_applications.resnext.ResNeXt50c32``
-    (keras-applications 1.0.8, the ResNeXt of the Keras / TensorFlow ecosystem).
+    (``keras_applications/resnext.py``, added with Keras' ResNet variants in 2018; TensorFlow 2's
+    ``tf.keras`` ``applications/resnet.py`` carries the same block, ``block3``): the ResNeXt of the
+    Keras / TensorFlow ecosystem.
 
     The same network as :func:`resnext50_32x4d` (same weights, same multiply-accumulates),
     with the grouped 3×3 convolution written the way Keras writes it, which has no grouped
