@@ -218,6 +218,8 @@ def main(script: ModuleType, argv: Sequence[str] | None = None) -> None:
     """The command line of every script (sweeps/_pages.py)."""
     # --order only where a policy takes the order from ORDER (Table I and Fig. 2).
     order = set_order if getattr(script, "TAKES_ORDER", False) else None
+    # --resnext only where the script runs Table I's networks (not training.py's workloads).
+    resnext = set_resnext if getattr(script, "RUNS_TABLE_I_NETWORKS", False) else None
     _pages.main(
         SEED,
         script,
@@ -225,5 +227,5 @@ def main(script: ModuleType, argv: Sequence[str] | None = None) -> None:
         fusion=set_fusion,
         batchnorm=set_batchnorm,
         order=order,
-        resnext=set_resnext,
+        resnext=resnext,
     )

@@ -39,6 +39,8 @@ POLICIES = {
 BYTES_PER_ELEMENT = 2
 #: ``--order``: 1-Step and the caches take their node order from ``_onsram.ORDER`` (rule O12).
 TAKES_ORDER = True
+#: ``--resnext``: the ResNeXt of Table I comes from ``_onsram.NETWORKS``.
+RUNS_TABLE_I_NETWORKS = True
 ORDERS = 50
 SMALL_ORDERS = 2
 #: The paper's configuration (6 entries, window 3), and a 64-entry buffer: on graphs whose

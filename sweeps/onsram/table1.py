@@ -23,6 +23,8 @@ NAME = style.figure_name("onsram", "table1", "speedups")
 POLICIES = {"inf": "infinite-spm", "one_step": "one-step"}
 #: ``--order``: 1-Step and the caches take their node order from ``_onsram.ORDER`` (rule O12).
 TAKES_ORDER = True
+#: ``--resnext``: the ResNeXt of Table I comes from ``_onsram.NETWORKS``.
+RUNS_TABLE_I_NETWORKS = True
 
 
 def compute(small: bool = False) -> pd.DataFrame:
