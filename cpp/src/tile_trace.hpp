@@ -2,7 +2,8 @@
 // derives before its replacement loop (rules 1-3: the operations, their touches, each tile's next
 // touch, size and contributions, each operation's bytes), and what follows from it alone: the
 // walk's traffic when no live tile ever leaves, and the least c_eff from which none does
-// (docs/performance.md, "Walks that never evict a live tile"; "A walk's floor from its trace").
+// (docs/performance.md, "Walks that never evict a live tile"; "A walk's floor from its trace"),
+// kept apart (TraceStats).
 // None of it reads c_eff or the replacement rule, so the walks of one GEMM at other capacities
 // share it: it is kept per thread by the rest of the input (WalkKey with lru, keep_psum and
 // no_reuse cleared).
@@ -16,6 +17,22 @@
 #include "dnnmem/tiles.hpp"
 
 namespace dnnmem::detail {
+
+// What follows from an input's trace alone (docs/performance.md, "A walk's floor from its trace").
+struct TraceStats {
+  // The compulsory traffic: each input tile read once (at its first touch), each output tile with
+  // contributions written once, final. Every walk (any c_eff, any replacement) moves these bytes
+  // and more only by reloads and partial sums; a Bélády walk that evicts no live tile and fits
+  // every operation moves exactly these (docs/performance.md, "Walks that never evict a live tile").
+  TileTraffic compulsory;
+  std::int64_t compulsory_total = 0;
+  // The least c_eff at which a Bélády walk evicts no live tile and fits every operation (the
+  // walk's `live_floor` when it holds): the largest need (need_max) and, over the first touches,
+  // the largest bytes of the resident live tiles, the operation's tiles already dead, and the new
+  // one (live_max). At a c_eff in [need_max, live_max) every walk moves more than the compulsory
+  // bytes.
+  std::int64_t floor = 0, need_max = 0, live_max = 0;
+};
 
 struct Trace {
   struct Hit {
@@ -32,16 +49,7 @@ struct Trace {
   std::vector<std::int64_t> elems, chip;  // per tile: elements; on-chip bytes
   std::vector<std::int32_t> contributions;  // per tile: its accumulating touches
   std::int64_t tiles = 0;
-  // The compulsory traffic: each input tile read once (at its first touch), each output tile with
-  // contributions written once, final. Every walk (any c_eff, any replacement) moves these bytes
-  // and more only by reloads and partial sums; a Bélády walk that evicts no live tile and fits
-  // every operation moves exactly these (docs/performance.md, "Walks that never evict a live tile").
-  TileTraffic compulsory;
-  std::int64_t compulsory_total = 0;
-  // The least c_eff at which a Bélády walk evicts no live tile and fits every operation (the
-  // walk's `live_floor` when it holds): the largest need and, over the first touches, the
-  // largest bytes of the resident live tiles, the operation's tiles already dead, and the new one.
-  std::int64_t floor = 0;
+  TraceStats stats;
   std::size_t bytes() const {
     return touches.size() * sizeof(Hit) + op_begin.size() * 4 + need.size() * 8 + tensor_of.size() +
            elems.size() * 16 + contributions.size() * 4 + sizeof(Trace);
@@ -51,6 +59,10 @@ struct Trace {
 // The thread's trace of this input (built and kept when new).
 std::shared_ptr<const Trace> cached_trace(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                                           const TileWalkOptions& o);
+
+// The thread's stats of this input (computed from its trace and kept when new; kept after the
+// trace is forgotten).
+TraceStats cached_stats(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order, const TileWalkOptions& o);
 
 // The compulsory bytes of this input without its trace: every tensor some product touches (the
 // skip masks leave it in) read or written once, whole.

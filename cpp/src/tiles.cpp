@@ -215,19 +215,10 @@ std::optional<TileTraffic> no_reuse_walk(const Trace& tr, std::int64_t elem_byte
 }
 
 // Rules 4 and 5 over the trace at o.c_eff (Bélády or LRU), giving up once its total is known to
-// pass `bound` (*lower_out: a lower bound of that total; otherwise the total). `from_floor`: at a
-// c_eff from the trace's floor up, a Bélády walk's traffic is the compulsory one, not walked.
-std::optional<TileTraffic> replacement_walk(const Trace& tr, const TileWalkOptions& o, std::int64_t bound,
-                                            bool from_floor, std::int64_t* range_lo, std::int64_t* range_hi,
+// pass `bound` (*lower_out: a lower bound of that total; otherwise the total).
+std::optional<TileTraffic> replacement_walk(const Trace& tr, std::int64_t compulsory_total, const TileWalkOptions& o,
+                                            std::int64_t bound, std::int64_t* range_lo, std::int64_t* range_hi,
                                             std::int64_t* lower_out) {
-  if (from_floor && !o.lru && o.c_eff >= tr.floor) {
-    // docs/performance.md, "A walk's floor from its trace": the walk would evict no live tile and
-    // fit every operation, and its live floor would be tr.floor.
-    *range_lo = tr.floor;
-    *range_hi = std::numeric_limits<std::int64_t>::max();
-    *lower_out = tr.compulsory_total;
-    return tr.compulsory;
-  }
   // Every comparison with c_eff below narrows [c_lo, c_hi): the c_eff values that decide alike.
   std::int64_t c_lo = 0, c_hi = std::numeric_limits<std::int64_t>::max();
   const auto at_most_c_eff = [&](std::int64_t x) {  // x <= c_eff, recording the range
@@ -286,7 +277,7 @@ std::optional<TileTraffic> replacement_walk(const Trace& tr, const TileWalkOptio
     st[x].key = -1;
   };
   // The total is the compulsory bytes (each input tile's first read, each output tile's final
-  // write: tr.compulsory_total) and `extra`, the rest (reloads, partial sums), which only grows:
+  // write: compulsory_total) and `extra`, the rest (reloads, partial sums), which only grows:
   // the walk gives up once compulsory + extra passes `bound`.
   std::int64_t used = 0, extra = 0;
   // Until a live tile is evicted or an operation does not fit (never under LRU, whose victims
@@ -390,11 +381,11 @@ std::optional<TileTraffic> replacement_walk(const Trace& tr, const TileWalkOptio
           evict(touches[q].tile);
         }
       }
-    if (tr.compulsory_total + extra > bound) {
+    if (compulsory_total + extra > bound) {
       widen();
       *range_lo = c_lo;
       *range_hi = c_hi;
-      *lower_out = tr.compulsory_total + extra;
+      *lower_out = compulsory_total + extra;
       return std::nullopt;
     }
   }
@@ -404,7 +395,7 @@ std::optional<TileTraffic> replacement_walk(const Trace& tr, const TileWalkOptio
   widen();
   *range_lo = c_lo;
   *range_hi = c_hi;
-  *lower_out = tr.compulsory_total + extra;  // (the total)
+  *lower_out = compulsory_total + extra;  // (the total)
   return out;
 }
 
@@ -429,9 +420,28 @@ std::optional<TileTraffic> detail::tile_walk_bounded(std::int64_t m, std::int64_
     *lower_out = least;
     return std::nullopt;
   }
-  const std::shared_ptr<const Trace> trace = cached_trace(m, k, n, order, o);
-  if (o.no_reuse) return no_reuse_walk(*trace, o.elem_bytes, bound, range_lo, range_hi, lower_out);
-  return replacement_walk(*trace, o, bound, true, range_lo, range_hi, lower_out);
+  if (o.no_reuse) return no_reuse_walk(*cached_trace(m, k, n, order, o), o.elem_bytes, bound, range_lo, range_hi, lower_out);
+  const detail::TraceStats st = detail::cached_stats(m, k, n, order, o);
+  // A walk that moves nothing beyond the compulsory bytes keeps each live tile from its first
+  // touch to its last, so every first touch in an operation that fits finds room for the live
+  // tiles, the operation's dead ones and itself: where every operation fits and some first
+  // touch's set does not, the total is above the compulsory bytes (docs/performance.md, "A walk's
+  // floor from its trace"). A bound of the compulsory bytes gives up there without walking.
+  if (bound <= st.compulsory_total && st.need_max <= o.c_eff && o.c_eff < st.live_max) {
+    *range_lo = st.need_max;
+    *range_hi = st.live_max;
+    *lower_out = st.compulsory_total + 1;
+    return std::nullopt;
+  }
+  if (!o.lru && o.c_eff >= st.floor) {
+    // docs/performance.md, "A walk's floor from its trace": the walk would evict no live tile and
+    // fit every operation, and its live floor would be st.floor.
+    *range_lo = st.floor;
+    *range_hi = std::numeric_limits<std::int64_t>::max();
+    *lower_out = st.compulsory_total;
+    return st.compulsory;
+  }
+  return replacement_walk(*cached_trace(m, k, n, order, o), st.compulsory_total, o, bound, range_lo, range_hi, lower_out);
 }
 
 TileTraffic detail::tile_walk_replayed(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
@@ -441,7 +451,7 @@ TileTraffic detail::tile_walk_replayed(std::int64_t m, std::int64_t k, std::int6
   constexpr std::int64_t kNoBound = std::numeric_limits<std::int64_t>::max();
   std::int64_t lower = 0;
   if (o.no_reuse) return *no_reuse_walk(*trace, o.elem_bytes, kNoBound, range_lo, range_hi, &lower);
-  return *replacement_walk(*trace, o, kNoBound, false, range_lo, range_hi, &lower);
+  return *replacement_walk(*trace, detail::compulsory_bytes(m, k, n, o), o, kNoBound, range_lo, range_hi, &lower);
 }
 
 std::string_view backward_order_name(BackwardOrder o) {

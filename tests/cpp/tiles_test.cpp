@@ -305,6 +305,24 @@ TEST_CASE("tile walk: a bounded walk gives up exactly when its total passes the 
           }
         }
       }
+      // A bound of the compulsory bytes at every c_eff: the walk gives up exactly where it moves
+      // more, over a range where it does.
+      for (std::int64_t c = 0; c <= top; ++c) {
+        o.c_eff = c;
+        const std::int64_t total = tile_walk(m, k, n, order, o).total();
+        std::int64_t lo = 0, hi = 0, lower = 0;
+        const auto t = detail::tile_walk_bounded(m, k, n, order, o, compulsory, &lo, &hi, &lower);
+        INFO("order " << static_cast<int>(order) << ", variant " << v << ", c_eff " << c << ": total " << total
+                      << ", compulsory " << compulsory << ", lower " << lower << " over [" << lo << ", " << hi << ")");
+        REQUIRE(static_cast<bool>(t) == (total == compulsory));
+        REQUIRE(lower <= total);
+        REQUIRE(lo <= c);
+        REQUIRE(c < hi);
+        for (std::int64_t d : {lo, std::min(hi - 1, top)}) {  // the range's ends give up alike
+          o.c_eff = d;
+          CHECK((tile_walk(m, k, n, order, o).total() > compulsory) == !t);
+        }
+      }
     }
   CHECK(early > 0);  // some walk gave up before its end
 }
