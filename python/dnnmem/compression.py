@@ -234,11 +234,54 @@ def rle_bytes(words: np.ndarray) -> int:
     return headers + 4 * literal
 
 
+def pooled_shape(kernel: int, stride: int) -> str:
+    """The shape class of a ``kernel`` × ``kernel`` max pool's output at ``stride`` (C3a)."""
+    if not (1 <= stride <= kernel <= 16):
+        raise ValueError(f"max pool: need 1 <= stride <= kernel <= 16, got {kernel}, {stride}")
+    return f"maxpool{kernel}s{stride}"
+
+
+def _pooled(shape: str) -> tuple[int, int] | None:
+    """(kernel, stride) of a :func:`pooled_shape` class, None for ``map`` / ``vector``."""
+    if not shape.startswith("maxpool"):
+        return None
+    k, _, st = shape[len("maxpool") :].partition("s")
+    return int(k), int(st)
+
+
+def _box_field(rng: np.random.Generator, size: int) -> np.ndarray:
+    """(4, 16, size − 5, size − 5): Gaussian noise under a 5-wide box filter (a smooth field)."""
+    x = rng.standard_normal((4, 16, size, size))
+    for axis in (2, 3):
+        c = np.cumsum(x, axis=axis)
+        x = np.take(c, range(5, c.shape[axis]), axis=axis) - np.take(
+            c, range(0, c.shape[axis] - 5), axis=axis
+        )
+    return x
+
+
 def _generate(sparsity: float, layout: str, shape: str, seed: int = 0) -> np.ndarray:
     """A float32 activation tensor with a fraction ``sparsity`` of zeros. ``shape``:
     ``"map"`` (N=4, C=16, H=W=32, zeros clustered in space: a smoothed field thresholded,
-    as ReLU maps look) or ``"vector"`` (N=4 × 4096 features, zeros independent)."""
+    as ReLU maps look), ``"vector"`` (N=4 × 4096 features, zeros independent), or a
+    :func:`pooled_shape` (C3a: the 32 × 32 output of a max pool of that window and stride,
+    run on a larger smoothed field; thresholding after the pool is the same as a ReLU before
+    it, max(relu(x)) = relu(max(x)), so the zeros are where the pool puts them and the non-zero
+    values repeat where neighbouring windows share their maximum)."""
     rng = np.random.default_rng(seed)
+    pooled = _pooled(shape)
+    if pooled is not None:
+        k, st = pooled
+        f = _box_field(rng, 31 * st + k + 5)
+        y = np.full((4, 16, 32, 32), -np.inf)
+        for i in range(k):
+            for j in range(k):
+                y = np.maximum(y, f[:, :, i : i + 32 * st : st, j : j + 32 * st : st])
+        y = y.astype(np.float32)
+        thr = np.quantile(y, sparsity) if sparsity > 0 else -np.inf
+        y = np.where(y <= thr, np.float32(0), y).astype(np.float32)
+        order = {"nchw": (0, 1, 2, 3), "nhwc": (0, 2, 3, 1), "chwn": (1, 2, 3, 0)}[layout]
+        return np.ascontiguousarray(y.transpose(order))
     if shape == "vector":
         v = rng.standard_normal((4, 4096)).astype(np.float32)
         cut = np.quantile(v, sparsity) if sparsity > 0 else -np.inf
@@ -263,9 +306,12 @@ def measured_ratio(
 ) -> float:
     """Uncompressed / compressed bytes of a generated tensor (see :func:`_generate`) under
     ``algorithm`` (``"rle"`` or ``"zlib"``, level 6), in independent 4 KB windows. ``sparsity``
-    is rounded to 0.01 (the cache's key)."""
+    is rounded to 0.01 (the cache's key). ``shape``: ``"map"``, ``"vector"`` or a
+    :func:`pooled_shape`."""
     if algorithm not in ("rle", "zlib"):
         raise ValueError(f"algorithm: must be 'rle' or 'zlib', got {algorithm!r}")
+    if shape not in ("map", "vector") and _pooled(shape) is None:
+        raise ValueError(f"shape: must be map, vector or maxpool<k>s<stride>, got {shape!r}")
     if layout not in ("nchw", "nhwc", "chwn"):
         raise ValueError(f"layout: must be nchw, nhwc or chwn, got {layout!r}")
     s = round(min(1.0, max(0.0, float(sparsity))), 2)
@@ -294,6 +340,7 @@ def link_tables(
     if link.name == "zvc":
         return s.tolist(), [], source
     layout = str(opts.get("layout", "nchw"))
+    pooled = str(opts.get("values", "random")) == "pooled"
     t = network.tensors
     layers = network.layers.set_index("name")
     ratio = []
@@ -302,7 +349,22 @@ def link_tables(
             ratio.append(1.0)
             continue
         shape = layers.at[layer, "output_shape"] if layer in layers.index else ()
-        ratio.append(
-            measured_ratio(link.name, float(si), layout, "map" if len(shape) >= 3 else "vector")
-        )
+        cls = "map" if len(shape) >= 3 else "vector"
+        if pooled and cls == "map" and layers.at[layer, "kind"] == "maxpool":
+            cls = _maxpool_class(network, layers, layer)
+        ratio.append(measured_ratio(link.name, float(si), layout, cls))
     return s.tolist(), ratio, source
+
+
+def _maxpool_class(network: Network, layers: pd.DataFrame, layer: str) -> str:
+    """A max pool's :func:`pooled_shape` (C3a): the window from its forward work (one compare
+    per window element per output, kinds.cpp: ``fwd_flops`` = batch · outputs · k²), the stride
+    from its input's and output's heights (rounded: ceil-mode pools)."""
+    out = layers.at[layer, "output_shape"]
+    per_output = layers.at[layer, "fwd_flops"] / (network.batch * int(np.prod(out)))
+    k = round(float(per_output) ** 0.5)
+    if k < 1 or k * k != round(per_output):
+        raise ValueError(f"layer {layer!r}: a max pool whose window is not square ({per_output})")
+    src = layers.at[layer, "inputs"][0]
+    stride = max(1, round(layers.at[src, "output_shape"][0] / out[0]))
+    return pooled_shape(k, min(stride, k))

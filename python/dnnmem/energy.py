@@ -45,6 +45,9 @@ __all__ = [
     "relative_model",
     "WAVECORE",
     "calibrate_mac",
+    "GLOBAL_BUFFER_PATHS",
+    "sram_bytes",
+    "sram_joules",
     "schedule_columns",
     "sub_batch_string",
 ]
@@ -173,7 +176,7 @@ def joule_columns(totals: Mapping[str, Any], hardware: Hardware, option: Any = N
     capacity = totals["capacity"]
     # SRAM: every byte a step reads or writes, and every byte moved to or from off-chip memory
     # (written into the buffer on its way in, read on its way out).
-    sram_bytes = totals["gb_bytes"] + traffic
+    sram = sram_bytes(totals["gb_bytes"], traffic)
     if tech._is_scalar(capacity):  # one result
         e_sram = tech.sram_pj_per_byte(capacity, node, float(_sram_area(capacity, node)))
     else:  # a sweep's rows: element-wise, bit for bit the scalar formula (technology's arrays)
@@ -191,7 +194,7 @@ def joule_columns(totals: Mapping[str, Any], hardware: Hardware, option: Any = N
     static_w = table_static_fraction() * peak_macs_per_s * mac_pj * pj
     time = totals["time"]
     out = {
-        "energy_sram_j": sram_bytes * e_sram * pj,
+        "energy_sram_j": sram * e_sram * pj,
         "energy_dram_j": traffic * e_move * pj if kind == "dram" else 0.0 * traffic,
         "energy_host_link_j": traffic * e_move * pj if kind != "dram" else 0.0 * traffic,
         "energy_compute_j": compute,
@@ -200,6 +203,60 @@ def joule_columns(totals: Mapping[str, Any], hardware: Hardware, option: Any = N
     }
     total = sum(out.values())
     return {"energy_j": total, "energy_per_sample_j": total / totals["batch"], **out}
+
+
+#: The readings of what crosses the global buffer (:func:`sram_bytes`; docs/model/energy.md,
+#: "What crosses the SRAM"): ``through`` is the joule model's, ``bypass`` the mini-batch
+#: serialization paper's WaveCore (§4.2, §6).
+GLOBAL_BUFFER_PATHS = ("through", "bypass")
+
+
+def sram_bytes(gb_bytes: Any, traffic: Any, streamed: Any = 0, path: str = "through") -> Any:
+    """Bytes that cross the on-chip SRAM in one iteration (scalars or arrays).
+
+    Parameters
+    ----------
+    gb_bytes : float or array
+        Every byte a step reads or writes (bytes).
+    traffic : float or array
+        Bytes moved to or from off-chip memory (``traffic_in + traffic_out``).
+    streamed : float or array
+        The part of ``traffic`` that is a step's own streamed access (the steps'
+        ``bytes_streamed_in + bytes_streamed_out``); read by ``bypass`` only.
+    path : {"through", "bypass"}
+        ``through`` (the joule model's): every step byte, and every off-chip byte once more on its
+        way into or out of the buffer, ``gb_bytes + traffic``. ``bypass`` (WaveCore's, §4.2: the
+        local buffers overlap compute "with accesses to the global buffer and to memory"): a
+        streamed access moves between off-chip memory and the array without touching the
+        buffer, so it leaves both terms, ``gb_bytes + traffic − 2 · streamed``; the buffer then
+        carries what a cache manager keeps, and its bytes grow as the off-chip bytes fall (§6).
+
+    Returns
+    -------
+    float or array
+        Bytes.
+    """
+    if path == "through":
+        return gb_bytes + traffic
+    if path == "bypass":
+        return gb_bytes + traffic - 2 * streamed
+    raise ValueError(f"sram_bytes: path must be one of {GLOBAL_BUFFER_PATHS}, got {path!r}")
+
+
+def sram_joules(result: Any, path: str = "through") -> float:
+    """The SRAM joules (``energy_sram_j``) of one :class:`dnnmem.Result` with the global buffer
+    crossed as ``path`` says (:func:`sram_bytes`): ``through`` gives the result's own
+    ``energy_sram_j``; ``bypass`` takes the streamed bytes from the result's steps."""
+    from . import technology as tech
+
+    d = result.to_dict()
+    steps = result.steps
+    streamed = float(steps["bytes_streamed_in"].sum() + steps["bytes_streamed_out"].sum())
+    _, node, _, _ = _technology(result.hardware)
+    capacity = result.hardware.capacity
+    e_sram = tech.sram_pj_per_byte(capacity, node, float(_sram_area(capacity, node)))
+    traffic = d["traffic_in"] + d["traffic_out"]
+    return float(sram_bytes(d["gb_bytes"], traffic, streamed, path) * e_sram * 1e-12)
 
 
 def table_static_fraction() -> float:

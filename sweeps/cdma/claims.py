@@ -32,6 +32,10 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[Claim]:
     # all three performance-optimal policies": per network, the best of RLE, ZVC and zlib.
     best = pd.concat([bars(xp, b)["performance"] for b in ("RL", "ZV", "ZL")], axis=1).max(axis=1)
     zvc = f11[(f11["algorithm"] == "zvc") & (f11["layout"] == "nchw")].set_index("network")
+    # Reading M (docs/seeds/cdma.md, "What the paper's ratios count"): the paper's ratios are
+    # 1 / density, ZVC's masks left out (§V-A: 60 % zeros "2.5×"); its bytes on PCIe keep them.
+    masks = tables["masks"]
+    zvc_m = masks[(masks["mask"] == "off") & (masks["gpu"] == xp) & (masks["bar"] == "ZV")]
     zlib = f11[(f11["algorithm"] == "zlib") & (f11["layout"] == "nchw")].set_index("network")
     # §VII-A, Fig. 11: "the average compression ratio is weighted by the size of the activation
     # maps that are being offloaded": the layers' maps (map_ratio), the input image left out
@@ -43,6 +47,7 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[Claim]:
     zlib_less = 100 * (1 - zvc["map_ratio"] / zlib["map_ratio"])
     setup = "six networks of Table II, sparsity rule per network (AlexNet 49.4 %, mean 62 %)"
     h3 = ("H3",)  # per-network sparsity targets, the layers' activation maps
+    h3m = ("H3", "M")  # ... and ZVC's ratio as the paper counts it, masks left out
     h3s = ("H3",)  # per-network sparsity targets
     g1 = ("G1",)  # Fig. 13: compute no faster than the memory rate the paper measured (§VI)
 
@@ -52,9 +57,10 @@ def claims(tables: dict[str, pd.DataFrame]) -> list[Claim]:
 
     return [
         c("ZVC compression ratio, average over the networks", "Abstract, §VII-A", 2.6,
-          zvc["map_ratio"].mean(), "ratio", "×", f"Fig. 11: {setup}, the activation maps", h3),
+          zvc_m["map_ratio"].mean(), "ratio", "×",
+          f"Fig. 11: {setup}, the activation maps, masks left out", h3m),
         c("ZVC compression ratio, largest per layer", "Abstract, §VII-A", 13.8,
-          f11[f11["algorithm"] == "zvc"]["max_ratio"].max(), "ratio", "×", "Fig. 11", h3s),
+          zvc_m["max_ratio"].max(), "ratio", "×", "Fig. 11, masks left out", h3m),
         c("zlib compression ratio (NCHW), average", "§VII-A", 2.76, zlib["map_ratio"].mean(),
           "ratio", "×", "Fig. 11, the activation maps", h3),
         c("zlib's PCIe traffic below ZVC's, average", "§VII-A", 3.0, zlib_less.mean(),

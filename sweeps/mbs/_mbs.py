@@ -190,7 +190,8 @@ def run(net: dnnmem.Network, hw: dnnmem.Hardware, policy: str) -> dict[str, Any]
     """One estimate as a row: the result's totals (docs/model/report.md): traffic (also by
     role), time, utilization, groups and sub-batch sizes, global-buffer bytes and energy
     (``dnnmem.energy.WAVECORE``: DRAM-byte units, the paper's §6 ratios) and joules (static
-    energy included, docs/model/energy.md)."""
+    energy included, docs/model/energy.md), also with streamed bytes bypassing the global buffer
+    (``energy_j_bypass``)."""
     r = dnnmem.estimate(net, hw, policy=fused(policy))
     d = r.to_dict()
     keep = [
@@ -209,6 +210,11 @@ def run(net: dnnmem.Network, hw: dnnmem.Hardware, policy: str) -> dict[str, Any]
     row["energy_j"] = d["energy_j"]
     row["energy_dram_j"] = d["energy_dram_j"]
     row["energy_static_j"] = d["energy_static_j"] + d["energy_sram_leakage_j"]
+    # WaveCore's global buffer (docs/seeds/mbs.md, "The global buffer's bytes"): streamed bytes
+    # move between DRAM and the local buffers without crossing it (§4.2, §6).
+    row["energy_j_bypass"] = (
+        d["energy_j"] - d["energy_sram_j"] + dnnmem.energy.sram_joules(r, "bypass")
+    )
     row["weight_bytes"] = d["traffic_in_weight"]  # the re-reads of serialization included
     row["weight_grad_bytes"] = d["traffic_in_weight_grad"] + d["traffic_out_weight_grad"]
     row["activation_bytes"] = d["traffic_in_activation"] + d["traffic_out_activation"]

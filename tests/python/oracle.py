@@ -1527,3 +1527,15 @@ def fold_batchnorm_expectation(net) -> dict:
     left = int((layers["kind"] == "batchnorm").sum()) - folded
     return {"folded": folded, "params_removed": params, "forward_flops_removed": flops,
             "batchnorm_left": left}  # fmt: skip
+
+
+def sram_bytes(o: dict, gb_bytes: int, path: str = "through") -> int:
+    """Bytes that cross the global buffer (docs/model/energy.md, "What crosses the SRAM") from
+    an :func:`estimate` result ``o`` and the schedule's step bytes ``gb_bytes``: ``through``,
+    every step byte and every off-chip byte once more; ``bypass``, a step's streamed accesses
+    (its ``streamed_in`` / ``streamed_out``) leave both counts."""
+    traffic = o["traffic_in"] + o["traffic_out"]
+    if path == "through":
+        return gb_bytes + traffic
+    streamed = sum(d["streamed_in"] + d["streamed_out"] for d in o["steps"])
+    return gb_bytes + traffic - 2 * streamed

@@ -408,3 +408,189 @@ def test_map_ratio_leaves_the_network_input_out(chain: dnnmem.Network) -> None:
     assert list(x["kind"]) == [1, 1, 2, 2]
     assert list(x["bytes"]) == [32, 24, 24, 32]
     assert list(x["issue_step"]) == [0, 2, 3, 5] and list(x["deadline"]) == [0, 2, 4, 6]
+
+
+# -- reading M: the paper's ratios leave ZVC's masks out (sweeps/cdma/masks.py) ------------
+
+
+def test_reading_m_ratio_arithmetic() -> None:
+    """The page's arithmetic for reading M, by hand (FP32, 32 000 elements): without the masks
+    60 % zeros give 2.5× (§V-A), 62 % 1 / 0.38 = 2.63× (the abstract's 2.6×), 93 % 1 / 0.07 =
+    14.3×, and 13.8× is 1 − 1/13.8 = 92.75 % zeros; with them 93 % gives 1 / (0.07 + 1/32) =
+    9.88× and 13.8× needs 1 − (1/13.8 − 1/32) = 95.88 %."""
+    n = 4 * 32_000
+    assert n / _core.zvc_bytes(n, 4, 0.60, mask=False) == 2.5
+    assert n / _core.zvc_bytes(n, 4, 0.62, mask=False) == pytest.approx(1 / 0.38, rel=1e-12)
+    assert n / _core.zvc_bytes(n, 4, 0.93, mask=False) == pytest.approx(1 / 0.07, rel=1e-12)
+    assert n / _core.zvc_bytes(n, 4, 0.93) == pytest.approx(1 / (0.07 + 1 / 32), rel=1e-12)
+    assert 1 - 1 / 13.8 == pytest.approx(0.92754, abs=1e-5)
+    assert 1 - (1 / 13.8 - 1 / 32) == pytest.approx(0.95879, abs=1e-5)
+
+
+def test_map_ratio_without_masks(chain: dnnmem.Network) -> None:
+    """``mask=off`` on the chain of test_map_ratio_leaves_the_network_input_out: Y:x (32 B,
+    dense) crosses as 32 B, Y:r (24 B, one non-zero element) as 4 B, each out and back:
+    ``ratio`` = 112 / 72, ``map_ratio`` = 48 / 8 = 6 (3 with the masks)."""
+    hw = dnnmem.Hardware(**POINT)
+    row = cdma.compare(chain, hw, ["vdnn-all + zvc(mask=off)"]).iloc[0]
+    assert (row["traffic"], row["link"]) == (112, 72)
+    assert row["map_ratio"] == pytest.approx(6.0, rel=1e-12)
+    assert row["max_ratio"] == pytest.approx(6.0, rel=1e-12)
+
+
+def test_masks_script_policies_and_quantities() -> None:
+    """masks.py: ``off`` adds ``mask=off`` to the two ZVC bars only; the claims by hand on two
+    networks (Titan Xp ZVC map ratios 2 and 4, zlib 2.5 and 4; times as below)."""
+    from sweep_scripts import import_script
+
+    script = import_script("cdma", "masks")
+    off = script.policies("off")
+    assert off["ZV"] == "vdnn-all + zvc(mask=off, cap=200GB/s)"
+    assert off["BW"] == "vdnn-all + zvc(mask=off, cap=48GB/s)"
+    assert off["vDNN"] == "vdnn-all" and off["ZL"] == "vdnn-all + zlib(cap=200GB/s)"
+    assert script.policies("on")["ZV"] == "vdnn-all + zvc(cap=200GB/s)"
+    with pytest.raises(ValueError, match="mask"):
+        script.policies("none")
+    rows = []
+    #            bar     time  perf  gain  map  max
+    per_net = {
+        "a": [("vDNN", 2.0, 0.50, 0.0, 1.0, 1.0), ("RL", 1.6, 0.625, 0.25, 1.5, 3.0),
+              ("ZV", 1.25, 0.80, 0.60, 2.0, 8.0), ("ZL", 1.0, 1.00, 1.00, 2.5, 9.0),
+              ("BW", 1.25, 0.80, 0.60, 2.0, 8.0)],
+        "googlenet": [("vDNN", 4.0, 0.25, 0.0, 1.0, 1.0), ("RL", 2.0, 0.50, 1.0, 3.0, 5.0),
+                      ("ZV", 2.0, 0.50, 1.0, 4.0, 16.0), ("ZL", 2.0, 0.50, 1.0, 4.0, 10.0),
+                      ("BW", 2.5, 0.40, 0.60, 4.0, 16.0)],
+    }  # fmt: skip
+    for gpu in script.GPUS:
+        for net, bars in per_net.items():
+            for bar, time, perf, gain, mr, mx in bars:
+                rows.append({"mask": "off", "gpu": gpu, "network": net, "bar": bar, "time": time,
+                             "performance": perf, "gain": gain, "map_ratio": mr,
+                             "max_ratio": mx})  # fmt: skip
+    q = script.quantities(pd.DataFrame(rows), "off")
+    assert q["ratio_average"] == 3.0 and q["ratio_largest"] == 16.0
+    # zlib's traffic below ZVC's: 1 − 2/2.5 = 20 % and 0 %.
+    assert q["zlib_less_average"] == pytest.approx(10.0) and q["zlib_less_googlenet"] == 0.0
+    assert q["gain_average"] == pytest.approx(80.0) and q["gain_largest"] == 100.0
+    assert q["second_gain_average"] == pytest.approx(80.0)
+    # BW against the best of RL, ZV, ZL: 0.8 / 1.0 and 0.4 / 0.5, both 80 %: 20 % given up.
+    assert q["bw_gives_up"] == pytest.approx(20.0)
+    # zlib's speed-up: 1.25 / 1.0 − 1 = 25 % and 0 %.
+    assert q["zlib_speedup_average"] == pytest.approx(12.5)
+    assert q["zlib_speedup_largest"] == pytest.approx(25.0)
+
+
+def test_masks_table_counted_is_the_pages_fig13() -> None:
+    """masks.csv's ``on`` rows are the page's Fig. 13 (the same policies, GPUs and compute),
+    and its ``off`` rows differ only in the ZVC bars."""
+    from sweep_scripts import pages
+
+    t = pages().load_tables("cdma")
+    m, f13 = t["masks"], t["fig13_performance"]
+    keys = ["gpu", "network", "bar"]
+    on = m[m["mask"] == "on"].set_index(keys).sort_index()
+    fig = f13.set_index(keys).sort_index()
+    for col in ("time", "performance", "gain", "map_ratio", "max_ratio"):
+        np.testing.assert_allclose(on[col], fig.loc[on.index, col], rtol=1e-12)
+    off = m[m["mask"] == "off"].set_index(keys).sort_index()
+    same = ~off.index.get_level_values("bar").isin(["ZV", "BW"])
+    np.testing.assert_allclose(off.loc[same, "time"], on.loc[same, "time"], rtol=1e-12)
+    assert (off.loc[~same, "max_ratio"] > on.loc[~same, "max_ratio"]).all()
+
+
+# -- C3a: max-pool outputs generated as max pools (values=pooled, sweeps/cdma/pooled.py) ---
+
+
+def test_pooled_tensor_is_the_max_pool_of_a_relu_map() -> None:
+    """C3a by an independent route: the pooled class's tensor equals numpy's sliding-window
+    max of the generator's smoothed field with the ReLU (threshold) applied *before* the pool,
+    and its zeros are the sparsity asked for."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    from dnnmem import compression as cp
+
+    for k, st in ((3, 1), (3, 2), (2, 2)):
+        y = cp._generate(0.6, "nchw", cp.pooled_shape(k, st))
+        f = cp._box_field(np.random.default_rng(0), 31 * st + k + 5)
+        pooled = sliding_window_view(f, (k, k), axis=(2, 3))[:, :, ::st, ::st].max(axis=(4, 5))
+        pooled = pooled[:, :, :32, :32].astype(np.float32)
+        t = np.quantile(pooled, 0.6)
+        assert t > 0  # a ReLU at threshold t > 0 is monotone: max(relu(x)) = relu(max(x))
+        relu_first = np.where(f.astype(np.float32) <= np.float32(t), np.float32(0), f)
+        want = sliding_window_view(relu_first.astype(np.float32), (k, k), axis=(2, 3))
+        want = want[:, :, ::st, ::st].max(axis=(4, 5))[:, :, :32, :32]
+        np.testing.assert_array_equal(y, want)
+        assert (y == 0).mean() == pytest.approx(0.6, abs=1e-3)
+
+
+def test_pooled_repeats_values_and_zlib_sees_them() -> None:
+    """Overlapping windows repeat values side by side (a 3 × 3 window at stride 1: most
+    non-zero elements equal their right neighbour; none in the plain map): zlib compresses the
+    pooled tensor more than the plain one at the same sparsity; a 2 × 2 pool at stride 2 does
+    not overlap and repeats nothing."""
+    from dnnmem import compression as cp
+
+    def repeats(y: np.ndarray) -> float:
+        nz = y[..., :-1] != 0
+        return float((y[..., :-1] == y[..., 1:])[nz].mean())
+
+    assert repeats(cp._generate(0.5, "nchw", "maxpool3s1")) > 0.4
+    assert repeats(cp._generate(0.5, "nchw", "maxpool2s2")) == 0.0
+    assert repeats(cp._generate(0.5, "nchw", "map")) == 0.0
+    plain = cp.measured_ratio("zlib", 0.5)
+    assert cp.measured_ratio("zlib", 0.5, shape="maxpool3s1") > 1.5 * plain
+    with pytest.raises(ValueError, match="stride <= kernel"):
+        cp.pooled_shape(2, 3)
+    with pytest.raises(ValueError, match="shape"):
+        cp.measured_ratio("zlib", 0.5, shape="avgpool3s1")
+
+
+def test_pooled_option_touches_only_max_pools() -> None:
+    """``values=pooled``: GoogLeNet's max pools get their classes (the stem's 3 × 3 at stride 2,
+    the inception branches' 3 × 3 at stride 1, by hand from the zoo), VGG-16's 2 × 2 at stride 2;
+    on AlexNet every other tensor keeps its C3 ratio, and the default (``random``) is C3 for
+    every tensor."""
+    from dnnmem import compression as cp
+
+    def link(text: str):  # the link Part of a policy string
+        return dnnmem.Policy.parse(f"vdnn-all + {text}").link
+
+    net = dnnmem.network("googlenet", batch=1)
+    layers = net.layers.set_index("name")
+    assert cp._maxpool_class(net, layers, "pool1_3x3_s2") == "maxpool3s2"
+    assert cp._maxpool_class(net, layers, "inception_3a_pool") == "maxpool3s1"
+    vgg = dnnmem.network("vgg16", batch=1)
+    pool = vgg.layers["name"][vgg.layers["kind"] == "maxpool"].iloc[0]
+    assert cp._maxpool_class(vgg, vgg.layers.set_index("name"), pool) == "maxpool2s2"
+    net = dnnmem.network("alexnet", batch=1)  # three 3 × 3 max pools at stride 2
+    layers = net.layers.set_index("name")
+    _, plain, _ = cp.link_tables(link("zlib(target=0.6)"), net)
+    _, default, _ = cp.link_tables(link("zlib(target=0.6, values=random)"), net)
+    _, pooled, _ = cp.link_tables(link("zlib(target=0.6, values=pooled)"), net)
+    assert plain == default
+    kinds = [layers.at[x, "kind"] for x in net.tensors["layer"]]
+    roles = list(net.tensors["role"])
+    for p, q, kind, role in zip(plain, pooled, kinds, roles):
+        if kind == "maxpool" and role == "activation":
+            assert q > p
+        else:
+            assert q == p
+
+
+def test_pooled_table_random_is_the_pages_fig13() -> None:
+    """pooled.csv's ``random`` rows are the page's Fig. 13; its ``pooled`` rows differ only in
+    the RLE and zlib bars (ZVC and vDNN do not look at non-zero values)."""
+    from sweep_scripts import pages
+
+    t = pages().load_tables("cdma")
+    m, f13 = t["pooled"], t["fig13_performance"]
+    keys = ["gpu", "network", "bar"]
+    rnd = m[m["values"] == "random"].set_index(keys).sort_index()
+    fig = f13.set_index(keys).sort_index()
+    for col in ("time", "performance", "gain", "map_ratio", "max_ratio"):
+        np.testing.assert_allclose(rnd[col], fig.loc[rnd.index, col], rtol=1e-12)
+    pooled = m[m["values"] == "pooled"].set_index(keys).sort_index()
+    same = pooled.index.get_level_values("bar").isin(["vDNN", "ZV"])
+    np.testing.assert_allclose(pooled.loc[same, "time"], rnd.loc[same, "time"], rtol=1e-12)
+    goog = pooled.xs(("titan-xp", "googlenet", "ZL")), rnd.xs(("titan-xp", "googlenet", "ZL"))
+    assert goog[0]["map_ratio"] > goog[1]["map_ratio"]

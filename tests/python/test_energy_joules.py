@@ -13,7 +13,7 @@ import pytest
 from test_mbs import CHAIN, _net
 
 import dnnmem
-from dnnmem import technology
+from dnnmem import energy, technology
 from dnnmem.cost import dies_per_wafer, preset_check
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -298,3 +298,49 @@ def test_sram_array_paths_equal_the_scalar_formula_bit_for_bit() -> None:
             assert technology.sram_pj_per_byte(c, node, a) == pj[i], (node, c)
             assert technology.sram_leakage_w(c, node) == leak[i], (node, c)
     assert technology.sram_leakage_w(np.array([0.0, 1.0]), "7nm")[0] == 0.0
+
+
+# -- what crosses the global buffer (docs/model/energy.md, "What crosses the SRAM") --------------
+
+
+def test_global_buffer_paths_by_hand() -> None:
+    # The chain: 405 step bytes. MBS1 under mbs-strict streams all of its 341 off-chip bytes, so
+    # bypass leaves the 405 - 341 = 64 bytes the buffer serves; `none` streams every step byte
+    # (238 moved, all streamed): 0; `lookahead` moves 62 bytes, 46 of them streamed: the buffer serves
+    # 238 - 46 = 192 step bytes and carries the 62 - 46 = 16 prefetched or offloaded ones: 208.
+    hw = dnnmem.Hardware(
+        capacity="64KiB", bandwidth="1GB/s", throughput="1GFLOPS", memory_type="hbm2", node="45nm"
+    )
+    net = _net(CHAIN)
+    r = dnnmem.estimate(net, hw, policy=MBS1)
+    e_byte = r.energy_sram_j / (405 + 341)
+    assert energy.sram_joules(r) == pytest.approx(r.energy_sram_j, rel=1e-12)
+    assert energy.sram_joules(r, "bypass") == pytest.approx(64 * e_byte, rel=1e-12)
+    none = dnnmem.estimate(net, hw, policy="default + none")
+    assert (none.traffic, none.gb_bytes, energy.sram_joules(none, "bypass")) == (238, 238, 0)
+    look = dnnmem.estimate(net, hw, policy="default + lookahead")
+    assert (look.traffic, look.gb_bytes) == (62, 238)
+    assert energy.sram_joules(look, "bypass") == pytest.approx(208 * e_byte, rel=1e-12)
+    assert energy.sram_bytes(10, 4, 3, "bypass") == 8 and energy.sram_bytes(10, 4) == 14
+    with pytest.raises(ValueError, match="path must be one of"):
+        energy.sram_bytes(10, 4, 3, "around")
+
+
+@pytest.mark.parametrize(
+    "policy", ["mbs(variant=mbs2, buffer=400) + mbs-strict", "default + lookahead"]
+)
+def test_global_buffer_bypass_against_the_oracle(policy: str) -> None:
+    import oracle
+    from test_mbs import RESIDUAL3
+
+    net = _net(RESIDUAL3)
+    r = dnnmem.estimate(net, policy=policy, capacity=400, bandwidth=10**6, throughput=10**8)
+    scheduler, manager = (p.strip() for p in policy.split("+"))
+    o = oracle.estimate(
+        net.with_scheduler(scheduler), 400, 10**6, 10**8, manager.split("(")[0], reuse="group"
+    )
+    assert o["traffic_in"] + o["traffic_out"] == r.traffic_in + r.traffic_out
+    e_byte = r.energy_sram_j / oracle.sram_bytes(o, r.gb_bytes)
+    bypass = oracle.sram_bytes(o, r.gb_bytes, "bypass")
+    assert 0 < bypass < r.gb_bytes + r.traffic
+    assert energy.sram_joules(r, "bypass") == pytest.approx(bypass * e_byte, rel=1e-12)

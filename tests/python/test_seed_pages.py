@@ -71,17 +71,27 @@ def test_blocks_are_replaced_and_quick_modes_write_nothing(tmp_path: Path, monke
 
 
 def test_cdma_tables_are_what_the_engine_computes(monkeypatch) -> None:
-    """cDMA: the tables of the quick scripts recomputed whole; Fig. 11 and 13 (tens of seconds)
-    on NiN."""
+    """cDMA: the tables of the quick scripts recomputed whole; Fig. 11 and 13, reading M and
+    rule C3a (tens of seconds) on NiN."""
     for name in ("fig12_offload_size", "fig3b_generations", "gain_vs_sparsity", "beyond_lookahead"):
         df = import_script("cdma", name).compute(small=False)
         assert assert_matches_cache("cdma", name, df, ["network", *_key("cdma", name)]) == len(df)
     import_script("cdma", "fig13_performance")
+    C_POLICIES = sys.modules["_cdma"].POLICIES
     # The scripts read the networks through _cdma.networks(), which reads NETWORKS.
     monkeypatch.setattr(sys.modules["_cdma"], "NETWORKS", {"nin": 128})
     for name in ("fig13_performance", "fig11_ratio", "gain_vs_link"):
         df = import_script("cdma", name).compute(small=False)
         assert set(df["network"]) == {"nin"}
+        assert assert_matches_cache("cdma", name, df, ["network", *_key("cdma", name)]) == len(df)
+    # Readings M and C3a: only their own rows on the Titan Xp (their page-setup rows are Fig. 13's,
+    # test_cdma.py::test_masks_table_counted_is_the_pages_fig13 and ..._pooled_table_...).
+    for name, attr, reading in (("masks", "MASKS", ("off",)), ("pooled", "VALUES", ("pooled",))):
+        script = import_script("cdma", name)
+        monkeypatch.setattr(script, attr, reading)
+        monkeypatch.setattr(script, "GPUS", ("titan-xp",))
+        df = script.compute(small=False)
+        assert len(df) == len(C_POLICIES) and set(df["network"]) == {"nin"}
         assert assert_matches_cache("cdma", name, df, ["network", *_key("cdma", name)]) == len(df)
 
 
@@ -95,6 +105,8 @@ def _key(seed: str, name: str) -> list[str]:
         ("cdma", "gain_vs_link"): ["link"],
         ("cdma", "gain_vs_sparsity"): ["sparsity"],
         ("cdma", "beyond_lookahead"): ["memory", "policy"],
+        ("cdma", "masks"): ["mask", "gpu", "bar"],
+        ("cdma", "pooled"): ["values", "gpu", "bar"],
     }[seed, name]
 
 

@@ -8,7 +8,7 @@
 //   rle, zlib  a measured ratio per tensor (the Python layer compresses generated tensors of
 //         the tensor's sparsity and layout, or takes the user's table).
 // The per-tensor sparsity and ratios arrive in LinkTables; the sparsity options below (first,
-// deep, fc, pool, target, uniform, layout) are the Python layer's, declared here so that a
+// deep, fc, pool, target, uniform, layout, values) are the Python layer's, declared here so that a
 // policy string carries them.
 #include <cmath>
 #include <sstream>
@@ -33,6 +33,10 @@ std::vector<OptionSpec> common_options(bool zvc) {
   } else {
     o.push_back(choice_option("layout", "activation layout the ratios are measured in", "nchw",
                               {"nchw", "nhwc", "chwn"}));
+    o.push_back(choice_option("values",
+                              "how the measured tensors are generated: random (C3), or pooled "
+                              "(a max pool's output is the max pool of a generated map, C3a)",
+                              "random", {"random", "pooled"}));
   }
   o.push_back(number_option("cap", "bytes/s",
                             "rate at which the compressor reads (writes) uncompressed data, 0 = unlimited "
