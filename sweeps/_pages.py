@@ -204,6 +204,7 @@ def main(
     fusion: Callable[[str], None] | None = None,
     batchnorm: Callable[[str], None] | None = None,
     order: Callable[[str], None] | None = None,
+    resnext: Callable[[str], None] | None = None,
 ) -> None:
     """The command line of a seed's script (see the module's docstring). ``tilers``: the
     script takes ``--tiler`` (the interleaved ladder) with these choices, the first the
@@ -215,7 +216,10 @@ def main(
     keeps ``fold`` and the figure of ``keep`` gets it as a suffix. ``order``: the script takes
     ``--order bfs | thesis`` (the node order of the policies other than OnSRAM-Static,
     docs/model/onsram.md rule O12), passed to this callable before it computes; the page keeps
-    ``bfs`` and the figure of ``thesis`` gets it as a suffix."""
+    ``bfs`` and the figure of ``thesis`` gets it as a suffix. ``resnext``: the script takes
+    ``--resnext keras | torchvision`` (which ResNeXt-50 stands for OnSRAM's ResNeXt), passed to
+    this callable before it computes; the page keeps ``keras`` and the figure of
+    ``torchvision`` gets it as a suffix."""
     name = Path(script.__file__).stem
     p = argparse.ArgumentParser(description=(script.__doc__ or name).strip().splitlines()[0])
     p.add_argument("--small", action="store_true", help="the CI mode: fewer points (seconds)")
@@ -245,6 +249,10 @@ def main(
         p.add_argument("--order", choices=("bfs", "thesis"), default="bfs",
                        help="node order of the policies other than OnSRAM-Static: breadth-first "
                        "(the page) or the thesis's depth-first (rule O12)")  # fmt: skip
+    if resnext:
+        p.add_argument("--resnext", choices=("keras", "torchvision"), default="keras",
+                       help="the ResNeXt-50 of the paper's ResNeXt: Keras' (grouped convolutions "
+                       "as depthwise ones and a sum; the page) or torchvision's")  # fmt: skip
     a = p.parse_args(argv)
     if a.cached and a.small:
         p.error("--cached reads the full mode's tables: leave out --small")
@@ -263,11 +271,17 @@ def main(
         p.error("--order thesis: the page and its data run the other policies breadth-first")
     if order:
         order(node_order)
+    variant = getattr(a, "resnext", "keras")
+    if variant != "keras" and (a.markdown or a.cached):
+        p.error("--resnext torchvision: the page and its data run Keras' ResNeXt-50")
+    if resnext:
+        resnext(variant)
     tiler = getattr(a, "tiler", None)
     suffix = f"_{tiler}" if tilers and tiler != tilers[0] else ""
     figure_suffix = suffix + (f"_fusion_{level}" if level != "none" else "")
     figure_suffix += "_batchnorm_keep" if folding != "fold" else ""
     figure_suffix += f"_order_{node_order}" if node_order != "bfs" else ""
+    figure_suffix += f"_resnext_{variant}" if variant != "keras" else ""
     shown = name + suffix  # the table printed and drawn
     makers = tables_of(script)
     t0 = time.perf_counter()

@@ -48,13 +48,13 @@ std::int64_t scale(std::int64_t walked, std::int64_t tensor_bytes, std::int64_t 
 // above a floor when it never evicts a live tile. Results are memoised per thread (a sweep's threads
 // share nothing) by the rest of the input, each with its range: a later c_eff inside one hits.
 // The table is forgotten when it grows large.
-// `bound`: a walk that would move more bytes gives up (nothing): a candidate of a search that
-// can no longer win. A walk that gave up is memoised too, with the bytes it had moved and the
-// range of c_eff for which its walk up to there is the same: a later call with a bound below
-// those bytes gives up at once.
+// `bound`: a walk whose total would be above it gives up (nothing): a candidate of a search that
+// can no longer win. A walk that gave up is memoised too, with the lower bound of its total that
+// passed the bound and the range of c_eff for which that bound holds: a later call with a bound
+// below it gives up at once.
 struct WalkRange {
   std::int64_t lo, hi;     // c_eff in [lo, hi)
-  std::int64_t gave_up;    // -1: `traffic` is the walk's; else the bytes moved when it gave up
+  std::int64_t gave_up;    // -1: `traffic` is the walk's; else a lower bound of its total (> the bound it had)
   TileTraffic traffic;
 };
 
@@ -70,13 +70,13 @@ std::optional<TileTraffic> memo_walk(std::int64_t m, std::int64_t k, std::int64_
       if (r.gave_up < 0) return r.traffic;
       if (r.gave_up > bound) return std::nullopt;
     }
-  std::int64_t lo = 0, hi = 0, moved = 0;
-  const std::optional<TileTraffic> t = detail::tile_walk_bounded(m, k, n, order, o, bound, &lo, &hi, &moved);  // (throws first)
+  std::int64_t lo = 0, hi = 0, lower = 0;
+  const std::optional<TileTraffic> t = detail::tile_walk_bounded(m, k, n, order, o, bound, &lo, &hi, &lower);  // (throws first)
   if (stored >= 4096) {
     memo.clear();
     stored = 0;
   }
-  memo[key].push_back({lo, hi, t ? -1 : moved, t ? *t : TileTraffic{}});  // (`ranges` may be gone after a clear)
+  memo[key].push_back({lo, hi, t ? -1 : lower, t ? *t : TileTraffic{}});  // (`ranges` may be gone after a clear)
   ++stored;
   return t;
 }
@@ -113,13 +113,16 @@ std::int64_t pick_nests(std::int64_t m, std::int64_t k, std::int64_t n, Backward
   trial.lru = false;
   trial.keep_psum = false;
   trial.no_reuse = false;
+  trial.nest_x = kRowNests[0];
+  trial.nest_w = kColNests[0];
+  detail::check_tile_input(m, k, n, trial, false);  // (the nests below are valid)
   for (auto nx : kRowNests)
     for (auto nw : kColNests) {
       if (order == BackwardOrder::DxMajor && nw != kColNests[0]) continue;
       if (order == BackwardOrder::DwMajor && nx != kRowNests[0]) continue;
       trial.nest_x = nx;
       trial.nest_w = nw;
-      const std::int64_t total = tile_estimate(m, k, n, order, trial).total();
+      const std::int64_t total = detail::tile_estimate_checked(m, k, n, order, trial).total();
       if (best < 0 || total < best) {
         best = total;
         o.nest_x = nx;

@@ -118,27 +118,31 @@ std::array<std::int64_t, 2> first_use(const Shape& g, std::string_view nest) {
 std::int64_t floor_div(std::int64_t a, std::int64_t c) { return a >= 0 ? a / c : -((-a + c - 1) / c); }  // c > 0
 
 // The bytes of the dY tiles (i, j) whose first uses by the two nests lie at most `window`
-// operations apart: per row i, the j with |a + c j| <= window form one run.
+// operations apart: the (i, j) with |ci i + cj j| <= window. Along the dimension with fewer tiles
+// (u), the others (v) with |a + c v| <= window form one run. (The same pairs summed by rows or by
+// columns: the same integer.)
 std::int64_t within_window(const Shape& g, std::string_view nest_x, std::string_view nest_w, std::int64_t window) {
   const auto ax = first_use(g, nest_x), aw = first_use(g, nest_w);
-  const std::int64_t ci = ax[0] - aw[0], cj0 = ax[1] - aw[1], nj = g.count[1];
+  const std::array<std::int64_t, 2> coef{ax[0] - aw[0], ax[1] - aw[1]};
+  const int du = g.count[0] <= g.count[1] ? 0 : 1, dv = 1 - du;
+  const std::int64_t nu = g.count[du], nv = g.count[dv];
   std::int64_t bytes = 0;
-  for (std::int64_t i = 0; i < g.count[0]; ++i) {
-    std::int64_t a = ci * i, c = cj0;
-    if (c < 0) {  // |a + c j| = |-a - c j|
+  for (std::int64_t u = 0; u < nu; ++u) {
+    std::int64_t a = coef[du] * u, c = coef[dv];
+    if (c < 0) {  // |a + c v| = |-a - c v|
       a = -a;
       c = -c;
     }
-    std::int64_t j0 = 0, j1 = nj - 1;
+    std::int64_t v0 = 0, v1 = nv - 1;
     if (c == 0) {
       if ((a < 0 ? -a : a) > window) continue;
     } else {
-      j0 = std::max<std::int64_t>(j0, -floor_div(window + a, c));  // ceil((-window - a) / c)
-      j1 = std::min(j1, floor_div(window - a, c));
+      v0 = std::max<std::int64_t>(v0, -floor_div(window + a, c));  // ceil((-window - a) / c)
+      v1 = std::min(v1, floor_div(window - a, c));
     }
-    if (j0 > j1) continue;
-    const std::int64_t cols = (j1 - j0 + 1) * g.tile - (j1 == nj - 1 ? g.tile - g.edge[1] : 0);
-    bytes += std::min(g.tile, g.size[0] - i * g.tile) * cols * g.elem;
+    if (v0 > v1) continue;
+    const std::int64_t run = (v1 - v0 + 1) * g.tile - (v1 == nv - 1 ? g.tile - g.edge[dv] : 0);
+    bytes += (u == nu - 1 ? g.edge[du] : g.tile) * run * g.elem;
   }
   return bytes;
 }
@@ -148,6 +152,11 @@ std::int64_t within_window(const Shape& g, std::string_view nest_x, std::string_
 TileTraffic tile_estimate(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                           const TileWalkOptions& o) {
   detail::check_tile_input(m, k, n, o, false);
+  return detail::tile_estimate_checked(m, k, n, order, o);
+}
+
+TileTraffic detail::tile_estimate_checked(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
+                                          const TileWalkOptions& o) {
   Shape g;
   g.size = {m, n, k};
   g.tile = o.tile;

@@ -38,6 +38,7 @@ BUILDERS: dict[str, tuple[str, str]] = {
     "nin": ("classic", "nin"),
     "overfeat": ("classic", "overfeat"),
     "resnext50_32x4d": ("resnext", "resnext50_32x4d"),
+    "resnext50c32": ("resnext", "resnext50c32"),
     "ssd300": ("ssd", "ssd300"),
     "ptb_lstm": ("lstm_lm", "ptb_lstm"),
     "mha_block": ("attention_block", "mha_block"),

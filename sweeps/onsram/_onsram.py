@@ -39,7 +39,7 @@ NETWORKS: dict[str, str] = {
     "Inception-v4": "inception_v4",
     "ResNet-50": "resnet50",
     "SSD300": "ssd300",
-    "ResNeXt": "resnext50_32x4d",
+    "ResNeXt": "resnext50c32",
     "MobileNetV1": "mobilenet_v1",
     "SqueezeNet": "squeezenet",
     "PTB": "ptb_lstm",
@@ -131,6 +131,18 @@ def set_order(order: str) -> None:
     ORDER = order
 
 
+#: Which ResNeXt-50 stands for the paper's ResNeXt (``--resnext``): the Keras one, whose grouped
+#: convolutions are depthwise convolutions with a multiplier and a sum (``resnext50c32``), as the
+#: paper's TensorFlow framework builds it, or torchvision's (``resnext50_32x4d``, grouped
+#: convolutions) (docs/seeds/onsram.md, "Which ResNeXt").
+RESNEXT_VARIANTS: dict[str, str] = {"keras": "resnext50c32", "torchvision": "resnext50_32x4d"}
+
+
+def set_resnext(variant: str) -> None:
+    """Every run of this seed's scripts with the ResNeXt ``variant`` (``--resnext``)."""
+    NETWORKS["ResNeXt"] = RESNEXT_VARIANTS[variant]
+
+
 def inference_graph(name: str, bytes_per_element: int = 2) -> dnnmem.Network:
     """The network the paper's name ``name`` stands for, batch 1, at :data:`BATCHNORM`."""
     net = dnnmem.network(NETWORKS[name], batch=1, bytes_per_element=bytes_per_element)
@@ -206,4 +218,14 @@ def main(script: ModuleType, argv: Sequence[str] | None = None) -> None:
     """The command line of every script (sweeps/_pages.py)."""
     # --order only where a policy takes the order from ORDER (Table I and Fig. 2).
     order = set_order if getattr(script, "TAKES_ORDER", False) else None
-    _pages.main(SEED, script, argv, fusion=set_fusion, batchnorm=set_batchnorm, order=order)
+    # --resnext only where the script runs Table I's networks (not training.py's workloads).
+    resnext = set_resnext if getattr(script, "RUNS_TABLE_I_NETWORKS", False) else None
+    _pages.main(
+        SEED,
+        script,
+        argv,
+        fusion=set_fusion,
+        batchnorm=set_batchnorm,
+        order=order,
+        resnext=resnext,
+    )

@@ -16,6 +16,9 @@ from _pages import num, table
 from dnnmem.plots import style
 from dnnmem.units import format_bytes
 
+#: ``--resnext``: the ResNeXt of Table I comes from ``_onsram.NETWORKS``.
+RUNS_TABLE_I_NETWORKS = True
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 

@@ -2,6 +2,7 @@
 // tests/python/test_tiles_oracle.py; the Python tests also compare it with the reference walk
 // on random shapes.
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <stdexcept>
 #include <thread>
@@ -221,4 +222,143 @@ TEST_CASE("tile walk: the result is the same over the c_eff range each walk repo
       }
     }
   CHECK(unbounded_below_top > 0);  // some walk's range reaches past the compare-alike one
+}
+
+namespace {
+// The variations of the walk the range and floor cases run (each order): plain, keep_psum, 4-byte
+// partial sums, a partition, lock step, a skipped operand with another nest, LRU, no reuse; then
+// the off-chip reduction (reduce_off_chip: per-part copies of the cut output, whose extra bytes the
+// walk's bound and shortcuts must account for) with a cut of M and wider partial sums (extra bytes
+// > 0), a cut of N in lock step with narrower ones (< 0), no reuse, LRU, keep_psum, and a cut
+// output the cache keeps whole (no copies).
+constexpr int kVariations = 14;
+TileWalkOptions variation(int v) {
+  TileWalkOptions o{2, 0, 2, 2, "ijk", "jik"};
+  if (v == 1) o.keep_psum = true;
+  if (v == 2) o.psum_bytes = 4;
+  if (v == 3) o.partition = 0, o.parts = 2;
+  if (v == 4) o.partition = 2, o.parts = 2, o.lockstep = true;
+  if (v == 5) o.skip_x = 1U << 1, o.nest_x = "kij";
+  if (v == 6) o.lru = true;
+  if (v == 7) o.no_reuse = true, o.partition = 1, o.parts = 2;
+  if (v >= 8) o.reduce_off_chip = true;
+  if (v == 8) o.partition = 0, o.parts = 2, o.psum_bytes = 4;
+  if (v == 9) o.partition = 1, o.parts = 3, o.lockstep = true, o.elem_bytes = 4, o.psum_bytes = 1;
+  if (v == 10) o.no_reuse = true, o.partition = 0, o.parts = 3;
+  if (v == 11) o.lru = true, o.partition = 1, o.parts = 2;
+  if (v == 12) o.keep_psum = true, o.partition = 0, o.parts = 3, o.psum_bytes = 4;
+  if (v == 13) o.partition = 0, o.parts = 2, o.skip_w = 1U << 4;
+  return o;
+}
+constexpr std::array<BackwardOrder, 5> kAllOrders{BackwardOrder::Seq, BackwardOrder::SeqDwFirst, BackwardOrder::Interleave,
+                                                  BackwardOrder::DxMajor, BackwardOrder::DwMajor};
+}  // namespace
+
+TEST_CASE("tile walk: from the trace's floor up, the compulsory traffic equals the walk replayed", "[tiles]") {
+  // docs/performance.md, "A walk's floor from its trace": at a c_eff from the floor the trace
+  // computes, the walk answers the compulsory traffic without replaying; at every c_eff, result
+  // and range equal the walk replayed touch by touch (which finds its floor as it goes).
+  const std::int64_t m = 7, k = 5, n = 9, top = (m * n + k * n + m * k) * 2 * 4;  // (every operand whole)
+  int from_floor = 0;
+  for (BackwardOrder order : kAllOrders)
+    for (int v = 0; v < kVariations; ++v) {
+      TileWalkOptions o = variation(v);
+      for (std::int64_t c = 0; c <= top; ++c) {
+        o.c_eff = c;
+        std::int64_t lo = 0, hi = 0, replayed_lo = 0, replayed_hi = 0;
+        const TileTraffic t = detail::tile_walk_range(m, k, n, order, o, &lo, &hi);
+        const TileTraffic r = detail::tile_walk_replayed(m, k, n, order, o, &replayed_lo, &replayed_hi);
+        INFO("order " << static_cast<int>(order) << ", variant " << v << ", c_eff " << c);
+        REQUIRE(same(t, r));
+        REQUIRE(lo == replayed_lo);
+        REQUIRE(hi == replayed_hi);
+        if (hi == std::numeric_limits<std::int64_t>::max() && !o.lru && !o.no_reuse) ++from_floor;
+      }
+    }
+  CHECK(from_floor > 1000);  // most c_eff values above the floors
+}
+
+TEST_CASE("tile walk: a bounded walk gives up exactly when its total passes the bound", "[tiles]") {
+  // Under every bound around the compulsory bytes and the total: the walk returns its traffic
+  // when the total is within the bound; when it gives up, the lower bound it reports lies above
+  // the bound and at most the total (a bound one below the total always gives up: the lower bound
+  // reaches the total by the last operation). Below the compulsory bytes it gives up at every c_eff.
+  const std::int64_t m = 7, k = 5, n = 9, top = (m * n + k * n + m * k) * 2 * 4;
+  int early = 0;
+  for (BackwardOrder order : kAllOrders)
+    for (int v = 0; v < kVariations; ++v) {
+      TileWalkOptions o = variation(v);
+      o.c_eff = top;
+      const std::int64_t compulsory = tile_walk(m, k, n, order, o).total();  // (everything fits)
+      for (std::int64_t c : {std::int64_t{0}, std::int64_t{9}, std::int64_t{40}, std::int64_t{100}, top / 3, top}) {
+        o.c_eff = c;
+        const TileTraffic full = tile_walk(m, k, n, order, o);
+        const std::int64_t total = full.total();
+        for (std::int64_t bound : {std::int64_t{0}, compulsory - 1, compulsory, (compulsory + total) / 2, total - 1, total}) {
+          std::int64_t lo = 0, hi = 0, lower = 0;
+          const auto t = detail::tile_walk_bounded(m, k, n, order, o, bound, &lo, &hi, &lower);
+          INFO("order " << static_cast<int>(order) << ", variant " << v << ", c_eff " << c << ", bound " << bound
+                        << " (compulsory " << compulsory << ", total " << total << "): lower " << lower);
+          CHECK(lo <= c);
+          CHECK(c < hi);
+          CHECK(lower <= total);
+          if (total <= bound) {
+            REQUIRE(t);
+            CHECK(same(*t, full));
+            CHECK(lower == total);
+          } else {
+            CHECK_FALSE(t);
+            CHECK(lower > bound);
+            if (lower < total) ++early;
+          }
+          if (bound < compulsory) {
+            CHECK(lo == 0);
+            CHECK(hi == std::numeric_limits<std::int64_t>::max());
+          }
+        }
+      }
+      // A bound of the compulsory bytes at every c_eff: the walk gives up exactly where it moves
+      // more, over a range where it does.
+      for (std::int64_t c = 0; c <= top; ++c) {
+        o.c_eff = c;
+        const std::int64_t total = tile_walk(m, k, n, order, o).total();
+        std::int64_t lo = 0, hi = 0, lower = 0;
+        const auto t = detail::tile_walk_bounded(m, k, n, order, o, compulsory, &lo, &hi, &lower);
+        INFO("order " << static_cast<int>(order) << ", variant " << v << ", c_eff " << c << ": total " << total
+                      << ", compulsory " << compulsory << ", lower " << lower << " over [" << lo << ", " << hi << ")");
+        REQUIRE(static_cast<bool>(t) == (total == compulsory));
+        REQUIRE(lower <= total);
+        REQUIRE(lo <= c);
+        REQUIRE(c < hi);
+        for (std::int64_t d : {lo, std::min(hi - 1, top)}) {  // the range's ends give up alike
+          o.c_eff = d;
+          CHECK((tile_walk(m, k, n, order, o).total() > compulsory) == !t);
+        }
+      }
+    }
+  CHECK(early > 0);  // some walk gave up before its end
+}
+
+TEST_CASE("tile walk: the off-chip reduction's variations add each copy's partial sum, written and read", "[tiles]") {
+  // Where everything fits (c_eff = top), a walk moves only compulsory bytes; the off-chip
+  // reduction's copies then add 2 x copies x (the cut output's elements) x psum_bytes, the
+  // partial sums written and read back (the output itself written once either way): M cut
+  // (dW, 5 x 9 = 45 elements), N cut (dX, 7 x 5 = 35). Variation 13's cut output is kept whole.
+  const std::int64_t m = 7, k = 5, n = 9, top = (m * n + k * n + m * k) * 2 * 4;
+  const std::array<std::int64_t, 6> added{2 * 2 * 45 * 4, 2 * 3 * 35 * 1, 2 * 3 * 45 * 2,
+                                          2 * 2 * 35 * 2, 2 * 3 * 45 * 4, 0};
+  for (BackwardOrder order : kAllOrders)
+    for (int v = 8; v < kVariations; ++v) {
+      TileWalkOptions o = variation(v);
+      o.c_eff = top;
+      const TileTraffic reduced = tile_walk(m, k, n, order, o);
+      o.reduce_off_chip = false;
+      const TileTraffic summed = tile_walk(m, k, n, order, o);
+      INFO("order " << static_cast<int>(order) << ", variant " << v);
+      CHECK(reduced.total() - summed.total() == added[static_cast<std::size_t>(v - 8)]);
+      const auto cut = static_cast<std::size_t>(o.partition == 0 ? 4 : 3);
+      CHECK(reduced.written[cut] == summed.written[cut]);
+      CHECK(reduced.psum_written[cut] - summed.psum_written[cut] == added[static_cast<std::size_t>(v - 8)] / 2);
+      CHECK(reduced.psum_read[cut] - summed.psum_read[cut] == added[static_cast<std::size_t>(v - 8)] / 2);
+    }
 }

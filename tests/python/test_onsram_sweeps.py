@@ -88,3 +88,74 @@ def test_the_page_shows_what_the_engine_computes(scripts, monkeypatch) -> None:
     assert assert_matches_cache(
         "onsram", "training", df, ["network", "capacity_mib", "policy"]
     ) == len(df)
+
+
+def test_resnext_is_keras_and_torchvision_an_option(scripts, monkeypatch) -> None:
+    """The page's ResNeXt is Keras' ResNeXt-50 (grouped convolutions as depthwise ones and a
+    sum; docs/seeds/onsram.md, "Which ResNeXt"): its Table I row is the saved one; ``--resnext
+    torchvision`` runs torchvision's and is refused where the page's data would be written."""
+    from sweep_scripts import assert_matches_cache, import_script
+
+    t1 = import_script("onsram", "table1")
+    helper = sys.modules["_onsram"]
+    monkeypatch.setattr(helper, "SMALL", ["ResNeXt"])
+    assert helper.NETWORKS["ResNeXt"] == "resnext50c32"
+    df = t1.compute(small=True)
+    assert assert_matches_cache("onsram", "table1", df, ["network", "bytes_per_element"])
+    monkeypatch.setattr(helper, "NETWORKS", dict(helper.NETWORKS))
+    helper.set_resnext("torchvision")
+    assert "layer1_0_conv2" in set(helper.inference_graph("ResNeXt").layers["name"])
+    with pytest.raises(SystemExit):
+        helper.main(t1, ["--resnext", "torchvision", "--markdown"])
+
+
+@pytest.mark.parametrize(
+    "name, shown",
+    [
+        ("mobilenet_v1", (3.09, 1.32, 1.01)),
+        ("resnext50c32", (2.87, 1.73, 1.07)),
+        ("resnext50_32x4d", (1.92, 1.53, 1.15)),
+    ],
+)
+def test_a_dense_systolic_array_lowers_the_top_of_the_range(name, shown) -> None:
+    """docs/seeds/onsram.md, the top of the range: ∞ SPM at peak, then on a 32 × 32 and a
+    128 × 128 weight-stationary array (the `systolic` compute model, same 375 GFLOP/s vector
+    unit), where a depthwise layer uses 9 rows and 1 column per channel: compute every policy
+    pays, so the ratio falls."""
+    import dnnmem
+
+    hw = dnnmem.hardware("onsram")
+    net = dnnmem.network(name, batch=1, bytes_per_element=2).fold_batchnorm()
+    computes = ["peak(vector=0.125)"] + [
+        f"systolic(rows={n}, cols={n}, vector=0.125)" for n in (32, 128)
+    ]
+    for compute, expected in zip(computes, shown):
+        none = dnnmem.estimate(net, hw, policy=f"inference + none + {compute}").time
+        inf = dnnmem.estimate(net, hw, policy=f"inference + infinite-spm + {compute}").time
+        assert round(none / inf, 2) == expected
+
+
+@pytest.mark.parametrize(
+    "name, shown", [("mobilenet_v1", 3.48), ("resnext50c32", 3.05), ("resnet50", 1.83)]
+)
+def test_keras_pads_as_steps_leave_the_top_of_the_range_out_of_reach(name, shown) -> None:
+    """docs/seeds/onsram.md, the top of the range: Keras' ZeroPadding2D layers, which dnnmem
+    folds, run as copies of their own (an `opaque` step writing the padded tensor) add No SPM
+    Mgmt traffic that ∞ SPM does not pay, and still leave MobileNetV1 at 3.48× (paper 5.17×)
+    and Keras' ResNeXt at 3.05× (3.86×)."""
+    import dnnmem
+    from dnnmem.network import load_network
+    from dnnmem.zoo import network_document
+
+    doc = network_document(name)
+    shapes = load_network(doc).layers.set_index("name")["output_shape"].to_dict()
+    for layer in doc["layers"]:
+        if layer["kind"] == "zero_padding":
+            (top, bottom), (left, right) = layer.pop("padding")
+            h, w, c = shapes[layer["inputs"][0]]
+            layer.update(kind="opaque", shape=[h + top + bottom, w + left + right, c])
+    net = load_network(doc, batch=1, bytes_per_element=2).fold_batchnorm()
+    hw = dnnmem.hardware("onsram")
+    none = dnnmem.estimate(net, hw, policy="inference + none").time
+    inf = dnnmem.estimate(net, hw, policy="inference + infinite-spm").time
+    assert round(none / inf, 2) == shown

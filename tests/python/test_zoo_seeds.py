@@ -42,6 +42,9 @@ PUBLISHED_PARAMS = [
     ("squeezenet", {"version": "1.1"}, 1_235_496),
     # torchvision.models.resnext50_32x4d docs table: 25,028,904.
     ("resnext50_32x4d", {}, 25_028_904),
+    # Keras' ResNeXt50 (keras_applications.resnext.ResNeXt50c32): the same weights, its grouped
+    # kernels as depthwise ones with a multiplier (9 · width · c each, as 9 · c · width).
+    ("resnext50c32", {}, 25_028_904),
     # torchvision.models.detection.ssd300_vgg16 docs table (COCO, 91 classes): 35,641,826.
     ("ssd300", {"num_classes": 91}, 35_641_826),
     # torch.nn.MultiheadAttention(512, 8): in_proj 3·512·512 + 3·512, out_proj 512·512 + 512
@@ -83,6 +86,7 @@ PUBLISHED_MACS = [
     ("overfeat", {}, 2_801_403_904, 2810e6, 0.01),
     # torchvision resnext50_32x4d docs table: 4.23 GFLOPS; Xie et al. 2017 Table 1: 4.2×10⁹.
     ("resnext50_32x4d", {}, 4_230_479_872, 4.23e9, 0.01),
+    ("resnext50c32", {}, 4_230_479_872, 4.23e9, 0.01),
     # torchvision ssd300_vgg16 docs table: 34.86 GFLOPS (91 classes, 300×300).
     ("ssd300", {"num_classes": 91}, 34_858_153_472, 34.86e9, 0.01),
 ]
@@ -311,6 +315,49 @@ def test_resnext_grouped_convolutions():
     assert df.loc["layer2_0_conv1", "output_shape"] == (56, 56, 256)
     assert df.loc["layer2_0_conv2", "output_shape"] == (28, 28, 256)
     assert df.loc["fc", "output_shape"] == (1000,)
+
+
+def test_resnext_keras_grouped_convolutions_as_depthwise_and_sum():
+    """Keras' block: depthwise convolution with multiplier c = width / 32, then the Lambda's
+    sum over the c partial products of each output channel (an avgpool of window [1, c] over
+    the folded reshape [H·W·width, c, 1]: c adds per output, one per element read)."""
+    net = dnnmem.network("resnext50c32")
+    df = net.layers.set_index("name")
+    # Keras' documented ResNeXt50 total: 25,097,128 (the 68,224 batch-norm statistics of
+    # resnext50_32x4d's 25,028,904 + 68,224 as well).
+    assert net.params == 25_097_128
+    for stack, width, hw in ((2, 128, 56), (3, 256, 28), (4, 512, 14), (5, 1024, 7)):
+        c = width // 32
+        p = f"conv{stack}_block1"
+        # 56·56·128·4 = 28·28·256·8 = … = 1,605,632 partial products in every stack.
+        assert df.loc[f"{p}_2_conv", "output_shape"] == (hw, hw, width * c)
+        assert hw * hw * width * c == 1_605_632
+        assert df.loc[f"{p}_2_conv", "params"] == 3 * 3 * width * c
+        assert df.loc[f"{p}_2_reduce", "fwd_flops"] == 1_605_632
+        assert df.loc[f"{p}_2_bn", "output_shape"] == (hw, hw, width)
+        assert df.loc[f"{p}_0_conv", "output_shape"] == (hw, hw, 2 * width)
+    assert df.loc["conv1_conv", "output_shape"] == (112, 112, 64)
+    assert df.loc["pool1_pool", "output_shape"] == (56, 56, 64)
+    assert df.loc["probs", "output_shape"] == (1000,)
+    # The same network as torchvision's, but for the sums and their expanded operands.
+    tv = dnnmem.network("resnext50_32x4d").layers
+    assert (df["kind"] == "batchnorm").sum() == (tv["kind"] == "batchnorm").sum() == 53
+
+
+def test_resnext_keras_sum_step_on_the_onsram_accelerator():
+    """conv2_block1's sum at 2 B per element on the onsram preset, by hand: without
+    management it reads the 1,605,632 partial products (3,211,264 B) and writes 56·56·128
+    elements (802,816 B) at 32 GB/s: 125.44 µs; with every activation on chip it is its
+    1,605,632 adds at 375 GFLOP/s: 4.28 µs."""
+    net = dnnmem.network("resnext50c32", batch=1, bytes_per_element=2).fold_batchnorm()
+    hw = dnnmem.hardware("onsram")
+    none = dnnmem.estimate(net, hw, policy="inference + none").steps.set_index("layer")
+    inf = dnnmem.estimate(net, hw, policy="inference + infinite-spm").steps.set_index("layer")
+    s = "conv2_block1_2_reduce"
+    assert (none.at[s, "bytes_in"], none.at[s, "bytes_out"]) == (3_211_264, 802_816)
+    assert none.at[s, "time"] == pytest.approx((3_211_264 + 802_816) / 32e9, rel=1e-12)
+    assert (inf.at[s, "bytes_in"], inf.at[s, "bytes_out"]) == (0, 0)
+    assert inf.at[s, "time"] == pytest.approx(1_605_632 / 375e9, rel=1e-12)
 
 
 def ssd_params(num_classes: int) -> int:
@@ -605,7 +652,8 @@ PAPER_BATCHES = [
     ("inception_v4", {}, 32, "MBS §4.4"),
     ("inception_v4", {}, 1, "OnSRAM Table I"),
     ("squeezenet", {}, 1, "OnSRAM Table I"),
-    ("resnext50_32x4d", {}, 1, "OnSRAM Table I"),
+    ("resnext50_32x4d", {}, 1, "OnSRAM Table I (--resnext torchvision)"),
+    ("resnext50c32", {}, 1, "OnSRAM Table I"),
     ("ssd300", {}, 1, "OnSRAM Table I"),
     ("ptb_lstm", {}, 1, "OnSRAM Table I"),
     ("ptb_lstm", {}, 20, "Zaremba et al. §4.1 (training minibatch)"),
@@ -644,6 +692,7 @@ def test_registered():
         "nin",
         "overfeat",
         "resnext50_32x4d",
+        "resnext50c32",
         "ssd300",
         "ptb_lstm",
         "mha_block",

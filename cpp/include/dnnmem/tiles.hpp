@@ -102,13 +102,23 @@ void check_tile_input(std::int64_t m, std::int64_t k, std::int64_t n, const Tile
 // that never evict a live tile").
 TileTraffic tile_walk_range(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                             const TileWalkOptions& options, std::int64_t* lo, std::int64_t* hi);
-// tile_walk_range that gives up, returning nothing, as soon as the bytes it has moved pass
-// `bound` (its total would be above bound; *moved: those bytes; [*lo, *hi): the c_eff values for
-// which the walk up to there, and so giving up, is the same): the tile model's searches drop a
-// candidate that can no longer win by it. Same result otherwise.
+// tile_walk_range that gives up, returning nothing, as soon as it knows that its total is above
+// `bound`: the bytes it has moved beyond the compulsory ones (reloads, partial sums) plus the
+// compulsory ones pass it (*lower: that lower bound of the total; [*lo, *hi): the c_eff values for
+// which it holds, those for which the walk up to there is the same, or every c_eff when the
+// compulsory bytes alone pass the bound). The tile model's searches drop a candidate that can no
+// longer win by it. Same result otherwise (*lower: the total).
 std::optional<TileTraffic> tile_walk_bounded(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                                              const TileWalkOptions& options, std::int64_t bound, std::int64_t* lo,
-                                             std::int64_t* hi, std::int64_t* moved);
+                                             std::int64_t* hi, std::int64_t* lower);
+// tile_walk_range replaying every touch at every c_eff: the same result and range, without the
+// trace's floor (docs/performance.md, "A walk's floor from its trace"); the tests' reference.
+TileTraffic tile_walk_replayed(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
+                               const TileWalkOptions& options, std::int64_t* lo, std::int64_t* hi);
+// tile_estimate of an input check_tile_input(..., false) has passed (the tile model checks it once
+// and ranks several loop nests).
+TileTraffic tile_estimate_checked(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
+                                  const TileWalkOptions& options);
 // Frees this thread's cached walk traces (the sweep's threads call it when they are done).
 void forget_tile_traces();
 }  // namespace detail

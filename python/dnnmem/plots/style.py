@@ -97,6 +97,7 @@ NETWORK_NAMES: dict[str, str] = {
     "resnet18": "ResNet-18",
     "resnet50": "ResNet-50",
     "resnext50_32x4d": "ResNeXt-50",
+    "resnext50c32": "ResNeXt-50 (Keras)",
     "squeezenet": "SqueezeNet",
     "ssd300": "SSD300",
     "t5_large": "T5-large",

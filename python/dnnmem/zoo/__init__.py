@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # the builders, for the type checker (imported on first use b
     from .resnet import resnet50 as resnet50
     from .resnet import resnet101 as resnet101
     from .resnext import resnext50_32x4d as resnext50_32x4d
+    from .resnext import resnext50c32 as resnext50c32
     from .squeezenet import squeezenet as squeezenet
     from .ssd import ssd300 as ssd300
     from .t5 import t5_large as t5_large
