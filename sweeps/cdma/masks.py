@@ -18,6 +18,7 @@ ZVC's masks counted (``on``, the page) and left out (``off``), every ZVC bar of 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import _cdma as C
@@ -48,21 +49,32 @@ def policies(mask: str) -> dict[str, str]:
 
 def compute(small: bool = False) -> pd.DataFrame:
     """One row per (mask, GPU, network, bar): the Fig. 13 columns of ``cdma.compare``."""
+    return compute_readings("mask", MASKS, policies, small)
+
+
+def compute_readings(
+    column: str,
+    readings: tuple[str, ...],
+    policies_of: Callable[[str], dict[str, str]],
+    small: bool,
+) -> pd.DataFrame:
+    """Fig. 13's bars under each reading (``policies_of(reading)``), on both GPUs at the
+    measured rate (rule G1): one row per (``column``, GPU, network, bar). pooled.py's table too."""
     rows = []
     measured_on = cdma.gpu(C.MEASURED_ON)
-    for mask in MASKS:
+    for reading in readings:
+        pols = policies_of(reading)
         for gpu in GPUS:
             for net, batch in C.networks(small).items():
                 hw = cdma.measured_gpu(net, cdma.gpu(gpu), batch=batch, measured_on=measured_on)
-                pols = policies(mask)
                 df = cdma.compare(
                     net, hw, [C.with_target(p, C.target(net)) for p in pols.values()], batch=batch
                 )
                 df.insert(0, "bar", list(pols))
                 df.insert(0, "network", net)
                 df.insert(0, "gpu", gpu)
-                df.insert(0, "mask", mask)
-                rows.append(df[["mask", "gpu", "network", "bar", "time", "performance", "gain",
+                df.insert(0, column, reading)
+                rows.append(df[[column, "gpu", "network", "bar", "time", "performance", "gain",
                                 "map_ratio", "max_ratio"]])  # fmt: skip
     return pd.concat(rows, ignore_index=True)
 

@@ -25,7 +25,6 @@ import masks as M
 import pandas as pd
 from _pages import table
 
-from dnnmem import cdma
 from dnnmem.plots import style
 
 if TYPE_CHECKING:
@@ -57,23 +56,7 @@ def policies(values: str) -> dict[str, str]:
 
 def compute(small: bool = False) -> pd.DataFrame:
     """One row per (values, GPU, network, bar): the Fig. 13 columns of ``cdma.compare``."""
-    rows = []
-    measured_on = cdma.gpu(C.MEASURED_ON)
-    for values in VALUES:
-        for gpu in GPUS:
-            for net, batch in C.networks(small).items():
-                hw = cdma.measured_gpu(net, cdma.gpu(gpu), batch=batch, measured_on=measured_on)
-                pols = policies(values)
-                df = cdma.compare(
-                    net, hw, [C.with_target(p, C.target(net)) for p in pols.values()], batch=batch
-                )
-                df.insert(0, "bar", list(pols))
-                df.insert(0, "network", net)
-                df.insert(0, "gpu", gpu)
-                df.insert(0, "values", values)
-                rows.append(df[["values", "gpu", "network", "bar", "time", "performance", "gain",
-                                "map_ratio", "max_ratio"]])  # fmt: skip
-    return pd.concat(rows, ignore_index=True)
+    return M.compute_readings("values", VALUES, policies, small)
 
 
 def plot(df: pd.DataFrame) -> Figure:
