@@ -49,7 +49,7 @@ def policies(mask: str) -> dict[str, str]:
 
 def compute(small: bool = False) -> pd.DataFrame:
     """One row per (mask, GPU, network, bar): the Fig. 13 columns of ``cdma.compare``."""
-    return compute_readings("mask", MASKS, policies, small)
+    return compute_readings("mask", MASKS, policies, small, GPUS)
 
 
 def compute_readings(
@@ -57,14 +57,15 @@ def compute_readings(
     readings: tuple[str, ...],
     policies_of: Callable[[str], dict[str, str]],
     small: bool,
+    gpus: tuple[str, ...],
 ) -> pd.DataFrame:
-    """Fig. 13's bars under each reading (``policies_of(reading)``), on both GPUs at the
+    """Fig. 13's bars under each reading (``policies_of(reading)``), on each of ``gpus`` at the
     measured rate (rule G1): one row per (``column``, GPU, network, bar). pooled.py's table too."""
     rows = []
     measured_on = cdma.gpu(C.MEASURED_ON)
     for reading in readings:
         pols = policies_of(reading)
-        for gpu in GPUS:
+        for gpu in gpus:
             for net, batch in C.networks(small).items():
                 hw = cdma.measured_gpu(net, cdma.gpu(gpu), batch=batch, measured_on=measured_on)
                 df = cdma.compare(

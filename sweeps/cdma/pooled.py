@@ -56,7 +56,7 @@ def policies(values: str) -> dict[str, str]:
 
 def compute(small: bool = False) -> pd.DataFrame:
     """One row per (values, GPU, network, bar): the Fig. 13 columns of ``cdma.compare``."""
-    return M.compute_readings("values", VALUES, policies, small)
+    return M.compute_readings("values", VALUES, policies, small, GPUS)
 
 
 def plot(df: pd.DataFrame) -> Figure:
