@@ -7,6 +7,7 @@
 #include <array>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 
 #include "dnnmem/interrupt.hpp"
 #include "tile_key.hpp"
@@ -63,7 +64,7 @@ struct NestWalk {
     for (std::size_t p = 0; p < 3; ++p) dim[p] = nest[p] == 'i' ? 0 : nest[p] == 'j' ? 1 : 2;
   }
   std::int64_t size() const { return (hi[0] - lo[0]) * (hi[1] - lo[1]) * (hi[2] - lo[2]); }
-  void next() {
+  [[gnu::always_inline]] void next() {
     for (std::size_t level = 3; level-- > 0;) {
       const auto d = static_cast<std::size_t>(dim[level]);
       if (++pos[d] < hi[d]) return;
@@ -86,7 +87,7 @@ struct PartWalk {
   }
   // The next operation: emit(dx, dx_pos, dw, dw_pos).
   template <class Emit>
-  void next(Emit&& emit) {
+  [[gnu::always_inline]] void next(Emit&& emit) {
     switch (order) {
       case BackwardOrder::Seq:
       case BackwardOrder::SeqDwFirst: {
@@ -111,17 +112,35 @@ struct PartWalk {
   }
 };
 
-// The tile grid of an input: each tensor's tiles numbered after the previous tensor's (global
-// tile ids), then the off-chip reduction's copies of its cut output, part 1's, part 2's, ...
-// (part 0 keeps the output's own tiles); and each tile's tensor, elements and on-chip bytes.
+// Whether some product touches tensor t (the skip masks leave it in).
+bool touched(const TileWalkOptions& o, int t) {
+  const auto in = [](unsigned skip, int x) { return ((skip >> x) & 1U) == 0; };
+  switch (t) {
+    case 0: return in(o.skip_x, 0) || in(o.skip_w, 0);  // dY: by both products
+    case 1: return in(o.skip_x, 1);                     // W, dX: by the dX product
+    case 3: return in(o.skip_x, 3);
+    default: return in(o.skip_w, t);  // X, dW: by the dW product
+  }
+}
+
+// The tile grid of an input: each touched tensor's tiles numbered after the previous one's
+// (global tile ids; a tensor no product touches has none), then the off-chip reduction's copies
+// of its cut output, part 1's, part 2's, ... (part 0 keeps the output's own tiles); and each
+// tile's tensor, elements and on-chip bytes. The walk orders the tiles it never touches again by
+// id, i.e. by (tensor, tile) whichever tensors have ids.
 struct Layout {
   Grid g;
   OffChipReduction reduction;
   std::array<std::int64_t, kTileTensors + 1> offset{};
+  std::array<bool, kTileTensors> has{};
   std::int64_t copy_tiles = 0;  // the tiles of one copy
   Layout(std::int64_t m, std::int64_t k, std::int64_t n, const TileWalkOptions& o)
       : g(grid_of(m, k, n, o.tile)), reduction(reduction_of(g, o)) {
-    for (int t = 0; t < kTileTensors; ++t) offset[t + 1] = offset[t] + g.rows(t) * g.cols(t);
+    for (int t = 0; t < kTileTensors; ++t) {
+      has[static_cast<std::size_t>(t)] = touched(o, t);
+      offset[t + 1] = offset[t] + (has[static_cast<std::size_t>(t)] ? g.rows(t) * g.cols(t) : 0);
+    }
+    // (A cut output the cache keeps whole has no copies: reduction_of.)
     if (reduction.cut >= 0) copy_tiles = g.rows(reduction.cut) * g.cols(reduction.cut);
   }
   std::int64_t tiles() const { return offset[kTileTensors] + (reduction.copies - 1) * copy_tiles; }
@@ -129,32 +148,43 @@ struct Layout {
   std::int64_t first(int t, std::int64_t part) const {
     return t == reduction.cut && part > 0 ? offset[kTileTensors] + (part - 1) * copy_tiles : offset[t];
   }
-  void sizes(const TileWalkOptions& o, std::vector<std::uint8_t>& tensor_of, std::vector<std::int64_t>& elems,
-             std::vector<std::int64_t>& chip) const {
+  // Filled in tile id order (each touched tensor's tiles, then the copies), without zeroing first.
+  void sizes(const TileWalkOptions& o, RawVector<std::uint8_t>& tensor_of, RawVector<std::int64_t>& elems,
+             RawVector<std::int64_t>& chip) const {
     const auto n = static_cast<std::size_t>(tiles());
     tensor_of.resize(n);
     elems.resize(n);
     chip.resize(n);
-    for (int t = 0; t < kTileTensors; ++t)
-      for (std::int64_t part = 0; part < (t == reduction.cut ? reduction.copies : 1); ++part) {
-        const std::int64_t per = t >= 3 ? o.psum_bytes : o.elem_bytes;
-        auto x = static_cast<std::size_t>(first(t, part));
-        for (std::int64_t r = 0; r < g.rows(t); ++r) {
-          const std::int64_t height = std::min(g.tile, g.row_elems(t) - r * g.tile);
-          for (std::int64_t c = 0; c < g.cols(t); ++c, ++x) {
-            tensor_of[x] = static_cast<std::uint8_t>(t);
-            elems[x] = height * std::min(g.tile, g.col_elems(t) - c * g.tile);
-            chip[x] = elems[x] * per;
-          }
+    std::size_t x = 0;
+    const auto tensor = [&](int t) {
+      const std::int64_t per = t >= 3 ? o.psum_bytes : o.elem_bytes;
+      const std::int64_t rows = g.rows(t), cols = g.cols(t), row_elems = g.row_elems(t);
+      const std::int64_t last_width = g.col_elems(t) - (cols - 1) * g.tile;  // (the others: tile)
+      for (std::int64_t r = 0; r < rows; ++r) {
+        const std::int64_t height = std::min(g.tile, row_elems - r * g.tile);
+        for (std::int64_t c = 0; c < cols; ++c, ++x) {
+          const std::int64_t e = height * (c + 1 < cols ? g.tile : last_width);
+          tensor_of[x] = static_cast<std::uint8_t>(t);
+          elems[x] = e;
+          chip[x] = e * per;
         }
       }
+    };
+    for (int t = 0; t < kTileTensors; ++t)
+      if (has[static_cast<std::size_t>(t)]) tensor(t);  // ids offset[t], ...
+    for (std::int64_t part = 1; part < reduction.copies; ++part) tensor(reduction.cut);  // ids first(cut, part), ...
   }
 };
 
-// Rules 1-3's touches in walk order: begin_op() before each operation's touches (and once after
-// the last), touch(Trace::Hit) for each (its key not set).
-template <class BeginOp, class Touch>
-void for_each_touch(const Layout& l, BackwardOrder order, const TileWalkOptions& o, BeginOp&& begin_op, Touch&& touch) {
+// Rules 1-3's touches in walk order, written from `touches` on (their keys not set), and from `ops`
+// on each operation's first touch (and the end of the last): returns the ends of both. (Local
+// pointers, not callbacks: a store through one held by reference reloaded it at every touch.)
+std::pair<Trace::Hit*, std::uint32_t*> write_touches(const Layout& l, BackwardOrder order, const TileWalkOptions& o,
+                                                     Trace::Hit* const touches, std::uint32_t* const ops) {
+  Trace::Hit* out = touches;
+  std::uint32_t* op = ops;
+  const auto begin_op = [&] { *op++ = static_cast<std::uint32_t>(out - touches); };
+  const auto touch = [&](const Trace::Hit& h) { *out++ = h; };
   const Grid& g = l.g;
   const auto& offset = l.offset;
   std::int64_t part_now = 0;  // the part whose operation is emitted (its copy of the cut output)
@@ -165,7 +195,7 @@ void for_each_touch(const Layout& l, BackwardOrder order, const TileWalkOptions&
   const auto hit = [](int t, std::int64_t tile, bool acc, bool dw) {
     return Trace::Hit{static_cast<std::int32_t>(tile), 0, static_cast<std::uint8_t>(t), acc, dw};
   };
-  const auto emit = [&](bool dx, const Pos& px, bool dw, const Pos& pw) {
+  const auto emit = [&](bool dx, const Pos& px, bool dw, const Pos& pw) __attribute__((always_inline)) {
     if (dx) {
       if (x_dy) touch(hit(0, offset[0] + px[0] * g.nj + px[1], false, false));  // dY(i, j)
       if (x_w) touch(hit(1, offset[1] + px[2] * g.nj + px[1], false, false));   // W(k, j)
@@ -211,22 +241,26 @@ void for_each_touch(const Layout& l, BackwardOrder order, const TileWalkOptions&
     }
   }
   begin_op();
+  return {out, op};
 }
 
-// An upper bound of an input's touches (3 per product, 2 products per operation) and operations.
+// Upper bounds of an input's operations and touches (every order runs both products over the
+// whole grid, 3 touches each).
 std::int64_t operations_at_most(const Layout& l, BackwardOrder order) {
   return l.g.ni * l.g.nj * l.g.nk * (order == BackwardOrder::Seq || order == BackwardOrder::SeqDwFirst ? 2 : 1);
 }
+std::int64_t touches_at_most(const Layout& l) { return 6 * l.g.ni * l.g.nj * l.g.nk; }
 
 Trace build_trace(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order, const TileWalkOptions& o) {
   const Layout l(m, k, n, o);
   Trace tr;
-  const auto ops_at_most = static_cast<std::size_t>(operations_at_most(l, order));
-  tr.touches.reserve(6 * ops_at_most);  // (no reallocation while emitting)
-  tr.op_begin.reserve(ops_at_most + 1);
-  for_each_touch(
-      l, order, o, [&] { tr.op_begin.push_back(static_cast<std::uint32_t>(tr.touches.size())); },
-      [&](const Trace::Hit& h) { tr.touches.push_back(h); });
+  // Written through pointers into arrays of the largest size, not zeroed (RawVector), then cut
+  // to what was written.
+  tr.touches.resize(static_cast<std::size_t>(touches_at_most(l)));
+  tr.op_begin.resize(static_cast<std::size_t>(operations_at_most(l, order)) + 1);
+  const auto [touches_end, ops_end] = write_touches(l, order, o, tr.touches.data(), tr.op_begin.data());
+  tr.touches.resize(static_cast<std::size_t>(touches_end - tr.touches.data()));
+  tr.op_begin.resize(static_cast<std::size_t>(ops_end - tr.op_begin.data()));
   // Per tile: its tensor, size, next touch after each touch, contributions.
   tr.tiles = l.tiles();
   const auto tiles = static_cast<std::size_t>(tr.tiles);
@@ -246,25 +280,22 @@ Trace build_trace(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder 
   // tile: a tile is resident from its first touch, live until its last (`live`: those tiles'
   // bytes), then dead; `dead_here`: the bytes of this operation's tiles that are dead already (the
   // walk cannot evict them before the operation ends); the compulsory traffic (each tile's first
-  // touch). (`last`: the last operation that touched the tile, -1 none.)
-  std::fill(last.begin(), last.end(), -1);
+  // touch). The pass above left in `last` each tile's first touch; a tile counts toward its
+  // operation's need at its last touch there (its next touch, its key, lies past the operation).
   const std::size_t ops = tr.op_begin.size() - 1;
   tr.need.resize(ops);
   TraceStats& st = tr.stats;
   std::int64_t live = 0;
   for (std::size_t op = 0; op < ops; ++op) {
     check_interrupt_every(op);
-    const auto here = static_cast<std::int32_t>(op);
     std::int64_t need = 0, dead_here = 0;
-    for (std::uint32_t q = tr.op_begin[op]; q < tr.op_begin[op + 1]; ++q) {
+    const std::uint32_t end = tr.op_begin[op + 1];
+    for (std::uint32_t q = tr.op_begin[op]; q < end; ++q) {
       const Trace::Hit& h = tr.touches[q];
       const auto x = static_cast<std::size_t>(h.tile);
       const std::int64_t bytes = tr.chip[x];
-      const bool first = last[x] < 0, dead_after = h.key >= never;
-      if (last[x] != here) {
-        need += bytes;
-        last[x] = here;
-      }
+      const bool first = last[x] == static_cast<std::int32_t>(q), dead_after = h.key >= never;
+      if (static_cast<std::int64_t>(h.key) >= static_cast<std::int64_t>(end)) need += bytes;
       if (first) {
         st.live_max = std::max(st.live_max, live + dead_here + bytes);
         (dead_after ? dead_here : live) += bytes;

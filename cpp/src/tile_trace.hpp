@@ -12,6 +12,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <new>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "dnnmem/tiles.hpp"
@@ -65,6 +68,30 @@ struct OffChipReduction {
 
 OffChipReduction off_chip_reduction(std::int64_t m, std::int64_t k, std::int64_t n, const TileWalkOptions& o);
 
+// A std::allocator that leaves trivial elements uninitialised when a vector grows by resize: the
+// trace's per-tile arrays are written whole right after (zeroing them first cost about as many
+// instructions as filling them).
+template <class T>
+struct Uninitialised : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = Uninitialised<U>;
+  };
+  Uninitialised() = default;
+  template <class U>
+  Uninitialised(const Uninitialised<U>&) noexcept {}
+  template <class U>
+  void construct(U* p) noexcept(std::is_nothrow_default_constructible_v<U>) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+template <class T>
+using RawVector = std::vector<T, Uninitialised<T>>;
+
 struct Trace {
   struct Hit {
     std::int32_t tile;      // global tile id
@@ -73,16 +100,17 @@ struct Trace {
     std::uint8_t tensor;    // TileTensor
     bool accumulate, by_dw;
   };
-  std::vector<Hit> touches;
-  std::vector<std::uint32_t> op_begin;  // operation op's touches: [op_begin[op], op_begin[op + 1])
-  std::vector<std::int64_t> need;       // per operation: the on-chip bytes of its distinct tiles
-  std::vector<std::uint8_t> tensor_of;  // per tile
-  std::vector<std::int64_t> elems, chip;  // per tile: elements; on-chip bytes
+  RawVector<Hit> touches;
+  RawVector<std::uint32_t> op_begin;  // operation op's touches: [op_begin[op], op_begin[op + 1])
+  RawVector<std::int64_t> need;       // per operation: the on-chip bytes of its distinct tiles
+  // Per tile (the tensors some product touches: the skip masks leave the others out of the ids):
+  RawVector<std::uint8_t> tensor_of;     // its tensor
+  RawVector<std::int64_t> elems, chip;   // its elements; its on-chip bytes
   std::vector<std::int32_t> contributions;  // per tile: its accumulating touches
   std::int64_t tiles = 0;
   TraceStats stats;
   std::size_t bytes() const {
-    return touches.size() * sizeof(Hit) + op_begin.size() * 4 + need.size() * 8 + tensor_of.size() +
+    return touches.capacity() * sizeof(Hit) + op_begin.capacity() * 4 + need.size() * 8 + tensor_of.size() +
            elems.size() * 16 + contributions.size() * 4 + sizeof(Trace);
   }
 };

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
+#include "../../cpp/src/tile_trace.hpp"
 #include "catch.hpp"
 #include "dnnmem/tiles.hpp"
 
@@ -361,4 +363,86 @@ TEST_CASE("tile walk: the off-chip reduction's variations add each copy's partia
       CHECK(reduced.psum_written[cut] - summed.psum_written[cut] == added[static_cast<std::size_t>(v - 8)] / 2);
       CHECK(reduced.psum_read[cut] - summed.psum_read[cut] == added[static_cast<std::size_t>(v - 8)] / 2);
     }
+}
+
+TEST_CASE("tile walk: the trace numbers the touched tiles only, and its needs and stats by brute force", "[tiles]") {
+  // docs/performance.md, "The trace built without zeroing, over the touched tensors only": a
+  // tensor no product touches (its skip masks) has no tile ids, and the others keep their order
+  // (by tensor, then tile), which is the walk's order of the tiles never touched again. Each
+  // operation's need (counted at a tile's last touch in it) and the stats (first touches from
+  // the backward pass) against a recount by brute force.
+  const std::int64_t m = 7, k = 5, n = 9;
+  int with_skips = 0;
+  for (BackwardOrder order : kAllOrders)
+    for (int v = 0; v < kVariations; ++v)
+      for (unsigned skips = 0; skips < 16; ++skips) {
+        TileWalkOptions o = variation(v);
+        // (dY by one product, W, X, dW)
+        if (skips & 1U) o.skip_x |= 1U << 0;
+        if (skips & 2U) o.skip_x |= 1U << 1;
+        if (skips & 4U) o.skip_w |= 1U << 2;
+        if (skips & 8U) o.skip_w |= 1U << 4;
+        const std::shared_ptr<const detail::Trace> tr = detail::cached_trace(m, k, n, order, o);
+        INFO("order " << static_cast<int>(order) << ", variant " << v << ", skips " << skips);
+        // Every tile id is touched, the ids of each tensor are consecutive, by tensor (copies last).
+        std::vector<int> touches_of(static_cast<std::size_t>(tr->tiles), 0);
+        for (const detail::Trace::Hit& h : tr->touches) {
+          REQUIRE(h.tile >= 0);
+          REQUIRE(h.tile < tr->tiles);
+          REQUIRE(tr->tensor_of[static_cast<std::size_t>(h.tile)] == h.tensor);
+          ++touches_of[static_cast<std::size_t>(h.tile)];
+        }
+        for (int c : touches_of) REQUIRE(c > 0);
+        const detail::OffChipReduction r = detail::off_chip_reduction(m, k, n, o);
+        for (std::int64_t x = 1; x < tr->tiles; ++x) {
+          const int a = tr->tensor_of[static_cast<std::size_t>(x - 1)], b = tr->tensor_of[static_cast<std::size_t>(x)];
+          REQUIRE((a <= b || b == r.cut));
+        }
+        if (o.skip_x != 0 || o.skip_w != 0) ++with_skips;
+        // The needs and stats by brute force.
+        detail::TraceStats st;
+        std::vector<bool> seen(static_cast<std::size_t>(tr->tiles), false);
+        std::vector<std::int64_t> last_touch(static_cast<std::size_t>(tr->tiles), -1);
+        for (std::size_t q = 0; q < tr->touches.size(); ++q) last_touch[static_cast<std::size_t>(tr->touches[q].tile)] = static_cast<std::int64_t>(q);
+        std::vector<bool> live(static_cast<std::size_t>(tr->tiles), false);
+        for (std::size_t op = 0; op + 1 < tr->op_begin.size(); ++op) {
+          std::vector<std::int32_t> distinct;
+          std::vector<std::int32_t> dead_here;  // this operation's tiles, dead already
+          for (std::uint32_t q = tr->op_begin[op]; q < tr->op_begin[op + 1]; ++q) {
+            const detail::Trace::Hit& h = tr->touches[q];
+            const auto x = static_cast<std::size_t>(h.tile);
+            if (std::find(distinct.begin(), distinct.end(), h.tile) == distinct.end()) distinct.push_back(h.tile);
+            const bool dead_after = last_touch[x] == static_cast<std::int64_t>(q);
+            if (!seen[x]) {
+              std::int64_t must_stay = tr->chip[x];
+              for (std::size_t y = 0; y < live.size(); ++y)
+                if (live[y]) must_stay += tr->chip[y];
+              for (std::int32_t y : dead_here) must_stay += tr->chip[static_cast<std::size_t>(y)];
+              st.live_max = std::max(st.live_max, must_stay);
+              seen[x] = true;
+              const std::int64_t moved = tr->elems[x] * o.elem_bytes;
+              if (h.accumulate) {
+                st.compulsory.written[h.tensor] += moved;
+              } else {
+                st.compulsory.read[h.tensor] += moved;
+                if (h.by_dw && h.tensor == 0) st.compulsory.dy_read_by_dw += moved;
+              }
+            }
+            live[x] = !dead_after;
+            if (dead_after) dead_here.push_back(h.tile);
+          }
+          std::int64_t need = 0;
+          for (std::int32_t y : distinct) need += tr->chip[static_cast<std::size_t>(y)];
+          REQUIRE(tr->need[op] == need);
+          st.need_max = std::max(st.need_max, need);
+        }
+        CHECK(tr->stats.live_max == st.live_max);
+        CHECK(tr->stats.need_max == st.need_max);
+        CHECK(tr->stats.floor == std::max(st.need_max, st.live_max));
+        CHECK(tr->stats.compulsory.read == st.compulsory.read);
+        CHECK(tr->stats.compulsory.written == st.compulsory.written);
+        CHECK(tr->stats.compulsory.dy_read_by_dw == st.compulsory.dy_read_by_dw);
+        CHECK(tr->stats.compulsory_total == detail::compulsory_bytes(m, k, n, o));
+      }
+  CHECK(with_skips > 0);
 }
