@@ -78,6 +78,14 @@ def test_fig11_fig12_fig3_beyond(results: dict) -> None:
     m = results["fig12_bandwidth"].set_index(["config", "memory"])["speedup"]
     single = m["Baseline (no double buffering)", "HBM2x2"]
     assert m["MBS2", "LPDDR4"] > m["Baseline", "HBM2x2"] > single == 1
+    # Stores drained behind later steps: a lower bound on each streamed plan's time, above its
+    # compute alone and its loads alone (docs/seeds/mbs.md: MBS2's GDDR5 drop 6.0 -> 4.0 %).
+    f12 = results["fig12_bandwidth"]
+    assert (f12["time_stores_drained"] <= f12["time"]).all()
+    # (every byte still crosses the one channel)
+    assert (f12["time_stores_drained"] >= f12["traffic"] / f12["bandwidth"]).all()
+    mbs2 = f12[f12["config"] == "MBS2"]
+    assert (mbs2["time_stores_drained"] < mbs2["time"]).all()  # MBS2 waits for its stores
     f3 = results["fig3_motivation"].set_index("storage_mib")
     share = f3["reusable"]
     assert share[5] <= share[10] <= share[40] < 1
@@ -133,6 +141,60 @@ def test_the_page_shows_what_the_engine_computes(results: dict) -> None:
     for name in ("fig12_bandwidth", "beyond_networks"):
         df = import_script("mbs", name).compute(small=False)
         assert assert_matches_cache("mbs", name, df, KEYS[name]) == len(df)
+
+
+def test_stores_drained_worked_example() -> None:
+    """_mbs.stores_drained_time (docs/seeds/mbs.md, "The claims that still miss": Fig. 12) by
+    hand: three steps at 2 bytes/s, computing 2, 1 and 3 s, loading 1, 4 and 0 bytes."""
+    import pandas as pd
+    from sweep_scripts import import_script
+
+    drained = import_script("mbs", "_mbs").stores_drained_time
+
+    def steps(stored: list[int]) -> pd.DataFrame:
+        return pd.DataFrame(
+            {"compute_time": [2.0, 1.0, 3.0], "bytes_in": [1, 4, 0], "bytes_out": stored}
+        )
+
+    # Step 0 lasts max(2, 0.5) = 2 s and drains 1.5 of its 4 s of stores; step 1's loads fill its
+    # 2 s; step 2 drains the 2.5 s left and its own 0.5 s within its 3 s: 2 + 2 + 3 = 7 s, where
+    # streamed with their steps (the timeline) they take max(2, 4.5) + 2 + 3 = 9.5 s.
+    assert drained(steps([8, 0, 1]), 2.0) == 7.0
+    # A last store of 5 s leaves 2.5 + 5 − 3 = 4.5 s for after the last step: 11.5 s.
+    assert drained(steps([8, 0, 10]), 2.0) == 11.5
+    assert drained(steps([0, 0, 0]), 2.0) == 7.0  # no stores: the loads and compute alone
+
+
+def test_stores_drained_against_a_tick_simulation() -> None:
+    """The bound against an independent simulation in unit ticks: one channel serving the
+    running step's loads first, then the oldest pending store; a step ends when its compute has
+    elapsed and its loads are done; the iteration when the last store is written."""
+    import random
+
+    import pandas as pd
+    from sweep_scripts import import_script
+
+    drained = import_script("mbs", "_mbs").stores_drained_time
+    rng = random.Random(28)
+    for _ in range(200):
+        n = rng.randint(1, 6)
+        c = [rng.randint(0, 6) for _ in range(n)]
+        li = [rng.randint(0, 6) for _ in range(n)]
+        so = [rng.randint(0, 6) for _ in range(n)]
+        t, stores = 0, 0
+        for compute, loads, stored in zip(c, li, so, strict=True):
+            stores += stored
+            elapsed = 0
+            while elapsed < compute or loads > 0:
+                if loads > 0:
+                    loads -= 1
+                elif stores > 0:
+                    stores -= 1
+                elapsed += 1
+            t += elapsed
+        t += stores
+        df = pd.DataFrame({"compute_time": c, "bytes_in": li, "bytes_out": so})
+        assert drained(df, 1.0) == t
 
 
 def test_gemm_blocking_worked_example() -> None:
