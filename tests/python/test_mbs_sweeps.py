@@ -91,6 +91,10 @@ def test_fig11_fig12_fig3_beyond(results: dict) -> None:
     assert share[5] <= share[10] <= share[40] < 1
     # The per-layer reading (the claim's, docs/seeds/mbs.md): 5.8 % at 10 MiB, above IL's reads.
     assert (f3["per_layer"] >= share).all() and 0.05 < f3["per_layer"][10] < 0.065
+    # The other readings (docs/seeds/mbs.md, "The claims that still miss"): outputs alone 16.9 %,
+    # outputs of the fitting layers 6.2 %, the footprint with parameters 5.8 % at 10 MiB.
+    assert f3["with_params"][10] <= f3["per_layer"][10] < f3["outputs_of_fitting"][10] < 0.07
+    assert 0.15 < f3["outputs"][10] < 0.18
     d = results["beyond_lookahead"].set_index(["config", "buffer_mib"])["traffic_ratio"]
     assert d["MBS2 strict", 10] < d["lookahead", 10] < 1
 
@@ -195,6 +199,36 @@ def test_stores_drained_against_a_tick_simulation() -> None:
         t += stores
         df = pd.DataFrame({"compute_time": c, "bytes_in": li, "bytes_out": so})
         assert drained(df, 1.0) == t
+
+
+def test_fig3_other_readings_by_hand() -> None:
+    """fig3_motivation.other_readings on three forward steps (and a backward one it ignores):
+    footprints 10, 8, 12 bytes, outputs 6, 2, 10, parameters 3, 1, 0."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+    from sweep_scripts import import_script
+
+    readings = import_script("mbs", "fig3_motivation").other_readings
+    rows = [  # step, role, write, bytes
+        (0, "activation", False, 4), (0, "activation", True, 6), (0, "weight", False, 3),
+        (1, "activation", False, 6), (1, "activation", True, 2), (1, "weight", False, 1),
+        (2, "activation", False, 2), (2, "activation", True, 10),
+        (3, "activation", False, 10), (3, "activation", True, 8),
+    ]  # fmt: skip
+    net = SimpleNamespace(
+        accesses=pd.DataFrame(rows, columns=["step", "role", "write", "bytes"]),
+        steps=pd.DataFrame({"step": [0, 1, 2, 3], "phase": ["fwd", "fwd", "fwd", "bwd"]}),
+    )
+    # At 9 bytes: outputs 6 and 2 fit alone (8 of 18); only step 1's footprint fits (its output,
+    # 2 of 18); with parameters only step 1's 8 + 1 fits (8 of 30 footprint bytes).
+    assert readings(net, 9) == {
+        "outputs": 8 / 18,
+        "outputs_of_fitting": 2 / 18,
+        "with_params": 8 / 30,
+    }
+    # At 12: every output and footprint fits; step 0's 10 + 3 does not (20 of 30).
+    assert readings(net, 12) == {"outputs": 1.0, "outputs_of_fitting": 1.0, "with_params": 20 / 30}
 
 
 def test_gemm_blocking_worked_example() -> None:
