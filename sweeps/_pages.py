@@ -205,6 +205,7 @@ def main(
     batchnorm: Callable[[str], None] | None = None,
     order: Callable[[str], None] | None = None,
     resnext: Callable[[str], None] | None = None,
+    googlenet: Callable[[str], None] | None = None,
 ) -> None:
     """The command line of a seed's script (see the module's docstring). ``tilers``: the
     script takes ``--tiler`` (the interleaved ladder) with these choices, the first the
@@ -219,7 +220,8 @@ def main(
     ``bfs`` and the figure of ``thesis`` gets it as a suffix. ``resnext``: the script takes
     ``--resnext keras | torchvision`` (which ResNeXt-50 stands for OnSRAM's ResNeXt), passed to
     this callable before it computes; the page keeps ``keras`` and the figure of
-    ``torchvision`` gets it as a suffix."""
+    ``torchvision`` gets it as a suffix. ``googlenet``: the script takes ``--googlenet tf |
+    caffe`` (which GoogLeNet stands for OnSRAM's), likewise: the page keeps ``tf``."""
     name = Path(script.__file__).stem
     p = argparse.ArgumentParser(description=(script.__doc__ or name).strip().splitlines()[0])
     p.add_argument("--small", action="store_true", help="the CI mode: fewer points (seconds)")
@@ -253,6 +255,10 @@ def main(
         p.add_argument("--resnext", choices=("keras", "torchvision"), default="keras",
                        help="the ResNeXt-50 of the paper's ResNeXt: Keras' (grouped convolutions "
                        "as depthwise ones and a sum; the page) or torchvision's")  # fmt: skip
+    if googlenet:
+        p.add_argument("--googlenet", choices=("tf", "caffe"), default="tf",
+                       help="the paper's GoogLeNet: TF-slim's inception_v1 (batch norms, no LRN; "
+                       "the page) or Caffe's bvlc_googlenet (LRN, 5x5 branches)")  # fmt: skip
     a = p.parse_args(argv)
     if a.cached and a.small:
         p.error("--cached reads the full mode's tables: leave out --small")
@@ -276,12 +282,18 @@ def main(
         p.error("--resnext torchvision: the page and its data run Keras' ResNeXt-50")
     if resnext:
         resnext(variant)
+    goog = getattr(a, "googlenet", "tf")
+    if goog != "tf" and (a.markdown or a.cached):
+        p.error("--googlenet caffe: the page and its data run TF-slim's GoogLeNet")
+    if googlenet:
+        googlenet(goog)
     tiler = getattr(a, "tiler", None)
     suffix = f"_{tiler}" if tilers and tiler != tilers[0] else ""
     figure_suffix = suffix + (f"_fusion_{level}" if level != "none" else "")
     figure_suffix += "_batchnorm_keep" if folding != "fold" else ""
     figure_suffix += f"_order_{node_order}" if node_order != "bfs" else ""
     figure_suffix += f"_resnext_{variant}" if variant != "keras" else ""
+    figure_suffix += f"_googlenet_{goog}" if goog != "tf" else ""
     shown = name + suffix  # the table printed and drawn
     makers = tables_of(script)
     t0 = time.perf_counter()
