@@ -115,8 +115,9 @@ def test_googlenet_is_tf_slims_and_caffes_an_option(scripts, monkeypatch) -> Non
     saved one, and 1-Step keeps the stem's chain (conv1 → ReLU → pool → conv2 → ReLU → conv3 →
     ReLU) as the page says. ``--googlenet caffe`` runs bvlc_googlenet (LRN) and is refused where
     the page's data would be written."""
-    import dnnmem
     from sweep_scripts import assert_matches_cache, import_script
+
+    import dnnmem
 
     t1 = import_script("onsram", "table1")
     helper = sys.modules["_onsram"]
