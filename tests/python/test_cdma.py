@@ -595,3 +595,34 @@ def test_reading_table_page_rows_are_the_pages_fig13(name: str) -> None:
         assert (alt.loc[~same, grows] > base.loc[~same, grows]).all()
     else:
         assert alt.loc[where, grows] > base.loc[where, grows]
+
+
+def test_zlib_speedup_readings_by_hand() -> None:
+    """fig13_performance.zlib_readings, the readings of §VII-B's "average 0.7% speedup over
+    ZVC", by hand on two networks: Titan Xp ZVC / zlib times 1.1 / 1.0 (AlexNet, +10 %) and
+    2 / 2 (GoogLeNet, 0 %), Maxwell 3 / 2 (+50 %) and 1 / 1; Titan Xp performances 0.5 / 0.55
+    and 0.25 / 0.25."""
+    from sweep_scripts import import_script
+
+    script = import_script("cdma", "fig13_performance")
+    bars = {  # (gpu, network): (ZVC time, zlib time, ZVC performance, zlib performance)
+        ("titan-xp", "alexnet"): (1.1, 1.0, 0.5, 0.55),
+        ("titan-xp", "googlenet"): (2.0, 2.0, 0.25, 0.25),
+        ("titan-x-maxwell", "alexnet"): (3.0, 2.0, 0.2, 0.3),
+        ("titan-x-maxwell", "googlenet"): (1.0, 1.0, 0.9, 0.9),
+    }
+    rows = [
+        {"gpu": g, "network": n, "bar": bar, "time": v[i], "performance": v[i + 2]}
+        for (g, n), v in bars.items()
+        for i, bar in enumerate(("ZV", "ZL"))
+    ]
+    r = script.zlib_readings(pd.DataFrame(rows))
+    assert r["xp"][0] == pytest.approx(0.05) and r["xp"][1:] == (pytest.approx(0.1), "AlexNet")
+    assert r["maxwell"][0] == pytest.approx(0.25) and r["maxwell"][1] == pytest.approx(0.5)
+    assert r["both"][0] == pytest.approx(0.15)
+    assert r["both"][1:] == (pytest.approx(0.5), "AlexNet, Maxwell Titan X")
+    assert r["xp-total"][0] == pytest.approx(3.1 / 3 - 1)
+    assert r["xp-mean-performance"][0] == pytest.approx(0.4 / 0.375 - 1)
+    assert r["xp-geomean"][0] == pytest.approx(1.1**0.5 - 1)
+    assert r["xp-points"][:2] == (pytest.approx(0.025), pytest.approx(0.05))
+    assert set(r) == set(script.ZLIB_READINGS)
