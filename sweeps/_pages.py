@@ -30,6 +30,7 @@ import re
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -196,6 +197,47 @@ def use_agg() -> None:
     matplotlib.use("Agg")
 
 
+@dataclass(frozen=True)
+class PageChoice:
+    """A choice a seed's script offers on its command line, the page's reading first.
+
+    ``--NAME`` picks one of ``choices``; a callable the script passes under NAME gets it before
+    anything is computed. The page and its saved tables keep ``choices[0]``: another choice with
+    ``--markdown`` or ``--cached`` is an error (``refused``), and its figure gets
+    ``_NAME_CHOICE`` as a suffix."""
+
+    choices: tuple[str, ...]
+    help: str
+    refused: str
+
+
+PAGE_CHOICES: dict[str, PageChoice] = {
+    "fusion": PageChoice(
+        ("none", "pointwise", "accelerator"),
+        "fusion level of every policy (docs/model/fusion.md)",
+        "--fusion: the page and its data keep fusion none (sweeps/fusion_seeds.py)",
+    ),
+    "batchnorm": PageChoice(
+        ("fold", "keep"),
+        "batch norms folded into their convolutions (the page) or kept as layers of their own "
+        "(Network.fold_batchnorm)",
+        "--batchnorm keep: the page and its data fold batch norms",
+    ),
+    "order": PageChoice(
+        ("bfs", "thesis"),
+        "node order of the policies other than OnSRAM-Static: breadth-first (the page) or the "
+        "thesis's depth-first (rule O12)",
+        "--order thesis: the page and its data run the other policies breadth-first",
+    ),
+    "resnext": PageChoice(
+        ("keras", "torchvision"),
+        "the ResNeXt-50 of the paper's ResNeXt: Keras' (grouped convolutions as depthwise ones "
+        "and a sum; the page) or torchvision's",
+        "--resnext torchvision: the page and its data run Keras' ResNeXt-50",
+    ),
+}
+
+
 def main(
     seed: str,
     script: ModuleType,
@@ -208,18 +250,23 @@ def main(
 ) -> None:
     """The command line of a seed's script (see the module's docstring). ``tilers``: the
     script takes ``--tiler`` (the interleaved ladder) with these choices, the first the
-    default; the figure of another tiler gets its name as a suffix. ``fusion``: the script
-    takes ``--fusion`` (docs/model/fusion.md), passed to this callable before it computes;
-    the figure of another level than ``none`` gets it as a suffix, and the pages keep
-    ``none``. ``batchnorm``: the script takes ``--batchnorm fold | keep`` (its page's inference
-    graph, ``Network.fold_batchnorm``), passed to this callable before it computes; the page
-    keeps ``fold`` and the figure of ``keep`` gets it as a suffix. ``order``: the script takes
-    ``--order bfs | thesis`` (the node order of the policies other than OnSRAM-Static,
-    docs/model/onsram.md rule O12), passed to this callable before it computes; the page keeps
-    ``bfs`` and the figure of ``thesis`` gets it as a suffix. ``resnext``: the script takes
-    ``--resnext keras | torchvision`` (which ResNeXt-50 stands for OnSRAM's ResNeXt), passed to
-    this callable before it computes; the page keeps ``keras`` and the figure of
-    ``torchvision`` gets it as a suffix."""
+    default; the figure of another tiler gets its name as a suffix. ``fusion``,
+    ``batchnorm``, ``order``, ``resnext``: the script takes that option of
+    :data:`PAGE_CHOICES` (``--fusion``: docs/model/fusion.md; ``--batchnorm fold | keep``: its
+    page's inference graph, ``Network.fold_batchnorm``; ``--order bfs | thesis``: the node
+    order of the policies other than OnSRAM-Static, docs/model/onsram.md rule O12;
+    ``--resnext keras | torchvision``: which ResNeXt-50 stands for OnSRAM's ResNeXt), and the
+    callable gets the choice before anything is computed; the page keeps the first choice."""
+    offered = {
+        option: setter
+        for option, setter in (
+            ("fusion", fusion),
+            ("batchnorm", batchnorm),
+            ("order", order),
+            ("resnext", resnext),
+        )
+        if setter is not None
+    }
     name = Path(script.__file__).stem
     p = argparse.ArgumentParser(description=(script.__doc__ or name).strip().splitlines()[0])
     p.add_argument("--small", action="store_true", help="the CI mode: fewer points (seconds)")
@@ -238,50 +285,26 @@ def main(
     if tilers:
         p.add_argument("--tiler", choices=list(tilers), default=tilers[0],
                        help=f"the baseline tiler of every rung (default: {tilers[0]})")  # fmt: skip
-    if fusion:
-        p.add_argument("--fusion", choices=("none", "pointwise", "accelerator"), default="none",
-                       help="fusion level of every policy (docs/model/fusion.md)")  # fmt: skip
-    if batchnorm:
-        p.add_argument("--batchnorm", choices=("fold", "keep"), default="fold",
-                       help="batch norms folded into their convolutions (the page) or kept as "
-                       "layers of their own (Network.fold_batchnorm)")  # fmt: skip
-    if order:
-        p.add_argument("--order", choices=("bfs", "thesis"), default="bfs",
-                       help="node order of the policies other than OnSRAM-Static: breadth-first "
-                       "(the page) or the thesis's depth-first (rule O12)")  # fmt: skip
-    if resnext:
-        p.add_argument("--resnext", choices=("keras", "torchvision"), default="keras",
-                       help="the ResNeXt-50 of the paper's ResNeXt: Keras' (grouped convolutions "
-                       "as depthwise ones and a sum; the page) or torchvision's")  # fmt: skip
+    for option in offered:
+        choice = PAGE_CHOICES[option]
+        p.add_argument(f"--{option}", choices=choice.choices, default=choice.choices[0],
+                       help=choice.help)  # fmt: skip
     a = p.parse_args(argv)
     if a.cached and a.small:
         p.error("--cached reads the full mode's tables: leave out --small")
-    level = getattr(a, "fusion", "none")
-    if level != "none" and (a.markdown or a.cached):
-        p.error("--fusion: the page and its data keep fusion none (sweeps/fusion_seeds.py)")
-    if fusion:
-        fusion(level)
-    folding = getattr(a, "batchnorm", "fold")
-    if folding != "fold" and (a.markdown or a.cached):
-        p.error("--batchnorm keep: the page and its data fold batch norms")
-    if batchnorm:
-        batchnorm(folding)
-    node_order = getattr(a, "order", "bfs")
-    if node_order != "bfs" and (a.markdown or a.cached):
-        p.error("--order thesis: the page and its data run the other policies breadth-first")
-    if order:
-        order(node_order)
-    variant = getattr(a, "resnext", "keras")
-    if variant != "keras" and (a.markdown or a.cached):
-        p.error("--resnext torchvision: the page and its data run Keras' ResNeXt-50")
-    if resnext:
-        resnext(variant)
+    picked = {option: getattr(a, option) for option in offered}
+    for option, value in picked.items():
+        if value != PAGE_CHOICES[option].choices[0] and (a.markdown or a.cached):
+            p.error(PAGE_CHOICES[option].refused)
+    for option, value in picked.items():
+        offered[option](value)
     tiler = getattr(a, "tiler", None)
     suffix = f"_{tiler}" if tilers and tiler != tilers[0] else ""
-    figure_suffix = suffix + (f"_fusion_{level}" if level != "none" else "")
-    figure_suffix += "_batchnorm_keep" if folding != "fold" else ""
-    figure_suffix += f"_order_{node_order}" if node_order != "bfs" else ""
-    figure_suffix += f"_resnext_{variant}" if variant != "keras" else ""
+    figure_suffix = suffix + "".join(
+        f"_{option}_{value}"
+        for option, value in picked.items()
+        if value != PAGE_CHOICES[option].choices[0]
+    )
     shown = name + suffix  # the table printed and drawn
     makers = tables_of(script)
     t0 = time.perf_counter()

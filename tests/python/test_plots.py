@@ -588,7 +588,9 @@ def test_sweep_overview_facets_a_real_grid(grid):
     fig = plots.sweep_overview(grid)
     # 3 policies x 2 bandwidths x 2 throughputs = 12 lines per network > 8: split by policy.
     assert len(fig.axes) == 2 * 2 * 3
-    assert fig.get_suptitle() == ("Sweep: 72 design points, one row per network, batch, policy")
+    assert fig.get_suptitle() == (
+        "Sweep: 72 design points; a row of panels per network × batch × policy"
+    )
     for ax in fig.axes:
         assert len(legend_labels(ax)) <= plots.capacity.OVERVIEW_MAX_LINES + 2
     small = plots.sweep_overview(grid[grid.policy == "lookahead"])
@@ -597,6 +599,11 @@ def test_sweep_overview_facets_a_real_grid(grid):
         "resnet50 · N=2 · lookahead",
         "mobilenet_v2 · N=2 · lookahead",
     ]
+    assert small.get_suptitle() == "Sweep: 24 design points; a row of panels per network × batch"
+    # Without network and batch columns there is one row of panels and nothing to name.
+    one = grid[(grid.policy == "lookahead") & (grid.network == "resnet50")]
+    bare = plots.sweep_overview(one.drop(columns=["network", "batch"]))
+    assert len(bare.axes) == 2 and bare.get_suptitle() == "Sweep: 12 design points"
 
 
 @pytest.mark.parametrize("policy", list(dnnmem.parts("cache")))

@@ -70,6 +70,44 @@ def test_blocks_are_replaced_and_quick_modes_write_nothing(tmp_path: Path, monke
     assert writes == []
 
 
+def test_page_choices_reach_the_script_and_name_the_figure(tmp_path: Path, monkeypatch) -> None:
+    """A script's ``--order``-like options: the callable gets the choice, a choice other than
+    the page's names the figure, and the page and its data refuse it."""
+    import types
+
+    pd = pytest.importorskip("pandas")
+    from matplotlib.figure import Figure
+
+    p = pages()
+    monkeypatch.setattr(p, "REPO", tmp_path)
+    monkeypatch.setattr(p, "FIGURES_DIR", tmp_path / "figures")
+    mod = types.ModuleType("fake_script")
+    mod.__file__ = str(tmp_path / "fake_script.py")
+    mod.NAME = "seed-fig0-fake"
+    mod.compute = lambda small=False: pd.DataFrame({"x": [1]})
+    mod.plot = lambda df: Figure()
+    got: list[tuple[str, str]] = []
+    setters = {
+        o: (lambda v, o=o: got.append((o, v))) for o in ("fusion", "batchnorm", "order", "resnext")
+    }
+    p.main("cdma", mod, ["--small", "--order", "thesis", "--fusion", "pointwise"], **setters)
+    assert got == [
+        ("fusion", "pointwise"),
+        ("batchnorm", "fold"),
+        ("order", "thesis"),
+        ("resnext", "keras"),
+    ]
+    assert [f.name for f in (tmp_path / "figures").glob("*.png")] == [
+        "seed-fig0-fake_fusion_pointwise_order_thesis.png"
+    ]
+    got.clear()
+    with pytest.raises(SystemExit):  # the page keeps breadth-first order
+        p.main("cdma", mod, ["--order", "thesis", "--cached"], order=setters["order"])
+    assert got == []  # refused before any choice reached the script
+    with pytest.raises(SystemExit):  # an option the script does not offer
+        p.main("cdma", mod, ["--small", "--resnext", "torchvision"], order=setters["order"])
+
+
 def test_cdma_tables_are_what_the_engine_computes(monkeypatch) -> None:
     """cDMA: the tables of the quick scripts recomputed whole; Fig. 11 and 13, reading M and
     rule C3a (tens of seconds) on NiN."""

@@ -461,7 +461,9 @@ def sweep_overview(df: pd.DataFrame) -> Figure:
         traffic_vs_capacity(g, ax=left)
         time_vs_capacity(g, ax=right, speedup=False)
     fig.suptitle(
-        f"Sweep: {len(df)} design points, one row per {', '.join(facets) or 'sweep'}", fontsize=11
+        f"Sweep: {len(df)} design points"
+        + (f"; a row of panels per {' × '.join(facets)}" if facets else ""),
+        fontsize=11,
     )
     return fig
 
