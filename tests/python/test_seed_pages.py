@@ -88,17 +88,20 @@ def test_page_choices_reach_the_script_and_name_the_figure(tmp_path: Path, monke
     mod.plot = lambda df: Figure()
     got: list[tuple[str, str]] = []
     setters = {
-        o: (lambda v, o=o: got.append((o, v))) for o in ("fusion", "batchnorm", "order", "resnext")
+        o: (lambda v, o=o: got.append((o, v)))
+        for o in ("fusion", "batchnorm", "order", "resnext", "googlenet")
     }
-    p.main("cdma", mod, ["--small", "--order", "thesis", "--fusion", "pointwise"], **setters)
+    argv = ["--small", "--order", "thesis", "--fusion", "pointwise", "--googlenet", "caffe"]
+    p.main("cdma", mod, argv, **setters)
     assert got == [
         ("fusion", "pointwise"),
         ("batchnorm", "fold"),
         ("order", "thesis"),
         ("resnext", "keras"),
+        ("googlenet", "caffe"),
     ]
     assert [f.name for f in (tmp_path / "figures").glob("*.png")] == [
-        "seed-fig0-fake_fusion_pointwise_order_thesis.png"
+        "seed-fig0-fake_fusion_pointwise_order_thesis_googlenet_caffe.png"
     ]
     got.clear()
     with pytest.raises(SystemExit):  # the page keeps breadth-first order
