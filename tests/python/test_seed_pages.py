@@ -126,7 +126,7 @@ def test_cdma_tables_are_what_the_engine_computes(monkeypatch) -> None:
         assert set(df["network"]) == {"nin"}
         assert assert_matches_cache("cdma", name, df, ["network", *_key("cdma", name)]) == len(df)
     # Readings M and C3a: only their own rows on the Titan Xp (their page-setup rows are Fig. 13's,
-    # test_cdma.py::test_masks_table_counted_is_the_pages_fig13 and ..._pooled_table_...).
+    # test_cdma.py::test_reading_table_page_rows_are_the_pages_fig13).
     for name, attr, reading in (("masks", "MASKS", ("off",)), ("pooled", "VALUES", ("pooled",))):
         script = import_script("cdma", name)
         monkeypatch.setattr(script, attr, reading)
