@@ -235,6 +235,12 @@ PAGE_CHOICES: dict[str, PageChoice] = {
         "and a sum; the page) or torchvision's",
         "--resnext torchvision: the page and its data run Keras' ResNeXt-50",
     ),
+    "googlenet": PageChoice(
+        ("tf", "caffe"),
+        "the paper's GoogLeNet: TF-slim's inception_v1 (batch norms, no LRN; the page) or "
+        "Caffe's bvlc_googlenet (LRN, 5x5 branches)",
+        "--googlenet caffe: the page and its data run TF-slim's GoogLeNet",
+    ),
 }
 
 
@@ -247,15 +253,17 @@ def main(
     batchnorm: Callable[[str], None] | None = None,
     order: Callable[[str], None] | None = None,
     resnext: Callable[[str], None] | None = None,
+    googlenet: Callable[[str], None] | None = None,
 ) -> None:
     """The command line of a seed's script (see the module's docstring). ``tilers``: the
     script takes ``--tiler`` (the interleaved ladder) with these choices, the first the
     default; the figure of another tiler gets its name as a suffix. ``fusion``,
-    ``batchnorm``, ``order``, ``resnext``: the script takes that option of
+    ``batchnorm``, ``order``, ``resnext``, ``googlenet``: the script takes that option of
     :data:`PAGE_CHOICES` (``--fusion``: docs/model/fusion.md; ``--batchnorm fold | keep``: its
     page's inference graph, ``Network.fold_batchnorm``; ``--order bfs | thesis``: the node
     order of the policies other than OnSRAM-Static, docs/model/onsram.md rule O12;
-    ``--resnext keras | torchvision``: which ResNeXt-50 stands for OnSRAM's ResNeXt), and the
+    ``--resnext keras | torchvision``: which ResNeXt-50 stands for OnSRAM's ResNeXt;
+    ``--googlenet tf | caffe``: which GoogLeNet stands for OnSRAM's), and the
     callable gets the choice before anything is computed; the page keeps the first choice."""
     offered = {
         option: setter
@@ -264,6 +272,7 @@ def main(
             ("batchnorm", batchnorm),
             ("order", order),
             ("resnext", resnext),
+            ("googlenet", googlenet),
         )
         if setter is not None
     }

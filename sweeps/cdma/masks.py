@@ -133,16 +133,44 @@ def _fmt(v: float, unit: str) -> str:
 def plot(df: pd.DataFrame) -> Figure:
     """The largest per-layer ZVC ratio per network, masks counted and left out, beside the
     paper's 13.8×."""
+    return plot_readings(
+        df,
+        "mask",
+        {m: MASK_NAMES[m] for m in MASKS},
+        lambda d: d[d["bar"] == "ZV"].set_index("network")["max_ratio"],
+        "largest per-layer ZVC ratio (×)",
+        "cDMA, ZVC: the largest per-layer ratio with and without the masks",
+        reference=1.0,
+        paper=(13.8, "paper (largest): 13.8×"),
+    )
+
+
+def plot_readings(
+    df: pd.DataFrame,
+    column: str,
+    names: dict[str, str],
+    per_network: Callable[[pd.DataFrame], pd.Series],
+    ylabel: str,
+    title: str,
+    *,
+    reference: float,
+    average: str | None = None,
+    paper: tuple[float, str] | None = None,
+) -> Figure:
+    """One bar per network (the paper's order) and reading on the Titan Xp, the readings in
+    ``names``' order (reading -> legend label): ``per_network`` of the rows whose ``column`` is
+    that reading, a Series indexed by network. ``paper``: (value, label) of a dashed line.
+    pooled.py's figure too; each caller passes its readings as its globals hold them."""
     fig, axes = style.figure(1, 1, panel=(7.0, 3.4))
     ax = axes[0, 0]
     nets = [n for n in C.NETWORKS if n in set(df["network"])]
-    d = df[(df["gpu"] == "titan-xp") & (df["bar"] == "ZV")]
-    t = d.pivot(index="network", columns="mask", values="max_ratio").loc[nets, list(MASKS)]
-    t.columns = [MASK_NAMES[m] for m in t.columns]
-    style.bars(ax, t, reference=1.0)
-    ax.axhline(13.8, color="0.3", ls="--", lw=1, label="paper (largest): 13.8×")
-    ax.set_ylabel("largest per-layer ZVC ratio (×)")
-    fig.suptitle("cDMA, ZVC: the largest per-layer ratio with and without the masks", fontsize=10)
+    d = df[df["gpu"] == "titan-xp"]
+    t = pd.DataFrame({label: per_network(d[d[column] == r]) for r, label in names.items()})
+    style.bars(ax, t.loc[nets], average=average, reference=reference)
+    if paper is not None:
+        ax.axhline(paper[0], color="0.3", ls="--", lw=1, label=paper[1])
+    ax.set_ylabel(ylabel)
+    fig.suptitle(title, fontsize=10)
     style.legend(ax)
     return style.tidy(fig)
 

@@ -61,26 +61,21 @@ def compute(small: bool = False) -> pd.DataFrame:
 
 def plot(df: pd.DataFrame) -> Figure:
     """zlib's traffic below ZVC's per network (Titan Xp, NCHW), the tensors generated both ways."""
-    fig, axes = style.figure(1, 1, panel=(7.0, 3.4))
-    ax = axes[0, 0]
-    nets = [n for n in C.NETWORKS if n in set(df["network"])]
-    d = df[df["gpu"] == "titan-xp"]
-    t = pd.DataFrame(
-        {
-            VALUE_NAMES[v]: 100
-            * (
-                1
-                - d[(d["values"] == v) & (d["bar"] == "ZV")].set_index("network")["map_ratio"]
-                / d[(d["values"] == v) & (d["bar"] == "ZL")].set_index("network")["map_ratio"]
-            )
-            for v in VALUES
-        }
-    ).loc[nets]
-    style.bars(ax, t, average="mean", reference=0.0)
-    ax.set_ylabel("zlib's traffic below ZVC's (%)")
-    fig.suptitle("cDMA, NCHW: zlib against ZVC, max-pool outputs generated two ways", fontsize=10)
-    style.legend(ax)
-    return style.tidy(fig)
+
+    def zlib_less(d: pd.DataFrame) -> pd.Series:
+        ratio = {b: d[d["bar"] == b].set_index("network")["map_ratio"] for b in ("ZV", "ZL")}
+        return 100 * (1 - ratio["ZV"] / ratio["ZL"])
+
+    return M.plot_readings(
+        df,
+        "values",
+        {v: VALUE_NAMES[v] for v in VALUES},
+        zlib_less,
+        "zlib's traffic below ZVC's (%)",
+        "cDMA, NCHW: zlib against ZVC, max-pool outputs generated two ways",
+        reference=0.0,
+        average="mean",
+    )
 
 
 def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:

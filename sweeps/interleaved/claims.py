@@ -225,3 +225,64 @@ def models_markdown(tables: dict[str, pd.DataFrame]) -> str:
              f"{len(paper)}; wrong directions: {sum(not c.direction_right for c in every)} → "
              f"{sum(not c.direction_right for c in paper)}.")  # fmt: skip
     return head + "\n" + count + "\n"
+
+
+#: The claims taken from the hypotheses table (Figs. 12, 6 and 5: each reading's own rows); the
+#: rest (sensitivities, KNN, GPU) come from their scripts' tables.
+N_LADDER_ROWS = 13
+#: The readings the misses table follows, in the hypotheses table's order (each adds to the one
+#: before); the scorecard's is :data:`READING`.
+LADDER_READINGS = ("dnnmem", "gemm", "fp32", "window", "im2col", "paper", "keep")
+
+
+def _reduced(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """``tables`` with the sensitivities (Figs. 14-16) of ``sensitivities_paper`` replaced by
+    ``offchip_reduction``'s (the `reduce` reading: `keep` with §5's batch split summed off
+    chip), so that :func:`claims` at ``reading="reduce"`` takes every row at that reading."""
+    red = tables["offchip_reduction"].set_index(["figure", "x", "network"])["change_pct"]
+    sens = tables["sensitivities_paper"].copy()
+    swap = sens["figure"].isin(["Fig. 14", "Fig. 15", "Fig. 16"])
+    keys = zip(sens.loc[swap, "figure"], sens.loc[swap, "x"], sens.loc[swap, "network"])
+    sens.loc[swap, "change_pct"] = [red[k] for k in keys]
+    return {**tables, "sensitivities_paper": sens}
+
+
+def misses_markdown(tables: dict[str, pd.DataFrame]) -> str:
+    """Every claim outside its band at the scorecard's reading (the page's "The claims that still
+    miss"): the paper, the band's near edge, the value at each reading of the hypotheses table
+    (each NPU's own models; the sensitivities and the GPU rows at the default reading are their
+    own scripts' means, eleven and five models) and at `reduce`."""
+    global SENSITIVITY_READING
+    from _pages import table  # sweeps/: on the path of every script and of the scorecard
+
+    def fmt(c: Claim) -> str:
+        digits, sign = (2, "") if c.unit == "×" else (1, "+" if c.paper < 0 else "")
+        return f"{c.dnnmem:{sign}.{digits}f}".replace("-", "−")
+
+    now = claims(tables)
+    before, SENSITIVITY_READING = SENSITIVITY_READING, ""
+    try:
+        default = claims(tables, reading="dnnmem")
+    finally:
+        SENSITIVITY_READING = before
+    steps = {r: claims(tables, reading=r) for r in LADDER_READINGS[1:]}
+    reduce = claims(_reduced(tables), reading="reduce") if "offchip_reduction" in tables else None
+    rows = []
+    for i, c in enumerate(now):
+        if c.within:
+            continue
+        digits = 2 if c.unit == "×" else 1
+        edge = c.paper * (1 - c.tolerance)  # the band's edge toward zero
+        need = ("≥ " if c.paper > 0 else "≤ ") + f"{edge:.{digits + 1}f}".replace("-", "−")
+        need += f" {c.unit}"
+        if i >= N_LADDER_ROWS:  # the sensitivities and the GPU: the default reading and `keep`
+            path = f"{fmt(default[i])} → … → **{fmt(c)}**"
+        else:
+            trail = [default[i]] + [steps[r][i] for r in LADDER_READINGS[1:]]
+            path = " → ".join(fmt(t) for t in trail[:-1]) + f" → **{fmt(trail[-1])}**"
+        rows.append([c.claim, f"{c.paper:.{digits}f}".replace("-", "−") + f" {c.unit}", need,
+                     path, fmt(reduce[i]) if reduce is not None else "—"])  # fmt: skip
+    head = table(["claim (each NPU's own models)", "paper", "within needs",
+                  "`dnnmem` → `gemm` → `fp32` → `window` → `im2col` → `paper` → **`keep`** "
+                  "(the scorecard's)", "`reduce`"], rows)  # fmt: skip
+    return head + f"\n{len(rows)} of {len(now)} claims outside their band.\n"

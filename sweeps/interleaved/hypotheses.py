@@ -147,7 +147,12 @@ def markdown(tables: dict[str, pd.DataFrame]) -> dict[str, str]:
         f"{pct(a.at[(last, 'large'), RUNGS[2]], 1)} (−12.4 %).\n"
     )
     per_npu = _claims().models_markdown(tables)
-    return {"hypotheses": head + "\n" + moved, "models_per_npu": per_npu}
+    misses = _claims().misses_markdown(tables)
+    return {
+        "hypotheses": head + "\n" + moved,
+        "models_per_npu": per_npu,
+        "claims_that_miss": misses,
+    }
 
 
 def _claims() -> ModuleType:

@@ -186,12 +186,52 @@ def set_fusion(level: str) -> None:
     FUSION = level
 
 
-def run(net: dnnmem.Network, hw: dnnmem.Hardware, policy: str) -> dict[str, Any]:
+def stores_drained_time(steps: pd.DataFrame, bandwidth: float) -> float:
+    """A lower bound on the time of a streamed plan if its stores drained behind later steps.
+
+    Each step lasts max(compute, its loads' bytes / ``bandwidth``); its stores (``bytes_out``)
+    join a backlog that the one channel serves whenever the running step's loads leave it free;
+    what is left after the last step adds to the time. Capacity (a store's bytes held on chip
+    until written) and write-before-read hazards (a load behind its tensor's pending store) are
+    ignored, so the reading "a step waits for its loads only" can be no faster than this
+    (docs/seeds/mbs.md, "The claims that still miss": Fig. 12). Exact for the plans of
+    ``mbs-strict``, whose transfers are all streamed: with the stores counted in their own step
+    the same sum is the timeline's time.
+
+    Parameters
+    ----------
+    steps : pandas.DataFrame
+        A result's ``steps``: ``compute_time`` (s), ``bytes_in`` and ``bytes_out`` (bytes).
+    bandwidth : float
+        The link's bandwidth, bytes per second.
+
+    Returns
+    -------
+    float
+        Seconds.
+    """
+    total = backlog = 0.0
+    for compute, loaded, stored in zip(
+        steps["compute_time"],
+        steps["bytes_in"] / bandwidth,
+        steps["bytes_out"] / bandwidth,
+        strict=True,
+    ):
+        length = max(float(compute), float(loaded))
+        backlog = max(0.0, backlog + float(stored) - (length - float(loaded)))
+        total += length
+    return total + backlog
+
+
+def run(
+    net: dnnmem.Network, hw: dnnmem.Hardware, policy: str, stores_drained: bool = False
+) -> dict[str, Any]:
     """One estimate as a row: the result's totals (docs/model/report.md): traffic (also by
     role), time, utilization, groups and sub-batch sizes, global-buffer bytes and energy
     (``dnnmem.energy.WAVECORE``: DRAM-byte units, the paper's §6 ratios) and joules (static
     energy included, docs/model/energy.md), also with streamed bytes bypassing the global buffer
-    (``energy_j_bypass``)."""
+    (``energy_j_bypass``); with ``stores_drained``, also ``time_stores_drained`` (seconds,
+    :func:`stores_drained_time`)."""
     r = dnnmem.estimate(net, hw, policy=fused(policy))
     d = r.to_dict()
     keep = [
@@ -219,6 +259,8 @@ def run(net: dnnmem.Network, hw: dnnmem.Hardware, policy: str) -> dict[str, Any]
     row["weight_grad_bytes"] = d["traffic_in_weight_grad"] + d["traffic_out_weight_grad"]
     row["activation_bytes"] = d["traffic_in_activation"] + d["traffic_out_activation"]
     row["gradient_bytes"] = d["traffic_in_gradient"] + d["traffic_out_gradient"]
+    if stores_drained:
+        row["time_stores_drained"] = stores_drained_time(r.steps, hw.bandwidth)
     return row
 
 

@@ -143,9 +143,25 @@ def set_resnext(variant: str) -> None:
     NETWORKS["ResNeXt"] = RESNEXT_VARIANTS[variant]
 
 
+#: Which GoogLeNet stands for the paper's (``--googlenet``): TensorFlow's, TF-slim's
+#: ``inception_v1`` (tensorflow/models, research/slim: a batch norm after every convolution, no
+#: LRN, a 3×3 convolution in the "5×5" branch, a 2×2 pool before Mixed_5b), which is the zoo's
+#: ``googlenet(variant="torchvision")`` layer for layer, or Caffe's ``bvlc_googlenet`` (LRN, 5×5
+#: branches; the zoo's default) (docs/seeds/onsram.md, "Which GoogLeNet").
+GOOGLENET_VARIANTS: dict[str, dict[str, str]] = {"tf": {"variant": "torchvision"}, "caffe": {}}
+#: Keyword arguments of ``dnnmem.network`` for the networks that take a variant.
+NETWORK_OPTIONS: dict[str, dict[str, str]] = {"GoogLeNet": GOOGLENET_VARIANTS["tf"]}
+
+
+def set_googlenet(variant: str) -> None:
+    """Every run of this seed's scripts with the GoogLeNet ``variant`` (``--googlenet``)."""
+    NETWORK_OPTIONS["GoogLeNet"] = GOOGLENET_VARIANTS[variant]
+
+
 def inference_graph(name: str, bytes_per_element: int = 2) -> dnnmem.Network:
     """The network the paper's name ``name`` stands for, batch 1, at :data:`BATCHNORM`."""
-    net = dnnmem.network(NETWORKS[name], batch=1, bytes_per_element=bytes_per_element)
+    options = NETWORK_OPTIONS.get(name, {})
+    net = dnnmem.network(NETWORKS[name], batch=1, bytes_per_element=bytes_per_element, **options)
     return net.fold_batchnorm() if BATCHNORM == "fold" else net
 
 
@@ -218,8 +234,9 @@ def main(script: ModuleType, argv: Sequence[str] | None = None) -> None:
     """The command line of every script (sweeps/_pages.py)."""
     # --order only where a policy takes the order from ORDER (Table I and Fig. 2).
     order = set_order if getattr(script, "TAKES_ORDER", False) else None
-    # --resnext only where the script runs Table I's networks (not training.py's workloads).
-    resnext = set_resnext if getattr(script, "RUNS_TABLE_I_NETWORKS", False) else None
+    # --resnext and --googlenet only where the script runs Table I's networks (not training.py's
+    # workloads).
+    table_i = getattr(script, "RUNS_TABLE_I_NETWORKS", False)
     _pages.main(
         SEED,
         script,
@@ -227,5 +244,6 @@ def main(script: ModuleType, argv: Sequence[str] | None = None) -> None:
         fusion=set_fusion,
         batchnorm=set_batchnorm,
         order=order,
-        resnext=resnext,
+        resnext=set_resnext if table_i else None,
+        googlenet=set_googlenet if table_i else None,
     )

@@ -480,24 +480,6 @@ def test_masks_script_policies_and_quantities() -> None:
     assert q["zlib_speedup_largest"] == pytest.approx(25.0)
 
 
-def test_masks_table_counted_is_the_pages_fig13() -> None:
-    """masks.csv's ``on`` rows are the page's Fig. 13 (the same policies, GPUs and compute),
-    and its ``off`` rows differ only in the ZVC bars."""
-    from sweep_scripts import pages
-
-    t = pages().load_tables("cdma")
-    m, f13 = t["masks"], t["fig13_performance"]
-    keys = ["gpu", "network", "bar"]
-    on = m[m["mask"] == "on"].set_index(keys).sort_index()
-    fig = f13.set_index(keys).sort_index()
-    for col in ("time", "performance", "gain", "map_ratio", "max_ratio"):
-        np.testing.assert_allclose(on[col], fig.loc[on.index, col], rtol=1e-12)
-    off = m[m["mask"] == "off"].set_index(keys).sort_index()
-    same = ~off.index.get_level_values("bar").isin(["ZV", "BW"])
-    np.testing.assert_allclose(off.loc[same, "time"], on.loc[same, "time"], rtol=1e-12)
-    assert (off.loc[~same, "max_ratio"] > on.loc[~same, "max_ratio"]).all()
-
-
 # -- C3a: max-pool outputs generated as max pools (values=pooled, sweeps/cdma/pooled.py) ---
 
 
@@ -577,20 +559,70 @@ def test_pooled_option_touches_only_max_pools() -> None:
             assert q == p
 
 
-def test_pooled_table_random_is_the_pages_fig13() -> None:
-    """pooled.csv's ``random`` rows are the page's Fig. 13; its ``pooled`` rows differ only in
-    the RLE and zlib bars (ZVC and vDNN do not look at non-zero values)."""
+# -- the saved tables of masks.py (reading M) and pooled.py (C3a) --------------------------
+
+
+# masks.csv and pooled.csv: the page's reading, the other one, the bars the other one changes,
+# and the column it must raise (on every changed bar, or on one bar named by its key).
+READING_TABLES = {
+    "masks": ("mask", "on", "off", ["ZV", "BW"], "max_ratio", None),
+    "pooled": ("values", "random", "pooled", ["RL", "ZL"], "map_ratio",
+               ("titan-xp", "googlenet", "ZL")),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", list(READING_TABLES))
+def test_reading_table_page_rows_are_the_pages_fig13(name: str) -> None:
+    """masks.csv's ``on`` and pooled.csv's ``random`` rows are the page's Fig. 13 (the same
+    policies, GPUs and compute); their other reading's rows keep the time of every bar it does
+    not touch (``off``: all but the ZVC bars; ``pooled``: vDNN and the ZVC bars, which do not
+    look at non-zero values) and raise the ratio of those it does (``off``: the largest ratio of
+    every ZVC bar; ``pooled``: zlib's map ratio on GoogLeNet)."""
     from sweep_scripts import pages
 
+    column, page, other, changed, grows, where = READING_TABLES[name]
     t = pages().load_tables("cdma")
-    m, f13 = t["pooled"], t["fig13_performance"]
+    m, f13 = t[name], t["fig13_performance"]
     keys = ["gpu", "network", "bar"]
-    rnd = m[m["values"] == "random"].set_index(keys).sort_index()
+    base = m[m[column] == page].set_index(keys).sort_index()
     fig = f13.set_index(keys).sort_index()
     for col in ("time", "performance", "gain", "map_ratio", "max_ratio"):
-        np.testing.assert_allclose(rnd[col], fig.loc[rnd.index, col], rtol=1e-12)
-    pooled = m[m["values"] == "pooled"].set_index(keys).sort_index()
-    same = pooled.index.get_level_values("bar").isin(["vDNN", "ZV"])
-    np.testing.assert_allclose(pooled.loc[same, "time"], rnd.loc[same, "time"], rtol=1e-12)
-    goog = pooled.xs(("titan-xp", "googlenet", "ZL")), rnd.xs(("titan-xp", "googlenet", "ZL"))
-    assert goog[0]["map_ratio"] > goog[1]["map_ratio"]
+        np.testing.assert_allclose(base[col], fig.loc[base.index, col], rtol=1e-12)
+    alt = m[m[column] == other].set_index(keys).sort_index()
+    same = ~alt.index.get_level_values("bar").isin(changed)
+    np.testing.assert_allclose(alt.loc[same, "time"], base.loc[same, "time"], rtol=1e-12)
+    if where is None:
+        assert (alt.loc[~same, grows] > base.loc[~same, grows]).all()
+    else:
+        assert alt.loc[where, grows] > base.loc[where, grows]
+
+
+def test_zlib_speedup_readings_by_hand() -> None:
+    """fig13_performance.zlib_readings, the readings of §VII-B's "average 0.7% speedup over
+    ZVC", by hand on two networks: Titan Xp ZVC / zlib times 1.1 / 1.0 (AlexNet, +10 %) and
+    2 / 2 (GoogLeNet, 0 %), Maxwell 3 / 2 (+50 %) and 1 / 1; Titan Xp performances 0.5 / 0.55
+    and 0.25 / 0.25."""
+    from sweep_scripts import import_script
+
+    script = import_script("cdma", "fig13_performance")
+    bars = {  # (gpu, network): (ZVC time, zlib time, ZVC performance, zlib performance)
+        ("titan-xp", "alexnet"): (1.1, 1.0, 0.5, 0.55),
+        ("titan-xp", "googlenet"): (2.0, 2.0, 0.25, 0.25),
+        ("titan-x-maxwell", "alexnet"): (3.0, 2.0, 0.2, 0.3),
+        ("titan-x-maxwell", "googlenet"): (1.0, 1.0, 0.9, 0.9),
+    }
+    rows = [
+        {"gpu": g, "network": n, "bar": bar, "time": v[i], "performance": v[i + 2]}
+        for (g, n), v in bars.items()
+        for i, bar in enumerate(("ZV", "ZL"))
+    ]
+    r = script.zlib_readings(pd.DataFrame(rows))
+    assert r["xp"][0] == pytest.approx(0.05) and r["xp"][1:] == (pytest.approx(0.1), "AlexNet")
+    assert r["maxwell"][0] == pytest.approx(0.25) and r["maxwell"][1] == pytest.approx(0.5)
+    assert r["both"][0] == pytest.approx(0.15)
+    assert r["both"][1:] == (pytest.approx(0.5), "AlexNet, Maxwell Titan X")
+    assert r["xp-total"][0] == pytest.approx(3.1 / 3 - 1)
+    assert r["xp-mean-performance"][0] == pytest.approx(0.4 / 0.375 - 1)
+    assert r["xp-geomean"][0] == pytest.approx(1.1**0.5 - 1)
+    assert r["xp-points"][:2] == (pytest.approx(0.025), pytest.approx(0.05))
+    assert set(r) == set(script.ZLIB_READINGS)

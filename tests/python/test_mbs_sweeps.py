@@ -78,11 +78,23 @@ def test_fig11_fig12_fig3_beyond(results: dict) -> None:
     m = results["fig12_bandwidth"].set_index(["config", "memory"])["speedup"]
     single = m["Baseline (no double buffering)", "HBM2x2"]
     assert m["MBS2", "LPDDR4"] > m["Baseline", "HBM2x2"] > single == 1
+    # Stores drained behind later steps: a lower bound on each streamed plan's time, above its
+    # compute alone and its loads alone (docs/seeds/mbs.md: MBS2's GDDR5 drop 6.0 -> 4.0 %).
+    f12 = results["fig12_bandwidth"]
+    assert (f12["time_stores_drained"] <= f12["time"]).all()
+    # (every byte still crosses the one channel)
+    assert (f12["time_stores_drained"] >= f12["traffic"] / f12["bandwidth"]).all()
+    mbs2 = f12[f12["config"] == "MBS2"]
+    assert (mbs2["time_stores_drained"] < mbs2["time"]).all()  # MBS2 waits for its stores
     f3 = results["fig3_motivation"].set_index("storage_mib")
     share = f3["reusable"]
     assert share[5] <= share[10] <= share[40] < 1
     # The per-layer reading (the claim's, docs/seeds/mbs.md): 5.8 % at 10 MiB, above IL's reads.
     assert (f3["per_layer"] >= share).all() and 0.05 < f3["per_layer"][10] < 0.065
+    # The other readings (docs/seeds/mbs.md, "The claims that still miss"): outputs alone 16.9 %,
+    # outputs of the fitting layers 6.2 %, the footprint with parameters 5.8 % at 10 MiB.
+    assert f3["with_params"][10] <= f3["per_layer"][10] < f3["outputs_of_fitting"][10] < 0.07
+    assert 0.15 < f3["outputs"][10] < 0.18
     d = results["beyond_lookahead"].set_index(["config", "buffer_mib"])["traffic_ratio"]
     assert d["MBS2 strict", 10] < d["lookahead", 10] < 1
 
@@ -133,6 +145,90 @@ def test_the_page_shows_what_the_engine_computes(results: dict) -> None:
     for name in ("fig12_bandwidth", "beyond_networks"):
         df = import_script("mbs", name).compute(small=False)
         assert assert_matches_cache("mbs", name, df, KEYS[name]) == len(df)
+
+
+def test_stores_drained_worked_example() -> None:
+    """_mbs.stores_drained_time (docs/seeds/mbs.md, "The claims that still miss": Fig. 12) by
+    hand: three steps at 2 bytes/s, computing 2, 1 and 3 s, loading 1, 4 and 0 bytes."""
+    import pandas as pd
+    from sweep_scripts import import_script
+
+    drained = import_script("mbs", "_mbs").stores_drained_time
+
+    def steps(stored: list[int]) -> pd.DataFrame:
+        return pd.DataFrame(
+            {"compute_time": [2.0, 1.0, 3.0], "bytes_in": [1, 4, 0], "bytes_out": stored}
+        )
+
+    # Step 0 lasts max(2, 0.5) = 2 s and drains 1.5 of its 4 s of stores; step 1's loads fill its
+    # 2 s; step 2 drains the 2.5 s left and its own 0.5 s within its 3 s: 2 + 2 + 3 = 7 s, where
+    # streamed with their steps (the timeline) they take max(2, 4.5) + 2 + 3 = 9.5 s.
+    assert drained(steps([8, 0, 1]), 2.0) == 7.0
+    # A last store of 5 s leaves 2.5 + 5 − 3 = 4.5 s for after the last step: 11.5 s.
+    assert drained(steps([8, 0, 10]), 2.0) == 11.5
+    assert drained(steps([0, 0, 0]), 2.0) == 7.0  # no stores: the loads and compute alone
+
+
+def test_stores_drained_against_a_tick_simulation() -> None:
+    """The bound against an independent simulation in unit ticks: one channel serving the
+    running step's loads first, then the oldest pending store; a step ends when its compute has
+    elapsed and its loads are done; the iteration when the last store is written."""
+    import random
+
+    import pandas as pd
+    from sweep_scripts import import_script
+
+    drained = import_script("mbs", "_mbs").stores_drained_time
+    rng = random.Random(28)
+    for _ in range(200):
+        n = rng.randint(1, 6)
+        c = [rng.randint(0, 6) for _ in range(n)]
+        li = [rng.randint(0, 6) for _ in range(n)]
+        so = [rng.randint(0, 6) for _ in range(n)]
+        t, stores = 0, 0
+        for compute, loads, stored in zip(c, li, so, strict=True):
+            stores += stored
+            elapsed = 0
+            while elapsed < compute or loads > 0:
+                if loads > 0:
+                    loads -= 1
+                elif stores > 0:
+                    stores -= 1
+                elapsed += 1
+            t += elapsed
+        t += stores
+        df = pd.DataFrame({"compute_time": c, "bytes_in": li, "bytes_out": so})
+        assert drained(df, 1.0) == t
+
+
+def test_fig3_other_readings_by_hand() -> None:
+    """fig3_motivation.other_readings on three forward steps (and a backward one it ignores):
+    footprints 10, 8, 12 bytes, outputs 6, 2, 10, parameters 3, 1, 0."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+    from sweep_scripts import import_script
+
+    readings = import_script("mbs", "fig3_motivation").other_readings
+    rows = [  # step, role, write, bytes
+        (0, "activation", False, 4), (0, "activation", True, 6), (0, "weight", False, 3),
+        (1, "activation", False, 6), (1, "activation", True, 2), (1, "weight", False, 1),
+        (2, "activation", False, 2), (2, "activation", True, 10),
+        (3, "activation", False, 10), (3, "activation", True, 8),
+    ]  # fmt: skip
+    net = SimpleNamespace(
+        accesses=pd.DataFrame(rows, columns=["step", "role", "write", "bytes"]),
+        steps=pd.DataFrame({"step": [0, 1, 2, 3], "phase": ["fwd", "fwd", "fwd", "bwd"]}),
+    )
+    # At 9 bytes: outputs 6 and 2 fit alone (8 of 18); only step 1's footprint fits (its output,
+    # 2 of 18); with parameters only step 1's 8 + 1 fits (8 of 30 footprint bytes).
+    assert readings(net, 9) == {
+        "outputs": 8 / 18,
+        "outputs_of_fitting": 2 / 18,
+        "with_params": 8 / 30,
+    }
+    # At 12: every output and footprint fits; step 0's 10 + 3 does not (20 of 30).
+    assert readings(net, 12) == {"outputs": 1.0, "outputs_of_fitting": 1.0, "with_params": 20 / 30}
 
 
 def test_gemm_blocking_worked_example() -> None:

@@ -109,6 +109,41 @@ def test_resnext_is_keras_and_torchvision_an_option(scripts, monkeypatch) -> Non
         helper.main(t1, ["--resnext", "torchvision", "--markdown"])
 
 
+def test_googlenet_is_tf_slims_and_caffes_an_option(scripts, monkeypatch) -> None:
+    """The page's GoogLeNet is TensorFlow's, TF-slim's inception_v1 (docs/seeds/onsram.md,
+    "Which GoogLeNet"): batch norms (folded), no LRN, 3×3 "5×5" branches; its Table I row is the
+    saved one, and 1-Step keeps the stem's chain (conv1 → ReLU → pool → conv2 → ReLU → conv3 →
+    ReLU) as the page says. ``--googlenet caffe`` runs bvlc_googlenet (LRN) and is refused where
+    the page's data would be written."""
+    from sweep_scripts import assert_matches_cache, import_script
+
+    import dnnmem
+
+    t1 = import_script("onsram", "table1")
+    helper = sys.modules["_onsram"]
+    monkeypatch.setattr(helper, "SMALL", ["GoogLeNet"])
+    assert helper.NETWORK_OPTIONS["GoogLeNet"] == {"variant": "torchvision"}
+    df = t1.compute(small=True)
+    assert assert_matches_cache("onsram", "table1", df, ["network", "bytes_per_element"])
+    net = helper.inference_graph("GoogLeNet")
+    kinds = net.layers.set_index("name")["kind"]
+    assert "softmax" not in set(kinds) and "batchnorm" not in set(kinds)  # no LRN, norms folded
+    hw = dnnmem.hardware("onsram")
+    none = dnnmem.estimate(net, hw, policy="inference(order=bfs) + none").steps
+    one = dnnmem.estimate(net, hw, policy="inference(order=bfs) + one-step").steps
+    saved = (none.set_index("layer")["time"] - one.set_index("layer")["time"]).clip(lower=0)
+    stem = ["conv1_relu", "maxpool1", "conv2_conv", "conv2_relu", "conv3_relu"]
+    # conv1_relu reads conv1's 112 × 112 × 64 output (1,605,632 B at 2 B) from the scratchpad:
+    # 1,605,632 B / 32 GB/s = 50.176 µs of its 100.352 µs (read + write) are saved.
+    assert saved["conv1_relu"] == pytest.approx(1_605_632 / 32e9, rel=1e-9)
+    assert round(saved[stem].sum() * 1e3, 2) == 0.14 and round(saved.sum() * 1e3, 2) == 0.24
+    monkeypatch.setattr(helper, "NETWORK_OPTIONS", dict(helper.NETWORK_OPTIONS))
+    helper.set_googlenet("caffe")
+    assert "pool1_norm1" in set(helper.inference_graph("GoogLeNet").layers["name"])
+    with pytest.raises(SystemExit):
+        helper.main(t1, ["--googlenet", "caffe", "--markdown"])
+
+
 @pytest.mark.parametrize(
     "name, shown",
     [
@@ -159,3 +194,26 @@ def test_keras_pads_as_steps_leave_the_top_of_the_range_out_of_reach(name, shown
     none = dnnmem.estimate(net, hw, policy="inference + none").time
     inf = dnnmem.estimate(net, hw, policy="inference + infinite-spm").time
     assert round(none / inf, 2) == shown
+
+
+def test_mha_with_its_input_streamed_to_every_projection() -> None:
+    """docs/seeds/onsram.md, the claims that still miss (Multi-Head Attn): the reading that
+    pins only what a layer produces ("retaining the activations produced by a given layer", §I)
+    leaves the block's input x to be read by each of the Q, K and V projections under ∞ SPM too.
+    By hand: x is 50 × 512 × 2 B = 51,200 B; the K and V steps (weight-bound: 524,288 + 1,024 B
+    of weights and bias at 32 GB/s = 16.416 µs) then load x again, 1.6 µs each, so ∞ SPM's
+    70.837 µs become 74.037 µs and its speedup over No SPM Mgmt's 89.864 µs falls from 1.27
+    to 1.21."""
+    import dnnmem
+
+    hw = dnnmem.hardware("onsram")
+    net = dnnmem.network("mha_block", batch=1, bytes_per_element=2)
+    none = dnnmem.estimate(net, hw, policy="inference + none").time
+    inf = dnnmem.estimate(net, hw, policy="inference + infinite-spm").steps.set_index("layer")
+    x = 50 * 512 * 2
+    assert list(inf.loc[["mha_k", "mha_v"], "bytes_in"]) == [525_312, 525_312]
+    assert inf.at["mha_q", "bytes_in"] == 525_312 + x  # the first reader loads x
+    restreamed = inf["time"].sum() + 2 * x / 32e9  # K and V stay link-bound with x added
+    assert (inf.loc[["mha_k", "mha_v"], "compute_time"] < (525_312 + x) / 32e9).all()
+    assert round(none * 1e6, 3) == 89.864 and round(restreamed * 1e6, 3) == 74.037
+    assert round(none / inf["time"].sum(), 2) == 1.27 and round(none / restreamed, 2) == 1.21

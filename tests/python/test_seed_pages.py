@@ -88,17 +88,20 @@ def test_page_choices_reach_the_script_and_name_the_figure(tmp_path: Path, monke
     mod.plot = lambda df: Figure()
     got: list[tuple[str, str]] = []
     setters = {
-        o: (lambda v, o=o: got.append((o, v))) for o in ("fusion", "batchnorm", "order", "resnext")
+        o: (lambda v, o=o: got.append((o, v)))
+        for o in ("fusion", "batchnorm", "order", "resnext", "googlenet")
     }
-    p.main("cdma", mod, ["--small", "--order", "thesis", "--fusion", "pointwise"], **setters)
+    argv = ["--small", "--order", "thesis", "--fusion", "pointwise", "--googlenet", "caffe"]
+    p.main("cdma", mod, argv, **setters)
     assert got == [
         ("fusion", "pointwise"),
         ("batchnorm", "fold"),
         ("order", "thesis"),
         ("resnext", "keras"),
+        ("googlenet", "caffe"),
     ]
     assert [f.name for f in (tmp_path / "figures").glob("*.png")] == [
-        "seed-fig0-fake_fusion_pointwise_order_thesis.png"
+        "seed-fig0-fake_fusion_pointwise_order_thesis_googlenet_caffe.png"
     ]
     got.clear()
     with pytest.raises(SystemExit):  # the page keeps breadth-first order
@@ -123,7 +126,7 @@ def test_cdma_tables_are_what_the_engine_computes(monkeypatch) -> None:
         assert set(df["network"]) == {"nin"}
         assert assert_matches_cache("cdma", name, df, ["network", *_key("cdma", name)]) == len(df)
     # Readings M and C3a: only their own rows on the Titan Xp (their page-setup rows are Fig. 13's,
-    # test_cdma.py::test_masks_table_counted_is_the_pages_fig13 and ..._pooled_table_...).
+    # test_cdma.py::test_reading_table_page_rows_are_the_pages_fig13).
     for name, attr, reading in (("masks", "MASKS", ("off",)), ("pooled", "VALUES", ("pooled",))):
         script = import_script("cdma", name)
         monkeypatch.setattr(script, attr, reading)
