@@ -180,52 +180,6 @@ TEST_CASE("tile walk: its per-thread trace is never reused for another input", "
   CHECK(moved == here[0].total());
 }
 
-TEST_CASE("tile walk: the result is the same over the c_eff range each walk reports", "[tiles]") {
-  // Every c_eff from 0 to past the share that holds every operand, on a shape with edge tiles of
-  // three sizes, under each order and the options the walk's decisions depend on: each walk's
-  // range [lo, hi) (the c_eff values that compare alike, or, when it evicts no live tile, all
-  // from the floor that keeps its live tiles on) holds only c_eff values with the same traffic.
-  const std::int64_t m = 7, k = 5, n = 9, top = (m * n + k * n + m * k) * 2 * 4;  // (every operand whole)
-  int unbounded_below_top = 0;
-  for (BackwardOrder order : {BackwardOrder::Seq, BackwardOrder::SeqDwFirst, BackwardOrder::Interleave,
-                              BackwardOrder::DxMajor, BackwardOrder::DwMajor})
-    for (int v = 0; v < 8; ++v) {
-      TileWalkOptions o{2, 0, 2, 2, "ijk", "jik"};
-      if (v == 1) o.keep_psum = true;
-      if (v == 2) o.psum_bytes = 4;
-      if (v == 3) o.partition = 0, o.parts = 2;
-      if (v == 4) o.partition = 2, o.parts = 2, o.lockstep = true;
-      if (v == 5) o.skip_x = 1U << 1, o.nest_x = "kij";
-      if (v == 6) o.lru = true;
-      if (v == 7) o.no_reuse = true, o.partition = 1, o.parts = 2;
-      std::vector<TileTraffic> at;
-      std::vector<std::int64_t> lo, hi;
-      for (std::int64_t c = 0; c <= top; ++c) {
-        o.c_eff = c;
-        std::int64_t l = 0, h = 0;
-        at.push_back(detail::tile_walk_range(m, k, n, order, o, &l, &h));
-        lo.push_back(l);
-        hi.push_back(h);
-      }
-      // run_end[d]: the last c_eff of the run of equal traffic that holds d.
-      std::vector<std::int64_t> run_end(at.size());
-      for (std::int64_t d = top; d >= 0; --d) {
-        const auto y = static_cast<std::size_t>(d);
-        run_end[y] = d < top && same(at[y], at[y + 1]) ? run_end[y + 1] : d;
-      }
-      for (std::int64_t c = 0; c <= top; ++c) {
-        const auto x = static_cast<std::size_t>(c);
-        REQUIRE(lo[x] <= c);
-        REQUIRE(c < hi[x]);
-        if (hi[x] == std::numeric_limits<std::int64_t>::max() && c < top / 4) ++unbounded_below_top;
-        INFO("order " << static_cast<int>(order) << ", variant " << v << ", c_eff " << c << ": range [" << lo[x]
-                      << ", " << hi[x] << "), same traffic from " << lo[x] << " to " << run_end[static_cast<std::size_t>(lo[x])]);
-        CHECK(run_end[static_cast<std::size_t>(lo[x])] >= std::min(top, hi[x] - 1));
-      }
-    }
-  CHECK(unbounded_below_top > 0);  // some walk's range reaches past the compare-alike one
-}
-
 namespace {
 // The variations of the walk the range and floor cases run (each order): plain, keep_psum, 4-byte
 // partial sums, a partition, lock step, a skipped operand with another nest, LRU, no reuse; then
@@ -255,6 +209,44 @@ TileWalkOptions variation(int v) {
 constexpr std::array<BackwardOrder, 5> kAllOrders{BackwardOrder::Seq, BackwardOrder::SeqDwFirst, BackwardOrder::Interleave,
                                                   BackwardOrder::DxMajor, BackwardOrder::DwMajor};
 }  // namespace
+
+TEST_CASE("tile walk: the result is the same over the c_eff range each walk reports", "[tiles]") {
+  // Every c_eff from 0 to past the share that holds every operand, on a shape with edge tiles of
+  // three sizes, under each order and the options the walk's decisions depend on: each walk's
+  // range [lo, hi) (the c_eff values that compare alike, or, when it evicts no live tile, all
+  // from the floor that keeps its live tiles on) holds only c_eff values with the same traffic.
+  const std::int64_t m = 7, k = 5, n = 9, top = (m * n + k * n + m * k) * 2 * 4;  // (every operand whole)
+  int unbounded_below_top = 0;
+  for (BackwardOrder order : kAllOrders)
+    for (int v = 0; v < 8; ++v) {  // the variations before the off-chip reduction's
+      TileWalkOptions o = variation(v);
+      std::vector<TileTraffic> at;
+      std::vector<std::int64_t> lo, hi;
+      for (std::int64_t c = 0; c <= top; ++c) {
+        o.c_eff = c;
+        std::int64_t l = 0, h = 0;
+        at.push_back(detail::tile_walk_range(m, k, n, order, o, &l, &h));
+        lo.push_back(l);
+        hi.push_back(h);
+      }
+      // run_end[d]: the last c_eff of the run of equal traffic that holds d.
+      std::vector<std::int64_t> run_end(at.size());
+      for (std::int64_t d = top; d >= 0; --d) {
+        const auto y = static_cast<std::size_t>(d);
+        run_end[y] = d < top && same(at[y], at[y + 1]) ? run_end[y + 1] : d;
+      }
+      for (std::int64_t c = 0; c <= top; ++c) {
+        const auto x = static_cast<std::size_t>(c);
+        REQUIRE(lo[x] <= c);
+        REQUIRE(c < hi[x]);
+        if (hi[x] == std::numeric_limits<std::int64_t>::max() && c < top / 4) ++unbounded_below_top;
+        INFO("order " << static_cast<int>(order) << ", variant " << v << ", c_eff " << c << ": range [" << lo[x]
+                      << ", " << hi[x] << "), same traffic from " << lo[x] << " to " << run_end[static_cast<std::size_t>(lo[x])]);
+        CHECK(run_end[static_cast<std::size_t>(lo[x])] >= std::min(top, hi[x] - 1));
+      }
+    }
+  CHECK(unbounded_below_top > 0);  // some walk's range reaches past the compare-alike one
+}
 
 TEST_CASE("tile walk: from the trace's floor up, the compulsory traffic equals the walk replayed", "[tiles]") {
   // docs/performance.md, "A walk's floor from its trace": at a c_eff from the floor the trace
