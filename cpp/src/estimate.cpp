@@ -79,7 +79,7 @@ PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Prepared
       ws.reuse_hi = next_capacity;
     }
   }
-  if (!(same && hw.capacity >= ws.last_totals.wait_free_from &&
+  if (!(same && ws.last_totals.same_from <= hw.capacity && hw.capacity < ws.last_totals.same_below &&
         (reuse_plan || same_timeline_input(ws.plan, ws.last_plan))))
     ws.last_totals = simulate(in, ws.plan, ws.timeline, nullptr);
   const TimelineTotals& tl = ws.last_totals;

@@ -29,8 +29,9 @@ struct PointWorkspace {
   const PreparedPolicy* last_policy = nullptr;
   TimeBase last_time;
   // The previous point's plan and timeline totals, valid when last_policy is set. A point of
-  // the same input whose plan equals it, at a capacity from last_totals.wait_free_from on, has
-  // the same timeline (only the capacity wait reads the capacity): its totals are reused
+  // the same input whose plan equals it, at a capacity in [last_totals.same_from,
+  // last_totals.same_below), has the same timeline (only the capacity wait reads the capacity,
+  // and every wait comes out the same there): its totals are reused
   // instead of simulated. Across a sweep's capacities this skips the timeline wherever the
   // plan does not change (e.g. `none`, and the capacities where the thesis planners keep the
   // same intervals).

@@ -311,6 +311,10 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
   const std::int64_t* const resident = plan.resident.data();
   const Ticks* const compute_of = in.compute.data();
   std::int64_t wait_level = 0;  // see TimelineTotals::wait_free_from
+  // The least resident + in-flight bytes at which a capacity wait served (TimelineTotals::same_below);
+  // kept in tl, not in a local of its own: the loop is register-bound, and serving is rare.
+  std::int64_t& serve_min = tl.same_below;
+  serve_min = std::numeric_limits<std::int64_t>::max();
   // Replay of repeated blocks (timeline_replay.hpp): a sweep's pass on the raw link.
   static_assert(!kReplay || (!kTable && kRaw));
   const std::vector<RepeatBlock>& blocks = s.index.blocks;
@@ -376,6 +380,7 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
         if (kReplay && recording) replay->wait_begins(static_cast<int>(i), resident[i] + offload_bytes_in_flight);
         while (resident[i] + offload_bytes_in_flight > in.capacity && pending_offloads > 0) {
           if (kReplay && recording) replay->wait_serves(resident[i] + offload_bytes_in_flight);
+          if (resident[i] + offload_bytes_in_flight < serve_min) serve_min = resident[i] + offload_bytes_in_flight;
           const int id = first_in_offload_order();
           Ticks& rem = slots[id].remaining;
           now += rem;
@@ -452,6 +457,11 @@ TimelineTotals run(const PlanInput& in, const Plan& plan, TimelineScratch& w, Ti
   // The compute summed apart from the loop (which keeps one value less then).
   for (std::size_t i = 0; i < n; ++i) tl.compute += compute_of[i] + (recompute ? plan.recompute[i] : 0);
   tl.wait_free_from = wait_level <= in.capacity ? wait_level : std::numeric_limits<std::int64_t>::max();
+  // Every wait that stopped with offloads pending saw at most the capacity, so the events are the
+  // same from min(wait_level, capacity) up to the least level that served. A replayed block's
+  // waits are not seen here: with replay, only the wait-free case keeps a range.
+  tl.same_from = std::min(wait_level, in.capacity);
+  if (kReplay && wait_level > in.capacity) tl.same_below = tl.same_from;
   while (pending > 0) serve_one();  // the drain: off-chip writes still running
   tl.total = now;
   // Every transfer issued is done: every waiting count is back to 0, and the last completion

@@ -197,3 +197,51 @@ TEST_CASE("timeline: totals and steps equal a plain reference on random plans, w
   REQUIRE(over_64 > 20);
   REQUIRE(waits > 20);
 }
+
+// TimelineTotals::[same_from, same_below): every capacity there gives the totals of the capacity
+// simulated (a sweep reuses them at its next capacity, evaluate_point), and the range is tight:
+// at same_below a wait that served no longer does.
+TEST_CASE("timeline: the capacities [same_from, same_below) run the same events") {
+  std::mt19937_64 rng(31);
+  Schedule s;
+  int served = 0, tight = 0;
+  for (int c = 0; c < 300; ++c) {
+    const int n = 1 + static_cast<int>(rng() % 60);
+    s.steps.assign(static_cast<std::size_t>(n), Step{});
+    s.tensors.assign(1 + rng() % 12, Tensor{});
+    const Plan plan = random_plan(rng, n, static_cast<int>(s.tensors.size()), false);
+    std::vector<Ticks> compute;
+    for (int i = 0; i < n; ++i) compute.push_back(rng() % 5 == 0 ? 0 : static_cast<Ticks>(rng() % 40000) * 50);
+    const std::int64_t capacity = static_cast<std::int64_t>(rng() % 60000);
+    const auto run_at = [&](std::int64_t cap) {
+      const PlanInput in{s, cap, TimeBase{7, 3}, 2, compute, &identity_link(), nullptr};
+      TimelineScratch scratch;
+      return simulate(in, plan, scratch, nullptr);
+    };
+    const TimelineTotals t = run_at(capacity);
+    REQUIRE(t.same_from <= capacity);
+    REQUIRE(capacity < t.same_below);
+    const bool waited = t.same_below != INT64_MAX;
+    REQUIRE(waited == (t.wait_free_from == INT64_MAX));
+    if (!waited) REQUIRE(t.same_from == t.wait_free_from);
+    const std::int64_t top = waited ? t.same_below - 1 : capacity + 1000000;
+    for (const std::int64_t other :
+         {t.same_from, top, t.same_from + static_cast<std::int64_t>(rng() % static_cast<std::uint64_t>(top - t.same_from + 1))}) {
+      const TimelineTotals u = run_at(other);
+      REQUIRE(same(u.steps_end, t.steps_end));
+      REQUIRE(same(u.total, t.total));
+      REQUIRE(same(u.capacity_stall, t.capacity_stall));
+      REQUIRE(u.traffic_in == t.traffic_in);
+      REQUIRE(u.traffic_out == t.traffic_out);
+      REQUIRE(u.wait_free_from == t.wait_free_from);
+      REQUIRE(u.same_below == t.same_below);
+    }
+    if (waited) {
+      ++served;
+      if (!same(run_at(t.same_below).capacity_stall, t.capacity_stall)) ++tight;
+    }
+  }
+  // Many cases wait, and nearly all stall less from same_below on (the range is not cut short).
+  REQUIRE(served > 50);
+  REQUIRE(tight * 10 >= served * 9);
+}

@@ -47,6 +47,12 @@ struct TimelineTotals {
   // pending) runs the same plan through the same events, to the same totals; a sweep reuses
   // them (evaluate_point). INT64_MAX when some step waited.
   std::int64_t wait_free_from = 0;
+  // More generally, every capacity in [same_from, same_below) runs the plan through the same
+  // events: each capacity wait that served an offload saw more resident + in-flight bytes than
+  // same_below - 1 (the least of them), each one that stopped with offloads pending at most
+  // the capacity. So same_from = min(wait level, capacity), same_below = INT64_MAX when no step
+  // waited. (A sweep's next, larger capacity then reuses the totals even where steps waited.)
+  std::int64_t same_from = 0, same_below = 0;
 };
 
 // The DMA channel's buffers, reused from one design point to the next (one per thread in a
