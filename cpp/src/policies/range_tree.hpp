@@ -299,7 +299,7 @@ class RangeTree {
 
   // Block j's steps now reach m (without the tree's adds): raises its tree leaf's maximum and
   // then its ancestors', until one does not change (values only grow).
-  void raise(int j, std::int64_t m) {
+  [[gnu::always_inline]] void raise(int j, std::int64_t m) {
     if (m <= blk_[2 * j + 1]) return;
     blk_[2 * j + 1] = m;
     std::size_t p = size_ + static_cast<std::size_t>(j);

@@ -54,7 +54,7 @@ ThesisPlanner::ThesisPlanner(const PlanInput& in, PlanScratch& w, Plan& out, Pre
   st_ = state_.data();
   prefetches_.clear();
   offloads_.clear();
-  plan_.transfers.clear();
+  // (plan_.transfers: overwritten by assemble())
   plan_.counts = {};
   // Replay (docs/performance.md, "Exact replay"): off under through-cache (its reservations
   // read the capacity), where rule 2's decisions are given (lp-rounded: a record's margins
@@ -182,8 +182,21 @@ void ThesisPlanner::assemble() {
     off_link[k] = *at;
     *at = k;
   }
+  // The transfers overwrite the plan's earlier ones in place (a sweep's plan buffer holds the
+  // plan of two points before, about as long), each a few stores instead of a push_back call;
+  // past its length they are appended, and the vector is cut to what was written at the end.
   auto& out = plan_.transfers;
   out.reserve(s_.accesses.size() + prefetches_.size() + offloads_.size());
+  Transfer* o = out.data();
+  Transfer* o_end = o + out.size();
+  const auto emit = [&](const Transfer& x) __attribute__((always_inline)) {
+    if (o != o_end) {
+      *o++ = x;
+      return;
+    }
+    out.push_back(x);  // (o is out's end: nothing left to overwrite)
+    o = o_end = out.data() + out.size();
+  };
   const StreamUse* loads = x_.loads.data();
   const StreamUse* stores = x_.stores.data();
   const int* load_begin = x_.load_begin.data();
@@ -195,13 +208,14 @@ void ThesisPlanner::assemble() {
     check_interrupt_every(static_cast<std::size_t>(step));
     for (const StreamUse* end = loads + load_begin[step + 1]; load != end; ++load)
       if (!(static_cast<std::uint8_t>(st[load->f]) & (KeptIn | Loaded)))
-        out.push_back({load->tensor, TransferKind::StreamLoad, load->bytes, step, step});
+        emit({load->tensor, TransferKind::StreamLoad, load->bytes, step, step});
     for (const StreamUse* end = stores + store_begin[step + 1]; store != end; ++store)
       if (!(static_cast<std::uint8_t>(st[store->f]) & (KeptIn | Loaded | Born)))
-        out.push_back({store->tensor, TransferKind::StreamStore, store->bytes, step, step});
-    for (int k = head[step]; k >= 0; k = link[k]) out.push_back(pre[k]);
-    for (int k = off_head[step]; k >= 0; k = off_link[k]) out.push_back(off[k]);
+        emit({store->tensor, TransferKind::StreamStore, store->bytes, step, step});
+    for (int k = head[step]; k >= 0; k = link[k]) emit(pre[k]);
+    for (int k = off_head[step]; k >= 0; k = off_link[k]) emit(off[k]);
   }
+  out.resize(static_cast<std::size_t>(o - out.data()));
 }
 
 // `no-lookahead` (thesis Fig. 4.2a), readings N1–N4 of tests/python/oracle.py: the plan (what is
