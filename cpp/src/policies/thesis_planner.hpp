@@ -215,27 +215,24 @@ class ThesisPlanner {
     return (flags & FullUse::HasNext) ? !kept(f) : (flags & FullUse::MustEndOffchip) != 0;
   }
 
-  // Calls fn(i, in_first) for the positions i of [b, e) where keep(i), those where also
-  // first(i) before the others, each part in position order: rule 2's "dirty first" (a
-  // stable partition). Every keep / first is asked before the first fn. Groups of up to 64
-  // (all but a few) go by bit masks, and most already have their first members first.
-  template <class Keep, class First, class Fn>
-  [[gnu::always_inline]] void in_rule_order(int b, int e, Keep keep, First first, Fn fn) {
+  // Calls fn(i, in_first) for the positions i of [b, e), those where first(i) before the
+  // others, each part in position order: rule 2's "dirty first" (a stable partition). Every
+  // first is asked before the first fn. Groups of up to 64 (all but a few) go by bit masks,
+  // and most already have their first members first (the mask of first ones is then a run of
+  // ones from bit 0, or empty: fb & (fb + 1) == 0), so they are visited in position order.
+  template <class First, class Fn>
+  [[gnu::always_inline]] void in_rule_order(int b, int e, First first, Fn fn) {
     if (e - b > 64) {
-      in_rule_order_long(b, e, keep, first, fn);
+      in_rule_order_long(b, e, first, fn);
       return;
     }
-    std::uint64_t kb = 0, fb = 0;
-    for (int i = b; i < e; ++i) {
-      kb |= std::uint64_t{keep(i)} << (i - b);
-      fb |= std::uint64_t{first(i)} << (i - b);
-    }
-    fb &= kb;
-    const std::uint64_t rest = kb & ~fb;
-    std::uint64_t now = kb, then = 0;  // the positions to visit, in two runs
-    if (rest != 0 && fb > (rest & (~rest + 1))) {  // some other one before a first one
+    std::uint64_t fb = 0;
+    for (int i = b; i < e; ++i) fb |= std::uint64_t{first(i)} << (i - b);
+    const std::uint64_t all = ~std::uint64_t{0} >> (64 - (e - b));  // (b < e: the caller skips empty groups)
+    std::uint64_t now = all, then = 0;  // the positions to visit, in two runs
+    if ((fb & (fb + 1)) != 0) {  // some other one before a first one
       now = fb;
-      then = rest;
+      then = all & ~fb;
     }
     for (;;) {
       if (now == 0) {
@@ -248,18 +245,18 @@ class ThesisPlanner {
       fn(b + k, ((fb >> k) & 1) != 0);
     }
   }
-  template <class Keep, class First, class Fn>
-  [[gnu::noinline]] void in_rule_order_long(int b, int e, Keep keep, First first, Fn fn) {
+  template <class First, class Fn>
+  [[gnu::noinline]] void in_rule_order_long(int b, int e, First first, Fn fn) {
     std::vector<int>& group = w_.group;
     std::vector<std::uint8_t>& is_first = w_.group_first;
     group.clear();
     is_first.clear();
-    for (int i = b; i != e; ++i) is_first.push_back(keep(i) && first(i));
+    for (int i = b; i != e; ++i) is_first.push_back(first(i));
     for (int i = b; i != e; ++i)
       if (is_first[static_cast<std::size_t>(i - b)]) group.push_back(i);
     const std::size_t firsts = group.size();
     for (int i = b; i != e; ++i)
-      if (!is_first[static_cast<std::size_t>(i - b)] && keep(i)) group.push_back(i);
+      if (!is_first[static_cast<std::size_t>(i - b)]) group.push_back(i);
     for (std::size_t k = 0; k < group.size(); ++k) fn(group[k], k < firsts);
   }
 
@@ -361,7 +358,7 @@ class ThesisPlanner {
       const int b = begin[v], e = begin[v + 1];
       if (b != e)
         in_rule_order(
-            b, e, [](int) { return true; },
+            b, e,
             [&](int i) {
               return (rec[i].flags & FullUse::Write) || (bits(rec[i].f) & (KeptIn | DirtyIn)) == (KeptIn | DirtyIn);
             },
