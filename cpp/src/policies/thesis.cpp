@@ -52,7 +52,9 @@ ThesisPlanner::ThesisPlanner(const PlanInput& in, PlanScratch& w, Plan& out, Pre
   w.probe_same = false;
   state_.assign(nf + 1, UseState{});  // (entry nf: the partial accesses' state, always 0)
   st_ = state_.data();
-  prefetches_.clear();
+  if (prefetches_.size() < x_.read_uses.size()) prefetches_.resize(x_.read_uses.size());  // (add_prefetch)
+  pre_ = prefetches_.data();
+  pre_end_ = pre_ + prefetches_.size();
   offloads_.clear();
   // (plan_.transfers: overwritten by assemble())
   plan_.counts = {};
@@ -160,7 +162,7 @@ void ThesisPlanner::assemble() {
   std::int64_t r = 0;
   for (std::size_t i = 0; i < n; ++i) resident[i] = r += resident[i];
   plan_.resident.pop_back();
-  const int np = static_cast<int>(prefetches_.size()), no = static_cast<int>(offloads_.size());
+  const int np = plan_.counts.prefetched, no = static_cast<int>(offloads_.size());
   std::vector<int>& heads = w_.bucket;
   heads.assign(2 * n, -1);
   std::vector<int>& links = w_.group;
@@ -186,7 +188,7 @@ void ThesisPlanner::assemble() {
   // plan of two points before, about as long), each a few stores instead of a push_back call;
   // past its length they are appended, and the vector is cut to what was written at the end.
   auto& out = plan_.transfers;
-  out.reserve(s_.accesses.size() + prefetches_.size() + offloads_.size());
+  out.reserve(s_.accesses.size() + static_cast<std::size_t>(np) + offloads_.size());
   Transfer* o = out.data();
   Transfer* o_end = o + out.size();
   const auto emit = [&](const Transfer& x) __attribute__((always_inline)) {

@@ -92,7 +92,9 @@ class ThesisPlanner {
   static constexpr std::uint8_t Born = 16;    // the output of use f is on chip (rule 6)
   std::vector<UseState>& state_;
   UseState* st_ = nullptr;  // state_.data()
-  std::vector<Transfer>& prefetches_;
+  std::vector<Transfer>& prefetches_;  // the first plan_.counts.prefetched (add_prefetch)
+  Transfer* pre_ = nullptr;             // the next prefetch's slot in prefetches_
+  Transfer* pre_end_ = nullptr;         // prefetches_'s end
   std::vector<Transfer>& offloads_;
   std::vector<ReadAt>& candidates_;  // rule 4's, in its order
   const ReadAt* first_read_ = nullptr;  // keep_intervals(): the next read without a previous use
@@ -496,12 +498,25 @@ class ThesisPlanner {
       occ_.add_up(p, tree_end, bytes);
       occupy_resident(p, end, bytes);
       set(f, Loaded);
-      prefetches_.push_back({r.tensor, TransferKind::Prefetch, bytes, p, v});
-      ++plan_.counts.prefetched;
+      add_prefetch(r.tensor, bytes, p, v);
       if ((r.flags & FullUse::Write) && leaves_dirty(f, r.flags)) offload_after(f, v, r.tensor, bytes);
       return;
     }
     prefetched(r, v, p, end);
+  }
+
+  // The k-th prefetch (k = plan_.counts.prefetched, counted here), written in place: the
+  // scratch holds one slot per read from the constructor on (a read is prefetched at most once),
+  // so that this is a few stores where a push_back was a call out of line.
+  void add_prefetch(int tensor, std::int64_t bytes, int p, int v) {
+    if (pre_ == pre_end_) grow_prefetches();  // (not reached: one slot per read)
+    *pre_++ = {tensor, TransferKind::Prefetch, bytes, p, v};
+    ++plan_.counts.prefetched;
+  }
+  [[gnu::noinline]] void grow_prefetches() {
+    prefetches_.resize(prefetches_.size() + 1);
+    pre_ = prefetches_.data() + plan_.counts.prefetched;
+    pre_end_ = prefetches_.data() + prefetches_.size();
   }
 
   // Read r at v prefetched over [p, end].
@@ -510,8 +525,7 @@ class ThesisPlanner {
     const int f = r.f;
     occupy<kReplayed>(p, end, r.bytes, false);
     set(f, Loaded);
-    prefetches_.push_back({r.tensor, TransferKind::Prefetch, r.bytes, p, v});
-    ++plan_.counts.prefetched;
+    add_prefetch(r.tensor, r.bytes, p, v);
     if ((r.flags & FullUse::Write) && leaves_dirty(f, r.flags))
       offload_after<kReplayed>(f, v, r.tensor, r.bytes);  // a prefetched read-modify-write
   }
