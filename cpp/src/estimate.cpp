@@ -1,5 +1,6 @@
 #include "dnnmem/estimate.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <stdexcept>
 
@@ -66,6 +67,7 @@ PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Prepared
     // The tile model reads the capacity: no probing under it.
     ws.planner.probe_capacity = s.tile_model.order.empty() ? next_capacity : -1;
     ws.planner.probe_same = false;
+    ws.planner.probe_holds_to = -1;
     ws.reuse_lo = 1;
     ws.reuse_hi = 0;
     policy.cache->plan(in, ws.planner, ws.plan);
@@ -76,7 +78,7 @@ PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Prepared
       ws.reuse_hi = std::numeric_limits<std::int64_t>::max();
     } else if (ws.planner.probe_same && next_capacity > hw.capacity) {
       ws.reuse_lo = hw.capacity;
-      ws.reuse_hi = next_capacity;
+      ws.reuse_hi = std::max(next_capacity, ws.planner.probe_holds_to);
     }
   }
   if (!(same && ws.last_totals.same_from <= hw.capacity && hw.capacity < ws.last_totals.same_below &&

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -12,6 +13,8 @@
 #include "catch.hpp"
 #include "dnnmem/estimate.hpp"
 #include "dnnmem/compose.hpp"
+#include "dnnmem/plan.hpp"
+#include "dnnmem/policies.hpp"
 #include "dnnmem/sweep.hpp"
 #include "helpers.hpp"
 
@@ -322,5 +325,55 @@ TEST_CASE("sweep: traffic by role adds up to the totals and equals the timeline'
     }
     CHECK(sum_in == c.in[i]);
     CHECK(sum_out == c.out[i]);
+  }
+}
+
+// The thesis planners' probe (PlanScratch::probe_holds_to): the plan holds at every capacity
+// from this one up to probe_holds_to, and not one byte above it (the first decision whose
+// threshold is the least flips there), so that a sweep reuses it at all its later points up
+// to there; and the probe is exact (no flip at the capacity probed: the same plan there).
+TEST_CASE("sweep: a thesis plan holds up to probe_holds_to and changes just above it") {
+  std::string layers = R"({"name":"b0","kind":"input","shape":[16]})";
+  for (int b = 1; b <= 8; ++b) {
+    const std::string i = std::to_string(b), p = std::to_string(b - 1);
+    layers += R"(,{"name":"d)" + i + R"(","kind":"dense","inputs":["b)" + p + R"("],"units":)" +
+              std::to_string(8 + 4 * (b % 3)) + R"(},{"name":"b)" + i + R"(","kind":"relu","inputs":["d)" + i + "\"]}";
+  }
+  for (const Network& n : {net(kNet), net(layers)}) {
+    const Schedule s = schedule_of(n);
+    for (const char* manager : {"lookahead", "belady", "prefetch-next"}) {
+      PolicySpec spec;
+      spec.cache.name = manager;
+      const PreparedPolicy policy = prepare_policy(s, spec, 2);
+      for (const auto& [bw, thr] : {std::pair{1e9, 5e9}, {4e10, 3e11}}) {
+        const auto plan_at = [&](std::int64_t c) { return make_plan(*policy.cache, make_plan_input(s, {c, bw, thr}, policy)); };
+        PlanScratch w;
+        int farther = 0, holds = 0;
+        const std::int64_t step = 64;
+        for (std::int64_t c = 0; c <= s.peak_alive_bytes() + step; c += step) {
+          INFO(manager << " capacity " << c << " bandwidth " << bw);
+          w.same_input = c > 0;
+          w.probe_capacity = c + step;
+          Plan plan;
+          policy.cache->plan(make_plan_input(s, {c, bw, thr}, policy), w, plan);
+          CHECK(same_timeline_input(plan, plan_at(c)));
+          if (!w.probe_same) {
+            CHECK(!same_timeline_input(plan, plan_at(c + step)));  // (the probe is exact)
+            continue;
+          }
+          ++holds;
+          const std::int64_t top = w.probe_holds_to;
+          REQUIRE(top >= c + step);
+          CHECK(same_timeline_input(plan, plan_at(c + step)));
+          if (top == std::numeric_limits<std::int64_t>::max()) continue;  // no rejection at all
+          farther += top > c + step;
+          CHECK(same_timeline_input(plan, plan_at(top)));
+          CHECK(same_timeline_input(plan, plan_at((c + top) / 2)));
+          CHECK(!same_timeline_input(plan, plan_at(top + 1)));
+        }
+        CHECK(holds > 0);
+        CHECK(farther > 0);
+      }
+    }
   }
 }

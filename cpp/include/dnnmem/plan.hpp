@@ -146,6 +146,10 @@ struct PlanScratch {
   // calls a planner with inputs of its own clears probe_capacity first.
   std::int64_t probe_capacity = -1;
   bool probe_same = false;
+  // With probe_same, a planner may also say how far up its plan holds: the same plan at every
+  // capacity up to probe_holds_to (>= probe_capacity), so that a sweep reuses it at its later
+  // points too; -1 (the caller clears it): up to probe_capacity.
+  std::int64_t probe_holds_to = -1;
   // The thesis's planners (policies/thesis.cpp).
   std::vector<std::int64_t> tree, resident_diff;  // tree: RangeTree's nodes
   std::vector<Ticks> prefix;

@@ -48,8 +48,10 @@ ThesisPlanner::ThesisPlanner(const PlanInput& in, PlanScratch& w, Plan& out, Pre
   probe_ = w.probe_capacity > in.capacity && !through_ && lookahead_offload_ && given_ == nullptr
                ? w.probe_capacity
                : -1;
+  probe_floor_ = probe_;
   w.probe_capacity = -1;
   w.probe_same = false;
+  w.probe_holds_to = -1;
   state_.assign(nf + 1, UseState{});  // (entry nf: the partial accesses' state, always 0)
   st_ = state_.data();
   if (prefetches_.size() < x_.read_uses.size()) prefetches_.resize(x_.read_uses.size());  // (add_prefetch)
@@ -68,6 +70,9 @@ ThesisPlanner::ThesisPlanner(const PlanInput& in, PlanScratch& w, Plan& out, Pre
     prepare_replay(same);
   }
 #endif
+  // Without replay, how far the plan holds beyond the capacity probed (a sweep's later points
+  // of the same input reuse it too); replay's checks ask only whether it flips at probe_.
+  if (probe_ >= 0 && rp_ == nullptr) probe_ = std::numeric_limits<std::int64_t>::max();
 }
 
 void ThesisPlanner::keep_intervals() {

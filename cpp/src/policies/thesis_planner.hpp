@@ -53,6 +53,7 @@ class ThesisPlanner {
     assemble();
     if (!lookahead_offload_) linger_offloads(plan_, in_, w_);
     w_.probe_same = probe_ >= 0;
+    w_.probe_holds_to = probe_;
   }
 
  private:
@@ -73,7 +74,17 @@ class ThesisPlanner {
   // streamed access needs no capacity.
   bool through_;
   int n_;
-  std::int64_t probe_ = -1;  // the capacity probed, -1 once some decision flips there (or off)
+  // Probing: the plan holds at every capacity up to probe_ (no decision flips there), -1 once
+  // some decision flips at or below probe_floor_ (the capacity probed), or off. It starts above
+  // every capacity and each rejection lowers it to just below the capacity where it would flip
+  // (with replay: at the capacity probed, whose checks ask only that capacity).
+  std::int64_t probe_ = -1;
+  std::int64_t probe_floor_ = -1;
+  // A rejection that flips from capacity `flip` on (its threshold, > the capacity): the plan
+  // holds below it.
+  void probe_flips_at(std::int64_t flip) {
+    if (flip <= probe_) probe_ = flip - 1 >= probe_floor_ ? flip - 1 : -1;
+  }
   // The working state lives in the caller's PlanScratch (reused from point to point).
   detail::RangeTree occ_;       // plan occupancy, reservations included
   std::vector<Ticks>& prefix_;  // prefix_[i] = compute ticks of steps 0 … i-1
@@ -165,7 +176,8 @@ class ThesisPlanner {
 
   // A rejection of [lo, hi] (claim() false): would the probed capacity keep it?
   void probe_rejected(int lo, int hi, std::int64_t bytes) {
-    if (probe_ >= 0 && (occ_.max_all() + bytes <= probe_ || !occ_.any_above(lo, hi, probe_ - bytes))) probe_ = -1;
+    if (probe_ >= 0 && (occ_.max_all() + bytes <= probe_ || !occ_.any_above(lo, hi, probe_ - bytes)))
+      probe_flips_at(occ_.max(lo, hi) + bytes);  // (it flips at or below probe_: where exactly)
   }
 
   // Rule 3's deadline: the first step w > u with compute of u+1 … w-1 >= the write time; n when
@@ -488,9 +500,13 @@ class ThesisPlanner {
       if (after <= tree_end) margin_[1] = std::min(margin_[1], level - occ_.max(after, tree_end));
       *note = (blocked < 0 ? ps : blocked + 1) - a_;
     }
-    // At the probed capacity the window starts elsewhere iff step `blocked` (the last one
-    // above the level: those after it are below it already) falls below the higher level.
-    if (probe_ >= 0 && blocked >= 0 && !occ_.any_above(blocked, blocked, probe_ - bytes)) probe_ = -1;
+    // At a larger capacity the window starts elsewhere iff step `blocked` (the last one
+    // above the level: those after it are below it already) falls below the higher level. A
+    // read streamed here (blocked >= v - 1) is prefetched there only once every step of
+    // [max(p*, v - 1), blocked] does: before that its window starts at v or later, and it
+    // still streams.
+    if (probe_ >= 0 && blocked >= 0)
+      probe_flips_at((blocked >= v - 1 ? occ_.max(std::max(ps, v - 1), blocked) : occ_.at(blocked)) + bytes);
     const int p = blocked < 0 ? ps : blocked + 1;
     DNNMEM_TRACE(2 + p);
     if (p > v - 1) return;  // fits nowhere: streamed
