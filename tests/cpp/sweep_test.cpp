@@ -1,6 +1,7 @@
 // The sweep engine (sweep.hpp): every point equals estimate() at that point, bit for bit; the
 // thread count and the order of the points change nothing; cancellation leaves the points not
 // evaluated marked; bad points are rejected naming the point and the field.
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstring>
@@ -12,6 +13,7 @@
 
 #include "catch.hpp"
 #include "dnnmem/estimate.hpp"
+#include "dnnmem/network_json.hpp"
 #include "dnnmem/compose.hpp"
 #include "dnnmem/plan.hpp"
 #include "dnnmem/policies.hpp"
@@ -339,7 +341,9 @@ TEST_CASE("sweep: a thesis plan holds up to probe_holds_to and changes just abov
     layers += R"(,{"name":"d)" + i + R"(","kind":"dense","inputs":["b)" + p + R"("],"units":)" +
               std::to_string(8 + 4 * (b % 3)) + R"(},{"name":"b)" + i + R"(","kind":"relu","inputs":["d)" + i + "\"]}";
   }
-  for (const Network& n : {net(kNet), net(layers)}) {
+  const Network gnmt_small = load_network_file(std::string(DNNMEM_TEST_DATA) + "/gnmt_small.json");
+  int farther = 0;  // plans that hold beyond the capacity probed
+  for (const Network& n : {net(kNet), net(layers), gnmt_small}) {
     const Schedule s = schedule_of(n);
     for (const char* manager : {"lookahead", "belady", "prefetch-next"}) {
       PolicySpec spec;
@@ -348,8 +352,9 @@ TEST_CASE("sweep: a thesis plan holds up to probe_holds_to and changes just abov
       for (const auto& [bw, thr] : {std::pair{1e9, 5e9}, {4e10, 3e11}}) {
         const auto plan_at = [&](std::int64_t c) { return make_plan(*policy.cache, make_plan_input(s, {c, bw, thr}, policy)); };
         PlanScratch w;
-        int farther = 0, holds = 0;
-        const std::int64_t step = 64;
+        w.no_replay = true;  // (with replay the probe asks only the capacity probed)
+        int holds = 0;
+        const std::int64_t step = std::max<std::int64_t>(s.peak_alive_bytes() / 150, 1);
         for (std::int64_t c = 0; c <= s.peak_alive_bytes() + step; c += step) {
           INFO(manager << " capacity " << c << " bandwidth " << bw);
           w.same_input = c > 0;
@@ -372,8 +377,8 @@ TEST_CASE("sweep: a thesis plan holds up to probe_holds_to and changes just abov
           CHECK(!same_timeline_input(plan, plan_at(top + 1)));
         }
         CHECK(holds > 0);
-        CHECK(farther > 0);
       }
     }
   }
+  CHECK(farther > 0);
 }
