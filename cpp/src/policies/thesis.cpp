@@ -75,6 +75,25 @@ ThesisPlanner::ThesisPlanner(const PlanInput& in, PlanScratch& w, Plan& out, Pre
   if (probe_ >= 0 && rp_ == nullptr) probe_ = std::numeric_limits<std::int64_t>::max();
 }
 
+void ThesisPlanner::reserve_working_sets() {
+  over_.assign(static_cast<std::size_t>(n_), 0);
+  for (int s = 0; s < n_; ++s) {
+    const Step& st = s_.steps[static_cast<std::size_t>(s)];
+    std::int64_t sum = 0;
+    for (int k = 0; k < st.num_accesses; ++k) sum += s_.accesses[static_cast<std::size_t>(st.first_access + k)].bytes;
+    // A fused step's intermediates pass through the cache too (docs/model/fusion.md).
+    if (!s_.step_intermediate_bytes.empty()) sum += s_.step_intermediate_bytes[static_cast<std::size_t>(s)];
+    if (sum > in_.capacity) over_[static_cast<std::size_t>(s)] = 1;
+    occ_.add(s, s, std::min(sum, in_.capacity));
+  }
+}
+
+void ThesisPlanner::grow_prefetches() {
+  prefetches_.resize(prefetches_.size() + 1);
+  pre_ = prefetches_.data() + plan_.counts.prefetched;
+  pre_end_ = prefetches_.data() + prefetches_.size();
+}
+
 void ThesisPlanner::keep_intervals() {
   candidates_.clear();
   first_read_ = x_.first_reads.data();

@@ -74,14 +74,10 @@ class ThesisPlanner {
   // streamed access needs no capacity.
   bool through_;
   int n_;
-  // Probing: the plan holds at every capacity up to probe_ (no decision flips there), -1 once
-  // some decision flips at or below probe_floor_ (the capacity probed), or off. It starts above
-  // every capacity and each rejection lowers it to just below the capacity where it would flip
-  // (with replay: at the capacity probed, whose checks ask only that capacity).
-  std::int64_t probe_ = -1;
-  std::int64_t probe_floor_ = -1;
-  // A rejection that flips from capacity `flip` on (its threshold, > the capacity): the plan
-  // holds below it.
+  // Probing: the plan holds at every capacity up to probe_, -1 once a decision flips at or below
+  // probe_floor_ (the capacity probed), or off. Without replay it starts above every capacity,
+  // each rejection lowering it below its threshold `flip` (> the capacity) in probe_flips_at.
+  std::int64_t probe_ = -1, probe_floor_ = -1;
   void probe_flips_at(std::int64_t flip) {
     if (flip <= probe_) probe_ = flip - 1 >= probe_floor_ ? flip - 1 : -1;
   }
@@ -104,8 +100,7 @@ class ThesisPlanner {
   std::vector<UseState>& state_;
   UseState* st_ = nullptr;  // state_.data()
   std::vector<Transfer>& prefetches_;  // the first plan_.counts.prefetched (add_prefetch)
-  Transfer* pre_ = nullptr;             // the next prefetch's slot in prefetches_
-  Transfer* pre_end_ = nullptr;         // prefetches_'s end
+  Transfer *pre_ = nullptr, *pre_end_ = nullptr;  // the next prefetch's slot; prefetches_'s end
   std::vector<Transfer>& offloads_;
   std::vector<ReadAt>& candidates_;  // rule 4's, in its order
   const ReadAt* first_read_ = nullptr;  // keep_intervals(): the next read without a previous use
@@ -132,18 +127,7 @@ class ThesisPlanner {
   // at the capacity; over_ marks the steps whose working set does not fit (nothing is resident
   // at their uses: the minimal caching scheme, thesis §4.3.3).
   std::vector<std::uint8_t> over_;
-  void reserve_working_sets() {
-    over_.assign(static_cast<std::size_t>(n_), 0);
-    for (int s = 0; s < n_; ++s) {
-      const Step& st = s_.steps[static_cast<std::size_t>(s)];
-      std::int64_t sum = 0;
-      for (int k = 0; k < st.num_accesses; ++k) sum += s_.accesses[static_cast<std::size_t>(st.first_access + k)].bytes;
-      // A fused step's intermediates pass through the cache too (docs/model/fusion.md).
-      if (!s_.step_intermediate_bytes.empty()) sum += s_.step_intermediate_bytes[static_cast<std::size_t>(s)];
-      if (sum > in_.capacity) over_[static_cast<std::size_t>(s)] = 1;
-      occ_.add(s, s, std::min(sum, in_.capacity));
-    }
-  }
+  void reserve_working_sets();
   bool over(int s) const { return over_[static_cast<std::size_t>(s)] != 0; }
 
   // kReplayed: a replayed block's add, whose part inside the block's region is the record's.
@@ -230,10 +214,9 @@ class ThesisPlanner {
   }
 
   // Calls fn(i, in_first) for the positions i of [b, e), those where first(i) before the
-  // others, each part in position order: rule 2's "dirty first" (a stable partition). Every
-  // first is asked before the first fn. Groups of up to 64 (all but a few) go by bit masks,
-  // and most already have their first members first (the mask of first ones is then a run of
-  // ones from bit 0, or empty: fb & (fb + 1) == 0), so they are visited in position order.
+  // others, each part in position order: rule 2's "dirty first" (a stable partition). Every first
+  // is asked before the first fn. Groups of up to 64 (all but a few) go by bit masks; most have
+  // their first members first (fb & (fb + 1) == 0) and are visited in position order.
   template <class First, class Fn>
   [[gnu::always_inline]] void in_rule_order(int b, int e, First first, Fn fn) {
     if (e - b > 64) {
@@ -372,8 +355,7 @@ class ThesisPlanner {
       const int b = begin[v], e = begin[v + 1];
       if (b != e)
         in_rule_order(
-            b, e,
-            [&](int i) {
+            b, e, [&](int i) {
               return (rec[i].flags & FullUse::Write) || (bits(rec[i].f) & (KeptIn | DirtyIn)) == (KeptIn | DirtyIn);
             },
             [&](int i, bool dirty) __attribute__((always_inline)) {
@@ -500,11 +482,9 @@ class ThesisPlanner {
       if (after <= tree_end) margin_[1] = std::min(margin_[1], level - occ_.max(after, tree_end));
       *note = (blocked < 0 ? ps : blocked + 1) - a_;
     }
-    // At a larger capacity the window starts elsewhere iff step `blocked` (the last one
-    // above the level: those after it are below it already) falls below the higher level. A
-    // read streamed here (blocked >= v - 1) is prefetched there only once every step of
-    // [max(p*, v - 1), blocked] does: before that its window starts at v or later, and it
-    // still streams.
+    // At a larger capacity the window starts elsewhere iff step `blocked` (the last one above
+    // the level) falls below the higher level; a read streamed here (blocked >= v - 1) only once
+    // every step of [max(p*, v - 1), blocked] does (else its window starts at v or later).
     if (probe_ >= 0 && blocked >= 0)
       probe_flips_at((blocked >= v - 1 ? occ_.max(std::max(ps, v - 1), blocked) : occ_.at(blocked)) + bytes);
     const int p = blocked < 0 ? ps : blocked + 1;
@@ -521,19 +501,14 @@ class ThesisPlanner {
     prefetched(r, v, p, end);
   }
 
-  // The k-th prefetch (k = plan_.counts.prefetched, counted here), written in place: the
-  // scratch holds one slot per read from the constructor on (a read is prefetched at most once),
-  // so that this is a few stores where a push_back was a call out of line.
+  // A prefetch written in place (plan_.counts.prefetched counts them): the scratch has a slot per
+  // read (each is prefetched at most once), so this is a few stores, not a push_back call.
   void add_prefetch(int tensor, std::int64_t bytes, int p, int v) {
     if (pre_ == pre_end_) grow_prefetches();  // (not reached: one slot per read)
     *pre_++ = {tensor, TransferKind::Prefetch, bytes, p, v};
     ++plan_.counts.prefetched;
   }
-  [[gnu::noinline]] void grow_prefetches() {
-    prefetches_.resize(prefetches_.size() + 1);
-    pre_ = prefetches_.data() + plan_.counts.prefetched;
-    pre_end_ = prefetches_.data() + prefetches_.size();
-  }
+  [[gnu::noinline]] void grow_prefetches();
 
   // Read r at v prefetched over [p, end].
   template <bool kReplayed = false>
