@@ -161,8 +161,12 @@ void ThesisPlanner::assemble() {
   for (std::size_t i = 0; i < n; ++i) resident[i] = r += resident[i];
   plan_.resident.pop_back();
   const int np = static_cast<int>(prefetches_.size()), no = static_cast<int>(offloads_.size());
+  // The list heads are -1 everywhere between calls (each is set back as its step is read
+  // below), so only a fresh or interrupted buffer is filled: a point writes the heads of the
+  // steps that issue something, not all 2n of them.
   std::vector<int>& heads = w_.bucket;
-  heads.assign(2 * n, -1);
+  if (!w_.bucket_clean || heads.size() != 2 * n) heads.assign(2 * n, -1);
+  w_.bucket_clean = false;
   std::vector<int>& links = w_.group;
   links.resize(static_cast<std::size_t>(np + no));
   int* head = heads.data();
@@ -199,9 +203,16 @@ void ThesisPlanner::assemble() {
     for (const StreamUse* end = stores + store_begin[step + 1]; store != end; ++store)
       if (!(static_cast<std::uint8_t>(st[store->f]) & (KeptIn | Loaded | Born)))
         out.push_back({store->tensor, TransferKind::StreamStore, store->bytes, step, step});
-    for (int k = head[step]; k >= 0; k = link[k]) out.push_back(pre[k]);
-    for (int k = off_head[step]; k >= 0; k = off_link[k]) out.push_back(off[k]);
+    if (int k = head[step]; k >= 0) {
+      head[step] = -1;
+      for (; k >= 0; k = link[k]) out.push_back(pre[k]);
+    }
+    if (int k = off_head[step]; k >= 0) {
+      off_head[step] = -1;
+      for (; k >= 0; k = off_link[k]) out.push_back(off[k]);
+    }
   }
+  w_.bucket_clean = true;
 }
 
 // `no-lookahead` (thesis Fig. 4.2a), readings N1–N4 of tests/python/oracle.py: the plan (what is

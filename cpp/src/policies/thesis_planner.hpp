@@ -533,16 +533,22 @@ class ThesisPlanner {
   static constexpr std::uint8_t kFits = 128;  // a record's rule-6 bit: the output fit
   template <Mode M>
   void outputs_of(int from, int to) {
+    // One pass over the writes of steps [from, to), in step order (a write's PlanUse::step is
+    // its step): no loop per step, most steps having one write or none.
     const PlanUse* rec = x_.write_uses.data();
     const int* begin = x_.write_begin.data();
-    for (int step = from; step < to; ++step) {
-      check_interrupt_every(static_cast<std::size_t>(step));
-      for (int i = begin[step]; i < begin[step + 1]; ++i) {
+    const std::uint8_t* replayed = nullptr;  // Replay: the record's bits, from the block's first write
+    const int first = begin[a_];
+    if constexpr (M == Mode::Replay) replayed = record_bits();
+    for (int i = begin[from], end = begin[to]; i < end; ++i) {
+      check_interrupt_every(static_cast<std::size_t>(i));
+      {
         const PlanUse& r = rec[i];
         const int f = r.f;
+        const int step = r.step;
         std::uint8_t* note = nullptr;
         if constexpr (M == Mode::Record) {
-          note = &rp_->bits[static_cast<std::size_t>(rec_.bits + i - begin[a_])];
+          note = &rp_->bits[static_cast<std::size_t>(rec_.bits + i - first)];
           *note = static_cast<std::uint8_t>(bits(f) & (KeptIn | Loaded | Kept));
         }
         if (resident_before(f)) continue;
@@ -560,7 +566,7 @@ class ThesisPlanner {
         } else {
           bool fit = false;
           if constexpr (M == Mode::Replay) {
-            fit = (record_bits()[i - begin[a_]] & kFits) != 0;
+            fit = (replayed[i - first] & kFits) != 0;
             if (fit) occupy<true>(step, step, bytes, false);
           } else {
             std::int64_t maximum = 0;
