@@ -458,8 +458,15 @@ class ThesisPlanner {
 
   // Rule 4's decision from the record: the window starts at a_ + start (the record's start
   // relative to its block), or the read streams (start = kStreamed or p > v - 1).
+  // (Inline: one call per candidate of every replayed block.)
   static constexpr int kStreamed = std::numeric_limits<int>::min();
-  void replay_prefetch(const PlanUse& r, int v, int start);
+  [[gnu::always_inline]] void replay_prefetch(const PlanUse& r, int v, int start) {
+    if (start == kStreamed) return;
+    const int p = a_ + start;
+    DNNMEM_TRACE(2 + p);
+    if (p > v - 1) return;
+    prefetched<true>(r, v, p, kept(r.f) ? v - 1 : v);
+  }
 
   template <Mode M>
   [[gnu::always_inline]] void prefetch_one(const PlanUse& r, int i, int v) {

@@ -317,14 +317,6 @@ bool ThesisPlanner::start_replay_prefetches(int j, const ReadAt* c, int count) {
   return true;
 }
 
-void ThesisPlanner::replay_prefetch(const PlanUse& r, int v, int start) {
-  if (start == kStreamed) return;
-  const int p = a_ + start;
-  DNNMEM_TRACE(2 + p);
-  if (p > v - 1) return;
-  prefetched<true>(r, v, p, kept(r.f) ? v - 1 : v);
-}
-
 bool ThesisPlanner::start_replay_outputs(int j, int first, int count) {
   const Replay::At* at = replay_record(2, j);
   if (at == nullptr) return false;
