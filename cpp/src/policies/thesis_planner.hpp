@@ -549,50 +549,48 @@ class ThesisPlanner {
     if constexpr (M == Mode::Replay) replayed = record_bits();
     for (int i = begin[from], end = begin[to]; i < end; ++i) {
       check_interrupt_every(static_cast<std::size_t>(i));
-      {
-        const PlanUse& r = rec[i];
-        const int f = r.f;
-        const int step = r.step;
-        std::uint8_t* note = nullptr;
-        if constexpr (M == Mode::Record) {
-          note = &rp_->bits[static_cast<std::size_t>(rec_.bits + i - first)];
-          *note = static_cast<std::uint8_t>(bits(f) & (KeptIn | Loaded | Kept));
-        }
-        if (resident_before(f)) continue;
-        if (kept(f)) {  // the kept interval from this step holds it (not "born")
-          set(f, Born);
-          continue;
-        }
-        const std::int64_t bytes = r.bytes;
-        // (deadline n: no step qualifies, it is streamed out during its step)
-        if (!(r.flags & FullUse::HasNext) && (r.flags & FullUse::MustEndOffchip) && deadline(f, step, r.tensor, bytes) >= n_)
-          continue;
-        if (through_) {
-          if (over(step)) continue;
-          occupy_resident(step, step, bytes);  // in its step's working set
-        } else {
-          bool fit = false;
-          if constexpr (M == Mode::Replay) {
-            fit = (replayed[i - first] & kFits) != 0;
-            if (fit) occupy<true>(step, step, bytes, false);
-          } else {
-            std::int64_t maximum = 0;
-            if constexpr (M == Mode::Record) maximum = occ_.at(step);
-            fit = claim(step, step, bytes);
-            if constexpr (M == Mode::Record) {
-              note_margin(maximum, bytes, fit);
-              if (fit) *note |= kFits;
-            }
-            if (!fit) probe_rejected(step, step, bytes);
-            else occupy_resident(step, step, bytes);
-          }
-          DNNMEM_TRACE(fit ? 1 : 0);
-          if (!fit) continue;
-        }
-        set(f, Born);
-        ++plan_.counts.born;
-        if (leaves_dirty(f, r.flags)) offload_after<M == Mode::Replay>(f, step, r.tensor, bytes);
+      const PlanUse& r = rec[i];
+      const int f = r.f;
+      const int step = r.step;
+      std::uint8_t* note = nullptr;
+      if constexpr (M == Mode::Record) {
+        note = &rp_->bits[static_cast<std::size_t>(rec_.bits + i - first)];
+        *note = static_cast<std::uint8_t>(bits(f) & (KeptIn | Loaded | Kept));
       }
+      if (resident_before(f)) continue;
+      if (kept(f)) {  // the kept interval from this step holds it (not "born")
+        set(f, Born);
+        continue;
+      }
+      const std::int64_t bytes = r.bytes;
+      // (deadline n: no step qualifies, it is streamed out during its step)
+      if (!(r.flags & FullUse::HasNext) && (r.flags & FullUse::MustEndOffchip) && deadline(f, step, r.tensor, bytes) >= n_)
+        continue;
+      if (through_) {
+        if (over(step)) continue;
+        occupy_resident(step, step, bytes);  // in its step's working set
+      } else {
+        bool fit = false;
+        if constexpr (M == Mode::Replay) {
+          fit = (replayed[i - first] & kFits) != 0;
+          if (fit) occupy<true>(step, step, bytes, false);
+        } else {
+          std::int64_t maximum = 0;
+          if constexpr (M == Mode::Record) maximum = occ_.at(step);
+          fit = claim(step, step, bytes);
+          if constexpr (M == Mode::Record) {
+            note_margin(maximum, bytes, fit);
+            if (fit) *note |= kFits;
+          }
+          if (!fit) probe_rejected(step, step, bytes);
+          else occupy_resident(step, step, bytes);
+        }
+        DNNMEM_TRACE(fit ? 1 : 0);
+        if (!fit) continue;
+      }
+      set(f, Born);
+      ++plan_.counts.born;
+      if (leaves_dirty(f, r.flags)) offload_after<M == Mode::Replay>(f, step, r.tensor, bytes);
     }
   }
 
