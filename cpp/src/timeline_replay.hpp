@@ -115,8 +115,7 @@ class TimelineReplay {
     b_ = B.end;
     block_ = j;
     if (!st_->small) return false;
-    std::size_t end = next;
-    while (end < nx_ && xs_[end].issue_step < b_) ++end;
+    const std::size_t end = first_at_or_after(next, b_);
     bool tried = false;
     if (B.source >= 0) {
       const int x = r_.record[static_cast<std::size_t>(B.source)];
@@ -186,6 +185,28 @@ class TimelineReplay {
   // ticks left at the start (key order), at the end, time taken, capacity stall. `values`: low,
   // high (the range of c), the largest level waited on, bytes in, bytes out.
   enum Header { kStart, kFirst, kCount, kPendingIn, kPendingOut, kCurrentIn, kCurrentOut, kWaits, kTicks, kValues, kHeader };
+
+  // The first transfer from `from` on that issues at step `step` or later (nx_ if none). The
+  // transfers are in issue-step order (the event pass issues them in that order), so a gallop
+  // from `from` and a binary search find the place a linear scan would, in O(log) reads of the
+  // block's transfers instead of one per transfer.
+  std::size_t first_at_or_after(std::size_t from, int step) const {
+    if (from >= nx_ || xs_[from].issue_step >= step) return from;
+    std::size_t lo = from, gap = 1;  // xs_[lo] is before `step`
+    while (lo + gap < nx_ && xs_[lo + gap].issue_step < step) {
+      lo += gap;
+      gap *= 2;
+    }
+    std::size_t hi = std::min(lo + gap, nx_);  // xs_[hi] is at or after `step`, or hi == nx_
+    while (hi - lo > 1) {
+      const std::size_t mid = lo + (hi - lo) / 2;
+      if (xs_[mid].issue_step < step)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    return hi;
+  }
 
   int key_id(int p) const { return static_cast<int>(static_cast<std::uint32_t>(c_.keys[p])); }
   int key_bucket(int p) const { return static_cast<int>(c_.keys[p] >> 32); }
@@ -285,32 +306,53 @@ class TimelineReplay {
     const int* h = r_.ints.data() + r_.at[static_cast<std::size_t>(x)];
     const int ax = h[kStart], fx = h[kFirst], count = h[kCount], n = h[kPendingIn], waits = h[kWaits];
     if (static_cast<std::size_t>(count) != end - first || n != st_->small_n) return false;
-    for (int k = 0; k < count; ++k) {  // the same issues
-      const Transfer& t = xs_[first + static_cast<std::size_t>(k)];
-      const Transfer& u = xs_[fx + k];
-      if (t.kind != u.kind || t.bytes != u.bytes || t.issue_step - a_ != u.issue_step - ax ||
-          t.deadline - a_ != u.deadline - ax)
-        return false;
-    }
     for (int i = 0; i < b_ - a_; ++i)  // the same compute
       if (compute_at(a_ + i) != compute_at(ax + i)) return false;
     // The same pending transfers, in the same order, with the same ticks left, the same one
-    // served, the same tensors shared.
-    relations(first, end - first);
+    // served; the same issues; the same tensors shared. (relations() and the comparisons in one
+    // pass: the block's own ids are first + k, never stored; every comparison is made as before,
+    // so the outcome is the same, only a mismatch stops sooner or later.)
+    std::vector<int>& ids = r_.ids;
+    ids.clear();
+    for (int p = 0; p < n; ++p) ids.push_back(key_id(p));
+    std::sort(ids.begin(), ids.end());
     const int* start = h + kHeader;
     const Ticks* ticks = r_.ticks.data() + h[kTicks];
     for (int p = 0; p < n; ++p) {
       const int id = key_id(p);
       const Transfer& t = xs_[id];
       const Transfer& u = xs_[start[3 * p]];
-      if (position(id, r_.ids.data(), n, first) != start[3 * p + 1] || key_bucket(p) - 2 * a_ != start[3 * p + 2] ||
+      if (position(id, ids.data(), n, first) != start[3 * p + 1] || key_bucket(p) - 2 * a_ != start[3 * p + 2] ||
           c_.slots[id].remaining != ticks[p] || t.writes_out() != u.writes_out() || t.bytes != u.bytes)
         return false;
     }
     const int* rel = start + 3 * n;
-    for (std::size_t k = 0; k < r_.rel.size(); ++k)
-      if (r_.rel[k] != rel[k]) return false;
-    if ((st_->current < 0 ? -1 : position(st_->current, r_.ids.data(), n, first)) != h[kCurrentIn]) return false;
+    if (++r_.epoch == 0) {
+      std::fill(r_.mark.begin(), r_.mark.end(), 0);
+      r_.epoch = 1;
+    }
+    const std::uint32_t epoch = r_.epoch;
+    std::uint32_t* const mark = r_.mark.data();
+    int* const mark_at = r_.mark_at.data();
+    // Position k's relation (relations()): the last position before it on its tensor, or -1.
+    const auto related = [&](int k, std::size_t tensor) __attribute__((always_inline)) {
+      const int r = mark[tensor] == epoch ? mark_at[tensor] : -1;
+      mark[tensor] = epoch;
+      mark_at[tensor] = k;
+      return r;
+    };
+    for (int k = 0; k < n; ++k)
+      if (related(k, static_cast<std::size_t>(xs_[ids[static_cast<std::size_t>(k)]].tensor)) != rel[k]) return false;
+    const Transfer* own = xs_ + first;
+    const Transfer* rec = xs_ + fx;
+    for (int k = 0; k < count; ++k) {  // the same issues
+      const Transfer& t = own[k];
+      const Transfer& u = rec[k];
+      if (t.kind != u.kind || t.bytes != u.bytes || t.issue_step - a_ != u.issue_step - ax ||
+          t.deadline - a_ != u.deadline - ax || related(n + k, static_cast<std::size_t>(t.tensor)) != rel[n + k])
+        return false;
+    }
+    if ((st_->current < 0 ? -1 : position(st_->current, ids.data(), n, first)) != h[kCurrentIn]) return false;
     // Resident bytes at the steps that waited: the record's plus one c within its range.
     const int* fin = rel + n + count;
     const int* checked = fin + 2 * h[kPendingOut];
@@ -331,7 +373,10 @@ class TimelineReplay {
   void apply(const int* h, const int* fin, const Ticks* end_ticks, const std::int64_t* v, std::int64_t shift,
              std::size_t first) {
     const int n = h[kPendingIn], m = h[kPendingOut], count = h[kCount];
-    const std::vector<int>& ids = r_.ids;
+    // The transfer at position k: the k-th pending at the start (r_.ids, in id order), or the
+    // block's own first + (k - n).
+    const int* pending = r_.ids.data();
+    const auto id_at = [&](int k) { return k < n ? pending[k] : static_cast<int>(first) + (k - n); };
     st_->now += end_ticks[m];
     st_->capacity_stall += end_ticks[m + 1];
     st_->bytes_in += v[3];
@@ -344,8 +389,8 @@ class TimelineReplay {
     for (int q = 0; q < m; ++q) still[static_cast<std::size_t>(fin[2 * q])] = 1;
     for (int k = 0; k < n; ++k) {
       if (still[static_cast<std::size_t>(k)]) continue;
-      const Transfer& t = xs_[ids[static_cast<std::size_t>(k)]];
-      c_.slots[ids[static_cast<std::size_t>(k)]].done = 1;
+      const Transfer& t = xs_[pending[k]];
+      c_.slots[pending[k]].done = 1;
       if (!t.writes_out()) --c_.waiting[t.deadline];
     }
     for (int k = 0; k < count; ++k) {
@@ -359,7 +404,7 @@ class TimelineReplay {
     st_->pending_offloads = 0;
     st_->offload_bytes = 0;
     for (int q = 0; q < m; ++q) {
-      const int id = ids[static_cast<std::size_t>(fin[2 * q])];
+      const int id = id_at(fin[2 * q]);
       const auto bucket = static_cast<std::uint64_t>(fin[2 * q + 1] + 2 * a_);
       c_.keys[q] = bucket << 32 | static_cast<std::uint32_t>(id);
       c_.slots[id].remaining = end_ticks[q];
@@ -370,7 +415,7 @@ class TimelineReplay {
     }
     // Each tensor's pending offloads, in issue order (their lists hold nothing else pending).
     for (int q = 0; q < m; ++q) {
-      const int id = ids[static_cast<std::size_t>(fin[2 * q])];
+      const int id = id_at(fin[2 * q]);
       if (xs_[id].writes_out()) {
         const auto t = static_cast<std::size_t>(xs_[id].tensor);
         c_.po_stamp[t] = c_.epoch;
@@ -380,7 +425,7 @@ class TimelineReplay {
     std::vector<int>& offloads = r_.start_ids;
     offloads.clear();
     for (int q = 0; q < m; ++q) {
-      const int id = ids[static_cast<std::size_t>(fin[2 * q])];
+      const int id = id_at(fin[2 * q]);
       if (xs_[id].writes_out()) offloads.push_back(id);
     }
     std::sort(offloads.begin(), offloads.end());
@@ -393,7 +438,7 @@ class TimelineReplay {
         c_.slots[c_.po_tail[t]].tensor_next = id;
       c_.po_tail[t] = id;
     }
-    st_->current = h[kCurrentOut] < 0 ? -1 : ids[static_cast<std::size_t>(h[kCurrentOut])];
+    st_->current = h[kCurrentOut] < 0 ? -1 : id_at(h[kCurrentOut]);
   }
 };
 

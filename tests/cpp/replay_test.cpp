@@ -251,6 +251,43 @@ TEST_CASE("replay: lp-rounded keeps exactly the intervals given, never a source 
   }
 }
 
+TEST_CASE("replay: a plan made in a reused scratch equals one made in a fresh scratch") {
+  // The plan's assembly keeps its per-step list heads at -1 between calls and fills them only
+  // when they are fresh, of another size or left dirty (bucket_clean false: a call interrupted
+  // mid-way); a sweep's scratch goes from capacity to capacity and from schedule to schedule.
+  const Schedule big = schedule_of(gnmt_small(), 4), small = schedule_of(lstm(12, 16), 4);
+  long transfers = 0;
+  for (const char* manager : {"lookahead", "no-lookahead", "belady"}) {
+    PolicySpec spec;
+    spec.cache.name = manager;
+    PlanScratch reused;
+    for (int round = 0; round < 2; ++round)
+      for (const Schedule* s : {&big, &small}) {
+        const PreparedPolicy policy = prepare_policy(*s, spec, 2);
+        const std::int64_t top = s->peak_alive_bytes() + 4096;
+        bool first = true;
+        for (std::int64_t c = 0; c <= top; c += std::max<std::int64_t>(top / 23, 1)) {
+          INFO(manager << " round " << round << " steps " << s->steps.size() << " capacity " << c);
+          const PlanInput in = make_plan_input(*s, {c, 1e9, 5e9}, policy);
+          if (round == 1 && c > 0 && !reused.bucket.empty()) {  // as if the last call stopped half-way
+            std::fill(reused.bucket.begin(), reused.bucket.end(), 3);
+            reused.bucket_clean = false;
+          }
+          reused.same_input = !first;
+          first = false;
+          Plan a, b;
+          policy.cache->plan(in, reused, a);
+          PlanScratch fresh;
+          policy.cache->plan(in, fresh, b);
+          CHECK(a.transfers == b.transfers);
+          CHECK(same_timeline_input(a, b));
+          transfers += static_cast<long>(a.transfers.size());
+        }
+      }
+  }
+  CHECK(transfers > 1000);  // not vacuous
+}
+
 TEST_CASE("replay: the timeline reads which transfers share a tensor (plans with tensors merged)") {
   // The one rule of the channel that reads tensors: a transfer waits for a pending offload of
   // its tensor issued before it. Real plans seldom make two blocks differ only there, so the

@@ -159,6 +159,7 @@ struct PlanScratch {
   std::vector<std::uint8_t> state;  // (onsram-static)
   std::vector<Transfer> prefetches, offloads, pending;
   std::vector<int> group, bucket;
+  bool bucket_clean = false;  // bucket holds -1 everywhere (the thesis planners' assemble() leaves it so)
   std::vector<std::uint8_t> group_first;
   std::vector<ReadAt> candidates;  // rule 4's, in its order
   // no-lookahead's lingering tensors.

@@ -154,6 +154,62 @@ void ThesisPlanner::prefetch() {
   }
 }
 
+template <ThesisPlanner::Mode M>
+void ThesisPlanner::outputs_of(int from, int to) {
+  // One pass over the writes of steps [from, to), in step order (a write's PlanUse::step is
+  // its step): no loop per step, most steps having one write or none.
+  const PlanUse* rec = x_.write_uses.data();
+  const int* begin = x_.write_begin.data();
+  const std::uint8_t* replayed = nullptr;  // Replay: the record's bits, from the block's first write
+  const int first = begin[a_];
+  if constexpr (M == Mode::Replay) replayed = record_bits();
+  for (int i = begin[from], end = begin[to]; i < end; ++i) {
+    check_interrupt_every(static_cast<std::size_t>(i));
+    const PlanUse& r = rec[i];
+    const int f = r.f;
+    const int step = r.step;
+    std::uint8_t* note = nullptr;
+    if constexpr (M == Mode::Record) {
+      note = &rp_->bits[static_cast<std::size_t>(rec_.bits + i - first)];
+      *note = static_cast<std::uint8_t>(bits(f) & (KeptIn | Loaded | Kept));
+    }
+    if (resident_before(f)) continue;
+    if (kept(f)) {  // the kept interval from this step holds it (not "born")
+      set(f, Born);
+      continue;
+    }
+    const std::int64_t bytes = r.bytes;
+    // (deadline n: no step qualifies, it is streamed out during its step)
+    if (!(r.flags & FullUse::HasNext) && (r.flags & FullUse::MustEndOffchip) && deadline(f, step, r.tensor, bytes) >= n_)
+      continue;
+    if (through_) {
+      if (over(step)) continue;
+      occupy_resident(step, step, bytes);  // in its step's working set
+    } else {
+      bool fit = false;
+      if constexpr (M == Mode::Replay) {
+        fit = (replayed[i - first] & kFits) != 0;
+        if (fit) occupy<true>(step, step, bytes, false);
+      } else {
+        std::int64_t maximum = 0;
+        if constexpr (M == Mode::Record) maximum = occ_.at(step);
+        fit = claim(step, step, bytes);
+        if constexpr (M == Mode::Record) {
+          note_margin(maximum, bytes, fit);
+          if (fit) *note |= kFits;
+        }
+        if (!fit) probe_rejected(step, step, bytes);
+        else occupy_resident(step, step, bytes);
+      }
+      DNNMEM_TRACE(fit ? 1 : 0);
+      if (!fit) continue;
+    }
+    set(f, Born);
+    ++plan_.counts.born;
+    if (leaves_dirty(f, r.flags)) offload_after<M == Mode::Replay>(f, step, r.tensor, bytes);
+  }
+}
+
 void ThesisPlanner::place_outputs() {
   const int* begin = x_.write_begin.data();
   if (rp_ == nullptr) {
@@ -187,8 +243,12 @@ void ThesisPlanner::assemble() {
   for (std::size_t i = 0; i < n; ++i) resident[i] = r += resident[i];
   plan_.resident.pop_back();
   const int np = plan_.counts.prefetched, no = static_cast<int>(offloads_.size());
+  // The list heads are -1 everywhere between calls (each is set back as its step is read
+  // below), so only a fresh or interrupted buffer is filled: a point writes the heads of the
+  // steps that issue something, not all 2n of them.
   std::vector<int>& heads = w_.bucket;
-  heads.assign(2 * n, -1);
+  if (!w_.bucket_clean || heads.size() != 2 * n) heads.assign(2 * n, -1);
+  w_.bucket_clean = false;
   std::vector<int>& links = w_.group;
   links.resize(static_cast<std::size_t>(np + no));
   int* head = heads.data();
@@ -238,10 +298,17 @@ void ThesisPlanner::assemble() {
     for (const StreamUse* end = stores + store_begin[step + 1]; store != end; ++store)
       if (!(static_cast<std::uint8_t>(st[store->f]) & (KeptIn | Loaded | Born)))
         emit({store->tensor, TransferKind::StreamStore, store->bytes, step, step});
-    for (int k = head[step]; k >= 0; k = link[k]) emit(pre[k]);
-    for (int k = off_head[step]; k >= 0; k = off_link[k]) emit(off[k]);
+    if (int k = head[step]; k >= 0) {
+      head[step] = -1;
+      for (; k >= 0; k = link[k]) emit(pre[k]);
+    }
+    if (int k = off_head[step]; k >= 0) {
+      off_head[step] = -1;
+      for (; k >= 0; k = off_link[k]) emit(off[k]);
+    }
   }
   out.resize(static_cast<std::size_t>(o - out.data()));
+  w_.bucket_clean = true;
 }
 
 // `no-lookahead` (thesis Fig. 4.2a), readings N1–N4 of tests/python/oracle.py: the plan (what is

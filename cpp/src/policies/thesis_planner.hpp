@@ -123,9 +123,9 @@ class ThesisPlanner {
   bool resident_before(int f) const { return is(f, KeptIn | Loaded); }
 
   // Through-cache: each step's working set (the bytes of its accesses and, in a fused schedule,
-  // of its intermediates), as a reservation capped
-  // at the capacity; over_ marks the steps whose working set does not fit (nothing is resident
-  // at their uses: the minimal caching scheme, thesis §4.3.3).
+  // of its intermediates), as a reservation capped at the capacity; over_ marks the steps whose
+  // working set does not fit (nothing is resident at their uses: the minimal caching scheme,
+  // thesis §4.3.3).
   std::vector<std::uint8_t> over_;
   void reserve_working_sets();
   bool over(int s) const { return over_[static_cast<std::size_t>(s)] != 0; }
@@ -274,10 +274,7 @@ class ThesisPlanner {
   // Whether block j, not replayed, is recorded in pass `pass`: a later block repeats it, and
   // that paid at the previous point, or j itself tried to replay (its repeats would replay the
   // same record), or it is time to try again.
-  bool worth_recording(int pass, int j) const {
-    const auto k = static_cast<std::size_t>(j);
-    return rp_->is_source[k] && (rp_->useful[pass][k] || tried_ || rp_->points % Replay::kRetry == 0);
-  }
+  bool worth_recording(int pass, int j) const;
 
   // Pass `pass`'s record that block j may replay (its source's, if j passes link()), or null.
   const Replay::At* replay_record(int pass, int j);
@@ -451,8 +448,15 @@ class ThesisPlanner {
 
   // Rule 4's decision from the record: the window starts at a_ + start (the record's start
   // relative to its block), or the read streams (start = kStreamed or p > v - 1).
+  // (Inline: one call per candidate of every replayed block.)
   static constexpr int kStreamed = std::numeric_limits<int>::min();
-  void replay_prefetch(const PlanUse& r, int v, int start);
+  [[gnu::always_inline]] void replay_prefetch(const PlanUse& r, int v, int start) {
+    if (start == kStreamed) return;
+    const int p = a_ + start;
+    DNNMEM_TRACE(2 + p);
+    if (p > v - 1) return;
+    prefetched<true>(r, v, p, kept(r.f) ? v - 1 : v);
+  }
 
   template <Mode M>
   [[gnu::always_inline]] void prefetch_one(const PlanUse& r, int i, int v) {
@@ -533,57 +537,9 @@ class ThesisPlanner {
   bool start_replay_outputs(int j, int first, int count);
 
   static constexpr std::uint8_t kFits = 128;  // a record's rule-6 bit: the output fit
+  // One pass over the writes of steps [from, to) (thesis.cpp: place_outputs() alone calls it).
   template <Mode M>
-  void outputs_of(int from, int to) {
-    const PlanUse* rec = x_.write_uses.data();
-    const int* begin = x_.write_begin.data();
-    for (int step = from; step < to; ++step) {
-      check_interrupt_every(static_cast<std::size_t>(step));
-      for (int i = begin[step]; i < begin[step + 1]; ++i) {
-        const PlanUse& r = rec[i];
-        const int f = r.f;
-        std::uint8_t* note = nullptr;
-        if constexpr (M == Mode::Record) {
-          note = &rp_->bits[static_cast<std::size_t>(rec_.bits + i - begin[a_])];
-          *note = static_cast<std::uint8_t>(bits(f) & (KeptIn | Loaded | Kept));
-        }
-        if (resident_before(f)) continue;
-        if (kept(f)) {  // the kept interval from this step holds it (not "born")
-          set(f, Born);
-          continue;
-        }
-        const std::int64_t bytes = r.bytes;
-        // (deadline n: no step qualifies, it is streamed out during its step)
-        if (!(r.flags & FullUse::HasNext) && (r.flags & FullUse::MustEndOffchip) && deadline(f, step, r.tensor, bytes) >= n_)
-          continue;
-        if (through_) {
-          if (over(step)) continue;
-          occupy_resident(step, step, bytes);  // in its step's working set
-        } else {
-          bool fit = false;
-          if constexpr (M == Mode::Replay) {
-            fit = (record_bits()[i - begin[a_]] & kFits) != 0;
-            if (fit) occupy<true>(step, step, bytes, false);
-          } else {
-            std::int64_t maximum = 0;
-            if constexpr (M == Mode::Record) maximum = occ_.at(step);
-            fit = claim(step, step, bytes);
-            if constexpr (M == Mode::Record) {
-              note_margin(maximum, bytes, fit);
-              if (fit) *note |= kFits;
-            }
-            if (!fit) probe_rejected(step, step, bytes);
-            else occupy_resident(step, step, bytes);
-          }
-          DNNMEM_TRACE(fit ? 1 : 0);
-          if (!fit) continue;
-        }
-        set(f, Born);
-        ++plan_.counts.born;
-        if (leaves_dirty(f, r.flags)) offload_after<M == Mode::Replay>(f, step, r.tensor, bytes);
-      }
-    }
-  }
+  void outputs_of(int from, int to);
 
   // The transfers in issue order (SPEC §6): at the start of a step its streamed loads (rule 5's
   // demand loads included), its streamed stores, then the prefetches that begin there in rule-4

@@ -38,6 +38,11 @@ void ThesisPlanner::prepare_replay(bool same) {
   r.ints.clear();
 }
 
+bool ThesisPlanner::worth_recording(int pass, int j) const {
+  const auto k = static_cast<std::size_t>(j);
+  return rp_->is_source[k] && (rp_->useful[pass][k] || tried_ || rp_->points % Replay::kRetry == 0);
+}
+
 bool ThesisPlanner::link(int j) {
   std::int8_t& known = rp_->link[static_cast<std::size_t>(j)];
   if (known < 0) known = derive_link(j) ? 1 : 0;
@@ -315,14 +320,6 @@ bool ThesisPlanner::start_replay_prefetches(int j, const ReadAt* c, int count) {
   if (!shifted_by_constant(v, v + 2)) return false;
   rec_.ints += 2;
   return true;
-}
-
-void ThesisPlanner::replay_prefetch(const PlanUse& r, int v, int start) {
-  if (start == kStreamed) return;
-  const int p = a_ + start;
-  DNNMEM_TRACE(2 + p);
-  if (p > v - 1) return;
-  prefetched<true>(r, v, p, kept(r.f) ? v - 1 : v);
 }
 
 bool ThesisPlanner::start_replay_outputs(int j, int first, int count) {
