@@ -106,7 +106,6 @@ std::int64_t pick_nests(std::int64_t m, std::int64_t k, std::int64_t n, Backward
     o.nest_w = kColNests[2];
     return 0;
   }
-  std::int64_t best = -1;
   TileWalkOptions trial = o;
   trial.partition = -1;  // the closed form ranks the unpartitioned nests (under its own pinning)
   trial.lockstep = false;
@@ -116,19 +115,10 @@ std::int64_t pick_nests(std::int64_t m, std::int64_t k, std::int64_t n, Backward
   trial.nest_x = kRowNests[0];
   trial.nest_w = kColNests[0];
   detail::check_tile_input(m, k, n, trial, false);  // (the nests below are valid)
-  for (auto nx : kRowNests)
-    for (auto nw : kColNests) {
-      if (order == BackwardOrder::DxMajor && nw != kColNests[0]) continue;
-      if (order == BackwardOrder::DwMajor && nx != kRowNests[0]) continue;
-      trial.nest_x = nx;
-      trial.nest_w = nw;
-      const std::int64_t total = detail::tile_estimate_checked(m, k, n, order, trial).total();
-      if (best < 0 || total < best) {
-        best = total;
-        o.nest_x = nx;
-        o.nest_w = nw;
-      }
-    }
+  int x = 0, w = 0;
+  const std::int64_t best = detail::rank_nests(m, k, n, order, trial, kRowNests, kColNests, &x, &w);
+  o.nest_x = kRowNests[static_cast<std::size_t>(x)];
+  o.nest_w = kColNests[static_cast<std::size_t>(w)];
   return best;
 }
 

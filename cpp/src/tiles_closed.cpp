@@ -147,6 +147,21 @@ std::int64_t within_window(const Shape& g, std::string_view nest_x, std::string_
   return bytes;
 }
 
+Shape shape_of(std::int64_t m, std::int64_t k, std::int64_t n, const TileWalkOptions& o) {
+  Shape g;
+  g.size = {m, n, k};
+  g.tile = o.tile;
+  g.elem = o.elem_bytes;
+  g.psum = o.psum_bytes;
+  for (int d = 0; d < 3; ++d) {
+    g.count[d] = (g.size[d] + o.tile - 1) / o.tile;
+    g.edge[d] = g.size[d] - (g.count[d] - 1) * o.tile;
+  }
+  return g;
+}
+
+constexpr unsigned kMaskX = 1U | 2U | 8U, kMaskW = 4U | 1U | 16U;  // dX-ops: dY, W, dX; dW-ops: X, dY, dW
+
 }  // namespace
 
 TileTraffic tile_estimate(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
@@ -157,17 +172,8 @@ TileTraffic tile_estimate(std::int64_t m, std::int64_t k, std::int64_t n, Backwa
 
 TileTraffic detail::tile_estimate_checked(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                                           const TileWalkOptions& o) {
-  Shape g;
-  g.size = {m, n, k};
-  g.tile = o.tile;
-  g.elem = o.elem_bytes;
-  g.psum = o.psum_bytes;
-  for (int d = 0; d < 3; ++d) {
-    g.count[d] = (g.size[d] + o.tile - 1) / o.tile;
-    g.edge[d] = g.size[d] - (g.count[d] - 1) * o.tile;
-  }
-  constexpr unsigned kX = 1U | 2U | 8U, kW = 4U | 1U | 16U;  // dX-ops: dY, W, dX; dW-ops: X, dY, dW
-  const unsigned mx = kX & ~o.skip_x, mw = kW & ~o.skip_w, all = mx | mw;
+  const Shape g = shape_of(m, k, n, o);
+  const unsigned mx = kMaskX & ~o.skip_x, mw = kMaskW & ~o.skip_w, all = mx | mw;
   std::int64_t all_bytes = 0;
   for (int t = 0; t < kTileTensors; ++t)
     if ((all >> t) & 1U) all_bytes += g.on_chip(t);
@@ -222,6 +228,78 @@ TileTraffic detail::tile_estimate_checked(std::int64_t m, std::int64_t k, std::i
     }
   }
   return out;
+}
+
+// The totals of tile_estimate_checked, pair by pair, from parts computed once per nest (integer
+// sums: the order of the terms does not change them). Where everything fits, every pair's total
+// is the compulsory one (stream() pins nothing, whatever the nest), so the first pair wins.
+// Sequential and interleaved orders: the dX-ops' stream depends on nest_x alone, the dW-ops' on
+// nest_w alone; the interleaved order then subtracts the dY bytes its window finds (per pair).
+// The fused orders stream one nest: the pairs they use differ in that nest only.
+std::int64_t detail::rank_nests(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
+                                const TileWalkOptions& o, const std::array<std::string_view, 3>& rows,
+                                const std::array<std::string_view, 3>& cols, int* x, int* w) {
+  const Shape g = shape_of(m, k, n, o);
+  const unsigned mx = kMaskX & ~o.skip_x, mw = kMaskW & ~o.skip_w, all = mx | mw;
+  std::int64_t all_bytes = 0, fused = 0;
+  for (int t = 0; t < kTileTensors; ++t)
+    if ((all >> t) & 1U) {
+      all_bytes += g.on_chip(t);
+      fused += g.tile_bytes(t, false);
+    }
+  *x = 0;
+  *w = 0;
+  if (o.c_eff >= all_bytes && (mx & 1U) == (mw & 1U)) {
+    TileTraffic out;
+    stream(g, rows[0], all, o.c_eff, 1, out);
+    return out.total();
+  }
+  std::array<std::int64_t, 3> part_x{}, part_w{}, dy_w{};  // each nest's stream total; the dW stream's dY
+  bool window = false;
+  std::int64_t reach = 0;  // the interleaved order's window (operations)
+  switch (order) {
+    case BackwardOrder::Seq:
+    case BackwardOrder::SeqDwFirst:
+    case BackwardOrder::Interleave: {
+      const bool reuse = order != BackwardOrder::Interleave || o.c_eff >= fused;
+      const std::int64_t c = order != BackwardOrder::Interleave ? o.c_eff : (reuse ? o.c_eff / 2 : 0);
+      window = order == BackwardOrder::Interleave && reuse && (mx & mw & 1U);
+      if (window) reach = o.c_eff / fused;  // (fused > 0: dY is streamed)
+      for (std::size_t i = 0; i < 3; ++i) {
+        TileTraffic tx, tw;
+        stream(g, rows[i], mx, c, 1, tx);
+        stream(g, cols[i], mw, c, 1, tw);
+        part_x[i] = tx.total();
+        part_w[i] = tw.total();
+        dy_w[i] = tw.read[0];
+      }
+      break;
+    }
+    case BackwardOrder::DxMajor:
+    case BackwardOrder::DwMajor: {
+      const bool dx = order == BackwardOrder::DxMajor;
+      for (std::size_t i = 0; i < 3; ++i) {
+        TileTraffic one;
+        stream(g, dx ? rows[i] : cols[i], all, o.c_eff, (mx & mw & 1U) ? 2 : 1, one);
+        (dx ? part_x : part_w)[i] = one.total();
+      }
+      break;
+    }
+  }
+  std::int64_t best = -1;
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = 0; j < 3; ++j) {
+      if (order == BackwardOrder::DxMajor && j != 0) continue;
+      if (order == BackwardOrder::DwMajor && i != 0) continue;
+      std::int64_t total = part_x[i] + part_w[j];
+      if (window) total -= std::min(within_window(g, rows[i], cols[j], reach), dy_w[j]);
+      if (best < 0 || total < best) {
+        best = total;
+        *x = static_cast<int>(i);
+        *w = static_cast<int>(j);
+      }
+    }
+  return best;
 }
 
 }  // namespace dnnmem

@@ -119,6 +119,14 @@ TileTraffic tile_walk_replayed(std::int64_t m, std::int64_t k, std::int64_t n, B
 // and ranks several loop nests).
 TileTraffic tile_estimate_checked(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                                   const TileWalkOptions& options);
+// The closed form's ranking of loop nests for `order` (input checked as above): over the pairs
+// (rows[x], cols[w]), x outer and w inner, those the order uses (dx-major: w = 0 only; dw-major:
+// x = 0 only), the first pair with the least tile_estimate_checked(...).total() with
+// options.nest_x = rows[x], options.nest_w = cols[w]; its indices in *x, *w; returns that total.
+// The same integers as those calls: each stream's part of a total is computed once per nest.
+std::int64_t rank_nests(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
+                        const TileWalkOptions& options, const std::array<std::string_view, 3>& rows,
+                        const std::array<std::string_view, 3>& cols, int* x, int* w);
 // Frees this thread's cached walk traces (the sweep's threads call it when they are done).
 void forget_tile_traces();
 }  // namespace detail
