@@ -71,7 +71,7 @@ PointTotals evaluate_point(const Schedule& s, const Hardware& hw, const Prepared
     ws.reuse_lo = 1;
     ws.reuse_hi = 0;
     policy.cache->plan(in, ws.planner, ws.plan);
-    apply_tile_model(in, ws.plan, policy.cache->unbounded);
+    apply_tile_model(in, ws.plan, policy.cache->unbounded, &ws.tile_units);
     check_plan_limits(in, policy, ws.plan);
     if (policy.cache->capacity_free && s.tile_model.order.empty()) {  // the plan at any capacity
       ws.reuse_lo = std::numeric_limits<std::int64_t>::min();

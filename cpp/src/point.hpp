@@ -40,6 +40,8 @@ struct PointWorkspace {
   // The capacities [reuse_lo, reuse_hi] at which the last plan (in `plan`) is known to be the
   // plan (PlanScratch::probe_capacity); empty when reuse_lo > reuse_hi.
   std::int64_t reuse_lo = 1, reuse_hi = 0;
+  // The tile model's layers of the sweep's schedule (apply_tile_model).
+  TileUnitCache tile_units;
 };
 
 // Throws std::invalid_argument unless ops_per_mac is 1 or 2 (estimate() and sweep() alike).

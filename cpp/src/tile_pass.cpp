@@ -21,13 +21,7 @@ namespace {
 constexpr int kDY = 0, kW = 1, kX = 2, kDX = 3, kDW = 4;
 constexpr std::array<std::string_view, 3> kRowNests{"ijk", "ikj", "kij"}, kColNests{"jik", "jki", "kji"};
 
-// One layer to tile: its steps and its operands' tensors (-1: none).
-struct Unit {
-  int layer = -1, first = -1, second = -1;  // second: the other step of a sequential pair
-  bool weight_first = false;                // the pair's first step is the dW step
-  std::array<int, 5> tensor{-1, -1, -1, -1, -1};
-  Gemm gemm;
-};
+using Unit = TileUnit;
 
 std::int64_t scale(std::int64_t walked, std::int64_t tensor_bytes, std::int64_t gemm_bytes) {
   // The walk counts GEMM-matrix bytes; the tensor may be smaller (im2col) or hold `count`
@@ -177,7 +171,7 @@ std::vector<Unit> find_units(const Schedule& s, bool fused) {
 
 }  // namespace
 
-void apply_tile_model(const PlanInput& in, Plan& plan, bool unbounded) {
+void apply_tile_model(const PlanInput& in, Plan& plan, bool unbounded, TileUnitCache* cache) {
   plan.tiles.clear();
   const Schedule& s = in.schedule;
   const TileModelOptions& tm = s.tile_model;
@@ -187,7 +181,17 @@ void apply_tile_model(const PlanInput& in, Plan& plan, bool unbounded) {
   const bool dy_once = tm.order == "dy-once";
   const bool fused = tm.order != "seq" && tm.order != "dy-oracle" && !dy_once;
   const bool joint = tm.partition == "joint";
-  const std::vector<Unit> units = find_units(s, fused);
+  // find_units reads the schedule alone: a sweep's points share one schedule object, unchanged
+  // while it runs, so its workspace keeps the layers found at its first point.
+  if (cache && (cache->schedule != &s || cache->fused != fused)) {
+    cache->schedule = nullptr;  // (until found: find_units may throw)
+    cache->units = find_units(s, fused);
+    cache->schedule = &s;
+    cache->fused = fused;
+  }
+  std::vector<Unit> found;
+  if (!cache) found = find_units(s, fused);
+  const std::vector<Unit>& units = cache ? cache->units : found;
   if (units.empty()) return;
 
   // Each step's transfers: [begin[step], begin[step + 1]) (the plan is in issue order).

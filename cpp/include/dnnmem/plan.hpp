@@ -204,6 +204,23 @@ void stream_everything(const Schedule& s, Plan& plan);
 // schedule leaves the model off. Throws std::invalid_argument naming the layer on a bad shape.
 // `unbounded`: the cache manager models a scratchpad of unlimited size (CachePart::unbounded,
 // infinite-spm): every step's share holds all its operands, whatever the plan keeps.
-void apply_tile_model(const PlanInput& in, Plan& plan, bool unbounded = false);
+// `units`: where the layers of in.schedule that the model tiles are kept from one call to the
+// next (they depend on the schedule alone); a sweep's workspace passes one, its schedule fixed
+// for the sweep's call. Found again when the schedule is another object.
+struct TileUnitCache;
+void apply_tile_model(const PlanInput& in, Plan& plan, bool unbounded = false, TileUnitCache* units = nullptr);
+
+// One backward GEMM layer to tile: its steps and its operands' tensors (-1: none).
+struct TileUnit {
+  int layer = -1, first = -1, second = -1;  // second: the other step of a sequential pair
+  bool weight_first = false;                // the pair's first step is the dW step
+  std::array<int, 5> tensor{-1, -1, -1, -1, -1};
+  Gemm gemm;
+};
+struct TileUnitCache {
+  const Schedule* schedule = nullptr;  // the schedule `units` were found in (nullptr: none yet)
+  bool fused = false;                  // found for fused steps (the tile model's order)
+  std::vector<TileUnit> units;
+};
 
 }  // namespace dnnmem
