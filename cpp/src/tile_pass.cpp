@@ -200,6 +200,12 @@ void apply_tile_model(const PlanInput& in, Plan& plan, bool unbounded, TileUnitC
   for (std::size_t x = plan.transfers.size(); x-- > 0;)
     begin[static_cast<std::size_t>(plan.transfers[x].issue_step)] = x;
   for (std::size_t st = nsteps; st-- > 0;) begin[st] = std::min(begin[st], begin[st + 1]);
+  // Whether a step has any streamed transfer: a layer whose steps have none has nothing to tile
+  // (every find() below would fail), so it is passed over before its record is built.
+  std::vector<unsigned char> streams(nsteps, 0);
+  for (const Transfer& x : plan.transfers)
+    if (x.kind == TransferKind::StreamLoad || x.kind == TransferKind::StreamStore)
+      streams[static_cast<std::size_t>(x.issue_step)] = 1;
   const auto find = [&](int step, int tensor, TransferKind kind) -> Transfer* {
     for (std::size_t x = begin[static_cast<std::size_t>(step)]; x < begin[static_cast<std::size_t>(step) + 1]; ++x)
       if (plan.transfers[x].tensor == tensor && plan.transfers[x].kind == kind) return &plan.transfers[x];
@@ -212,6 +218,7 @@ void apply_tile_model(const PlanInput& in, Plan& plan, bool unbounded, TileUnitC
     check_interrupt();  // (a unit's walks may take a while: up to 2^22 tile operations each)
     const int dx_step = u.second < 0 || !u.weight_first ? u.first : u.second;
     const int dw_step = u.second < 0 ? u.first : (u.weight_first ? u.first : u.second);
+    if (!streams[static_cast<std::size_t>(dx_step)] && !streams[static_cast<std::size_t>(dw_step)]) continue;
     const int step_of[5] = {dx_step, dx_step, dw_step, dx_step, dw_step};
     const std::int64_t m = u.gemm.m, k = u.gemm.n, n = u.gemm.k;  // BackwardData: M x N . N x K
     const std::int64_t elements[5] = {m * n, k * n, m * k, m * k, k * n};
