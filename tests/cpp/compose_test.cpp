@@ -327,6 +327,42 @@ TEST_CASE("vdnn: hand-computed 3-layer chain (docs/model/cdma.md V1-V6)") {
   CHECK(make_plan(*prepare_policy(s, spec, 2).cache, in).transfers.empty());
 }
 
+TEST_CASE("tile model: the layers kept for one schedule are found again for another") {
+  // apply_tile_model keeps the layers it tiles per schedule object (TileUnitCache, a sweep's
+  // workspace): with one cache taken through three schedules in turn, each plan must equal the
+  // one made without a cache.
+  const Network n = net(kChain);
+  const Schedule dx_first = schedule(n, "split-backward", {{"order", std::string("seq")}, {"tile", 1.0}});
+  const Schedule dw_first =
+      schedule(n, "split-backward", {{"order", std::string("seq")}, {"tile", 1.0}, {"first", std::string("dw")}});
+  const Schedule fused = schedule(n, "split-backward", {{"order", std::string("best")}, {"tile", 1.0}});
+  PolicySpec spec;
+  spec.cache = {"none", {}};
+  TileUnitCache cache;
+  int tiled = 0;
+  for (int round = 0; round < 2; ++round)
+    for (const Schedule* s : {&dx_first, &dw_first, &fused, &dw_first}) {
+      const PreparedPolicy p = prepare_policy(*s, spec, 2);
+      const PlanInput in = make_plan_input(*s, {0, 10.0, 100.0}, p);
+      PlanScratch scratch;
+      Plan plain;
+      p.cache->plan(in, scratch, plain);
+      Plan kept = plain;
+      apply_tile_model(in, plain, false);
+      apply_tile_model(in, kept, false, &cache);
+      CHECK(cache.schedule == s);
+      CHECK(kept.transfers == plain.transfers);
+      REQUIRE(kept.tiles.size() == plain.tiles.size());
+      for (std::size_t i = 0; i < kept.tiles.size(); ++i) {
+        CHECK(kept.tiles[i].step == plain.tiles[i].step);
+        CHECK(kept.tiles[i].step2 == plain.tiles[i].step2);
+        CHECK(kept.tiles[i].read == plain.tiles[i].read);
+      }
+      tiled += static_cast<int>(plain.tiles.size());
+    }
+  CHECK(tiled == 8);  // fc2 in each plan (fc1 has no dX: its input is the network's)
+}
+
 TEST_CASE("zvc: exact size (cDMA paper, section V-A)") {
   CHECK(zvc_bytes(4096, 4, 1.0, 32, true) == 128);        // 32x
   CHECK(zvc_bytes(4096, 4, 0.0, 32, true) == 4096 + 128);  // 0.970x

@@ -6,6 +6,7 @@
 #include <limits>
 #include <memory>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -69,6 +70,56 @@ TEST_CASE("closed form: equal to the walk where everything fits and where nothin
   TileWalkOptions part{1, 7, 1, 1, "ijk", "jik"};
   part.partition = 0;
   CHECK_THROWS_AS(tile_estimate(2, 1, 1, BackwardOrder::DxMajor, part), std::invalid_argument);
+}
+
+TEST_CASE("closed form: the nest ranking takes the first pair with the least estimate", "[tiles]") {
+  // detail::rank_nests computes each stream's part once per nest: its choice and total must be
+  // those of tile_estimate_checked pair by pair (pick_nests' former loop), ties to the first.
+  constexpr std::array<std::string_view, 3> rows{"ijk", "ikj", "kij"}, cols{"jik", "jki", "kji"};
+  const std::array<std::array<std::int64_t, 3>, 4> shapes{{{5, 7, 3}, {9, 2, 6}, {4, 4, 4}, {12, 3, 8}}};
+  int ties = 0, windows = 0, cases = 0;
+  for (const auto& shape : shapes)
+    for (BackwardOrder order : {BackwardOrder::Seq, BackwardOrder::SeqDwFirst, BackwardOrder::Interleave,
+                                BackwardOrder::DxMajor, BackwardOrder::DwMajor})
+      for (unsigned skip_x : {0U, 1U, 2U, 9U})
+        for (unsigned skip_w : {0U, 1U, 4U, 20U})
+          for (std::int64_t psum : {2, 4})
+            for (std::int64_t c = 0; c <= 400; c += 3) {
+              TileWalkOptions o{2, c, 2, psum, rows[0], cols[0]};
+              o.skip_x = skip_x;
+              o.skip_w = skip_w;
+              std::int64_t best = -1;
+              int bx = -1, bw = -1, at_best = 0;
+              for (int x = 0; x < 3; ++x)
+                for (int w = 0; w < 3; ++w) {
+                  if (order == BackwardOrder::DxMajor && w != 0) continue;
+                  if (order == BackwardOrder::DwMajor && x != 0) continue;
+                  TileWalkOptions t = o;
+                  t.nest_x = rows[static_cast<std::size_t>(x)];
+                  t.nest_w = cols[static_cast<std::size_t>(w)];
+                  const std::int64_t total = detail::tile_estimate_checked(shape[0], shape[1], shape[2], order, t).total();
+                  if (best < 0 || total < best) {
+                    best = total;
+                    bx = x;
+                    bw = w;
+                    at_best = 0;
+                  }
+                  at_best += total == best;
+                }
+              int x = -1, w = -1;
+              const std::int64_t total = detail::rank_nests(shape[0], shape[1], shape[2], order, o, rows, cols, &x, &w);
+              INFO("m k n " << shape[0] << " " << shape[1] << " " << shape[2] << ", order "
+                            << static_cast<int>(order) << ", skips " << skip_x << " " << skip_w << ", c_eff " << c);
+              CHECK(total == best);
+              CHECK(x == bx);
+              CHECK(w == bw);
+              ties += at_best > 1;
+              ++cases;
+              if (order == BackwardOrder::Interleave && !(skip_x & 1U) && !(skip_w & 1U) && bw != 0) ++windows;
+            }
+  CHECK(cases > 10000);
+  CHECK(ties > 100);    // first-least matters
+  CHECK(windows > 10);  // the interleaved order's dY window picks a nest of its own
 }
 
 TEST_CASE("partitioning: two cores in lock step need both parts on chip, by hand", "[tiles]") {
