@@ -206,7 +206,9 @@ void stream_everything(const Schedule& s, Plan& plan);
 // infinite-spm): every step's share holds all its operands, whatever the plan keeps.
 // `units`: where the layers of in.schedule that the model tiles are kept from one call to the
 // next (they depend on the schedule alone); a sweep's workspace passes one, its schedule fixed
-// for the sweep's call. Found again when the schedule is another object.
+// for the sweep's call. Found again when the schedule is another object; the cache compares
+// addresses only, so it must not outlive the schedules it was used with (another schedule could
+// take a freed one's address).
 struct TileUnitCache;
 void apply_tile_model(const PlanInput& in, Plan& plan, bool unbounded = false, TileUnitCache* units = nullptr);
 
