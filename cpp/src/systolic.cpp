@@ -12,14 +12,14 @@
 namespace dnnmem {
 namespace {
 
-std::int64_t mul(std::int64_t a, std::int64_t b, const char* what) {
+std::int64_t mul64(std::int64_t a, std::int64_t b, const char* what) {
   std::int64_t r = 0;
   if (__builtin_mul_overflow(a, b, &r))
     throw std::invalid_argument(std::string("systolic: ") + what + " overflows int64");
   return r;
 }
 
-std::int64_t add(std::int64_t a, std::int64_t b, const char* what) {
+std::int64_t add64(std::int64_t a, std::int64_t b, const char* what) {
   std::int64_t r = 0;
   if (__builtin_add_overflow(a, b, &r))
     throw std::invalid_argument(std::string("systolic: ") + what + " overflows int64");
@@ -58,8 +58,8 @@ SystolicMapping systolic_mapping(const Gemm& g, const SystolicArray& a) {
   // operand enters skewed over R rows and C columns, T lines long: R + (R + C + T - 2).
   // OS: nothing to preload; the operands stream in over T + R + C - 2 cycles (skew on both
   // edges) and each output leaves as its PE finishes.
-  const std::int64_t rows = a.dataflow == Dataflow::OutputStationary ? a.rows : mul(2, a.rows, "2R");
-  mp.cycles_per_fold = add(add(rows, a.cols, "fold cycles"), mp.temporal - 2, "fold cycles");
+  const std::int64_t rows = a.dataflow == Dataflow::OutputStationary ? a.rows : mul64(2, a.rows, "2R");
+  mp.cycles_per_fold = add64(add64(rows, a.cols, "fold cycles"), mp.temporal - 2, "fold cycles");
   return mp;
 }
 
@@ -77,13 +77,13 @@ std::int64_t systolic_cycles(const Gemm& g, const SystolicArray& a, std::int64_t
   const std::int64_t len = a.tile == 0 || a.tile >= mp.temporal ? mp.temporal : a.tile;
   const std::int64_t full = mp.temporal / len, rest = mp.temporal % len;
   // Waves of each length over the `count` products: one per stationary block and line tile.
-  const std::int64_t blocks = mul(mul(mp.row_folds, mp.col_folds, "folds"), g.count, "folds");
-  const std::int64_t n_full = mul(blocks, full, "waves"), n_rest = rest > 0 ? blocks : 0;
+  const std::int64_t blocks = mul64(mul64(mp.row_folds, mp.col_folds, "folds"), g.count, "folds");
+  const std::int64_t n_full = mul64(blocks, full, "waves"), n_rest = rest > 0 ? blocks : 0;
   const auto rounds = [arrays](std::int64_t n) { return n / arrays + (n % arrays != 0); };
   if (a.waves == Waves::Folds) {
     const std::int64_t fold = mp.cycles_per_fold - mp.temporal;  // fill + drain of one fold
-    return add(mul(rounds(n_full), add(fold, len, "fold cycles"), "cycles"),
-               mul(rounds(n_rest), add(fold, rest, "fold cycles"), "cycles"), "cycles");
+    return add64(mul64(rounds(n_full), add64(fold, len, "fold cycles"), "cycles"),
+                 mul64(rounds(n_rest), add64(fold, rest, "fold cycles"), "cycles"), "cycles");
   }
   // Pipelined: a wave is its block's load (R) and its lines. Double-buffered: a wave lasts until
   // the next block is loaded, max(t, R), but the last one only its lines (no block follows).
@@ -91,13 +91,13 @@ std::int64_t systolic_cycles(const Gemm& g, const SystolicArray& a, std::int64_t
     return a.waves == Waves::Pipelined ? t + a.rows : std::max(t, a.rows);
   };
   const std::int64_t stream =
-      add(mul(n_full, wave(len), "cycles"), n_rest > 0 ? mul(n_rest, wave(rest), "cycles") : 0, "cycles");
+      add64(mul64(n_full, wave(len), "cycles"), n_rest > 0 ? mul64(n_rest, wave(rest), "cycles") : 0, "cycles");
   const std::int64_t last = n_rest > 0 ? rest : len;
   const std::int64_t last_wait = a.waves == Waves::DoubleBuffered ? wave(last) - last : 0;
   // One fill and drain per GEMM (the last lines' skew over R rows and C columns) and, double-
   // buffered, the first block's load, which no earlier wave hides.
   const std::int64_t edges = a.rows + a.cols - 2 + (a.waves == Waves::DoubleBuffered ? a.rows : 0);
-  return add(rounds(stream) - last_wait, edges, "cycles");
+  return add64(rounds(stream) - last_wait, edges, "cycles");
 }
 
 double systolic_utilization(const Gemm& g, const SystolicArray& a) {

@@ -19,7 +19,7 @@ namespace {
 constexpr std::array<std::array<int, 2>, kTileTensors> kDims{{{0, 1}, {2, 1}, {0, 2}, {0, 2}, {2, 1}}};
 constexpr std::array<int, kTileTensors> kReuse{2, 0, 1, 1, 0};
 
-struct Shape {
+struct GridShape {
   std::array<std::int64_t, 3> size{}, count{}, edge{};  // per dimension i, j, k
   std::int64_t elem = 2, psum = 2, tile = 1;
   bool output(int t) const { return t >= 3; }
@@ -36,7 +36,7 @@ int dim_of(char c) { return c == 'i' ? 0 : c == 'j' ? 1 : 2; }
 // One loop nest over the tensors in `mask`, with `c` bytes: adds its traffic to `out`.
 // `dy_touches`: dY touches per operation (2 for a fused nest, whose second touch hits unless
 // nothing fits). Returns the dY bytes it reads.
-std::int64_t stream(const Shape& g, std::string_view nest, unsigned mask, std::int64_t c,
+std::int64_t stream(const GridShape& g, std::string_view nest, unsigned mask, std::int64_t c,
                     int dy_touches, TileTraffic& out) {
   std::int64_t op_bytes = 0, all_bytes = 0;
   for (int t = 0; t < kTileTensors; ++t)
@@ -104,7 +104,7 @@ std::int64_t stream(const Shape& g, std::string_view nest, unsigned mask, std::i
 
 // The position of the first operation touching dY tile (i, j) in a nest (k = 0 comes first) is
 // linear in i and j: a[0] * i + a[1] * j, a[d] the product of the counts of the dimensions inside d.
-std::array<std::int64_t, 2> first_use(const Shape& g, std::string_view nest) {
+std::array<std::int64_t, 2> first_use(const GridShape& g, std::string_view nest) {
   std::array<std::int64_t, 2> a{0, 0};
   std::int64_t stride = 1;
   for (std::size_t p = nest.size(); p-- > 0;) {
@@ -121,7 +121,7 @@ std::int64_t floor_div(std::int64_t a, std::int64_t c) { return a >= 0 ? a / c :
 // operations apart: the (i, j) with |ci i + cj j| <= window. Along the dimension with fewer tiles
 // (u), the others (v) with |a + c v| <= window form one run. (The same pairs summed by rows or by
 // columns: the same integer.)
-std::int64_t within_window(const Shape& g, std::string_view nest_x, std::string_view nest_w, std::int64_t window) {
+std::int64_t within_window(const GridShape& g, std::string_view nest_x, std::string_view nest_w, std::int64_t window) {
   const auto ax = first_use(g, nest_x), aw = first_use(g, nest_w);
   const std::array<std::int64_t, 2> coef{ax[0] - aw[0], ax[1] - aw[1]};
   const int du = g.count[0] <= g.count[1] ? 0 : 1, dv = 1 - du;
@@ -147,8 +147,8 @@ std::int64_t within_window(const Shape& g, std::string_view nest_x, std::string_
   return bytes;
 }
 
-Shape shape_of(std::int64_t m, std::int64_t k, std::int64_t n, const TileWalkOptions& o) {
-  Shape g;
+GridShape grid_shape_of(std::int64_t m, std::int64_t k, std::int64_t n, const TileWalkOptions& o) {
+  GridShape g;
   g.size = {m, n, k};
   g.tile = o.tile;
   g.elem = o.elem_bytes;
@@ -160,7 +160,7 @@ Shape shape_of(std::int64_t m, std::int64_t k, std::int64_t n, const TileWalkOpt
   return g;
 }
 
-constexpr unsigned kMaskX = 1U | 2U | 8U, kMaskW = 4U | 1U | 16U;  // dX-ops: dY, W, dX; dW-ops: X, dY, dW
+constexpr unsigned kClosedMaskX = 1U | 2U | 8U, kClosedMaskW = 4U | 1U | 16U;  // dX-ops: dY, W, dX; dW-ops: X, dY, dW
 
 }  // namespace
 
@@ -172,8 +172,8 @@ TileTraffic tile_estimate(std::int64_t m, std::int64_t k, std::int64_t n, Backwa
 
 TileTraffic detail::tile_estimate_checked(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                                           const TileWalkOptions& o) {
-  const Shape g = shape_of(m, k, n, o);
-  const unsigned mx = kMaskX & ~o.skip_x, mw = kMaskW & ~o.skip_w, all = mx | mw;
+  const GridShape g = grid_shape_of(m, k, n, o);
+  const unsigned mx = kClosedMaskX & ~o.skip_x, mw = kClosedMaskW & ~o.skip_w, all = mx | mw;
   std::int64_t all_bytes = 0;
   for (int t = 0; t < kTileTensors; ++t)
     if ((all >> t) & 1U) all_bytes += g.on_chip(t);
@@ -239,8 +239,8 @@ TileTraffic detail::tile_estimate_checked(std::int64_t m, std::int64_t k, std::i
 std::int64_t detail::rank_nests(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                                 const TileWalkOptions& o, const std::array<std::string_view, 3>& rows,
                                 const std::array<std::string_view, 3>& cols, int* x, int* w) {
-  const Shape g = shape_of(m, k, n, o);
-  const unsigned mx = kMaskX & ~o.skip_x, mw = kMaskW & ~o.skip_w, all = mx | mw;
+  const GridShape g = grid_shape_of(m, k, n, o);
+  const unsigned mx = kClosedMaskX & ~o.skip_x, mw = kClosedMaskW & ~o.skip_w, all = mx | mw;
   std::int64_t all_bytes = 0, fused = 0;
   for (int t = 0; t < kTileTensors; ++t)
     if ((all >> t) & 1U) {

@@ -21,7 +21,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 bool near(double a, double b) { return std::abs(a - b) <= 1e-12 * (1 + std::abs(b)); }
 
-std::string what(const std::function<void()>& f) {
+std::string error_of(const std::function<void()>& f) {
   try {
     f();
   } catch (const std::exception& e) {
@@ -250,14 +250,14 @@ TEST_CASE("lagrangian: an inconsistent problem is refused, naming the field") {
   ChainProblem p = random_problem(rng, 2, 4, 1.0);
   ChainProblem q = p;
   q.size.pop_back();
-  CHECK(what([&] { q.prepare(); }).find("differ in length") != std::string::npos);
+  CHECK(error_of([&] { q.prepare(); }).find("differ in length") != std::string::npos);
   q = p;
   q.chain_start.back() += 1;
-  CHECK(what([&] { q.prepare(); }).find("chain_start") != std::string::npos);
+  CHECK(error_of([&] { q.prepare(); }).find("chain_start") != std::string::npos);
   q = p;
   q.step[0] = 99;
-  CHECK(what([&] { q.prepare(); }).find("step out of range") != std::string::npos);
+  CHECK(error_of([&] { q.prepare(); }).find("step out of range") != std::string::npos);
   LagrangianPoint at;
-  CHECK(what([&] { lagrangian(p, std::vector<double>(3), at); }).find("3 prices for 4 steps") !=
+  CHECK(error_of([&] { lagrangian(p, std::vector<double>(3), at); }).find("3 prices for 4 steps") !=
         std::string::npos);
 }

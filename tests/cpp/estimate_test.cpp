@@ -49,7 +49,7 @@ namespace {
 
 long long ticks(Ticks t) { return static_cast<long long>(t); }
 
-Schedule schedule_of(const Network& n) {
+Schedule one_byte_schedule(const Network& n) {
   ScheduleOptions o;
   o.batch = 1;
   o.bytes_per_element = 1;
@@ -247,7 +247,7 @@ TEST_CASE("estimate: add-net at 2 B, lookahead: born output, offloads, deferred 
   //   total 21 ticks = 21 s, drain 0, capacity stall 2 ticks = 2 s.
   //   traffic in = Y:x W:a W:b Y:a W:o Y:s W:o Y:x = 8 B; out = Y:a Y:s dW:o dW:b dW:a = 5 B.
   const auto n = net(kAddNet);
-  const auto s = schedule_of(n);
+  const auto s = one_byte_schedule(n);
   require_add_net_schedule(s);
   const auto e = run(s, 2, 1.0, 1.0, "lookahead");
 
@@ -280,7 +280,7 @@ TEST_CASE("estimate: add-net at 2 B, belady: no prefetch, a mid-iteration demand
   // SL Y:x 17-18, SS dW:b 18-19, end max(19, 19) = 19; 8: 19-21. Total 21 ticks.
   // Traffic unchanged: in 8 B, out 5 B.
   const auto n = net(kAddNet);
-  const auto s = schedule_of(n);
+  const auto s = one_byte_schedule(n);
   require_add_net_schedule(s);
   const auto e = run(s, 2, 1.0, 1.0, "belady");
 
@@ -382,7 +382,7 @@ TEST_CASE("estimate: 4-layer chain at 10 B: dW write-out, a load before an offlo
     {"name":"fc2","kind":"dense","inputs":["fc1"],"units":1,"use_bias":false},
     {"name":"r","kind":"relu","inputs":["fc2"]},
     {"name":"fc3","kind":"dense","inputs":["r"],"units":2,"use_bias":false})");
-  const auto s = schedule_of(n);
+  const auto s = one_byte_schedule(n);
   REQUIRE(s.steps.size() == 9);
   REQUIRE(accesses(s, 0) == "r:Y:x r:W:fc1 w:Y:fc1");
   REQUIRE(accesses(s, 1) == "r:Y:fc1 r:W:fc2 w:Y:fc2");
@@ -485,7 +485,7 @@ TEST_CASE("estimate: 3-layer chain at 7 B: lookahead, prefetch-next and belady, 
   // offloads 0. Traffic in = Y:x, W:fc1 (step 0), W:fc2, Y:x again = 5 B; out = dW:fc2 + dW:fc1
   // = 3 B, for all three policies.
   const auto n = net(kChain3);
-  const auto s = schedule_of(n);
+  const auto s = one_byte_schedule(n);
   require_chain3_schedule(s);
 
   SECTION("lookahead") {
@@ -561,7 +561,7 @@ TEST_CASE("estimate: 3-layer chain, capacity 0 and policy none: the per-step roo
   //   6: c 2, bytes dY:fc1 Y:x dW:fc1 = 3 -> 6           end 56
   // Traffic in (reads) 2+1+3+2+5+2+2 = 17 B; out (writes) 1+1+2+2+3+1+1 = 11 B.
   const auto n = net(kChain3);
-  const auto s = schedule_of(n);
+  const auto s = one_byte_schedule(n);
   require_chain3_schedule(s);
   const std::vector<long long> expect{6, 10, 20, 28, 44, 50, 56};
   const std::vector<std::pair<std::int64_t, std::string>> points{
@@ -589,7 +589,7 @@ TEST_CASE("estimate: 3-layer chain at the peak alive bytes: inputs and weights i
   // Timeline: 0: Y:x 0-2, W:fc1 2-4, end 4; PF W:fc2 4-8. 1: 4-5. 2: end max(9, 8) = 9.
   // 3: 9-15. 4: SS dW:fc2 15-19, end 23. 5: 23-24. 6: SS dW:fc1 24-26, end 26.
   const auto n = net(kChain3);
-  const auto s = schedule_of(n);
+  const auto s = one_byte_schedule(n);
   require_chain3_schedule(s);
   const auto e = run(s, s.peak_alive_bytes(), 1.0, 2.0, "lookahead");
   CHECK(transfers(s, e.plan) == "SL:Y:x@0>0 SL:W:fc1@0>0 PF:W:fc2@0>2 SS:dW:fc2@4>4 SS:dW:fc1@6>6");

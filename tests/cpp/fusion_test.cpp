@@ -50,7 +50,7 @@ std::pair<std::int64_t, std::int64_t> streamed(const Schedule& s) {
 
 // x[4,4,2] -> conv 1x1 (2 filters) -> bn -> relu -> add(relu, x) -> out (relu): the chain of
 // docs/model/fusion.md, "A worked chain".
-const char* kChain = R"({"name":"x","kind":"input","shape":[4,4,2]},
+const char* kFusedChain = R"({"name":"x","kind":"input","shape":[4,4,2]},
     {"name":"conv","kind":"conv2d","inputs":["x"],"filters":2,"kernel_size":[1,1],"use_bias":false},
     {"name":"bn","kind":"batchnorm","inputs":["conv"]},
     {"name":"relu","kind":"relu","inputs":["bn"]},
@@ -73,7 +73,7 @@ TEST_CASE("fusion: levels by name and kinds by class") {
 }
 
 TEST_CASE("fusion: the worked chain at none, pointwise and accelerator (docs/model/fusion.md)") {
-  const auto n = net(kChain);
+  const auto n = net(kFusedChain);
   const Schedule none = fused(n, "none");
   const Schedule pw = fused(n, "pointwise");
   const Schedule acc = fused(n, "accelerator");
@@ -207,7 +207,7 @@ TEST_CASE("fusion: a group runs as one step only where no outside reader comes b
 }
 
 TEST_CASE("fusion: every scheduler takes the option") {
-  const auto n = net(kChain);
+  const auto n = net(kFusedChain);
   const Schedule inf = fused(n, "pointwise", "inference");
   CHECK(names(n, inf) == std::vector<std::string>{"F:conv", "F:bn+relu+add+out"});
   CHECK(accesses(inf, 1) == "r:Y:conv r:W:bn r:S:bn r:Y:x w:Y:out");

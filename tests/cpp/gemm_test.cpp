@@ -14,12 +14,7 @@ using dnnmem::test::net;
 
 namespace {
 
-const Layer& layer(const Network& n, const std::string& name) {
-  const int i = n.find(name);
-  INFO("layer " << name);
-  REQUIRE(i >= 0);
-  return n.layers[static_cast<std::size_t>(i)];
-}
+using dnnmem::test::layer;
 
 Gemm gemm(const Network& n, const std::string& name, GemmPass p, std::int64_t batch, int input = 0) {
   return layer_gemm(n, layer(n, name), p, batch, input);
@@ -48,7 +43,7 @@ std::string message_of(F f) {
   return "";
 }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using dnnmem::test::contains;
 
 }  // namespace
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "helpers.hpp"
 #include "dnnmem/errors.hpp"
 #include "dnnmem/estimate.hpp"
 #include "dnnmem/network_json.hpp"
@@ -21,9 +22,7 @@ using namespace dnnmem;
 
 namespace {
 
-bool contains(const std::string& hay, const std::string& needle) {
-  return hay.find(needle) != std::string::npos;
-}
+using dnnmem::test::contains;
 
 // An input of `shape` followed by a chain of `n` relu layers.
 Network relus(const std::string& shape, int n) {
@@ -61,7 +60,7 @@ Wide access_bytes(const Schedule& s) {
   return a;
 }
 
-constexpr double k62 = 0x1p62;
+using dnnmem::test::k62;
 
 }  // namespace
 

@@ -1,12 +1,30 @@
 // Small helpers for writing networks inline in tests.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
+#include "catch.hpp"
 #include "dnnmem/network_json.hpp"
 #include "dnnmem/schedule.hpp"
 
 namespace dnnmem::test {
+
+// One definition each of what several test files use (one file each would clash when a unity
+// build compiles several test files as one translation unit).
+inline bool contains(const std::string& hay, const std::string& needle) {
+  return hay.find(needle) != std::string::npos;
+}
+
+inline constexpr double k62 = 0x1p62;
+
+// The layer called `name`; fails the test case when there is none.
+inline const Layer& layer(const Network& n, const std::string& name) {
+  const int i = n.find(name);
+  INFO("layer " << name);
+  REQUIRE(i >= 0);
+  return n.layers[static_cast<std::size_t>(i)];
+}
 
 // Wraps a comma-separated list of layer objects into a network document.
 inline Network net(const std::string& layers) {

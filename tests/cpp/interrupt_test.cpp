@@ -20,12 +20,12 @@ using namespace dnnmem;
 
 namespace {
 
-const char* kChain = R"({"name":"x","kind":"input","shape":[64]},
+const char* kDenseChain = R"({"name":"x","kind":"input","shape":[64]},
   {"name":"d1","kind":"dense","inputs":["x"],"units":64},
   {"name":"r1","kind":"relu","inputs":["d1"]},
   {"name":"d2","kind":"dense","inputs":["r1"],"units":10})";
 
-Schedule schedule_of(const Network& n, const std::string& scheduler, std::int64_t batch) {
+Schedule schedule_with(const Network& n, const std::string& scheduler, std::int64_t batch) {
   ScheduleOptions o;
   o.batch = batch;
   o.scheduler = scheduler;
@@ -76,12 +76,12 @@ TEST_CASE("interrupt: scopes nest, and the poll cancels and sets the flag") {
 
 TEST_CASE("interrupt: every stage checks the flag") {
   std::atomic<bool> flag{true};
-  const Network n = test::net(kChain);
-  const Schedule s = schedule_of(n, "default", 4);
+  const Network n = test::net(kDenseChain);
+  const Schedule s = schedule_with(n, "default", 4);
   const InterruptScope scope(&flag);
-  CHECK_THROWS_AS(test::net(kChain), Interrupted);                  // network building
-  CHECK_THROWS_AS(schedule_of(n, "default", 4), Interrupted);       // the default scheduler
-  CHECK_THROWS_AS(schedule_of(n, "mbs", 64), Interrupted);          // mini-batch serialization
+  CHECK_THROWS_AS(test::net(kDenseChain), Interrupted);                  // network building
+  CHECK_THROWS_AS(schedule_with(n, "default", 4), Interrupted);       // the default scheduler
+  CHECK_THROWS_AS(schedule_with(n, "mbs", 64), Interrupted);          // mini-batch serialization
   for (const CachePart* p : cache_parts()) {                        // every planner or the timeline
     if (p->needs_kept_intervals) continue;  // lp-rounded: its kept intervals come from Python
     INFO(p->name);
@@ -123,8 +123,8 @@ TEST_CASE("interrupt: a flag set from another thread stops a long plan") {
 }
 
 TEST_CASE("interrupt: a cancelled sweep stops inside a point and returns without an error") {
-  const Network n = test::net(kChain);
-  const Schedule s = schedule_of(n, "default", 4);
+  const Network n = test::net(kDenseChain);
+  const Schedule s = schedule_with(n, "default", 4);
   PolicySpec spec;
   const std::vector<PreparedPolicy> policies{prepare_policy(s, spec, 2)};
   const std::vector<SweepPoint> points(8, SweepPoint{1 << 12, 1e9, 1e12, 0});

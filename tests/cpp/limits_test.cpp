@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "helpers.hpp"
 #include "dnnmem/compose.hpp"
 #include "dnnmem/estimate.hpp"
 #include "dnnmem/network_json.hpp"
@@ -18,7 +19,7 @@ using namespace dnnmem;
 
 namespace {
 
-bool contains(const std::string& hay, const std::string& needle) { return hay.find(needle) != std::string::npos; }
+using dnnmem::test::contains;
 
 // An input of 2^38 elements per sample and `n` relus, inference, one byte per element: at
 // batch 2^k each tensor is 2^(38 + k) bytes; each step reads one and writes one.
@@ -57,7 +58,7 @@ std::string error_of(const Schedule& s, const Hardware& hw, const PreparedPolicy
   return "";
 }
 
-constexpr double k62 = 0x1p62;
+using dnnmem::test::k62;
 
 }  // namespace
 

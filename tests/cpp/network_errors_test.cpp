@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "catch.hpp"
+#include "helpers.hpp"
 #include "dnnmem/errors.hpp"
 #include "dnnmem/network_json.hpp"
 
@@ -17,9 +18,7 @@ std::string doc(const std::string& layers) {
   return "{\"name\": \"t\", \"layers\": [" + layers + "]}";
 }
 
-bool contains(const std::string& hay, const std::string& needle) {
-  return hay.find(needle) != std::string::npos;
-}
+using dnnmem::test::contains;
 
 std::string shorten(const std::string& s) {
   return s.size() <= 300 ? s : s.substr(0, 300) + "... (" + std::to_string(s.size()) + " bytes)";

@@ -12,12 +12,7 @@ using dnnmem::test::net;
 
 namespace {
 
-const Layer& layer(const Network& n, const std::string& name) {
-  const int i = n.find(name);
-  INFO("layer " << name);
-  REQUIRE(i >= 0);
-  return n.layers[static_cast<std::size_t>(i)];
-}
+using dnnmem::test::layer;
 
 int index_of(const Network& n, const std::string& name) {
   const int i = n.find(name);

@@ -86,7 +86,7 @@ Network residual() {
 
 // The schedule of n with replay on (UseIndex::replay: these small networks repeat too little of
 // themselves for a sweep to turn it on by itself).
-Schedule schedule_of(const Network& n, std::int64_t batch) {
+Schedule replay_schedule(const Network& n, std::int64_t batch) {
   ScheduleOptions o;
   o.batch = batch;
   Schedule s = build_schedule(n, o);
@@ -129,7 +129,7 @@ long compare_along_capacities(const Schedule& s, const std::string& manager, con
 
 TEST_CASE("repeats: the blocks cut the steps in order, each source an earlier block alike") {
   for (const Network& n : {lstm(12, 16), unrolled(24), residual()}) {
-    const Schedule s = schedule_of(n, 4);
+    const Schedule s = replay_schedule(n, 4);
     const std::vector<RepeatBlock>& blocks = s.index.blocks;
     REQUIRE(!blocks.empty());
     CHECK(blocks.front().begin == 0);
@@ -162,7 +162,7 @@ TEST_CASE("repeats: the blocks cut the steps in order, each source an earlier bl
 TEST_CASE("replay: the thesis planners' plans equal those decided block by block") {
   long replayed = 0;
   for (const Network& n : {gnmt_small(), lstm(12, 16), unrolled(12), residual()}) {
-    const Schedule s = schedule_of(n, 4);
+    const Schedule s = replay_schedule(n, 4);
     for (const char* manager : {"lookahead", "belady", "prefetch-next", "no-lookahead"})
       for (const auto& [bw, thr] : {std::pair{1e9, 5e9}, {4e10, 5e9}, {1e9, 3e11}})
         replayed += compare_along_capacities(s, manager, {}, bw, thr);
@@ -175,7 +175,7 @@ TEST_CASE("replay: the thesis planners' plans equal those decided block by block
 TEST_CASE("replay: the timeline's totals equal those of every step simulated, for every cache manager") {
   long replayed = 0;
   for (const Network& n : {gnmt_small(), lstm(12, 16), unrolled(12), residual()}) {
-    const Schedule s = schedule_of(n, 4);
+    const Schedule s = replay_schedule(n, 4);
     const std::int64_t top = s.peak_alive_bytes() + 4096;
     for (const CachePart* part : cache_parts()) {
       if (part->needs_kept_intervals) continue;  // lp-rounded: its intervals come as data: next test
@@ -220,7 +220,7 @@ TEST_CASE("replay: lp-rounded keeps exactly the intervals given, never a source 
   // source kept, not what it is given.
   std::mt19937 rng(31);
   for (const Network& n : {gnmt_small(), lstm(12, 16), unrolled(12)}) {
-    const Schedule s = schedule_of(n, 4);
+    const Schedule s = replay_schedule(n, 4);
     PolicySpec spec;
     spec.cache.name = "lp-rounded";
     PreparedPolicy policy = prepare_policy(s, spec, 2);
@@ -293,7 +293,7 @@ TEST_CASE("replay: the timeline reads which transfers share a tensor (plans with
   // its tensor issued before it. Real plans seldom make two blocks differ only there, so the
   // plans' tensors are merged at random (tensor t becomes t % m): relations appear and differ
   // from block to block while everything else stays.
-  const Schedule s = schedule_of(lstm(12, 16), 4);
+  const Schedule s = replay_schedule(lstm(12, 16), 4);
   PolicySpec spec;
   spec.cache.name = "lookahead";
   const PreparedPolicy policy = prepare_policy(s, spec, 2);

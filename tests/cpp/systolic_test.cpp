@@ -8,6 +8,7 @@
 #include <string>
 
 #include "catch.hpp"
+#include "helpers.hpp"
 #include "dnnmem/systolic.hpp"
 
 using namespace dnnmem;
@@ -30,7 +31,7 @@ std::string message_of(const Gemm& g, const SystolicArray& a) {
 // Equal up to rounding (the utilisation is a ratio computed in double).
 bool close(double a, double b) { return std::fabs(a - b) <= 1e-12 * std::fabs(b); }
 
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+using dnnmem::test::contains;
 
 }  // namespace
 

@@ -11,7 +11,7 @@
 namespace dnnmem {
 namespace {
 
-ComputeModel prepare(const Schedule& s, const Options& own, int ops_per_mac) {
+ComputeModel prepare_peak(const Schedule& s, const Options& own, int ops_per_mac) {
   const double vector = own.number("vector");
   ComputeModel m;
   m.work.reserve(s.steps.size());
@@ -43,6 +43,6 @@ extern const ComputePart compute_peak{
      number_option("spm_bandwidth", "bytes/s",
                    "on-chip (scratchpad) bandwidth: a step lasts at least its operands' bytes / it "
                    "(0: not modelled)", 0, 0, 1e18)},
-    &prepare};
+    &prepare_peak};
 
 }  // namespace dnnmem

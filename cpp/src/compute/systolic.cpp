@@ -15,7 +15,7 @@
 namespace dnnmem {
 namespace {
 
-ComputeModel prepare(const Schedule& s, const Options& own, int ops_per_mac) {
+ComputeModel prepare_systolic(const Schedule& s, const Options& own, int ops_per_mac) {
   SystolicArray array;
   array.rows = own.integer("rows");
   array.cols = own.integer("cols");
@@ -73,6 +73,6 @@ extern const ComputePart compute_systolic{
      number_option("spm_bandwidth", "bytes/s",
                    "on-chip (scratchpad) bandwidth: a step lasts at least its operands' bytes / it "
                    "(0: not modelled)", 0, 0, 1e18)},
-    &prepare};
+    &prepare_systolic};
 
 }  // namespace dnnmem

@@ -19,7 +19,7 @@ OptionSpec role_ratio(std::string_view role, std::string_view description) {
   return number_option(role, "", description, 1.0, 0.5, 1 << 20);
 }
 
-LinkModel prepare(const Schedule& s, const Options& own, const LinkTables&) {
+LinkModel prepare_ratio(const Schedule& s, const Options& own, const LinkTables&) {
   std::int64_t num[5], den[5];
   for (int r = 0; r < 5; ++r) {
     double ratio = own.number(kRoles[r]);
@@ -66,6 +66,6 @@ extern const LinkPart link_ratio{
      number_option("cap", "bytes/s",
                    "rate at which the compressor reads uncompressed data (0 = unlimited)", 0, 0, 0x1p62),
      efficiency_option()},
-    &prepare};
+    &prepare_ratio};
 
 }  // namespace dnnmem

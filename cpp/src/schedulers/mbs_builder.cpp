@@ -21,7 +21,7 @@ namespace {
 
 bool sliced(Role r) { return r == Role::Activation || r == Role::Gradient; }
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t div_up(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
 // Sub-batch bounds of a mini-batch of `batch` split into `n` nearly equal parts, larger first.
 std::vector<std::int64_t> balanced_bounds(std::int64_t batch, std::int64_t n) {
@@ -192,7 +192,7 @@ std::vector<MbsUnit> mbs_units(const Network& net, const Schedule& base, const M
           "' needs " + format_bytes_exactly(u.footprint) + " of buffer, more than buffer=" +
           format_bytes_exactly(rules.buffer));
     const std::int64_t fit = u.footprint > 0 ? std::min(batch, rules.buffer / u.footprint) : batch;
-    u.iterations = ceil_div(batch, fit);
+    u.iterations = div_up(batch, fit);
   }
   return units;
 }
