@@ -255,7 +255,7 @@ TEST_CASE("replay: a plan made in a reused scratch equals one made in a fresh sc
   // The plan's assembly keeps its per-step list heads at -1 between calls and fills them only
   // when they are fresh, of another size or left dirty (bucket_clean false: a call interrupted
   // mid-way); a sweep's scratch goes from capacity to capacity and from schedule to schedule.
-  const Schedule big = schedule_of(gnmt_small(), 4), small = schedule_of(lstm(12, 16), 4);
+  const Schedule big = replay_schedule(gnmt_small(), 4), small = replay_schedule(lstm(12, 16), 4);
   long transfers = 0;
   for (const char* manager : {"lookahead", "no-lookahead", "belady"}) {
     PolicySpec spec;
