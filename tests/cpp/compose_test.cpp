@@ -339,48 +339,49 @@ TEST_CASE("tile model: the layers kept for one schedule are found again for anot
   PolicySpec spec;
   spec.cache = {"none", {}};
   TileUnitCache cache;
-  int tiled = 0;
-  for (int round = 0; round < 2; ++round)
-    for (const Schedule* s : {&dx_first, &dw_first, &fused, &dw_first}) {
-      const PreparedPolicy p = prepare_policy(*s, spec, 2);
-      const PlanInput in = make_plan_input(*s, {0, 10.0, 100.0}, p);
-      PlanScratch scratch;
-      Plan plain;
-      p.cache->plan(in, scratch, plain);
-      Plan kept = plain;
-      apply_tile_model(in, plain, false);
-      apply_tile_model(in, kept, false, &cache);
-      CHECK(cache.schedule == s);
-      CHECK(kept.transfers == plain.transfers);
-      REQUIRE(kept.tiles.size() == plain.tiles.size());
-      for (std::size_t i = 0; i < kept.tiles.size(); ++i) {
-        CHECK(kept.tiles[i].step == plain.tiles[i].step);
-        CHECK(kept.tiles[i].step2 == plain.tiles[i].step2);
-        CHECK(kept.tiles[i].read == plain.tiles[i].read);
-      }
-      tiled += static_cast<int>(plain.tiles.size());
-    }
-  CHECK(tiled == 8);  // fc2 in each plan (fc1 has no dX: its input is the network's)
-  // A layer is passed over only when neither of its steps streams anything: with either step's
-  // transfers taken out, the other's still make a record.
-  for (const Schedule* s : {&dx_first, &dw_first}) {
-    const PreparedPolicy p = prepare_policy(*s, spec, 2);
-    const PlanInput in = make_plan_input(*s, {0, 10.0, 100.0}, p);
+  // Calls body(in, plan) with s's plan under `none` and its input (apply_tile_model reads both).
+  const auto with_plan = [&](const Schedule& s, const auto& body) {
+    const PreparedPolicy p = prepare_policy(s, spec, 2);
+    const PlanInput in = make_plan_input(s, {0, 10.0, 100.0}, p);
     PlanScratch scratch;
     Plan plain;
     p.cache->plan(in, scratch, plain);
-    Plan whole = plain;
-    apply_tile_model(in, whole, false, &cache);
-    REQUIRE(whole.tiles.size() == 1);
-    for (const int gone : {whole.tiles[0].step, whole.tiles[0].step2}) {
-      Plan part = plain;
-      std::erase_if(part.transfers, [&](const Transfer& x) { return x.issue_step == gone; });
-      REQUIRE(part.transfers.size() < plain.transfers.size());
-      apply_tile_model(in, part, false, &cache);
-      REQUIRE(part.tiles.size() == 1);
-      CHECK(part.tiles[0].streamed != 0);
-    }
-  }
+    body(in, plain);
+  };
+  int tiled = 0;
+  for (int round = 0; round < 2; ++round)
+    for (const Schedule* s : {&dx_first, &dw_first, &fused, &dw_first})
+      with_plan(*s, [&](const PlanInput& in, const Plan& plan) {
+        Plan plain = plan, kept = plan;
+        apply_tile_model(in, plain, false);
+        apply_tile_model(in, kept, false, &cache);
+        CHECK(cache.schedule == s);
+        CHECK(kept.transfers == plain.transfers);
+        REQUIRE(kept.tiles.size() == plain.tiles.size());
+        for (std::size_t i = 0; i < kept.tiles.size(); ++i) {
+          CHECK(kept.tiles[i].step == plain.tiles[i].step);
+          CHECK(kept.tiles[i].step2 == plain.tiles[i].step2);
+          CHECK(kept.tiles[i].read == plain.tiles[i].read);
+        }
+        tiled += static_cast<int>(plain.tiles.size());
+      });
+  CHECK(tiled == 8);  // fc2 in each plan (fc1 has no dX: its input is the network's)
+  // A layer is passed over only when neither of its steps streams anything: with either step's
+  // transfers taken out, the other's still make a record.
+  for (const Schedule* s : {&dx_first, &dw_first})
+    with_plan(*s, [&](const PlanInput& in, const Plan& plain) {
+      Plan whole = plain;
+      apply_tile_model(in, whole, false, &cache);
+      REQUIRE(whole.tiles.size() == 1);
+      for (const int gone : {whole.tiles[0].step, whole.tiles[0].step2}) {
+        Plan part = plain;
+        std::erase_if(part.transfers, [&](const Transfer& x) { return x.issue_step == gone; });
+        REQUIRE(part.transfers.size() < plain.transfers.size());
+        apply_tile_model(in, part, false, &cache);
+        REQUIRE(part.tiles.size() == 1);
+        CHECK(part.tiles[0].streamed != 0);
+      }
+    });
 }
 
 TEST_CASE("zvc: exact size (cDMA paper, section V-A)") {
