@@ -162,6 +162,32 @@ GridShape grid_shape_of(std::int64_t m, std::int64_t k, std::int64_t n, const Ti
 
 constexpr unsigned kClosedMaskX = 1U | 2U | 8U, kClosedMaskW = 4U | 1U | 16U;  // dX-ops: dY, W, dX; dW-ops: X, dY, dW
 
+// What the closed form and the nest ranking both start from: the grid, the streams' tensor masks
+// (the skip masks applied), and whether everything fits (then every nest streams the compulsory
+// traffic); fused: one fused operation's tiles.
+struct ClosedSetup {
+  GridShape g;
+  unsigned mx = 0, mw = 0, all = 0;
+  std::int64_t fused = 0;
+  bool fits = false;
+};
+
+ClosedSetup closed_setup(std::int64_t m, std::int64_t k, std::int64_t n, const TileWalkOptions& o) {
+  ClosedSetup c;
+  c.g = grid_shape_of(m, k, n, o);
+  c.mx = kClosedMaskX & ~o.skip_x;
+  c.mw = kClosedMaskW & ~o.skip_w;
+  c.all = c.mx | c.mw;
+  std::int64_t all_bytes = 0;
+  for (int t = 0; t < kTileTensors; ++t)
+    if ((c.all >> t) & 1U) {
+      all_bytes += c.g.on_chip(t);
+      c.fused += c.g.tile_bytes(t, false);
+    }
+  c.fits = o.c_eff >= all_bytes && (c.mx & 1U) == (c.mw & 1U);
+  return c;
+}
+
 }  // namespace
 
 TileTraffic tile_estimate(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
@@ -172,18 +198,14 @@ TileTraffic tile_estimate(std::int64_t m, std::int64_t k, std::int64_t n, Backwa
 
 TileTraffic detail::tile_estimate_checked(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                                           const TileWalkOptions& o) {
-  const GridShape g = grid_shape_of(m, k, n, o);
-  const unsigned mx = kClosedMaskX & ~o.skip_x, mw = kClosedMaskW & ~o.skip_w, all = mx | mw;
-  std::int64_t all_bytes = 0;
-  for (int t = 0; t < kTileTensors; ++t)
-    if ((all >> t) & 1U) all_bytes += g.on_chip(t);
+  const ClosedSetup setup = closed_setup(m, k, n, o);
+  const GridShape& g = setup.g;
+  const unsigned mx = setup.mx, mw = setup.mw, all = setup.all;
+  const std::int64_t fused = setup.fused;
   TileTraffic out;
   out.operations = g.count[0] * g.count[1] * g.count[2] *
                    (order == BackwardOrder::Seq || order == BackwardOrder::SeqDwFirst ? 2 : 1);
-  std::int64_t fused = 0;  // one fused operation's tiles
-  for (int t = 0; t < kTileTensors; ++t)
-    if ((all >> t) & 1U) fused += g.tile_bytes(t, false);
-  if (o.c_eff >= all_bytes && (mx & 1U) == (mw & 1U)) {  // everything fits: compulsory traffic
+  if (setup.fits) {  // everything fits: compulsory traffic
     stream(g, o.nest_x, all, o.c_eff, 1, out);
     return out;
   }
@@ -239,17 +261,13 @@ TileTraffic detail::tile_estimate_checked(std::int64_t m, std::int64_t k, std::i
 std::int64_t detail::rank_nests(std::int64_t m, std::int64_t k, std::int64_t n, BackwardOrder order,
                                 const TileWalkOptions& o, const std::array<std::string_view, 3>& rows,
                                 const std::array<std::string_view, 3>& cols, int* x, int* w) {
-  const GridShape g = grid_shape_of(m, k, n, o);
-  const unsigned mx = kClosedMaskX & ~o.skip_x, mw = kClosedMaskW & ~o.skip_w, all = mx | mw;
-  std::int64_t all_bytes = 0, fused = 0;
-  for (int t = 0; t < kTileTensors; ++t)
-    if ((all >> t) & 1U) {
-      all_bytes += g.on_chip(t);
-      fused += g.tile_bytes(t, false);
-    }
+  const ClosedSetup setup = closed_setup(m, k, n, o);
+  const GridShape& g = setup.g;
+  const unsigned mx = setup.mx, mw = setup.mw, all = setup.all;
+  const std::int64_t fused = setup.fused;
   *x = 0;
   *w = 0;
-  if (o.c_eff >= all_bytes && (mx & 1U) == (mw & 1U)) {
+  if (setup.fits) {
     TileTraffic out;
     stream(g, rows[0], all, o.c_eff, 1, out);
     return out.total();
