@@ -215,22 +215,32 @@ class TimelineReplay {
   // r_.ids: the pending transfers in id order, then the block's [first, first + count); r_.rel:
   // per one, the position of the last one before it on the same tensor, -1 if none.
   void relations(std::size_t first, std::size_t count) {
+    std::vector<int>& ids = sorted_pending_ids();
+    for (std::size_t k = 0; k < count; ++k) ids.push_back(static_cast<int>(first + k));
+    const std::uint32_t epoch = next_epoch();
+    r_.rel.resize(ids.size());
+    for (std::size_t k = 0; k < ids.size(); ++k) {
+      const auto t = static_cast<std::size_t>(xs_[ids[k]].tensor);
+      r_.rel[k] = r_.mark[t] == epoch ? r_.mark_at[t] : -1;
+      r_.mark[t] = epoch;
+      r_.mark_at[t] = static_cast<int>(k);
+    }
+  }
+  // The transfers pending at the block's start, in id order (r_.ids).
+  std::vector<int>& sorted_pending_ids() {
     std::vector<int>& ids = r_.ids;
     ids.clear();
     for (int p = 0; p < st_->small_n; ++p) ids.push_back(key_id(p));
     std::sort(ids.begin(), ids.end());
-    for (std::size_t k = 0; k < count; ++k) ids.push_back(static_cast<int>(first + k));
+    return ids;
+  }
+  // A fresh epoch for r_.mark (every tensor unseen in it; the marks cleared when it wraps).
+  std::uint32_t next_epoch() {
     if (++r_.epoch == 0) {
       std::fill(r_.mark.begin(), r_.mark.end(), 0);
       r_.epoch = 1;
     }
-    r_.rel.resize(ids.size());
-    for (std::size_t k = 0; k < ids.size(); ++k) {
-      const auto t = static_cast<std::size_t>(xs_[ids[k]].tensor);
-      r_.rel[k] = r_.mark[t] == r_.epoch ? r_.mark_at[t] : -1;
-      r_.mark[t] = r_.epoch;
-      r_.mark_at[t] = static_cast<int>(k);
-    }
+    return r_.epoch;
   }
   // The position of transfer id: among the n pending at the start (`pending`, in id order), or
   // n + its place among the block's transfers (from `first`).
@@ -312,10 +322,7 @@ class TimelineReplay {
     // served; the same issues; the same tensors shared. (relations() and the comparisons in one
     // pass: the block's own ids are first + k, never stored; every comparison is made as before,
     // so the outcome is the same, only a mismatch stops sooner or later.)
-    std::vector<int>& ids = r_.ids;
-    ids.clear();
-    for (int p = 0; p < n; ++p) ids.push_back(key_id(p));
-    std::sort(ids.begin(), ids.end());
+    const std::vector<int>& ids = sorted_pending_ids();  // (n == st_->small_n)
     const int* start = h + kHeader;
     const Ticks* ticks = r_.ticks.data() + h[kTicks];
     for (int p = 0; p < n; ++p) {
@@ -327,11 +334,7 @@ class TimelineReplay {
         return false;
     }
     const int* rel = start + 3 * n;
-    if (++r_.epoch == 0) {
-      std::fill(r_.mark.begin(), r_.mark.end(), 0);
-      r_.epoch = 1;
-    }
-    const std::uint32_t epoch = r_.epoch;
+    const std::uint32_t epoch = next_epoch();
     std::uint32_t* const mark = r_.mark.data();
     int* const mark_at = r_.mark_at.data();
     // Position k's relation (relations()): the last position before it on its tensor, or -1.
